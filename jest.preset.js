@@ -1,0 +1,30 @@
+// Shared Jest settings for every project: TypeScript through SWC (fast on two cores, no type
+// checking here: `typecheck` targets do that), tsconfig path aliases resolved by Nx.
+const path = require('node:path');
+
+module.exports = {
+  testEnvironment: 'node',
+  resolver: '@nx/jest/plugins/resolver',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.(ts|js)$': [
+      '@swc/jest',
+      {
+        swcrc: false,
+        jsc: {
+          target: 'es2022',
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          keepClassNames: true,
+        },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/'],
+  coverageReporters: ['text-summary', 'html'],
+  rootDir: undefined,
+  roots: undefined,
+  cacheDirectory: path.join(__dirname, 'tmp', 'jest-cache'),
+};
