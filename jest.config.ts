@@ -1,3 +1,0 @@
-import { getJestProjectsAsync } from '@nx/jest';
-
-export default async () => ({ projects: await getJestProjectsAsync() });
