@@ -18,6 +18,10 @@ const ALLOWLISTS: Record<Direction, readonly string[]> = {
   'companion-to-relay': CONTROL_REGISTRY.companion.peerToRelay,
   'relay-to-companion': CONTROL_REGISTRY.companion.relayToPeer,
 };
+// Every inbound frame is checked against one of these: sets keep the check O(1).
+const ALLOWED = Object.fromEntries(
+  Object.entries(ALLOWLISTS).map(([direction, types]) => [direction, new Set(types)]),
+) as Record<Direction, ReadonlySet<string>>;
 
 const ENCRYPTED = 'runtime.encrypted';
 
@@ -32,7 +36,7 @@ export function allowedFrameTypes(direction: Direction, options: DirectionOption
 }
 
 export function isAllowedInDirection(direction: Direction, frameType: string, options: DirectionOptions = {}): boolean {
-  return ALLOWLISTS[direction].includes(frameType) || (options.encryption === true && frameType === ENCRYPTED);
+  return ALLOWED[direction].has(frameType) || (options.encryption === true && frameType === ENCRYPTED);
 }
 
 /** Browser sockets carry Control 1.0 messages from the relay besides Wire frames. */

@@ -46,7 +46,7 @@ export interface FrameReaderOptions {
   workspaceId?: string;
 }
 
-const CONTROL_TYPES: readonly string[] = CONTROL_REGISTRY.messageTypes;
+const CONTROL_TYPES: ReadonlySet<string> = new Set(CONTROL_REGISTRY.messageTypes);
 
 export class FrameReader {
   private version: WireVersion | undefined;
@@ -94,7 +94,7 @@ export class FrameReader {
   private validate(value: unknown): Verdict<InboundFrame> {
     const { direction } = this.options;
     const type = value !== null && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-    if (typeof type === 'string' && CONTROL_TYPES.includes(type) && carriesControl(direction)) return this.admitControl(value);
+    if (typeof type === 'string' && CONTROL_TYPES.has(type) && carriesControl(direction)) return this.admitControl(value);
     const version = this.version ?? this.versionFromFirstFrame(value, type);
     if (typeof version !== 'string') return version;
     const verdict = checkFrame(value, { ...this.options, wire: version });
@@ -231,7 +231,7 @@ export interface FrameCheckOptions {
 export function checkFrame(value: unknown, options: FrameCheckOptions): Verdict<InboundFrame> {
   const { direction, encryption } = options;
   const type = value !== null && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-  if (typeof type === 'string' && CONTROL_TYPES.includes(type)) {
+  if (typeof type === 'string' && CONTROL_TYPES.has(type)) {
     if (!direction || !carriesControl(direction)) {
       return reject(issue('FRAME_DIRECTION_FORBIDDEN', '/type', `\`${type}\` is a Control message; only the relay sends it, to a browser.`));
     }

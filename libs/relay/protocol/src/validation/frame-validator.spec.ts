@@ -49,6 +49,24 @@ describe('schema failures explained at the offending value', () => {
     expect(only(validateWireFrame('1.2', late))).toEqual(expect.objectContaining({ code: 'FIELD_FORMAT', path: '/expiresAt', message: expect.stringContaining('RFC 3339') }));
   });
 
+  it('reports the failure of the member the value meant to be, not of a sibling member', () => {
+    expect(only(validateWireFrame('1.2', runtimeEvent({ type: 'turn.failed' })))).toEqual(
+      expect.objectContaining({ code: 'FIELD_REQUIRED', path: '/event/event/stage' }),
+    );
+    const form = userInputForm();
+    (form.controls[0] as { type: string }).type = 'slider';
+    expect(only(validateWireFrame('1.2', interactionRequest('userInput.request', form)))).toEqual(
+      expect.objectContaining({ code: 'FIELD_VALUE', path: '/projection/controls/0/type' }),
+    );
+    const identity = { interactionId: INTERACTION, threadId: THREAD, turnId: TURN };
+    expect(only(validateMethodParams('1.2', 'interaction.candidate', { ...identity, method: 'approval.request', candidate: { decision: 'approve', reason: 'x' } }))).toEqual(
+      expect.objectContaining({ code: 'FIELD_NOT_ALLOWED', path: '/params/candidate/reason' }),
+    );
+    expect(only(validateMethodParams('1.2', 'interaction.candidate', { ...identity, method: 'userInput.request', candidate: { status: 'submitted' } }))).toEqual(
+      expect.objectContaining({ code: 'FIELD_REQUIRED', path: '/params/candidate/values' }),
+    );
+  });
+
   it('escapes JSON pointer tokens', () => {
     const frame = { ...runtimeEvent({ type: 'turn.started' }), 'a/b~c': 1 };
     expect(only(validateWireFrame('1.2', frame))).toEqual(expect.objectContaining({ path: '/a~1b~0c' }));

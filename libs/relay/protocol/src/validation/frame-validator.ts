@@ -84,14 +84,18 @@ function unknownType(type: string, describe: string, known: readonly string[]): 
 }
 
 /** Validates a parsed value as a frame of `version`, then runs the optional `checks`. */
+const WIRE_TABLES = Object.fromEntries(
+  WIRE_VERSIONS.map((version) => [version, { document: wireKey(version), byType: VALIDATORS[wireKey(version)].byType, describe: `Wire ${version} frame` }]),
+) as Record<WireVersion, { document: SchemaDocumentKey; byType: Readonly<Record<string, TypedValidator>>; describe: string }>;
+
 export function validateWireFrame<V extends WireVersion>(
   version: V,
   value: unknown,
-  checks: ValidationChecks = {},
+  checks?: ValidationChecks,
 ): Verdict<WireFrameOf[V]> {
-  const document = wireKey(version);
-  const verdict = dispatchOnType<WireFrameOf[V]>(document, VALIDATORS[document].byType, value, `Wire ${version} frame`);
-  if (!verdict.ok) return verdict;
+  const table = WIRE_TABLES[version];
+  const verdict = dispatchOnType<WireFrameOf[V]>(table.document, table.byType, value, table.describe);
+  if (!verdict.ok || checks === undefined) return verdict;
   const extra = optionalChecks(version, verdict.value as unknown as Record<string, unknown> & { type: string }, checks);
   return extra.length > 0 ? { ok: false, issues: extra } : verdict;
 }

@@ -29,17 +29,22 @@ export function explainFailure(
     const memberErrors = scope.filter((error) => error.schemaPath.startsWith(prefix));
     const chosen = members ? intendedMembers(members, instance) : [];
     if (members && chosen.length === 0) return noMember(members, instance, basePath + current.instancePath);
-    const candidates = memberErrors.filter((error) => {
-      if (!members) return true;
-      const index = Number(error.schemaPath.slice(prefix.length).split('/')[0]);
-      return chosen.includes(index);
-    });
-    // Several members may still fit (two `tool.completed` shapes): follow the deepest failure.
-    const deepest = deepestLast(candidates);
-    if (!deepest) break;
-    const memberPrefix = `${prefix}${deepest.schemaPath.slice(prefix.length).split('/')[0]}/`;
-    scope = candidates.filter((error) => error.schemaPath.startsWith(memberPrefix));
-    current = deepest;
+    // Each member's own failure is the last error it reported (a nested union reports its `anyOf`
+    // after its members). If several members still fit, follow the one that got furthest.
+    const terminals = new Map<number, CompiledValidationError>();
+    const memberOf = (error: CompiledValidationError) => Number(error.schemaPath.slice(prefix.length).split('/')[0]);
+    for (const error of memberErrors) {
+      const index = memberOf(error);
+      if (!members || chosen.includes(index)) terminals.set(index, error);
+    }
+    let next: CompiledValidationError | undefined;
+    for (const terminal of terminals.values()) {
+      if (!next || terminal.instancePath.length > next.instancePath.length) next = terminal;
+    }
+    if (!next) break;
+    const memberPrefix = `${prefix}${memberOf(next)}/`;
+    scope = memberErrors.filter((error) => error.schemaPath.startsWith(memberPrefix));
+    current = next;
   }
   if (!current) return issue('FIELD_VALUE', basePath, 'The value does not match the schema.');
   return leafIssue(current, basePath);
@@ -65,15 +70,6 @@ function followRef(document: JsonSchemaNode, node: JsonSchemaNode): JsonSchemaNo
     current = target;
   }
   return current;
-}
-
-/** The last error reported at the deepest instance path: that member's own terminal failure. */
-function deepestLast(errors: readonly CompiledValidationError[]): CompiledValidationError | undefined {
-  let best: CompiledValidationError | undefined;
-  for (const error of errors) {
-    if (!best || error.instancePath.length >= best.instancePath.length) best = error;
-  }
-  return best;
 }
 
 /** Values a member (or nested union) allows for `key`, or `undefined` if it does not pin `key`. */
