@@ -24,6 +24,7 @@ import { defineRuntimeTimeline } from '../definitions/runtime-timeline.definitio
 import { defineWire10 } from '../definitions/wire-1.0.definition';
 import { defineWire11 } from '../definitions/wire-1.1.definition';
 import { loadWire12, WIRE_12_SCHEMA_FILE } from '../definitions/wire-1.2.document';
+import { compilePattern } from '../src/validation/pattern-engine';
 import { defTypeName, emitTypes, frameTypeName, type TypeModule } from './emit-types';
 
 const LIB_ROOT = join(__dirname, '..');
@@ -164,6 +165,11 @@ function annotationKeywords(docs: Document[]): string[] {
   return [...keywords].sort();
 }
 
+/** The compiled code builds its patterns with the library's engine (see pattern-engine.ts). */
+const patternEngine = Object.assign((pattern: string, flags: string) => compilePattern(pattern, flags), {
+  code: 'require("../validation/pattern-engine").compilePattern',
+});
+
 function compileValidators(docs: Document[]): { code: string; index: string } {
   // The documents declare JSON Schema 2020-12 but use only keywords whose meaning is the same in
   // draft-07 (`$defs`, `anyOf`, `const`, `items` with one schema, …). Ajv's draft-07 engine compiles them
@@ -176,7 +182,7 @@ function compileValidators(docs: Document[]): { code: string; index: string } {
     // Formats are annotations: the UUID and date-time patterns decide (BEHAVIOUR.md §14); the session
     // descriptor's URL parse is checked by the library after the schema.
     formats: { uuid: true, 'date-time': true, uri: true },
-    code: { source: true, lines: false, optimize: true },
+    code: { source: true, lines: false, optimize: true, regExp: patternEngine },
   });
   ajv.addVocabulary(annotationKeywords(docs));
   const exports: Record<string, string> = {};

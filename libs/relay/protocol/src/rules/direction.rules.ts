@@ -19,9 +19,12 @@ const ALLOWLISTS: Record<Direction, readonly string[]> = {
   'relay-to-companion': CONTROL_REGISTRY.companion.relayToPeer,
 };
 // Every inbound frame is checked against one of these: sets keep the check O(1).
-const ALLOWED = Object.fromEntries(
-  Object.entries(ALLOWLISTS).map(([direction, types]) => [direction, new Set(types)]),
-) as Record<Direction, ReadonlySet<string>>;
+const ALLOWED: Record<Direction, ReadonlySet<string>> = {
+  'browser-to-relay': new Set(ALLOWLISTS['browser-to-relay']),
+  'relay-to-browser': new Set(ALLOWLISTS['relay-to-browser']),
+  'companion-to-relay': new Set(ALLOWLISTS['companion-to-relay']),
+  'relay-to-companion': new Set(ALLOWLISTS['relay-to-companion']),
+};
 
 const ENCRYPTED = 'runtime.encrypted';
 

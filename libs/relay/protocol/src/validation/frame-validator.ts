@@ -84,9 +84,18 @@ function unknownType(type: string, describe: string, known: readonly string[]): 
 }
 
 /** Validates a parsed value as a frame of `version`, then runs the optional `checks`. */
-const WIRE_TABLES = Object.fromEntries(
-  WIRE_VERSIONS.map((version) => [version, { document: wireKey(version), byType: VALIDATORS[wireKey(version)].byType, describe: `Wire ${version} frame` }]),
-) as Record<WireVersion, { document: SchemaDocumentKey; byType: Readonly<Record<string, TypedValidator>>; describe: string }>;
+interface WireTable {
+  document: SchemaDocumentKey;
+  byType: Readonly<Record<string, TypedValidator>>;
+  describe: string;
+}
+const wireTable = (version: WireVersion): WireTable => ({
+  document: wireKey(version),
+  byType: VALIDATORS[wireKey(version)].byType,
+  describe: `Wire ${version} frame`,
+});
+// Looked up once per frame on the hot path, so built once here.
+const WIRE_TABLES: Record<WireVersion, WireTable> = { '1.0': wireTable('1.0'), '1.1': wireTable('1.1'), '1.2': wireTable('1.2') };
 
 export function validateWireFrame<V extends WireVersion>(
   version: V,

@@ -27,8 +27,10 @@ export function explainFailure(
     const instance = pointerGet(value, current.instancePath);
     const prefix = `${current.schemaPath}/`;
     const memberErrors = scope.filter((error) => error.schemaPath.startsWith(prefix));
-    const chosen = members ? intendedMembers(members, instance) : [];
-    if (members && chosen.length === 0) return noMember(members, instance, basePath + current.instancePath);
+    const { chosen, among } = members ? intendedMembers(members, instance) : { chosen: [], among: [] };
+    if (members && chosen.length === 0) {
+      return noMember(among.map((index) => members[index] ?? {}), instance, basePath + current.instancePath);
+    }
     // Each member's own failure is the last error it reported (a nested union reports its `anyOf`
     // after its members). If several members still fit, follow the one that got furthest.
     const terminals = new Map<number, CompiledValidationError>();
@@ -39,7 +41,7 @@ export function explainFailure(
     }
     let next: CompiledValidationError | undefined;
     for (const terminal of terminals.values()) {
-      if (!next || terminal.instancePath.length > next.instancePath.length) next = terminal;
+      if (!next || rank(terminal) > rank(next)) next = terminal;
     }
     if (!next) break;
     const memberPrefix = `${prefix}${memberOf(next)}/`;
@@ -112,17 +114,38 @@ function memberTypes(member: JsonSchemaNode): string[] {
   return type ? [type] : [];
 }
 
-function intendedMembers(members: readonly JsonSchemaNode[], instance: unknown): number[] {
-  const keys = discriminators(members);
-  const indexes = members.map((_, index) => index);
-  if (keys.length > 0 && instance !== null && typeof instance === 'object' && !Array.isArray(instance)) {
-    const record = instance as Record<string, unknown>;
-    return indexes.filter((index) =>
+/**
+ * How far a member got: deeper failures first; at equal depth a concrete failure beats a nested
+ * union's (whose members were all worse than the sibling that failed concretely there).
+ */
+function rank(error: CompiledValidationError): number {
+  return error.instancePath.length * 2 + (error.keyword === 'anyOf' ? 0 : 1);
+}
+
+/**
+ * The members `instance` meant to be (`chosen`); when none fits, `among` is the set of members the
+ * narrowing had reached, so the report names the discriminator that failed there.
+ */
+function intendedMembers(members: readonly JsonSchemaNode[], instance: unknown): { chosen: number[]; among: number[] } {
+  const isObject = instance !== null && typeof instance === 'object' && !Array.isArray(instance);
+  let indexes = members.map((_, index) => index);
+  if (!isObject) {
+    const type = jsonType(instance);
+    return { chosen: indexes.filter((index) => memberTypes(members[index] ?? {}).includes(type)), among: indexes };
+  }
+  // Narrow by discriminators until none is left among the remaining members: `status` picks the two
+  // `resolved` members, then `decision`, pinned by just those two, picks one.
+  const record = instance as Record<string, unknown>;
+  for (;;) {
+    const keys = discriminators(indexes.map((index) => members[index] ?? {}));
+    if (keys.length === 0) return { chosen: indexes, among: indexes };
+    const narrowed = indexes.filter((index) =>
       keys.every((key) => (allowedValues(members[index] ?? {}, key) ?? []).some((allowed) => allowed === record[key])),
     );
+    if (narrowed.length === 0) return { chosen: [], among: indexes };
+    if (narrowed.length === indexes.length) return { chosen: indexes, among: indexes };
+    indexes = narrowed;
   }
-  const type = jsonType(instance);
-  return indexes.filter((index) => memberTypes(members[index] ?? {}).includes(type));
 }
 
 function noMember(members: readonly JsonSchemaNode[], instance: unknown, path: string): FrameIssue {
