@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-import Ajv from 'ajv';
+import Ajv, { _, type KeywordCxt, type KeywordDefinition } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
 
 import { defineBrowserSession10 } from '../definitions/browser-session-1.0.definition';
@@ -24,6 +24,7 @@ import { defineRuntimeTimeline } from '../definitions/runtime-timeline.definitio
 import { defineWire10 } from '../definitions/wire-1.0.definition';
 import { defineWire11 } from '../definitions/wire-1.1.definition';
 import { loadWire12, WIRE_12_SCHEMA_FILE } from '../definitions/wire-1.2.document';
+import { isJsonValue } from '../src/validation/json-value';
 import { compilePattern } from '../src/validation/pattern-engine';
 import { defTypeName, emitTypes, frameTypeName, type TypeModule } from './emit-types';
 
@@ -165,6 +166,49 @@ function annotationKeywords(docs: Document[]): string[] {
   return [...keywords].sort();
 }
 
+/**
+ * The documents state "any JSON value" as a recursive union of six member schemas. Compiled as is, it
+ * makes a validator walk every node of every payload member by member, allocating an error for each
+ * member a node is not and building a JSON pointer for each child. For compilation only, each such
+ * definition becomes the `x-trustmesh-json-value` keyword, which calls the library's `isJsonValue`
+ * (see json-value.ts): the same acceptance, without the allocation. The documents themselves are
+ * unchanged, and the property tests hold the compiled validators to the unmodified documents.
+ */
+const JSON_VALUE_KEYWORD = 'x-trustmesh-json-value';
+
+function compactJsonValueDefinitions(schema: JsonSchema): void {
+  for (const [name, definition] of Object.entries(schema.$defs ?? {})) {
+    if (isJsonValueUnion(definition, name)) schema.$defs![name] = { [JSON_VALUE_KEYWORD]: true };
+  }
+}
+
+function isJsonValueUnion(definition: JsonSchema, name: string): boolean {
+  const self = { $ref: `#/$defs/${name}` };
+  const expected: JsonSchema = {
+    anyOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: self },
+      { type: 'object', propertyNames: { type: 'string' }, additionalProperties: self },
+    ],
+  };
+  return JSON.stringify(definition) === JSON.stringify(expected);
+}
+
+const jsonValueKeyword: KeywordDefinition = {
+  keyword: JSON_VALUE_KEYWORD,
+  schemaType: 'boolean',
+  code(cxt: KeywordCxt) {
+    const check = cxt.gen.scopeValue('func', {
+      ref: isJsonValue,
+      code: _`require("../validation/json-value").isJsonValue`,
+    });
+    cxt.fail(_`!${check}(${cxt.data})`);
+  },
+};
+
 /** The compiled code builds its patterns with the library's engine (see pattern-engine.ts). */
 const patternEngine = Object.assign((pattern: string, flags: string) => compilePattern(pattern, flags), {
   code: 'require("../validation/pattern-engine").compilePattern',
@@ -185,11 +229,13 @@ function compileValidators(docs: Document[]): { code: string; index: string } {
     code: { source: true, lines: false, optimize: true, regExp: patternEngine },
   });
   ajv.addVocabulary(annotationKeywords(docs));
+  ajv.addKeyword(jsonValueKeyword);
   const exports: Record<string, string> = {};
   const index: string[] = [];
   for (const doc of docs) {
     const id = doc.schema.$id!;
-    const { $schema: _dialect, ...schema } = doc.schema;
+    const { $schema: _dialect, ...schema } = clone(doc.schema);
+    compactJsonValueDefinitions(schema);
     ajv.addSchema(schema);
     const entry: string[] = [`  ${JSON.stringify(doc.key)}: {`];
     if (doc.kind === 'descriptor' || doc.kind === 'runtime') {

@@ -47,11 +47,6 @@ interface TypedValidator {
 }
 
 const wireKey = (version: WireVersion) => `wire-${version}` as const;
-const hasOwn = (record: object, key: string): boolean => Object.prototype.hasOwnProperty.call(record, key);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function runValidator<T>(document: SchemaDocumentKey, entry: TypedValidator, value: unknown, basePath: string): Verdict<T> {
   if (entry.validate(value)) return { ok: true, value: value as T };
@@ -61,23 +56,27 @@ function runValidator<T>(document: SchemaDocumentKey, entry: TypedValidator, val
 
 function dispatchOnType<T>(
   document: SchemaDocumentKey,
-  validators: Readonly<Record<string, TypedValidator>>,
+  validators: ReadonlyMap<string, TypedValidator>,
   value: unknown,
   describe: string,
 ): Verdict<T> {
-  if (!isPlainObject(value)) return reject(issue('FRAME_NOT_OBJECT', '', `A ${describe} must be a JSON object.`));
-  const type = value['type'];
-  if (type === undefined) return reject(issue('FIELD_REQUIRED', '/type', '`type` is required.'));
-  if (typeof type !== 'string') return reject(issue('FIELD_TYPE', '/type', '`type` must be a string.'));
-  const entry = hasOwn(validators, type) ? validators[type] : undefined;
-  if (!entry) return reject(unknownType(type, describe, Object.keys(validators)));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return reject(issue('FRAME_NOT_OBJECT', '', `A ${describe} must be a JSON object.`));
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') {
+    return reject(type === undefined ? issue('FIELD_REQUIRED', '/type', '`type` is required.') : issue('FIELD_TYPE', '/type', '`type` must be a string.'));
+  }
+  // A Map, not an object: a frame whose `type` is "constructor" or "__proto__" finds nothing.
+  const entry = validators.get(type);
+  if (!entry) return reject(unknownType(type, describe, [...validators.keys()]));
   return runValidator<T>(document, entry, value, '');
 }
 
 function unknownType(type: string, describe: string, known: readonly string[]): FrameIssue {
   const elsewhere = (CONTROL_REGISTRY.messageTypes as readonly string[]).includes(type)
     ? ' It is a Control 1.0 message, which only the relay sends to a browser.'
-    : WIRE_VERSIONS.some((version) => hasOwn(VALIDATORS[wireKey(version)].byType, type))
+    : WIRE_VERSIONS.some((version) => WIRE_TABLES[version].byType.has(type))
       ? ' It belongs to another Wire version.'
       : '';
   return issue('FRAME_TYPE_UNKNOWN', '/type', `\`${type}\` is not a ${describe} type (expected one of ${known.join(', ')}).${elsewhere}`);
@@ -86,14 +85,16 @@ function unknownType(type: string, describe: string, known: readonly string[]): 
 /** Validates a parsed value as a frame of `version`, then runs the optional `checks`. */
 interface WireTable {
   document: SchemaDocumentKey;
-  byType: Readonly<Record<string, TypedValidator>>;
+  byType: ReadonlyMap<string, TypedValidator>;
   describe: string;
 }
+const byTypeMap = (table: Readonly<Record<string, TypedValidator>>): ReadonlyMap<string, TypedValidator> => new Map(Object.entries(table));
 const wireTable = (version: WireVersion): WireTable => ({
   document: wireKey(version),
-  byType: VALIDATORS[wireKey(version)].byType,
+  byType: byTypeMap(VALIDATORS[wireKey(version)].byType),
   describe: `Wire ${version} frame`,
 });
+const CONTROL_BY_TYPE = byTypeMap(VALIDATORS['control-1.0'].byType);
 // Looked up once per frame on the hot path, so built once here.
 const WIRE_TABLES: Record<WireVersion, WireTable> = { '1.0': wireTable('1.0'), '1.1': wireTable('1.1'), '1.2': wireTable('1.2') };
 
@@ -106,28 +107,37 @@ export function validateWireFrame<V extends WireVersion>(
   const verdict = dispatchOnType<WireFrameOf[V]>(table.document, table.byType, value, table.describe);
   if (!verdict.ok || checks === undefined) return verdict;
   const extra = optionalChecks(version, verdict.value as unknown as Record<string, unknown> & { type: string }, checks);
-  return extra.length > 0 ? { ok: false, issues: extra } : verdict;
+  return extra.length > 0 ? { ok: false, issues: [...extra] } : verdict;
 }
 
-function optionalChecks(version: WireVersion, frame: Record<string, unknown> & { type: string }, checks: ValidationChecks): FrameIssue[] {
-  const issues: FrameIssue[] = [];
+const NO_ISSUES: readonly FrameIssue[] = [];
+
+function optionalChecks(version: WireVersion, frame: Record<string, unknown> & { type: string }, checks: ValidationChecks): readonly FrameIssue[] {
+  let issues: FrameIssue[] | undefined;
   if (checks.methodParams && frame.type === 'runtime.request') {
     const params = validateMethodParams(version, frame['method'] as string, frame['params']);
-    if (!params.ok) issues.push(...params.issues);
+    if (!params.ok) (issues ??= []).push(...params.issues);
   }
   if (checks.deferredRules) {
     const enabled = checks.deferredRules === true ? DEFERRED_RULES : checks.deferredRules;
-    issues.push(...checkDeferredRules(frame, enabled));
+    const deferred = checkDeferredRules(frame, enabled);
+    if (deferred.length > 0) (issues ??= []).push(...deferred);
   }
   if (checks.interactionForms && frame.type === 'interaction.request' && frame['method'] === 'userInput.request') {
-    issues.push(...checkUserInputForm(frame['projection'] as Parameters<typeof checkUserInputForm>[0]));
+    const form = checkUserInputForm(frame['projection'] as Parameters<typeof checkUserInputForm>[0]);
+    if (form.length > 0) (issues ??= []).push(...form);
   }
-  return issues;
+  return issues ?? NO_ISSUES;
 }
 
+const METHOD_TABLES = Object.fromEntries(
+  WIRE_VERSIONS.flatMap((version) =>
+    (['params', 'result'] as const).map((part) => [`${version}:${part}`, byTypeMap(VALIDATORS[wireKey(version)][part])]),
+  ),
+);
+
 function methodValidator(version: WireVersion, part: 'params' | 'result', method: string): TypedValidator | undefined {
-  const table: Readonly<Record<string, TypedValidator>> = VALIDATORS[wireKey(version)][part];
-  return hasOwn(table, method) ? table[method] : undefined;
+  return METHOD_TABLES[`${version}:${part}`]?.get(method);
 }
 
 /** Validates request params against the method's schema in `version` (§4). */
@@ -146,7 +156,7 @@ export function validateMethodResult(version: WireVersion, method: string, resul
 
 /** Validates a Control 1.0 message (relay to browser only). */
 export function validateControlMessage(value: unknown): Verdict<Control10.ControlMessage> {
-  return dispatchOnType(`control-1.0`, VALIDATORS['control-1.0'].byType, value, 'Control 1.0 message');
+  return dispatchOnType('control-1.0', CONTROL_BY_TYPE, value, 'Control 1.0 message');
 }
 
 /** Validates a browser session descriptor: its schema, then that `connectUrl` parses as a URL (§13). */
