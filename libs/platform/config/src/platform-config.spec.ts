@@ -1,0 +1,52 @@
+import { ConfigError, loadPlatformConfig, topicName } from './platform-config';
+
+const problemsOf = (env: Record<string, string>) => {
+  try {
+    loadPlatformConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((problem) => problem.variable);
+    throw error;
+  }
+  return [];
+};
+
+describe('platform configuration', () => {
+  it('defaults to the local bus on embedded PGlite', () => {
+    expect(loadPlatformConfig({})).toEqual({
+      bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 5, retryBackoffMs: 200, localPartitions: 4 },
+      database: { mode: 'embedded', dataDir: '.data' },
+    });
+  });
+
+  it('reads a distributed setup', () => {
+    const config = loadPlatformConfig({
+      TRUSTMESH_BUS: 'kafka',
+      KAFKA_BROKERS: 'kafka-0:9092, kafka-1:9092',
+      DATABASE_URL: 'postgres://relay:secret@db:5432/relay',
+      TRUSTMESH_TOPIC_PREFIX: 'staging.',
+      TRUSTMESH_BUS_MAX_ATTEMPTS: '3',
+    });
+    expect(config.bus.kafka).toEqual({ brokers: ['kafka-0:9092', 'kafka-1:9092'], clientId: 'trustmesh' });
+    expect(config.database).toEqual({ mode: 'server', url: 'postgres://relay:secret@db:5432/relay' });
+    expect(topicName(config, 'relay.workspace-frames.v1')).toBe('staging.relay.workspace-frames.v1');
+  });
+
+  it('names every bad variable at once', () => {
+    expect(
+      problemsOf({ TRUSTMESH_BUS: 'rabbit', TRUSTMESH_BUS_MAX_ATTEMPTS: '0', TRUSTMESH_TOPIC_PREFIX: 'Bad Prefix', DATABASE_URL: 'mysql://x' }),
+    ).toEqual(['TRUSTMESH_BUS', 'TRUSTMESH_TOPIC_PREFIX', 'DATABASE_URL', 'TRUSTMESH_BUS_MAX_ATTEMPTS']);
+    expect(problemsOf({ TRUSTMESH_BUS: 'kafka' })).toEqual(['KAFKA_BROKERS']);
+    expect(problemsOf({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'localhost, x:99999' })).toEqual(['KAFKA_BROKERS']);
+    expect(problemsOf({ TRUSTMESH_BUS_RETRY_BACKOFF_MS: '1.5' })).toEqual(['TRUSTMESH_BUS_RETRY_BACKOFF_MS']);
+  });
+
+  it('never repeats a database URL, which may hold a password', () => {
+    try {
+      loadPlatformConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect((error as Error).message).toContain('DATABASE_URL');
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Platform configuration: read once at startup from the environment, validated whole, and refused
+ * with one message naming every variable at fault, so a bad deployment stops before it serves.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `TRUSTMESH_BUS` | `local` | `local` (over the database) or `kafka` |
+ * | `KAFKA_BROKERS` | — (required for `kafka`) | comma-separated `host:port` list |
+ * | `KAFKA_CLIENT_ID` | `trustmesh` | client id the brokers see |
+ * | `DATABASE_URL` | — | `postgres://…`; without it, embedded PGlite under `TRUSTMESH_DATA_DIR` |
+ * | `TRUSTMESH_DATA_DIR` | `.data` | where embedded mode keeps its database |
+ * | `TRUSTMESH_TOPIC_PREFIX` | (none) | prefix of every topic name, e.g. `staging.` |
+ * | `TRUSTMESH_BUS_MAX_ATTEMPTS` | `5` | tries per message before the DLQ (1–100) |
+ * | `TRUSTMESH_BUS_RETRY_BACKOFF_MS` | `200` | first retry delay, doubling per try (0–60000) |
+ * | `TRUSTMESH_LOCAL_BUS_PARTITIONS` | `4` | partitions per topic on the local bus (1–256) |
+ */
+
+export type BusAdapter = 'local' | 'kafka';
+
+export interface PlatformConfig {
+  bus: {
+    adapter: BusAdapter;
+    kafka: { brokers: string[]; clientId: string } | null;
+    topicPrefix: string;
+    maxAttempts: number;
+    retryBackoffMs: number;
+    localPartitions: number;
+  };
+  database: { mode: 'embedded'; dataDir: string } | { mode: 'server'; url: string };
+}
+
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly ConfigProblem[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  ${problem.variable}: ${problem.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
+const TOPIC_PREFIX = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Reads and validates the platform configuration; throws a `ConfigError` naming every bad variable. */
+export function loadPlatformConfig(env: Env): PlatformConfig {
+  const problems: ConfigProblem[] = [];
+  const fail = (variable: string, message: string) => problems.push({ variable, message });
+  const value = (variable: string): string | undefined => {
+    const raw = env[variable];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  };
+  const integer = (variable: string, fallback: number, min: number, max: number): number => {
+    const raw = value(variable);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      fail(variable, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return parsed;
+  };
+
+  const adapterRaw = value('TRUSTMESH_BUS') ?? 'local';
+  let adapter: BusAdapter = 'local';
+  if (adapterRaw === 'local' || adapterRaw === 'kafka') adapter = adapterRaw;
+  else fail('TRUSTMESH_BUS', `must be "local" or "kafka" (got ${JSON.stringify(adapterRaw)})`);
+
+  let kafka: PlatformConfig['bus']['kafka'] = null;
+  const brokersRaw = value('KAFKA_BROKERS');
+  const clientId = value('KAFKA_CLIENT_ID') ?? 'trustmesh';
+  if (!CLIENT_ID.test(clientId)) fail('KAFKA_CLIENT_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
+  if (adapter === 'kafka') {
+    if (brokersRaw === undefined) {
+      fail('KAFKA_BROKERS', 'is required when TRUSTMESH_BUS=kafka (a comma-separated list of host:port)');
+    } else {
+      const brokers = brokersRaw.split(',').map((broker) => broker.trim());
+      const bad = brokers.filter((broker) => !HOST_PORT.test(broker) || Number(broker.slice(broker.lastIndexOf(':') + 1)) > 65535);
+      if (bad.length > 0) fail('KAFKA_BROKERS', `must be a comma-separated list of host:port (not ${bad.map((b) => JSON.stringify(b)).join(', ')})`);
+      else kafka = { brokers, clientId };
+    }
+  }
+
+  const topicPrefix = value('TRUSTMESH_TOPIC_PREFIX') ?? '';
+  if (topicPrefix !== '' && !TOPIC_PREFIX.test(topicPrefix)) {
+    fail('TRUSTMESH_TOPIC_PREFIX', 'must be lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit');
+  }
+
+  let database: PlatformConfig['database'];
+  const url = value('DATABASE_URL');
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    // Never echo the URL: it may carry a password.
+    if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol)) fail('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    database = { mode: 'server', url };
+  } else {
+    database = { mode: 'embedded', dataDir: value('TRUSTMESH_DATA_DIR') ?? '.data' };
+  }
+
+  const config: PlatformConfig = {
+    bus: {
+      adapter,
+      kafka,
+      topicPrefix,
+      maxAttempts: integer('TRUSTMESH_BUS_MAX_ATTEMPTS', 5, 1, 100),
+      retryBackoffMs: integer('TRUSTMESH_BUS_RETRY_BACKOFF_MS', 200, 0, 60_000),
+      localPartitions: integer('TRUSTMESH_LOCAL_BUS_PARTITIONS', 4, 1, 256),
+    },
+    database,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** The full name of a topic under the configured prefix. */
+export function topicName(config: Pick<PlatformConfig, 'bus'>, topic: string): string {
+  return `${config.bus.topicPrefix}${topic}`;
+}
