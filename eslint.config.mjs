@@ -37,6 +37,28 @@ const pureSources = ['apps', 'libs']
   .filter((project) => (project.tags ?? []).some((tag) => PURE_TAGS.includes(tag)))
   .map((project) => `${project.root}/src/**/*.ts`);
 
+const DEP_CONSTRAINTS = [
+            { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:protocol', 'type:util'], bannedExternalImports: SERVER_PACKAGES },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:protocol', 'type:util'], bannedExternalImports: SERVER_PACKAGES },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['*'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util', 'type:testing'] },
+            { sourceTag: 'scope:relay', onlyDependOnLibsWithTags: ['scope:relay', 'scope:platform', 'scope:shared'] },
+            { sourceTag: 'scope:shield', onlyDependOnLibsWithTags: ['scope:shield', 'scope:platform', 'scope:shared'] },
+            { sourceTag: 'scope:registry', onlyDependOnLibsWithTags: ['scope:registry', 'scope:platform', 'scope:shared'] },
+            { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['*'] }];
+
+// Tests of any project may use the testing libraries (real Kafka and databases for its suites).
+const TEST_DEP_CONSTRAINTS = DEP_CONSTRAINTS.map((constraint) =>
+  constraint.onlyDependOnLibsWithTags && !constraint.onlyDependOnLibsWithTags.includes('*')
+    ? { ...constraint, onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'] }
+    : constraint,
+);
+
 const bannedInPureCode = [...new Set(builtinModules.filter((name) => !name.startsWith('_')).flatMap((name) => [name, `node:${name}`]))];
 
 export default [
@@ -62,22 +84,17 @@ export default [
           banTransitiveDependencies: false,
           checkNestedExternalImports: true,
           allow: [],
-          depConstraints: [
-            { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:protocol', 'type:util'], bannedExternalImports: SERVER_PACKAGES },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:protocol', 'type:util'], bannedExternalImports: SERVER_PACKAGES },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
-            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['*'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util', 'type:testing'] },
-            { sourceTag: 'scope:relay', onlyDependOnLibsWithTags: ['scope:relay', 'scope:platform', 'scope:shared'] },
-            { sourceTag: 'scope:shield', onlyDependOnLibsWithTags: ['scope:shield', 'scope:platform', 'scope:shared'] },
-            { sourceTag: 'scope:registry', onlyDependOnLibsWithTags: ['scope:registry', 'scope:platform', 'scope:shared'] },
-            { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['*'] },
-          ],
+          depConstraints: DEP_CONSTRAINTS,
         },
+      ],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/test/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: true, banTransitiveDependencies: false, checkNestedExternalImports: true, allow: [], depConstraints: TEST_DEP_CONSTRAINTS },
       ],
     },
   },

@@ -1,5 +1,9 @@
 // Shared Jest settings for every project: TypeScript through SWC (fast on two cores, no type
 // checking here: `typecheck` targets do that), tsconfig path aliases resolved by Nx.
+//
+// PGlite's CommonJS build loads Node built-ins with `import()`, which Jest's module sandbox refuses
+// without --experimental-vm-modules; compiling that one package turns those calls into `require`, so
+// every suite can open an embedded database.
 const path = require('node:path');
 
 module.exports = {
@@ -21,8 +25,12 @@ module.exports = {
         sourceMaps: 'inline',
       },
     ],
+    '@electric-sql/pglite/dist/.+\\.cjs$': [
+      '@swc/jest',
+      { swcrc: false, jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
+    ],
   },
-  transformIgnorePatterns: ['/node_modules/'],
+  transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/)'],
   coverageReporters: ['text-summary', 'html'],
   rootDir: undefined,
   roots: undefined,

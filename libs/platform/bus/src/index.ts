@@ -13,3 +13,28 @@ export {
   type Subscription,
   type PartitionLag,
 } from './event-bus.port';
+export { KafkaEventBus, DEFAULT_CONSUMER_TUNING, type KafkaEventBusOptions } from './kafka/kafka-event-bus';
+export { createKafkaEventBus } from './kafka/kafka-event-bus.factory';
+export { KafkaSubscription, type ConsumerTuning } from './kafka/kafka-subscription';
+export { KafkaBusError, type KafkaBusErrorCode } from './kafka/kafka-bus.error';
+export type { ProducerMode } from './kafka/kafka-producer';
+export { jsonLineBusLogger, type BusLogger, type BusLogLevel, type BusLogFields } from './kafka/kafka-log';
+export { installGracefulShutdown, type GracefulShutdownOptions } from './kafka/graceful-shutdown';
+export { LocalEventBus, DEFAULT_LOCAL_CONSUMER_TUNING, DEFAULT_MAX_MESSAGE_BYTES, type LocalEventBusOptions } from './local/local-event-bus';
+export { createLocalEventBus, type LocalEventBusFactoryOptions } from './local/local-event-bus.factory';
+export { LocalSubscription, type LocalConsumerTuning } from './local/local-subscription';
+export { LocalBusError, type LocalBusErrorCode } from './local/local-bus.error';
+export { LOCAL_BUS_MIGRATIONS } from './local/local-bus.migrations';
+export {
+  inProcessWakeUps,
+  postgresWakeUps,
+  databaseWakeUps,
+  WAKE_UP_CHANNEL,
+  type WakeUpSource,
+  type WakeUp,
+  type ListeningDatabase,
+  type PostgresWakeUpsOptions,
+} from './local/wake-ups';
+export { partitionForKey, murmur2 } from './partitioner';
+export { DEAD_LETTER_CODES, deadLetterHeaders, failureCode, type DeadLetterOrigin } from './dead-letter';
+export { isLegalTopicName } from './topic-name';

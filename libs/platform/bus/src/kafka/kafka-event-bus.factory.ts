@@ -1,0 +1,17 @@
+/**
+ * Builds the Kafka adapter from the validated platform configuration: brokers and client id
+ * (`KAFKA_BROKERS`, `KAFKA_CLIENT_ID`), topic prefix, tries and backoff. Anything the configuration
+ * does not cover (consumer tuning, logger) can be passed as overrides.
+ */
+import type { PlatformConfig } from '@trustmesh/platform-config';
+
+import { KafkaBusError } from './kafka-bus.error';
+import { KafkaEventBus, type KafkaEventBusOptions } from './kafka-event-bus';
+
+export function createKafkaEventBus(config: Pick<PlatformConfig, 'bus'>, overrides: Partial<KafkaEventBusOptions> = {}): KafkaEventBus {
+  const { kafka, topicPrefix, maxAttempts, retryBackoffMs } = config.bus;
+  if (!kafka) {
+    throw new KafkaBusError('KAFKA_NOT_CONFIGURED', 'The kafka bus needs a cluster: set TRUSTMESH_BUS=kafka and KAFKA_BROKERS=host:port,...');
+  }
+  return new KafkaEventBus({ brokers: kafka.brokers, clientId: kafka.clientId, topicPrefix, maxAttempts, retryBackoffMs, ...overrides });
+}

@@ -1,0 +1,244 @@
+/**
+ * The `kafka` adapter of the event bus port (kafkajs). It owns the Kafka client, one producer shared
+ * by `publish` and the dead-letter writes, one admin client (topics, health, lag), and one consumer per
+ * subscription (`kafka-subscription.ts`).
+ *
+ * - publish: envelopes are validated (an invalid one would only be dead-lettered by every consumer),
+ *   then sent in one request per call, keyed by stream id with the envelope headers
+ *   (`toEventMessage`), acks=-1, through the idempotent producer where the cluster allows it
+ *   (`kafka-producer.ts`); it resolves once every message is acknowledged by the in-sync replicas.
+ * - topics carry the configured prefix on the cluster; services and handlers see the plain names.
+ *   They are created before first use where the cluster lets us (`kafka-topics.ts`).
+ * - health: ready when a broker answers a metadata request within the health timeout.
+ * - close: stops every subscription (each finishes its message in hand, commits and leaves its
+ *   group), then disconnects the producer and the admin client.
+ */
+import { Kafka, type Admin, type RetryOptions } from 'kafkajs';
+
+import { toEventMessage, validateEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+
+import { deadLetterHeaders } from '../dead-letter';
+import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
+import { KafkaBusError } from './kafka-bus.error';
+import { jsonLineBusLogger, kafkaLogCreator, toKafkaLogLevel, type BusLogger, type BusLogLevel } from './kafka-log';
+import { connectProducer, type ConnectedProducer, type ProducerMode } from './kafka-producer';
+import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
+import { physicalTopicName, TopicProvisioner } from './kafka-topics';
+
+export interface KafkaEventBusOptions {
+  brokers: readonly string[];
+  clientId: string;
+  /** Prepended to every topic name on the cluster (`TRUSTMESH_TOPIC_PREFIX`). */
+  topicPrefix?: string;
+  /** Tries per message before the DLQ, unless a subscription says otherwise (1–100). */
+  maxAttempts: number;
+  /** Delay after the first failed try; it doubles per try. */
+  retryBackoffMs: number;
+  /** Ceiling of the retry delay (default 30 s). */
+  maxRetryBackoffMs?: number;
+  /** Where the adapter's and kafkajs' log lines go (default: JSON lines on stderr, from `info`). */
+  logger?: BusLogger;
+  /** kafkajs' own threshold, before its lines reach `logger` (default `warn`). */
+  clientLogLevel?: BusLogLevel | 'nothing';
+  consumer?: Partial<ConsumerTuning>;
+  /** Partitions of the topics this bus creates (default: the cluster's default). */
+  topicPartitions?: number;
+  /** Longest a health check waits for a broker (default 5 s). */
+  healthTimeoutMs?: number;
+  /** kafkajs connection timeout (default 3 s). */
+  connectionTimeoutMs?: number;
+  /** kafkajs retry policy for connections and requests (default kafkajs'). */
+  retry?: RetryOptions;
+}
+
+export const DEFAULT_CONSUMER_TUNING: Readonly<ConsumerTuning> = {
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3_000,
+  rebalanceTimeoutMs: 60_000,
+  maxWaitTimeMs: 5_000,
+  joinTimeoutMs: 90_000,
+  partitionsConsumedConcurrently: 1,
+};
+
+const MAX_ATTEMPTS_LIMIT = 100;
+
+function checkOptions(options: KafkaEventBusOptions, tuning: ConsumerTuning): void {
+  const problems: string[] = [];
+  const whole = (name: string, value: number | undefined, min: number, max: number) => {
+    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) problems.push(`${name} must be a whole number from ${min} to ${max}`);
+  };
+  if (options.brokers.length === 0) problems.push('brokers must name at least one host:port');
+  whole('maxAttempts', options.maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
+  whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000);
+  whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000);
+  whole('topicPartitions', options.topicPartitions, 1, 10_000);
+  whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000);
+  for (const [name, value] of Object.entries(tuning)) whole(`consumer.${name}`, value, 1, 3_600_000);
+  if (tuning.heartbeatIntervalMs >= tuning.sessionTimeoutMs) problems.push('consumer.heartbeatIntervalMs must be below consumer.sessionTimeoutMs');
+  if (problems.length > 0) throw new KafkaBusError('OPTIONS_INVALID', `Invalid Kafka bus options: ${problems.join('; ')}.`);
+}
+
+export class KafkaEventBus implements EventBus {
+  readonly adapter = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly logger: BusLogger;
+  private readonly prefix: string;
+  private readonly provisioner: TopicProvisioner;
+  private readonly runtime: SubscriptionRuntime;
+  private readonly subscriptions = new Set<KafkaSubscription>();
+  private producer?: Promise<ConnectedProducer>;
+  private adminClient?: Promise<Admin>;
+  private mode?: ProducerMode;
+  private closing?: Promise<void>;
+
+  constructor(private readonly options: KafkaEventBusOptions) {
+    const tuning: ConsumerTuning = { ...DEFAULT_CONSUMER_TUNING, ...options.consumer };
+    checkOptions(options, tuning);
+    this.logger = options.logger ?? jsonLineBusLogger('info');
+    this.prefix = options.topicPrefix ?? '';
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      logLevel: toKafkaLogLevel(options.clientLogLevel ?? 'warn'),
+      logCreator: kafkaLogCreator(this.logger),
+      connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+      ...(options.retry ? { retry: options.retry } : {}),
+    });
+    this.provisioner = new TopicProvisioner({ admin: () => this.admin(), logger: this.logger, partitions: options.topicPartitions });
+    this.runtime = {
+      kafka: this.kafka,
+      admin: () => this.admin(),
+      deadLetter: (letter) => this.writeDeadLetter(letter),
+      logger: this.logger,
+      tuning,
+      retryBackoffMs: options.retryBackoffMs,
+      maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
+      serviceTopic: (clusterTopic) => (clusterTopic.startsWith(this.prefix) ? clusterTopic.slice(this.prefix.length) : clusterTopic),
+    };
+  }
+
+  /** How the producer writes once connected: `idempotent`, or `acks-all` where the cluster refused idempotence. */
+  get producerMode(): ProducerMode | undefined {
+    return this.mode;
+  }
+
+  async publish(topic: string, envelopes: readonly EventEnvelope[]): Promise<void> {
+    this.assertOpen();
+    const clusterTopic = physicalTopicName(this.prefix, topic);
+    if (envelopes.length === 0) return;
+    const messages = envelopes.map((envelope, index) => {
+      const verdict = validateEnvelope(envelope);
+      if (!verdict.ok) {
+        const issues = verdict.issues.map(({ code, field }) => `${code}${field ? ` (${field})` : ''}`).join(', ');
+        throw new KafkaBusError('ENVELOPE_INVALID', `Envelope ${index + 1} of ${envelopes.length} for ${topic} is not valid: ${issues}. Nothing was published.`);
+      }
+      return toEventMessage(envelope);
+    });
+    const { producer } = await this.connectedProducer();
+    await this.provisioner.ensure([clusterTopic]);
+    await producer.send({ topic: clusterTopic, acks: -1, messages });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<KafkaSubscription> {
+    this.assertOpen();
+    const plan = this.plan(options);
+    // The DLQ siblings too: a dead letter should never wait for a topic to appear.
+    await this.provisioner.ensure(plan.topics.flatMap((topic) => [topic, deadLetterTopic(topic)]));
+    this.assertOpen();
+    return KafkaSubscription.start(this.runtime, plan, {
+      added: (subscription) => this.subscriptions.add(subscription),
+      removed: (subscription) => this.subscriptions.delete(subscription),
+    });
+  }
+
+  async health(): Promise<BusHealth> {
+    if (this.closing) return { adapter: 'kafka', ready: false, reason: 'BUS_CLOSED' };
+    const timeoutMs = this.options.healthTimeoutMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const probe = this.admin().then((admin) => admin.describeCluster());
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('health check timed out')), timeoutMs);
+      });
+      await Promise.race([probe, late]);
+      return { adapter: 'kafka', ready: true };
+    } catch {
+      return { adapter: 'kafka', ready: false, reason: 'BROKER_UNREACHABLE' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.stop()));
+      const clients = await Promise.allSettled([this.producer?.then(({ producer }) => producer), this.adminClient]);
+      await Promise.allSettled(clients.map((client) => (client.status === 'fulfilled' ? client.value?.disconnect() : undefined)));
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new KafkaBusError('BUS_CLOSED', 'The event bus is closed.');
+  }
+
+  private plan(options: SubscribeOptions): SubscriptionPlan {
+    const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
+    const invalid = (message: string) => new KafkaBusError('SUBSCRIPTION_INVALID', message);
+    if (typeof groupId !== 'string' || groupId.trim() === '' || groupId.length > 249) throw invalid('groupId must be a non-empty name of at most 249 characters.');
+    if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics must name at least one topic.');
+    if (typeof handler !== 'function') throw invalid('handler must be a function.');
+    if (start !== 'earliest' && start !== 'latest') throw invalid('start must be "earliest" or "latest".');
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) throw invalid(`maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}.`);
+    return { groupId, topics: [...new Set(topics.map((topic) => physicalTopicName(this.prefix, topic)))], handler, start, maxAttempts };
+  }
+
+  private connectedProducer(): Promise<ConnectedProducer> {
+    if (!this.producer) {
+      const connecting = connectProducer(this.kafka, this.logger).then((connected) => {
+        this.mode = connected.mode;
+        return connected;
+      });
+      this.producer = connecting;
+      // A failed connection is retried by the next call rather than remembered.
+      connecting.catch(() => {
+        if (this.producer === connecting) this.producer = undefined;
+      });
+    }
+    return this.producer;
+  }
+
+  private admin(): Promise<Admin> {
+    // After close, nothing may open a new connection (a late `lag()` would leak one).
+    if (this.closing) return Promise.reject(new KafkaBusError('BUS_CLOSED', 'The event bus is closed.'));
+    if (!this.adminClient) {
+      const admin = this.kafka.admin();
+      const connecting = admin.connect().then(
+        () => admin,
+        async (error: unknown) => {
+          if (this.adminClient === connecting) this.adminClient = undefined;
+          await admin.disconnect().catch(() => undefined);
+          throw error;
+        },
+      );
+      this.adminClient = connecting;
+    }
+    return this.adminClient;
+  }
+
+  private async writeDeadLetter({ originTopic, originPartition, message, attempts, code }: DeadLetter): Promise<void> {
+    const { producer } = await this.connectedProducer();
+    await producer.send({
+      topic: deadLetterTopic(originTopic),
+      acks: -1,
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          // The original headers as they came (bytes stay bytes), then the DLQ headers.
+          headers: { ...message.headers, ...deadLetterHeaders({}, { topic: originTopic, partition: originPartition, offset: message.offset, attempts, code }) },
+        },
+      ],
+    });
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * One consumer-group member of the Kafka adapter: delivers each message to the handler in partition
+ * order, commits its offset only once the handler succeeded (or the message was dead-lettered), and
+ * reports the group's lag.
+ *
+ * Commit strategy: `eachBatch` with auto-resolve off. After a message is done we resolve its offset
+ * and call `commitOffsetsIfNecessary()` with an auto-commit threshold of 1, so kafkajs commits that
+ * offset right away, and commits whatever is resolved when a rebalance or a stop takes the partition.
+ * Nothing unresolved is ever committed, and after a crash only the message in hand is delivered again
+ * (per partition consumed at once; one by default). `eachBatch` rather than `eachMessage` because a
+ * retry backoff must keep heartbeating and must notice a stop or a lost partition.
+ *
+ * Retries: a failing handler gets `maxAttempts` tries with a doubling, capped backoff in between.
+ * Then the message goes to `<topic>.dlq` with its key, value and headers plus the DLQ headers of the
+ * port (origin, attempts, a stable code: the handler's own, else HANDLER_FAILED; `../dead-letter.ts`
+ * holds these rules for both adapters), and its offset is committed so the partition moves on. A
+ * value that is not a valid envelope goes to the DLQ at once (`ENVELOPE_INVALID`, 0 attempts): no
+ * try can fix it. Tries are counted in memory: a message abandoned by a stop or a rebalance starts
+ * again at attempt 1 on its next delivery. The DLQ's origin headers name the topic as it is on the
+ * cluster (with its prefix), like the partition and offset beside them.
+ *
+ * A member cannot heartbeat while its handler runs: a handler must finish well within the session
+ * timeout, or the group drops the member and its partitions move on without it.
+ */
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+
+import { fromEventMessage } from '@trustmesh/platform-events';
+
+import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
+import type { BusRecord, PartitionLag, RecordHandler, Subscription } from '../event-bus.port';
+import { KafkaBusError } from './kafka-bus.error';
+import { describeError, type BusLogger } from './kafka-log';
+import { retryDelayMs, waitAlive } from './retry-backoff';
+
+export interface ConsumerTuning {
+  /** A member that has not heartbeated for this long is dropped from its group (kafkajs default 30 s). */
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  /** How long the group waits for members to rejoin during a rebalance (kafkajs default 60 s). */
+  rebalanceTimeoutMs: number;
+  /**
+   * Longest a fetch waits for data (kafkajs default 5 s). librdkafka's mock cluster holds an empty
+   * fetch for this whole time even when data arrives, so tests and development lower it.
+   */
+  maxWaitTimeMs: number;
+  /** How long `subscribe` waits for the member's first partition assignment. */
+  joinTimeoutMs: number;
+  /** Partitions whose batches are handled at once; 1 keeps at most one message in hand. */
+  partitionsConsumedConcurrently: number;
+}
+
+/** What a dead-lettered message carries, from where it came. */
+export interface DeadLetter {
+  originTopic: string;
+  originPartition: number;
+  message: KafkaMessage;
+  attempts: number;
+  code: string;
+}
+
+export interface SubscriptionRuntime {
+  kafka: Kafka;
+  admin: () => Promise<Admin>;
+  deadLetter: (letter: DeadLetter) => Promise<void>;
+  logger: BusLogger;
+  tuning: ConsumerTuning;
+  retryBackoffMs: number;
+  maxRetryBackoffMs: number;
+  /** The topic name services use for a topic name on the cluster. */
+  serviceTopic: (clusterTopic: string) => string;
+}
+
+export interface SubscriptionPlan {
+  groupId: string;
+  /** Topic names on the cluster. */
+  topics: string[];
+  handler: RecordHandler;
+  start: 'earliest' | 'latest';
+  maxAttempts: number;
+}
+
+type Outcome = 'done' | 'abandoned';
+
+/** How the bus keeps track of its subscriptions, from creation (a close during the join stops it too). */
+export interface SubscriptionRegistry {
+  added(subscription: KafkaSubscription): void;
+  removed(subscription: KafkaSubscription): void;
+}
+
+export class KafkaSubscription implements Subscription {
+  private readonly stopping = new AbortController();
+  private stopped?: Promise<void>;
+  private assignment: Array<{ topic: string; partitions: number[] }> = [];
+
+  private constructor(
+    private readonly runtime: SubscriptionRuntime,
+    private readonly plan: SubscriptionPlan,
+    private readonly consumer: Consumer,
+    private readonly registry: SubscriptionRegistry,
+  ) {}
+
+  /** Joins the group and resolves once the member has its first assignment. */
+  static async start(runtime: SubscriptionRuntime, plan: SubscriptionPlan, registry: SubscriptionRegistry): Promise<KafkaSubscription> {
+    const { tuning } = runtime;
+    const consumer = runtime.kafka.consumer({
+      groupId: plan.groupId,
+      sessionTimeout: tuning.sessionTimeoutMs,
+      heartbeatInterval: tuning.heartbeatIntervalMs,
+      rebalanceTimeout: tuning.rebalanceTimeoutMs,
+      maxWaitTimeInMs: tuning.maxWaitTimeMs,
+      allowAutoTopicCreation: true,
+    });
+    const subscription = new KafkaSubscription(runtime, plan, consumer, registry);
+    registry.added(subscription);
+    const joined = new Promise<void>((resolve) => {
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+        subscription.assignment = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({
+          topic: runtime.serviceTopic(topic),
+          partitions: [...partitions].sort((a, b) => a - b),
+        }));
+        runtime.logger.log('info', 'kafka consumer: joined group', {
+          groupId: plan.groupId,
+          memberId: payload.memberId,
+          partitions: subscription.assignment.reduce((sum, { partitions }) => sum + partitions.length, 0),
+        });
+        resolve();
+      });
+    });
+    // kafkajs positions a member without a committed offset at its first fetch; for `latest`, waiting
+    // for that fetch means everything published after `subscribe` resolves is delivered.
+    const positioned = new Promise<void>((resolve) => {
+      const removeListener = consumer.on(consumer.events.FETCH, () => {
+        removeListener();
+        resolve();
+      });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new KafkaBusError('SUBSCRIBE_TIMEOUT', `Group ${plan.groupId} gave this member no partitions within ${tuning.joinTimeoutMs} ms.`)),
+        tuning.joinTimeoutMs,
+      );
+      subscription.stopping.signal.addEventListener('abort', () => reject(new KafkaBusError('BUS_CLOSED', 'The subscription was stopped before it joined its group.')), {
+        once: true,
+      });
+    });
+    givenUp.catch(() => undefined); // raced below; a rejection before that must not go unhandled
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      runtime.logger.log('error', 'kafka consumer: crashed', { groupId: plan.groupId, error: describeError(payload.error), restart: payload.restart });
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: plan.topics, fromBeginning: plan.start === 'earliest' });
+      await consumer.run({
+        autoCommit: true,
+        autoCommitInterval: null,
+        autoCommitThreshold: 1,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently,
+        eachBatch: (payload) => subscription.onBatch(payload),
+      });
+      await Promise.race([joined, givenUp]);
+      if (plan.start === 'latest') await Promise.race([positioned, givenUp]);
+      return subscription;
+    } catch (error) {
+      await subscription.stop();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get groupId(): string {
+    return this.plan.groupId;
+  }
+
+  /** The partitions this member holds since its last (re)join. Kafka-specific, for operations and tests. */
+  assignedPartitions(): Array<{ topic: string; partitions: number[] }> {
+    return this.assignment.map(({ topic, partitions }) => ({ topic, partitions: [...partitions] }));
+  }
+
+  /** Finishes the message in hand, commits, leaves the group and disconnects. Idempotent. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping.abort();
+      try {
+        await this.consumer.disconnect();
+      } finally {
+        this.registry.removed(this);
+      }
+    })();
+    return this.stopped;
+  }
+
+  async lag(): Promise<PartitionLag[]> {
+    const admin = await this.runtime.admin();
+    const committed = await admin.fetchOffsets({ groupId: this.plan.groupId, topics: this.plan.topics });
+    const lags: PartitionLag[] = [];
+    for (const topic of this.plan.topics) {
+      const groupOffsets = new Map((committed.find((entry) => entry.topic === topic)?.partitions ?? []).map(({ partition, offset }) => [partition, BigInt(offset)]));
+      const ends = (await admin.fetchTopicOffsets(topic)).sort((a, b) => a.partition - b.partition);
+      for (const { partition, high, low } of ends) {
+        const end = BigInt(high);
+        const offset = groupOffsets.get(partition) ?? -1n;
+        // No commit yet: the group will start where `start` says.
+        const next = offset >= 0n ? offset : this.plan.start === 'earliest' ? BigInt(low) : end;
+        lags.push({
+          topic: this.runtime.serviceTopic(topic),
+          partition,
+          committedOffset: next.toString(),
+          endOffset: end.toString(),
+          lag: end > next ? Number(end - next) : 0,
+        });
+      }
+    }
+    return lags;
+  }
+
+  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const abandoned = () => this.stopping.signal.aborted || !isRunning() || isStale();
+    for (const message of batch.messages) {
+      if (abandoned()) return;
+      const outcome = await this.deliver(batch.topic, batch.partition, message, heartbeat, abandoned);
+      if (outcome === 'abandoned') return;
+      resolveOffset(message.offset);
+      await commitOffsetsIfNecessary();
+    }
+  }
+
+  private async deliver(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<Outcome> {
+    const wait = (attempt: number) =>
+      waitAlive(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs), {
+        heartbeat,
+        heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs,
+        abandoned,
+        signal: this.stopping.signal,
+      });
+    const where = { groupId: this.plan.groupId, topic, partition, offset: message.offset };
+
+    const verdict = fromEventMessage(message.value);
+    if (!verdict.ok) return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: 0, code: DEAD_LETTER_CODES.envelopeInvalid }, wait);
+
+    const record: Omit<BusRecord, 'attempt'> = {
+      topic: this.runtime.serviceTopic(topic),
+      partition,
+      offset: message.offset,
+      key: message.key?.toString('utf8') ?? verdict.envelope.streamId,
+      envelope: verdict.envelope,
+    };
+    let code: string = DEAD_LETTER_CODES.handlerFailed;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.plan.handler({ ...record, attempt });
+        return 'done';
+      } catch (error) {
+        code = failureCode(error);
+        // The code and the position only: an error's message may quote the event's data.
+        this.runtime.logger.log('warn', 'kafka consumer: handler failed', { ...where, attempt, maxAttempts: this.plan.maxAttempts, code });
+      }
+      if (attempt >= this.plan.maxAttempts) break;
+      if (!(await wait(attempt))) return 'abandoned';
+    }
+    return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code }, wait);
+  }
+
+  /** Writes the message to the DLQ, retrying the write (never the handler) until it lands or we must let go. */
+  private async deadLetter(letter: DeadLetter, wait: (attempt: number) => Promise<boolean>): Promise<Outcome> {
+    const where = { groupId: this.plan.groupId, topic: letter.originTopic, partition: letter.originPartition, offset: letter.message.offset };
+    for (let write = 1; ; write += 1) {
+      try {
+        await this.runtime.deadLetter(letter);
+        this.runtime.logger.log('warn', 'kafka consumer: message dead-lettered', { ...where, attempts: letter.attempts, code: letter.code });
+        return 'done';
+      } catch (error) {
+        this.runtime.logger.log('error', 'kafka consumer: dead-letter write failed; retrying', { ...where, error: describeError(error) });
+      }
+      if (!(await wait(write))) return 'abandoned';
+    }
+  }
+}

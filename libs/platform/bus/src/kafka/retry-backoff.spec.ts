@@ -1,0 +1,25 @@
+import { retryDelayMs, waitAlive } from './retry-backoff';
+
+describe('retry backoff', () => {
+  it('doubles from the base after each failed try, up to the cap', () => {
+    expect([1, 2, 3, 4, 5].map((attempt) => retryDelayMs(attempt, 200, 1_000))).toEqual([200, 400, 800, 1_000, 1_000]);
+    expect(retryDelayMs(1, 0, 1_000)).toBe(0);
+  });
+
+  it('heartbeats while it waits, and ends early when waiting is pointless', async () => {
+    let beats = 0;
+    const heartbeat = async () => {
+      beats += 1;
+    };
+    expect(await waitAlive(120, { heartbeat, heartbeatEveryMs: 20, abandoned: () => false, signal: new AbortController().signal })).toBe(true);
+    expect(beats).toBeGreaterThanOrEqual(3);
+
+    const stop = new AbortController();
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 30);
+    expect(await waitAlive(10_000, { heartbeat, heartbeatEveryMs: 5_000, abandoned: () => false, signal: stop.signal })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+
+    expect(await waitAlive(10_000, { heartbeat, heartbeatEveryMs: 20, abandoned: () => true, signal: new AbortController().signal })).toBe(false);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * A consumer in a process of its own, for the specs that kill one (SIGKILL) or stop one the way
+ * Kubernetes does (SIGTERM). It subscribes with the Kafka adapter and reports on stdout, one JSON
+ * object per line: `joined`, `handled` (after the handler's work, before the commit), `hanging`.
+ *
+ * Environment: KAFKA_BROKERS, TOPIC, GROUP; HANG_AT=`streamId:version` makes the handler stop
+ * forever on that event; HANDLE_MS slows every handler; GRACEFUL=1 installs the SIGTERM handler.
+ */
+import { installGracefulShutdown } from '../graceful-shutdown';
+import { testBus, eventKey } from './kafka-bus.harness';
+
+function report(event: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+async function main(): Promise<void> {
+  const env = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is required`);
+    return value;
+  };
+  const { bus } = testBus(env('KAFKA_BROKERS').split(','));
+  const handleMs = Number(process.env['HANDLE_MS'] ?? 0);
+  if (process.env['GRACEFUL'] === '1') installGracefulShutdown(bus, { logger: { log: () => undefined } });
+  await bus.subscribe({
+    groupId: env('GROUP'),
+    topics: [env('TOPIC')],
+    handler: async ({ envelope }) => {
+      const id = eventKey(envelope);
+      if (id === process.env['HANG_AT']) {
+        report({ event: 'hanging', id });
+        await new Promise(() => undefined);
+      }
+      if (handleMs > 0) await new Promise((resolve) => setTimeout(resolve, handleMs));
+      report({ event: 'handled', id });
+    },
+  });
+  report({ event: 'joined' });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`consumer.process: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

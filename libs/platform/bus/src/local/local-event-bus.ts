@@ -1,0 +1,268 @@
+/**
+ * The `local` adapter of the event bus port: topics, partitions, offsets and consumer groups in the
+ * platform database, for a single machine (ARCHITECTURE.md, "Two ways to run"): every app in one process
+ * on embedded PGlite, or several `nx serve` processes sharing one Postgres server, see the same streams
+ * without Kafka, with the port's semantics.
+ *
+ * - publish: envelopes are validated and size-checked (nothing is published if one is refused), then
+ *   appended in one transaction, each on the partition Kafka's default partitioner would choose for its
+ *   stream id (`partitioner.ts`), with offsets taken atomically per partition (`local-log.store.ts`). It
+ *   resolves after the commit, and the commit wakes the consumers (`wake-ups.ts`).
+ * - subscribe: a consumer-group member that leases partitions (`local-subscription.ts`) and consumes each
+ *   in order (`partition-worker.ts`), with tries, backoff and the DLQ as the kafka adapter has them.
+ * - topics carry the configured prefix in the database, services and handlers see the plain names; a
+ *   topic's partition count is fixed when it is first used, by whichever process.
+ * - health: ready when the database answers within the health timeout and has the bus tables.
+ * - close: stops every subscription (each finishes its message in hand, commits and leaves its group),
+ *   then stops its wake-up listener. The `Database` it was given stays open: its owner closes it.
+ */
+import type { Database, SqlConnection } from '@trustmesh/platform-database';
+import { toEventMessage, validateEnvelope, type EventEnvelope, type EventMessage } from '@trustmesh/platform-events';
+
+import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
+import { describeError, jsonLineBusLogger, type BusLogger } from '../kafka/kafka-log';
+import { isLegalTopicName } from '../topic-name';
+import { LocalBusError, schemaMissingOr } from './local-bus.error';
+import { appendMessages, ensureTopic } from './local-log.store';
+import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
+import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
+
+export interface LocalEventBusOptions {
+  /** The platform database; the bus uses it and never closes it. */
+  database: Database;
+  /** Prepended to every topic name in the database (`TRUSTMESH_TOPIC_PREFIX`). */
+  topicPrefix?: string;
+  /** Partitions of the topics this bus creates (`TRUSTMESH_LOCAL_BUS_PARTITIONS`, 1–256). */
+  partitions: number;
+  /** Tries per message before the DLQ, unless a subscription says otherwise (1–100). */
+  maxAttempts: number;
+  /** Delay after the first failed try; it doubles per try. */
+  retryBackoffMs: number;
+  /** Ceiling of the retry delay (default 30 s). */
+  maxRetryBackoffMs?: number;
+  /** Largest message accepted, key, value and headers in UTF-8 bytes (default 1 MiB). */
+  maxMessageBytes?: number;
+  /** How consumers hear of changes (default: in-process only, which is all of them on embedded PGlite). */
+  wakeUps?: WakeUpSource;
+  consumer?: Partial<LocalConsumerTuning>;
+  /** Where the adapter's log lines go (default: JSON lines on stderr, from `info`). */
+  logger?: BusLogger;
+  /** Longest a health check waits for the database (default 5 s). */
+  healthTimeoutMs?: number;
+}
+
+export const DEFAULT_LOCAL_CONSUMER_TUNING: Readonly<LocalConsumerTuning> = {
+  heartbeatIntervalMs: 1_000,
+  sessionTimeoutMs: 10_000,
+  pollIntervalMs: 1_000,
+  fetchBatchSize: 100,
+  partitionsConsumedConcurrently: 1,
+};
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+const MAX_ATTEMPTS_LIMIT = 100;
+
+function checkOptions(options: LocalEventBusOptions, tuning: LocalConsumerTuning): void {
+  const problems: string[] = [];
+  const whole = (name: string, value: number | undefined, min: number, max: number) => {
+    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) problems.push(`${name} must be a whole number from ${min} to ${max}`);
+  };
+  whole('partitions', options.partitions, 1, 256);
+  whole('maxAttempts', options.maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
+  whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000);
+  whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000);
+  whole('maxMessageBytes', options.maxMessageBytes, 1, 256 * 1024 * 1024);
+  whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000);
+  whole('consumer.heartbeatIntervalMs', tuning.heartbeatIntervalMs, 10, 3_600_000);
+  whole('consumer.sessionTimeoutMs', tuning.sessionTimeoutMs, 10, 3_600_000);
+  whole('consumer.pollIntervalMs', tuning.pollIntervalMs, 10, 60_000);
+  whole('consumer.fetchBatchSize', tuning.fetchBatchSize, 1, 10_000);
+  whole('consumer.partitionsConsumedConcurrently', tuning.partitionsConsumedConcurrently, 1, 1_000);
+  if (tuning.heartbeatIntervalMs * 2 > tuning.sessionTimeoutMs) problems.push('consumer.sessionTimeoutMs must be at least twice consumer.heartbeatIntervalMs');
+  if (problems.length > 0) throw new LocalBusError('OPTIONS_INVALID', `Invalid local bus options: ${problems.join('; ')}.`);
+}
+
+const utf8 = new TextEncoder();
+
+function messageBytes({ key, value, headers }: EventMessage): number {
+  let bytes = utf8.encode(key).length + utf8.encode(value).length;
+  for (const [name, text] of Object.entries(headers)) bytes += utf8.encode(name).length + utf8.encode(text).length;
+  return bytes;
+}
+
+export class LocalEventBus implements EventBus {
+  readonly adapter = 'local' as const;
+  private readonly database: Database;
+  private readonly logger: BusLogger;
+  private readonly prefix: string;
+  private readonly maxMessageBytes: number;
+  private readonly wakeUps: WakeUpSource;
+  private readonly runtime: SubscriptionRuntime;
+  private readonly subscriptions = new Set<LocalSubscription>();
+  private readonly topics = new Map<string, Promise<number>>();
+  private listening?: Promise<void>;
+  private closing?: Promise<void>;
+
+  constructor(private readonly options: LocalEventBusOptions) {
+    const tuning: LocalConsumerTuning = { ...DEFAULT_LOCAL_CONSUMER_TUNING, ...options.consumer };
+    checkOptions(options, tuning);
+    this.database = options.database;
+    this.logger = options.logger ?? jsonLineBusLogger('info');
+    this.prefix = options.topicPrefix ?? '';
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.wakeUps = options.wakeUps ?? inProcessWakeUps(options.database.location);
+    this.runtime = {
+      database: this.database,
+      wakeUps: this.wakeUps,
+      logger: this.logger,
+      tuning,
+      retryBackoffMs: options.retryBackoffMs,
+      maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
+      serviceTopic: (storedTopic) => (storedTopic.startsWith(this.prefix) ? storedTopic.slice(this.prefix.length) : storedTopic),
+    };
+  }
+
+  /** How this bus hears of new messages and group changes (besides polling). */
+  get wakeUpKind(): WakeUpSource['kind'] {
+    return this.wakeUps.kind;
+  }
+
+  async publish(topic: string, envelopes: readonly EventEnvelope[]): Promise<void> {
+    this.assertOpen();
+    const stored = this.storedTopic(topic);
+    if (envelopes.length === 0) return;
+    const messages = envelopes.map((envelope, index) => {
+      const verdict = validateEnvelope(envelope);
+      if (!verdict.ok) {
+        const issues = verdict.issues.map(({ code, field }) => `${code}${field ? ` (${field})` : ''}`).join(', ');
+        throw new LocalBusError('ENVELOPE_INVALID', `Envelope ${index + 1} of ${envelopes.length} for ${topic} is not valid: ${issues}. Nothing was published.`);
+      }
+      const message = toEventMessage(envelope);
+      const bytes = messageBytes(message);
+      if (bytes > this.maxMessageBytes) {
+        throw new LocalBusError(
+          'MESSAGE_TOO_LARGE',
+          `Envelope ${index + 1} of ${envelopes.length} for ${topic} is ${bytes} bytes, over the bus limit of ${this.maxMessageBytes}. ` +
+            'Nothing was published; keep large payloads out of events (store them and publish a reference).',
+        );
+      }
+      return message;
+    });
+    const partitions = await this.ensureTopic(stored);
+    const announced: WakeUp[] = [{ kind: 'messages', topic: stored }];
+    await this.withDatabase((sql) =>
+      sql.transaction(async (tx) => {
+        await appendMessages(tx, stored, partitions, messages);
+        await this.wakeUps.announce(tx, announced);
+      }),
+    );
+    this.wakeUps.committed(announced);
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<LocalSubscription> {
+    this.assertOpen();
+    const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
+    const invalid = (message: string) => new LocalBusError('SUBSCRIPTION_INVALID', message);
+    if (typeof groupId !== 'string' || groupId.trim() === '' || groupId.length > 249) throw invalid('groupId must be a non-empty name of at most 249 characters.');
+    if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics must name at least one topic.');
+    if (typeof handler !== 'function') throw invalid('handler must be a function.');
+    if (start !== 'earliest' && start !== 'latest') throw invalid('start must be "earliest" or "latest".');
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) throw invalid(`maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}.`);
+    const stored = [...new Set(topics.map((topic) => this.storedTopic(topic)))];
+    // The DLQ siblings too: a dead letter should never wait for a topic to appear.
+    const partitionCounts = new Map<string, number>();
+    for (const topic of stored.flatMap((name) => [name, deadLetterTopic(name)])) {
+      if (!isLegalTopicName(topic)) throw new LocalBusError('TOPIC_INVALID', `${JSON.stringify(topic)}, a dead-letter topic, is not a valid topic name (at most 249 characters).`);
+      partitionCounts.set(topic, await this.ensureTopic(topic));
+    }
+    await this.listen();
+    this.assertOpen();
+    const plan: SubscriptionPlan = { groupId, topics: stored, handler, start, maxAttempts, partitionCounts };
+    try {
+      return await LocalSubscription.start(this.runtime, plan, {
+        added: (subscription) => this.subscriptions.add(subscription),
+        removed: (subscription) => this.subscriptions.delete(subscription),
+      });
+    } catch (error) {
+      throw schemaMissingOr(error);
+    }
+  }
+
+  async health(): Promise<BusHealth> {
+    if (this.closing) return { adapter: 'local', ready: false, reason: 'BUS_CLOSED' };
+    const timeoutMs = this.options.healthTimeoutMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const probe = this.database.withConnection((sql) =>
+        sql.query<{ present: boolean }>("SELECT to_regclass('bus_messages') IS NOT NULL AND to_regclass('bus_partition_leases') IS NOT NULL AS present"),
+      );
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('health check timed out')), timeoutMs);
+      });
+      const [row] = await Promise.race([probe, late]);
+      return row?.present ? { adapter: 'local', ready: true } : { adapter: 'local', ready: false, reason: 'SCHEMA_MISSING' };
+    } catch {
+      return { adapter: 'local', ready: false, reason: 'DATABASE_UNREACHABLE' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.stop()));
+      await this.listening;
+      await this.wakeUps.close();
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new LocalBusError('BUS_CLOSED', 'The event bus is closed.');
+  }
+
+  private storedTopic(topic: string): string {
+    const name = `${this.prefix}${topic}`;
+    if (typeof topic !== 'string' || topic === '' || !isLegalTopicName(name)) {
+      throw new LocalBusError('TOPIC_INVALID', `${JSON.stringify(name)} is not a valid topic name (letters, digits, ".", "_", "-"; at most 249).`);
+    }
+    return name;
+  }
+
+  /** The topic's partition count, creating the topic on first use; asked of the database once per bus. */
+  private ensureTopic(topic: string): Promise<number> {
+    let known = this.topics.get(topic);
+    if (!known) {
+      const creating = this.withDatabase((sql) => ensureTopic(sql, topic, this.options.partitions));
+      known = creating.then((partitions) => {
+        if (partitions !== this.options.partitions) {
+          this.logger.log('info', 'local bus: topic keeps the partition count it was created with', { topic, partitions, configured: this.options.partitions });
+        }
+        return partitions;
+      });
+      this.topics.set(topic, known);
+      known.catch(() => this.topics.delete(topic));
+    }
+    return known;
+  }
+
+  /** Starts hearing wake-ups, once, before the first subscription joins. */
+  private listen(): Promise<void> {
+    this.listening ??= this.wakeUps
+      .start((wakeUp) => {
+        for (const subscription of this.subscriptions) subscription.wake(wakeUp);
+      })
+      .catch((error: unknown) => {
+        this.logger.log('warn', 'local bus: cannot listen for wake-ups; consumers poll instead', { wakeUps: this.wakeUps.kind, error: describeError(error) });
+      });
+    return this.listening;
+  }
+
+  private async withDatabase<T>(work: (connection: SqlConnection) => Promise<T>): Promise<T> {
+    try {
+      return await this.database.withConnection(work);
+    } catch (error) {
+      throw schemaMissingOr(error);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The local bus's log in SQL: topics and their partition counts, appending messages with offsets taken
+ * atomically per partition, and reading a partition from an offset. Functions take the executor to run
+ * on, so the caller decides the transaction (a publish, or a dead letter together with its commit).
+ *
+ * Offsets: a publish updates its partitions' counter rows (`bus_partitions.next_offset`) and inserts the
+ * messages in the same statement and transaction. The row lock queues concurrent publishers per partition,
+ * in every process sharing the database, until the holder commits or rolls back, so offsets are unique and
+ * gap-free, and offset n+1 never becomes visible before offset n. Partitions are locked in ascending order,
+ * so publishers writing to several partitions never deadlock.
+ *
+ * Offsets travel as decimal strings (they are BIGINT; PGlite returns int8 as a lossy JS number).
+ */
+import type { SqlConnection, SqlExecutor } from '@trustmesh/platform-database';
+
+import { partitionForKey } from '../partitioner';
+
+export interface LogMessage {
+  key: string;
+  /** The envelope's JSON text, as published. */
+  value: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+export interface StoredMessage extends LogMessage {
+  partition: number;
+  offset: string;
+}
+
+/**
+ * Creates the topic with `partitions` partitions unless it exists, and returns its partition count: the
+ * count it was created with, by whichever process was first. A concurrent creator waits on the primary
+ * key and then reads the winner's count.
+ */
+export function ensureTopic(sql: SqlConnection, topic: string, partitions: number): Promise<number> {
+  return sql.transaction(async (tx) => {
+    await tx.query('INSERT INTO bus_topics (topic, partitions) VALUES ($1, $2::integer) ON CONFLICT (topic) DO NOTHING', [topic, partitions]);
+    const [row] = await tx.query<{ partitions: number }>('SELECT partitions FROM bus_topics WHERE topic = $1', [topic]);
+    const count = Number(row?.partitions);
+    await tx.query(
+      `INSERT INTO bus_partitions (topic, partition)
+       SELECT $1, partition FROM generate_series(0, $2::integer - 1) AS partition
+       ON CONFLICT (topic, partition) DO NOTHING`,
+      [topic, count],
+    );
+    return count;
+  });
+}
+
+const APPEND = `
+WITH claimed AS (
+  UPDATE bus_partitions SET next_offset = next_offset + $3::bigint
+  WHERE topic = $1 AND partition = $2::integer
+  RETURNING next_offset - $3::bigint AS first
+)
+INSERT INTO bus_messages (topic, partition, "offset", key, value, headers)
+SELECT $1, $2::integer, claimed.first + m.position - 1, m.item->>'key', m.item->>'value', m.item->'headers'
+FROM claimed, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS m(item, position)
+RETURNING "offset"::text AS "offset"`;
+
+/**
+ * Appends `messages` to `topic` (of `partitions` partitions), each on its key's partition, in the given
+ * order per partition; returns where each landed, in input order. Run it inside a transaction.
+ */
+export async function appendMessages(
+  tx: SqlExecutor,
+  topic: string,
+  partitions: number,
+  messages: readonly LogMessage[],
+): Promise<Array<{ partition: number; offset: string }>> {
+  const byPartition = new Map<number, Array<{ index: number; message: LogMessage }>>();
+  messages.forEach((message, index) => {
+    const partition = partitionForKey(message.key, partitions);
+    byPartition.set(partition, [...(byPartition.get(partition) ?? []), { index, message }]);
+  });
+  const placed: Array<{ partition: number; offset: string }> = new Array(messages.length);
+  for (const [partition, batch] of [...byPartition.entries()].sort(([a], [b]) => a - b)) {
+    const items = batch.map(({ message: { key, value, headers } }) => ({ key, value, headers }));
+    const rows = await tx.query<{ offset: string }>(APPEND, [topic, partition, items.length, JSON.stringify(items)]);
+    if (rows.length !== items.length) {
+      throw new Error(`The local bus has no partition ${partition} of topic ${topic}; was the topic created?`);
+    }
+    const first = rows.map(({ offset }) => BigInt(offset)).reduce((low, offset) => (offset < low ? offset : low));
+    batch.forEach(({ index }, position) => {
+      placed[index] = { partition, offset: (first + BigInt(position)).toString() };
+    });
+  }
+  return placed;
+}
+
+/** Up to `limit` messages of one partition from `fromOffset` on, in offset order. */
+export async function readPartition(sql: SqlExecutor, topic: string, partition: number, fromOffset: string, limit: number): Promise<StoredMessage[]> {
+  const rows = await sql.query<{ offset: string; key: string; value: string; headers: string }>(
+    // Qualified: a bare "offset" in ORDER BY would name the text output column and sort as text.
+    `SELECT m."offset"::text AS "offset", m.key, m.value, m.headers::text AS headers
+     FROM bus_messages m
+     WHERE m.topic = $1 AND m.partition = $2::integer AND m."offset" >= $3::bigint
+     ORDER BY m."offset"
+     LIMIT $4::integer`,
+    [topic, partition, fromOffset, limit],
+  );
+  return rows.map((row) => ({ partition, offset: row.offset, key: row.key, value: row.value, headers: JSON.parse(row.headers) as Record<string, string> }));
+}
+
+/** The offset the next message of each partition of `topic` gets. */
+export async function endOffsets(sql: SqlExecutor, topic: string): Promise<Map<number, string>> {
+  const rows = await sql.query<{ partition: number; next_offset: string }>(
+    'SELECT partition, next_offset::text AS next_offset FROM bus_partitions WHERE topic = $1 ORDER BY partition',
+    [topic],
+  );
+  return new Map(rows.map((row) => [Number(row.partition), row.next_offset]));
+}

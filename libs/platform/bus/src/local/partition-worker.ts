@@ -1,0 +1,244 @@
+/**
+ * One leased partition in one member: reads it in offset order from the group's committed offset, hands
+ * each message to the handler, and commits the next offset once the handler succeeded, so after any stop
+ * or crash the partition resumes at the first message not yet handled.
+ *
+ * - A failing handler gets `maxAttempts` tries with a doubling, capped backoff (the same delays as the
+ *   kafka adapter); then the message goes to `<topic>.dlq` with the DLQ headers, in the same transaction as
+ *   the commit of its offset, so a dead letter is written exactly once and the partition moves on. A value
+ *   that is not a valid envelope goes there at once (`ENVELOPE_INVALID`, 0 tries).
+ * - Every commit (and dead letter) is fenced by the lease generation: if the partition was taken over
+ *   while this member stalled, the commit is refused and the worker stops at once (`lost`); the message in
+ *   hand is then delivered again by the new holder, which is what at-least-once allows.
+ * - Revoked (a rebalance gives the partition to another member) or stopped: the message in hand is
+ *   finished and committed, a retry backoff is abandoned (the next holder starts the tries again), and a
+ *   revoked partition's lease is released at once so the other member takes it without waiting for expiry.
+ * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first.
+ */
+import type { Database, SqlExecutor } from '@trustmesh/platform-database';
+import { fromEventMessage } from '@trustmesh/platform-events';
+
+import { DEAD_LETTER_CODES, deadLetterHeaders, failureCode } from '../dead-letter';
+import { deadLetterTopic, type BusRecord, type RecordHandler } from '../event-bus.port';
+import { describeError, type BusLogger } from '../kafka/kafka-log';
+import { retryDelayMs } from '../kafka/retry-backoff';
+import { commitOffset, committedOffset, type Lease } from './consumer-group.store';
+import { HandlerSlots, pause } from './handler-slots';
+import { appendMessages, endOffsets, readPartition, type StoredMessage } from './local-log.store';
+import type { WakeUp, WakeUpSource } from './wake-ups';
+
+export interface WorkerContext {
+  database: Database;
+  wakeUps: WakeUpSource;
+  logger: BusLogger;
+  groupId: string;
+  memberId: string;
+  handler: RecordHandler;
+  start: 'earliest' | 'latest';
+  maxAttempts: number;
+  retryBackoffMs: number;
+  maxRetryBackoffMs: number;
+  pollIntervalMs: number;
+  fetchBatchSize: number;
+  slots: HandlerSlots;
+  /** The topic name services use for a stored (prefixed) topic name. */
+  serviceTopic(storedTopic: string): string;
+  /** Partition count of a topic the subscription ensured (its topics and their DLQ siblings). */
+  partitionCount(storedTopic: string): number;
+  /** Gives the lease back now and tells the group (never throws: an unreleased lease expires). */
+  releaseLease(lease: Lease): Promise<void>;
+}
+
+export type WorkerState = 'running' | 'revoked' | 'stopping' | 'lost' | 'failed';
+
+type Outcome = 'committed' | 'abandoned' | 'lost';
+
+class LeaseLost extends Error {}
+
+export class PartitionWorker {
+  private currentState: WorkerState = 'running';
+  private readonly halt = new AbortController();
+  private woken = false;
+  private wakeWaiter: (() => void) | undefined;
+  /** Settles when the worker has exited (and, if revoked, released its lease). */
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly context: WorkerContext,
+    readonly lease: Lease,
+    private readonly onExit: (worker: PartitionWorker) => void,
+  ) {
+    this.done = this.run();
+  }
+
+  get state(): WorkerState {
+    return this.currentState;
+  }
+
+  get key(): string {
+    return partitionKey(this.lease.topic, this.lease.partition);
+  }
+
+  /** Another member should have the partition: finish the message in hand, commit, release the lease. */
+  revoke(): void {
+    this.leave('revoked');
+  }
+
+  /** The subscription stops: finish the message in hand and commit (the group leave releases the lease). */
+  stop(): void {
+    this.leave('stopping');
+  }
+
+  /** The lease is no longer ours: stop at once, commit nothing more. */
+  lose(): void {
+    if (this.currentState === 'running' || this.currentState === 'revoked' || this.currentState === 'stopping') this.currentState = 'lost';
+    this.halt.abort();
+  }
+
+  /** New messages may be there. */
+  wake(): void {
+    if (this.wakeWaiter) this.wakeWaiter();
+    else this.woken = true;
+  }
+
+  private leave(state: 'revoked' | 'stopping'): void {
+    if (this.currentState !== 'running') return;
+    this.currentState = state;
+    this.halt.abort();
+  }
+
+  private where(offset?: string) {
+    return { groupId: this.context.groupId, topic: this.lease.topic, partition: this.lease.partition, ...(offset === undefined ? {} : { offset }) };
+  }
+
+  private async run(): Promise<void> {
+    // Let the constructor return before the first await, so `done` is set before `onExit` can run.
+    await Promise.resolve();
+    const { database, fetchBatchSize } = this.context;
+    try {
+      let position = await this.startPosition();
+      while (this.currentState === 'running') {
+        this.woken = false;
+        const batch = await database.withConnection((sql) => readPartition(sql, this.lease.topic, this.lease.partition, position, fetchBatchSize));
+        if (batch.length === 0) {
+          await this.idle();
+          continue;
+        }
+        for (const message of batch) {
+          if (this.currentState !== 'running') break;
+          const outcome = await this.deliver(message);
+          if (outcome === 'lost') {
+            this.context.logger.log('warn', 'local bus: partition lease lost; another member consumes it now', this.where(message.offset));
+            this.lose();
+          }
+          if (outcome !== 'committed') break;
+          position = (BigInt(message.offset) + 1n).toString();
+        }
+      }
+    } catch (error) {
+      if (this.currentState === 'running' || this.currentState === 'revoked' || this.currentState === 'stopping') {
+        // The lease stays ours: the member's next heartbeat starts the partition again from its commit.
+        this.context.logger.log('error', 'local bus: partition worker failed; restarting it from the committed offset', { ...this.where(), error: describeError(error) });
+        this.currentState = 'failed';
+      }
+    } finally {
+      if (this.currentState === 'revoked') await this.context.releaseLease(this.lease);
+      this.onExit(this);
+    }
+  }
+
+  private async startPosition(): Promise<string> {
+    const { database, groupId, start } = this.context;
+    return database.withConnection(async (sql) => {
+      const committed = await committedOffset(sql, groupId, this.lease);
+      if (committed !== undefined) return committed;
+      if (start === 'earliest') return '0';
+      return (await endOffsets(sql, this.lease.topic)).get(this.lease.partition) ?? '0';
+    });
+  }
+
+  private idle(): Promise<void> {
+    if (this.woken || this.halt.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.halt.signal.removeEventListener('abort', done);
+        this.wakeWaiter = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.context.pollIntervalMs);
+      this.wakeWaiter = done;
+      this.halt.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private async deliver(message: StoredMessage): Promise<Outcome> {
+    const { handler, maxAttempts, logger, slots } = this.context;
+    const verdict = fromEventMessage(message.value);
+    if (!verdict.ok) return this.deadLetter(message, 0, DEAD_LETTER_CODES.envelopeInvalid);
+
+    const record: Omit<BusRecord, 'attempt'> = {
+      topic: this.context.serviceTopic(this.lease.topic),
+      partition: this.lease.partition,
+      offset: message.offset,
+      key: message.key,
+      envelope: verdict.envelope,
+    };
+    let code: string = DEAD_LETTER_CODES.handlerFailed;
+    for (let attempt = 1; ; attempt += 1) {
+      if (!(await slots.acquire(this.halt.signal))) return 'abandoned';
+      let failure: { error: unknown } | undefined;
+      try {
+        await handler({ ...record, attempt });
+      } catch (error) {
+        failure = { error };
+      } finally {
+        slots.release();
+      }
+      if (!failure) return (await this.commit(message)) ? 'committed' : 'lost';
+      code = failureCode(failure.error);
+      // The code and the position only: an error's message may quote the event's data.
+      logger.log('warn', 'local bus: handler failed', { ...this.where(message.offset), attempt, maxAttempts, code });
+      if (attempt >= maxAttempts) break;
+      const delay = retryDelayMs(attempt, this.context.retryBackoffMs, this.context.maxRetryBackoffMs);
+      if (!(await pause(delay, this.halt.signal))) return 'abandoned';
+    }
+    return this.deadLetter(message, maxAttempts, code);
+  }
+
+  private commit(message: StoredMessage): Promise<boolean> {
+    const next = (BigInt(message.offset) + 1n).toString();
+    return this.context.database.withConnection((sql) => commitOffset(sql, this.context.groupId, this.context.memberId, this.lease, next));
+  }
+
+  /** Writes the dead letter and commits past the message in one transaction; a refused commit undoes both. */
+  private async deadLetter(message: StoredMessage, attempts: number, code: string): Promise<Outcome> {
+    const { database, groupId, memberId, wakeUps, logger } = this.context;
+    const topic = deadLetterTopic(this.lease.topic);
+    const announced: WakeUp[] = [{ kind: 'messages', topic }];
+    const letter = {
+      key: message.key,
+      value: message.value,
+      headers: deadLetterHeaders(message.headers, { topic: this.lease.topic, partition: this.lease.partition, offset: message.offset, attempts, code }),
+    };
+    try {
+      await database.withConnection((sql) =>
+        sql.transaction(async (tx: SqlExecutor) => {
+          await appendMessages(tx, topic, this.context.partitionCount(topic), [letter]);
+          if (!(await commitOffset(tx, groupId, memberId, this.lease, (BigInt(message.offset) + 1n).toString()))) throw new LeaseLost();
+          await wakeUps.announce(tx, announced);
+        }),
+      );
+    } catch (error) {
+      if (error instanceof LeaseLost) return 'lost';
+      throw error;
+    }
+    wakeUps.committed(announced);
+    logger.log('warn', 'local bus: message dead-lettered', { ...this.where(message.offset), attempts, code });
+    return 'committed';
+  }
+}
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}#${partition}`;
+}

@@ -1,0 +1,177 @@
+/**
+ * Embedded mode: PGlite (Postgres compiled to WASM) in this process, with its cluster under the data
+ * directory. Postgres in one process means two rules:
+ * - one PGlite instance per directory per process: every `openDatabase` of the same directory shares it
+ *   (reference-counted; the last `close()` closes it), because two instances on one directory corrupt it;
+ * - one process per directory: `<dataDir>/pglite.lock` holds the owner's pid, and a second process is
+ *   refused with `DATABASE_IN_USE` (a lock left by a dead process is taken over).
+ *
+ * Layout: `<dataDir>/pglite/` is the Postgres cluster, `<dataDir>/pglite.lock` the lock. A `dataDir` of
+ * `memory://<name>` keeps the database in memory (tests); it is shared by name within the process.
+ */
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+
+import { DatabaseError, describeDriverError } from './database.errors';
+import type { SqlConnection, SqlExecutor } from './sql-connection';
+
+interface SharedPglite {
+  readonly pglite: PGlite;
+  handles: number;
+  readonly unlock: () => Promise<void>;
+}
+
+const opened = new Map<string, Promise<SharedPglite>>();
+const closing = new Map<string, Promise<void>>();
+
+export const MEMORY_PREFIX = 'memory://';
+/** The Postgres cluster's folder inside the data directory. */
+export const CLUSTER_DIR = 'pglite';
+
+export interface EmbeddedHandle {
+  readonly location: string;
+  readonly pglite: PGlite;
+  prismaAdapter(): SqlDriverAdapterFactory;
+  withConnection<T>(work: (connection: SqlConnection) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** A `dumpDataDir()` tarball to start a new cluster from instead of running initdb (test helpers). */
+  loadDataDir?: Blob;
+}
+
+/** Opens (or joins) the PGlite database of `dataDir`. */
+export async function openEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedHandle> {
+  const key = dataDir.startsWith(MEMORY_PREFIX) ? dataDir : resolve(dataDir);
+  let entry = opened.get(key);
+  if (!entry) {
+    entry = start(key, options);
+    opened.set(key, entry);
+    entry.catch(() => opened.delete(key));
+  }
+  const shared = await entry;
+  shared.handles += 1;
+  let closed = false;
+  const connection = pgliteConnection(shared.pglite);
+  return {
+    location: key,
+    pglite: shared.pglite,
+    // pglite-prisma-adapter 0.6.1 is typed against @prisma/driver-adapter-utils 6.10 (its own copy), whose
+    // query argument types differ from 6.19's; at run time it ignores them and works with the 6.19 client
+    // (the event store's contract suite runs on it), so only the type needs bridging.
+    prismaAdapter: () => new PrismaPGlite(shared.pglite) as unknown as SqlDriverAdapterFactory,
+    withConnection: async (work) => {
+      if (closed) throw new DatabaseError('DATABASE_CLOSED', `The embedded database at ${key} was closed.`);
+      return work(connection);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      shared.handles -= 1;
+      if (shared.handles > 0) return;
+      opened.delete(key);
+      const done = shared.pglite.close().finally(shared.unlock);
+      closing.set(key, done);
+      try {
+        await done;
+      } finally {
+        closing.delete(key);
+      }
+    },
+  };
+}
+
+async function start(key: string, options: EmbeddedOptions): Promise<SharedPglite> {
+  // A directory whose last handle is still closing is reopened only once that close is done.
+  await closing.get(key)?.catch(() => undefined);
+  if (key.startsWith(MEMORY_PREFIX)) {
+    return { pglite: await createPglite({ loadDataDir: options.loadDataDir }, key), handles: 0, unlock: async () => undefined };
+  }
+  try {
+    await mkdir(key, { recursive: true });
+  } catch (error) {
+    throw new DatabaseError('DATABASE_OPEN_FAILED', `Cannot create the data directory ${key}: ${describeDriverError(error)}`, { cause: error });
+  }
+  const unlock = await lockDataDir(key);
+  try {
+    return { pglite: await createPglite({ dataDir: join(key, CLUSTER_DIR), loadDataDir: options.loadDataDir }, key), handles: 0, unlock };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+async function createPglite(options: { dataDir?: string; loadDataDir?: Blob | undefined }, location: string): Promise<PGlite> {
+  try {
+    return await PGlite.create(options);
+  } catch (error) {
+    throw new DatabaseError('DATABASE_OPEN_FAILED', `PGlite could not open the database at ${location}: ${describeDriverError(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Takes `<dir>/pglite.lock` for this process; returns the function that gives it back. */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  const lockPath = join(dir, 'pglite.lock');
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      const file = await open(lockPath, 'wx');
+      try {
+        await file.writeFile(`${process.pid}\n`);
+      } finally {
+        await file.close();
+      }
+      return () => rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new DatabaseError('DATABASE_OPEN_FAILED', `Cannot lock the data directory ${dir}: ${describeDriverError(error)}`, { cause: error });
+      }
+    }
+    const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+    // Our own pid with no open instance here is a lock this process failed to give back: take it over.
+    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
+      throw new DatabaseError(
+        'DATABASE_IN_USE',
+        `The embedded database at ${dir} is open in another process (pid ${holder}). Stop that process, or set ` +
+          'DATABASE_URL to a Postgres server so several processes can share one database.',
+      );
+    }
+    await rm(lockPath, { force: true });
+  }
+  throw new DatabaseError('DATABASE_IN_USE', `The embedded database at ${dir} is being opened by another process; try again.`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function pgliteExecutor(target: PGlite | Transaction): SqlExecutor {
+  return {
+    query: async <Row>(sql: string, params: readonly unknown[] = []) => (await target.query<Row>(sql, [...params])).rows,
+    exec: async (script: string) => {
+      await target.exec(script);
+    },
+  };
+}
+
+/**
+ * PGlite is one connection. Its `transaction` holds PGlite's own lock until it ends, so statements from
+ * other callers wait instead of slipping into our transaction.
+ */
+function pgliteConnection(pglite: PGlite): SqlConnection {
+  return {
+    ...pgliteExecutor(pglite),
+    transaction: (work) => pglite.transaction((transaction) => work(pgliteExecutor(transaction))),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * @trustmesh/platform-database: the platform database in either mode (embedded PGlite or a Postgres
+ * server), Prisma driver adapters for it, and the migration runner every table-owning library uses.
+ * Test helpers live in a separate entry point, `@trustmesh/platform-database/testing`.
+ */
+export { openDatabase, type Database, type DatabaseConfig, type OpenDatabaseOptions, type PrismaAdapterFactory } from './database';
+export {
+  DatabaseError,
+  MigrationError,
+  DATABASE_ERROR_CODES,
+  MIGRATION_ERROR_CODES,
+  type DatabaseErrorCode,
+  type MigrationErrorCode,
+} from './database.errors';
+export {
+  applyMigrations,
+  migrationStatus,
+  prepareSchema,
+  deployMigrations,
+  loadMigrations,
+  migrationChecksum,
+  MIGRATION_HISTORY_TABLE,
+  type MigrationSet,
+  type MigrationFile,
+  type MigrationSetReport,
+  type MigrationSetStatus,
+  type AppliedMigration,
+  type MigrateOptions,
+} from './migration-runner';
+export { runMigrationsCommand, type MigrationsCommandIo } from './migrations.cli';
+export type { SqlConnection, SqlExecutor } from './sql-connection';

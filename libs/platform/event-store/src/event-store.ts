@@ -1,0 +1,393 @@
+/**
+ * The event store (ARCHITECTURE.md, "Events"): append-only streams with optimistic concurrency, a global
+ * order, and a transactional outbox, on the platform database (embedded PGlite or a Postgres server)
+ * through Prisma and the database's driver adapter.
+ *
+ * Appends. One transaction: take the append lock, read the stream's version, refuse if it is not the
+ * expected one (`ConcurrencyError`), insert the events, insert one outbox row per event. The lock is a
+ * transaction-scoped advisory lock held until commit, so appends commit one at a time and global positions
+ * become visible in increasing order: a reader paging `readAll` by position never passes a position that
+ * a slower transaction fills in later. The price is one append transaction at a time per database (a few
+ * milliseconds each); batch events into one append where you can. `UNIQUE (stream_id, stream_version)`
+ * backs the version check up.
+ *
+ * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim, lost when it is
+ * not renewed within `outboxLeaseMs`), claims unpublished rows in id order (which is commit order), and
+ * marks them published after the bus accepted them. A crash anywhere leaves rows unpublished, and the next
+ * lease holder publishes them again: at least once, in order per stream.
+ *
+ * Raw SQL, where Prisma cannot say it: the advisory lock (`pg_advisory_xact_lock`), and the lease upsert,
+ * whose conditional `ON CONFLICT … WHERE` must compare with the database's clock (`now()`), not each
+ * replica's. Both are tagged templates: values travel as bind parameters.
+ */
+import { prepareSchema, type Database, type MigrateOptions } from '@trustmesh/platform-database';
+import { uuidv7, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
+
+import { checkStreamId, placeAt, prepareAppend, type AppendOptions, type ExpectedVersion, type PreparedAppend } from './append-request';
+import { ConcurrencyError, EventStoreError } from './event-store.errors';
+import { EVENT_STORE_MIGRATIONS } from './event-store.migrations';
+import { Prisma, PrismaClient } from './generated/prisma/client';
+
+export interface EventStoreOptions {
+  /** Producer of new events when an append does not name one (`<service>@<version>`). */
+  producer?: string;
+  /** Outbox topic when an append does not name one; `null` = no outbox rows by default. */
+  defaultTopic?: string | null;
+  /** Largest `data` accepted, in UTF-8 bytes of JSON (default 1 MiB). */
+  maxEventDataBytes?: number;
+  /** Most events in one append (default 1000). */
+  maxEventsPerAppend?: number;
+  /** How long an append may wait and run before `STORE_BUSY` (default 15 s). */
+  transactionTimeoutMs?: number;
+  /** Identity of this store as an outbox publisher (default: a fresh UUIDv7 per store). */
+  publisherId?: string;
+  /** How long a claim keeps the outbox for this publisher (default 30 s); must exceed one batch's publish time. */
+  outboxLeaseMs?: number;
+  /** Clock for new events' `occurredAt` (tests, replays). */
+  now?: () => Date;
+}
+
+/** An event with its place in the global order. */
+export interface RecordedEvent {
+  /** Global position: increasing in commit order across all streams (not gap-free). */
+  position: number;
+  envelope: EventEnvelope;
+}
+
+export interface AppendResult {
+  streamId: string;
+  /** The stream's version after the append: pass it as the next expected version. */
+  streamVersion: number;
+  events: RecordedEvent[];
+}
+
+export interface OutboxMessage extends RecordedEvent {
+  /** Outbox row id: pass to `markPublished`. */
+  id: number;
+  topic: string;
+}
+
+export interface ReadStreamOptions {
+  /** First stream version to read (default 1). */
+  fromVersion?: number;
+  /** At most this many events (default: all). */
+  limit?: number;
+}
+
+export interface ReadAllOptions {
+  /** First global position to read (default 1); pass the last position read + 1 to continue. */
+  fromPosition?: number;
+  /** At most this many events (default 1000, at most 10 000). */
+  limit?: number;
+}
+
+export interface PublishPendingOptions {
+  /** Rows per claim and per `publish` call (default 100). */
+  batchSize?: number;
+  /** Stop after this many batches (default: until nothing is pending). */
+  maxBatches?: number;
+}
+
+export const DEFAULT_MAX_EVENT_DATA_BYTES = 1024 * 1024;
+const MAX_READ_LIMIT = 10_000;
+const OUTBOX_LEASE = 'outbox';
+/** Key of the append lock: "tm-appnd" in ASCII (the migration runner's is "tm-migr"). A literal, not a parameter. */
+const APPEND_LOCK_KEY = Prisma.raw('8389411577382596196');
+
+type EventRow = Prisma.EventGetPayload<object>;
+
+function toNumber(value: bigint): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw new EventStoreError('STORE_FAILED', 'A position is beyond the safe integer range.');
+  return number;
+}
+
+function toEnvelope(row: EventRow): EventEnvelope {
+  return {
+    eventId: row.eventId,
+    eventType: row.eventType,
+    schemaVersion: row.schemaVersion,
+    streamId: row.streamId,
+    streamVersion: row.streamVersion,
+    occurredAt: row.occurredAt.toISOString(),
+    correlationId: row.correlationId,
+    causationId: row.causationId,
+    traceparent: row.traceparent,
+    producer: row.producer,
+    data: row.data,
+  };
+}
+
+function toRow(envelope: EventEnvelope): Prisma.EventCreateManyInput {
+  return {
+    eventId: envelope.eventId,
+    streamId: envelope.streamId,
+    streamVersion: envelope.streamVersion,
+    eventType: envelope.eventType,
+    schemaVersion: envelope.schemaVersion,
+    occurredAt: new Date(envelope.occurredAt),
+    correlationId: envelope.correlationId,
+    causationId: envelope.causationId,
+    traceparent: envelope.traceparent,
+    producer: envelope.producer,
+    data: envelope.data === null ? Prisma.JsonNull : (envelope.data as Prisma.InputJsonValue),
+  };
+}
+
+function wholeNumber(value: unknown, min: number, max: number): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max;
+}
+
+/** A unique-constraint violation, as Prisma reports it through either driver adapter. */
+function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) return error.code === 'P2002';
+  const cause = (error as { cause?: { code?: unknown; originalCode?: unknown; kind?: unknown } } | null)?.cause;
+  return cause?.code === '23505' || cause?.originalCode === '23505' || cause?.kind === 'UniqueConstraintViolation';
+}
+
+export class EventStore {
+  private readonly prisma: PrismaClient;
+  private readonly settings: {
+    maxEventDataBytes: number;
+    maxEventsPerAppend: number;
+    producer: string | undefined;
+    defaultTopic: string | null | undefined;
+    now: () => Date;
+  };
+  private readonly transactionTimeoutMs: number;
+  private readonly leaseMs: number;
+  /** This store's identity as an outbox publisher. */
+  readonly publisherId: string;
+  private closed = false;
+
+  /** Use `openEventStore`, which also prepares the schema. */
+  constructor(database: Database, options: EventStoreOptions = {}) {
+    const maxEventDataBytes = options.maxEventDataBytes ?? DEFAULT_MAX_EVENT_DATA_BYTES;
+    const maxEventsPerAppend = options.maxEventsPerAppend ?? 1000;
+    this.transactionTimeoutMs = options.transactionTimeoutMs ?? 15_000;
+    this.leaseMs = options.outboxLeaseMs ?? 30_000;
+    if (!wholeNumber(maxEventDataBytes, 1, 256 * 1024 * 1024) || !wholeNumber(maxEventsPerAppend, 1, 100_000)) {
+      throw new RangeError('maxEventDataBytes is 1 B–256 MiB and maxEventsPerAppend is 1–100 000.');
+    }
+    if (!wholeNumber(this.transactionTimeoutMs, 100, 600_000) || !wholeNumber(this.leaseMs, 100, 3_600_000)) {
+      throw new RangeError('transactionTimeoutMs is 100 ms–10 min and outboxLeaseMs is 100 ms–1 h.');
+    }
+    this.settings = { maxEventDataBytes, maxEventsPerAppend, producer: options.producer, defaultTopic: options.defaultTopic, now: options.now ?? (() => new Date()) };
+    this.publisherId = options.publisherId ?? uuidv7();
+    this.prisma = new PrismaClient({ adapter: database.prismaAdapter(), errorFormat: 'minimal' });
+  }
+
+  /**
+   * Appends events to a stream if it is at `expectedVersion`, with one outbox row per event for the topic,
+   * all in one transaction. Refuses with `ConcurrencyError` (`STREAM_VERSION_CONFLICT`) when another writer
+   * got there first; with `'any'` and new events it never conflicts.
+   */
+  async append(
+    streamId: string,
+    expectedVersion: ExpectedVersion,
+    events: readonly NewEvent[] | readonly EventEnvelope[],
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    this.assertOpen();
+    const prepared = prepareAppend(streamId, expectedVersion, events, options, this.settings);
+    try {
+      return await this.prisma.$transaction((tx) => this.appendIn(tx, prepared), {
+        maxWait: this.transactionTimeoutMs,
+        timeout: this.transactionTimeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof EventStoreError) throw error;
+      if (isUniqueViolation(error)) throw await this.explainUniqueViolation(prepared, error);
+      throw this.failure('append', error);
+    }
+  }
+
+  private async appendIn(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
+    const current = await this.versionOf(tx, prepared.streamId);
+    if (prepared.expected !== 'any' && prepared.expected !== current) throw new ConcurrencyError(prepared.streamId, prepared.expected, current);
+    const envelopes = placeAt(prepared, current);
+    const rows = await tx.event.createManyAndReturn({ data: envelopes.map(toRow), select: { position: true, streamVersion: true } });
+    const positions = new Map(rows.map((row) => [row.streamVersion, row.position]));
+    const recorded = envelopes.map((envelope) => ({ position: positions.get(envelope.streamVersion) as bigint, envelope }));
+    if (prepared.topic !== null) {
+      const topic = prepared.topic;
+      await tx.outboxMessage.createMany({ data: recorded.map(({ position }) => ({ topic, eventPosition: position })) });
+    }
+    return {
+      streamId: prepared.streamId,
+      streamVersion: current + envelopes.length,
+      events: recorded.map(({ position, envelope }) => ({ position: toNumber(position), envelope })),
+    };
+  }
+
+  /** After a unique violation rolled the append back: was it an event id, or a version taken under us? */
+  private async explainUniqueViolation(prepared: PreparedAppend, cause: unknown): Promise<EventStoreError> {
+    try {
+      const ids = prepared.envelopes.map((envelope) => envelope.eventId);
+      const existing = await this.prisma.event.findFirst({ where: { eventId: { in: ids } }, select: { eventId: true } });
+      if (existing) return new EventStoreError('DUPLICATE_EVENT_ID', `Event ${existing.eventId} is already in the store.`);
+      const actual = await this.versionOf(this.prisma, prepared.streamId);
+      return new ConcurrencyError(prepared.streamId, prepared.expected === 'any' ? actual - 1 : prepared.expected, actual);
+    } catch (error) {
+      return this.failure('append', error ?? cause);
+    }
+  }
+
+  private async versionOf(client: Prisma.TransactionClient | PrismaClient, streamId: string): Promise<number> {
+    const { _max } = await client.event.aggregate({ where: { streamId }, _max: { streamVersion: true } });
+    return _max.streamVersion ?? 0;
+  }
+
+  /** The stream's current version: 0 when it has no events. */
+  async streamVersion(streamId: string): Promise<number> {
+    this.assertOpen();
+    checkStreamId(streamId);
+    return this.guard('read', () => this.versionOf(this.prisma, streamId));
+  }
+
+  /** A stream's events in version order. */
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    checkStreamId(streamId);
+    const fromVersion = options.fromVersion ?? 1;
+    if (!wholeNumber(fromVersion, 1, 2 ** 31 - 1) || (options.limit !== undefined && !wholeNumber(options.limit, 1, Number.MAX_SAFE_INTEGER))) {
+      throw new EventStoreError('READ_OPTIONS_INVALID', 'fromVersion is a whole number ≥ 1 and limit a whole number ≥ 1.');
+    }
+    const rows = await this.guard('read', () =>
+      this.prisma.event.findMany({
+        where: { streamId, streamVersion: { gte: fromVersion } },
+        orderBy: { streamVersion: 'asc' },
+        ...(options.limit === undefined ? {} : { take: options.limit }),
+      }),
+    );
+    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+  }
+
+  /** Every stream's events in global order, a page at a time. */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const fromPosition = options.fromPosition ?? 1;
+    const limit = options.limit ?? 1000;
+    if (!wholeNumber(fromPosition, 1, Number.MAX_SAFE_INTEGER) || !wholeNumber(limit, 1, MAX_READ_LIMIT)) {
+      throw new EventStoreError('READ_OPTIONS_INVALID', `fromPosition is a whole number ≥ 1 and limit 1–${MAX_READ_LIMIT}.`);
+    }
+    const rows = await this.guard('read', () =>
+      this.prisma.event.findMany({ where: { position: { gte: BigInt(fromPosition) } }, orderBy: { position: 'asc' }, take: limit }),
+    );
+    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+  }
+
+  /**
+   * Takes (or renews) the outbox lease for this publisher and returns the oldest unpublished rows, oldest
+   * first. Returns nothing while another publisher holds the lease. Rows stay unpublished until
+   * `markPublished`: claiming them again (after a crash, or a failed publish) returns them again.
+   */
+  async claimOutbox(limit = 100): Promise<OutboxMessage[]> {
+    this.assertOpen();
+    if (!wholeNumber(limit, 1, MAX_READ_LIMIT)) throw new EventStoreError('OUTBOX_OPTIONS_INVALID', `A claim takes 1–${MAX_READ_LIMIT} rows.`);
+    return this.guard('claim the outbox', async () => {
+      const held = await this.prisma.$executeRaw`
+        INSERT INTO outbox_leases (name, holder, expires_at)
+        VALUES (${OUTBOX_LEASE}, ${this.publisherId}, now() + ${this.leaseMs}::integer * interval '1 millisecond')
+        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+        WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()`;
+      if (held === 0) return [];
+      const rows = await this.prisma.outboxMessage.findMany({
+        where: { publishedAt: null },
+        orderBy: { id: 'asc' },
+        take: limit,
+        include: { event: true },
+      });
+      return rows.map((row) => ({ id: toNumber(row.id), topic: row.topic, position: toNumber(row.eventPosition), envelope: toEnvelope(row.event) }));
+    });
+  }
+
+  /** Marks claimed rows published (after the bus accepted them); returns how many were still unpublished. */
+  async markPublished(ids: readonly number[]): Promise<number> {
+    this.assertOpen();
+    if (!Array.isArray(ids) || !ids.every((id) => wholeNumber(id, 1, Number.MAX_SAFE_INTEGER))) {
+      throw new EventStoreError('OUTBOX_OPTIONS_INVALID', 'Outbox ids are whole numbers ≥ 1.');
+    }
+    if (ids.length === 0) return 0;
+    const { count } = await this.guard('mark outbox rows published', () =>
+      this.prisma.outboxMessage.updateMany({ where: { id: { in: ids.map(BigInt) }, publishedAt: null }, data: { publishedAt: new Date() } }),
+    );
+    return count;
+  }
+
+  /**
+   * The publisher's loop in one call: claim a batch, hand it to `publish`, mark it published, repeat until
+   * nothing is pending (or `maxBatches`). If `publish` throws, the batch stays unpublished (and is the
+   * first claimed next time) and the error propagates. Returns how many rows were published.
+   */
+  async publishPending(publish: (batch: readonly OutboxMessage[]) => Promise<void>, options: PublishPendingOptions = {}): Promise<number> {
+    const batchSize = options.batchSize ?? 100;
+    const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
+    let published = 0;
+    for (let batches = 0; batches < maxBatches; batches += 1) {
+      const batch = await this.claimOutbox(batchSize);
+      if (batch.length === 0) break;
+      await publish(batch);
+      published += await this.markPublished(batch.map((message) => message.id));
+      if (batch.length < batchSize) break;
+    }
+    return published;
+  }
+
+  /** Rows not yet published (the publisher's lag). */
+  async outboxBacklog(): Promise<number> {
+    this.assertOpen();
+    return this.guard('count the outbox', () => this.prisma.outboxMessage.count({ where: { publishedAt: null } }));
+  }
+
+  /** Deletes rows published before `before`; returns how many. The events themselves stay. */
+  async purgePublishedOutbox(before: Date): Promise<number> {
+    this.assertOpen();
+    const { count } = await this.guard('purge the outbox', () => this.prisma.outboxMessage.deleteMany({ where: { publishedAt: { lt: before } } }));
+    return count;
+  }
+
+  /** Gives the outbox lease up, so another publisher can take over without waiting for it to expire. */
+  async releaseOutbox(): Promise<void> {
+    this.assertOpen();
+    await this.guard('release the outbox', () => this.prisma.outboxLease.deleteMany({ where: { name: OUTBOX_LEASE, holder: this.publisherId } }));
+  }
+
+  /** Releases the outbox lease if held and disconnects; the `Database` stays open (its owner closes it). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.releaseOutbox().catch(() => undefined);
+    this.closed = true;
+    await this.prisma.$disconnect();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventStoreError('STORE_CLOSED', 'The event store was closed.');
+  }
+
+  private async guard<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof EventStoreError) throw error;
+      throw this.failure(operation, error);
+    }
+  }
+
+  private failure(operation: string, cause: unknown): EventStoreError {
+    if (cause instanceof Prisma.PrismaClientKnownRequestError && cause.code === 'P2028') {
+      return new EventStoreError('STORE_BUSY', `The event store is too busy to ${operation} now; retry later.`, { cause });
+    }
+    return new EventStoreError('STORE_FAILED', `The event store could not ${operation}.`, { cause });
+  }
+}
+
+/**
+ * Opens the event store on a database: embedded, its migrations are applied first; on a server they must
+ * already be deployed (else `MigrationError` `MIGRATIONS_PENDING`). Close the store before the database.
+ */
+export async function openEventStore(database: Database, options: EventStoreOptions & { migrate?: MigrateOptions } = {}): Promise<EventStore> {
+  await prepareSchema(database, [EVENT_STORE_MIGRATIONS], options.migrate);
+  return new EventStore(database, options);
+}

@@ -1,0 +1,100 @@
+/**
+ * The outbox publisher against real parts: the event store on PGlite and Postgres, publishing to the
+ * Kafka adapter (librdkafka's mock cluster) and to the local adapter over the same database.
+ */
+import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type BusRecord, type EventBus } from '@trustmesh/platform-bus';
+import { applyMigrations, type Database, type DatabaseConfig } from '@trustmesh/platform-database';
+import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+
+import { openEventStore } from './event-store';
+import { EVENT_STORE_MIGRATIONS } from './event-store.migrations';
+import { OutboxPublisher } from './outbox-publisher';
+
+const cluster = useKafkaCluster();
+
+const BUS_SETTINGS = { topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: 4 };
+const FAST_GROUPS = { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000, maxWaitTimeMs: 100, joinTimeoutMs: 30_000 };
+
+type BusKind = 'kafka' | 'local';
+async function openBus(kind: BusKind, database: Database, databaseConfig: DatabaseConfig): Promise<EventBus> {
+  if (kind === 'kafka') {
+    return createKafkaEventBus({ bus: { adapter: 'kafka', kafka: { brokers: cluster.brokers, clientId: 'outbox-test' }, ...BUS_SETTINGS } }, { consumer: FAST_GROUPS });
+  }
+  return createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...BUS_SETTINGS }, database: databaseConfig }, database);
+}
+
+/** Collects what a consumer group receives, by stream. */
+async function collect(bus: EventBus, topic: string) {
+  const received: BusRecord[] = [];
+  const subscription = await bus.subscribe({ groupId: uniqueName('outbox-reader'), topics: [topic], start: 'earliest', handler: async (record) => void received.push(record) });
+  return { received, stop: () => subscription.stop() };
+}
+
+function versionsByStream(records: readonly BusRecord[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const record of records) (out[record.envelope.streamId] ??= []).push(record.envelope.streamVersion);
+  return out;
+}
+
+const busKinds: BusKind[] = ['kafka', 'local'];
+
+describe.each(TEST_DATABASE_KINDS.flatMap((database) => busKinds.map((bus) => [database, bus] as const)))('the outbox publisher on %s to the %s bus', (databaseKind, busKind) => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let bus: EventBus;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(databaseKind, 'outbox');
+    database = await testDb.open();
+    // A server database is migrated by the deploy command before services start; here, by the test.
+    await applyMigrations(database, [EVENT_STORE_MIGRATIONS, LOCAL_BUS_MIGRATIONS]);
+    bus = await openBus(busKind, database, testDb.config);
+  }, 120_000);
+
+  afterAll(async () => {
+    await bus?.close();
+    await testDb?.dispose();
+  }, 60_000);
+
+  it('moves appended events to the bus, each stream in its append order', async () => {
+    const topic = uniqueName('outbox.ordered');
+    const store = await openEventStore(database, { producer: 'outbox-test@1' });
+    for (let round = 0; round < 4; round += 1) {
+      for (const stream of ['a', 'b', 'c']) {
+        await store.append(`${topic}-${stream}`, round === 0 ? 'no-stream' : round, [{ eventType: 'ThingHappened', data: { round } }], { topic });
+      }
+    }
+    const reader = await collect(bus, topic);
+    const publisher = new OutboxPublisher(store, bus, { idleMs: 20 });
+    publisher.start();
+    await waitUntil(() => reader.received.length >= 12, { timeoutMs: 60_000, what: '12 published events' });
+    await publisher.stop();
+    await reader.stop();
+    await store.close();
+
+    expect(versionsByStream(reader.received)).toEqual({ [`${topic}-a`]: [1, 2, 3, 4], [`${topic}-b`]: [1, 2, 3, 4], [`${topic}-c`]: [1, 2, 3, 4] });
+    expect(publisher.stats.published).toBe(12);
+  }, 120_000);
+
+  it('publishes, after a crash between commit and publish, what the crashed process had committed', async () => {
+    const topic = uniqueName('outbox.crash');
+    const crashed = await openEventStore(database, { producer: 'outbox-test@1' });
+    await crashed.append(`${topic}-s`, 'no-stream', [1, 2, 3].map((n) => ({ eventType: 'ThingHappened', data: { n } })), { topic });
+    // The process dies here: committed, never published. Its store is abandoned, not closed cleanly.
+    const restarted = await openEventStore(database, { producer: 'outbox-test@1', outboxLeaseMs: 500 });
+    expect(await restarted.outboxBacklog()).toBe(3);
+    const reader = await collect(bus, topic);
+    const publisher = new OutboxPublisher(restarted, bus, { idleMs: 50 });
+    publisher.start();
+    // The crashed publisher held no lease, so the restarted one publishes at once.
+    await waitUntil(() => reader.received.length >= 3, { timeoutMs: 60_000, what: 'the committed events' });
+    await publisher.stop();
+    await reader.stop();
+
+    expect(reader.received.map((record) => record.envelope.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(await restarted.outboxBacklog()).toBe(0);
+    await restarted.close();
+    await crashed.close();
+  }, 120_000);
+});

@@ -1,0 +1,119 @@
+/**
+ * The outbox publisher: moves outbox rows to the bus in order, at least once, surviving restarts.
+ *
+ * Rows are written in the append's transaction, so an event that committed is never lost: if the
+ * process dies between commit and publish, the rows stay unpublished and the next publisher (this
+ * process restarted, or another replica once the outbox lease expires) publishes them. A batch is
+ * marked published only after the bus accepted all of it; a failure leaves it pending and the loop
+ * retries with backoff. Within a batch, consecutive rows for one topic go in one `publish` call, and
+ * calls are sequential, so each stream reaches the bus in its append order.
+ */
+import type { EventBus } from '@trustmesh/platform-bus';
+
+import type { EventStore, OutboxMessage } from './event-store';
+
+export interface OutboxPublisherOptions {
+  /** Rows per claim (default 100). */
+  batchSize?: number;
+  /** Pause when nothing is pending (default 200 ms); `kick()` cuts it short. */
+  idleMs?: number;
+  /** Longest pause after consecutive failures (default 5 s); pauses double from `idleMs`. */
+  maxBackoffMs?: number;
+  /** Told about failures, with a stable code only. */
+  onError?: (code: 'OUTBOX_PUBLISH_FAILED', attempt: number) => void;
+}
+
+export interface OutboxPublisherStats {
+  published: number;
+  failures: number;
+  running: boolean;
+}
+
+export class OutboxPublisher {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private published = 0;
+  private failures = 0;
+  private readonly batchSize: number;
+  private readonly idleMs: number;
+  private readonly maxBackoffMs: number;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly bus: EventBus,
+    private readonly options: OutboxPublisherOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 100;
+    this.idleMs = options.idleMs ?? 200;
+    this.maxBackoffMs = options.maxBackoffMs ?? 5_000;
+  }
+
+  get stats(): OutboxPublisherStats {
+    return { published: this.published, failures: this.failures, running: this.running };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Publishes now instead of after the idle pause (call it after an append). */
+  kick(): void {
+    this.wake?.();
+  }
+
+  /** Finishes the batch in hand, then stops and gives the outbox lease up. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.store.releaseOutbox().catch(() => undefined);
+  }
+
+  /** Publishes everything pending once, for tools and tests; returns how many rows went out. */
+  async drain(): Promise<number> {
+    const count = await this.store.publishPending((batch) => publishInOrder(this.bus, batch), { batchSize: this.batchSize });
+    this.published += count;
+    return count;
+  }
+
+  private async run(): Promise<void> {
+    let consecutiveFailures = 0;
+    while (this.running) {
+      let pause = this.idleMs;
+      try {
+        const count = await this.drain();
+        consecutiveFailures = 0;
+        if (count > 0) continue;
+      } catch {
+        consecutiveFailures += 1;
+        this.failures += 1;
+        this.options.onError?.('OUTBOX_PUBLISH_FAILED', consecutiveFailures);
+        pause = Math.min(this.maxBackoffMs, this.idleMs * 2 ** Math.min(consecutiveFailures, 16));
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+}
+
+/** Publishes a batch, one call per run of consecutive rows with the same topic, in order. */
+export async function publishInOrder(bus: EventBus, batch: readonly OutboxMessage[]): Promise<void> {
+  let start = 0;
+  while (start < batch.length) {
+    const topic = batch[start]?.topic;
+    let end = start;
+    while (end < batch.length && batch[end]?.topic === topic) end += 1;
+    if (topic !== undefined) await bus.publish(topic, batch.slice(start, end).map((message) => message.envelope));
+    start = end;
+  }
+}

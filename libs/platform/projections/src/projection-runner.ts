@@ -1,0 +1,175 @@
+/**
+ * The projection runner (ARCHITECTURE.md "Events"): consumes a projection's topics from the bus and
+ * applies each event and the projection's checkpoint in ONE transaction, so a read model sees every
+ * event exactly once although the bus delivers at least once. An event at an offset below the
+ * checkpoint was applied already and is skipped.
+ *
+ * Each version of a projection has its own checkpoints and its own consumer group, so a rebuild fills
+ * version n+1 from the beginning of the log while version n keeps serving; `activate` then switches
+ * readers over in one update.
+ */
+import type { BusRecord, EventBus, PartitionLag, Subscription } from '@trustmesh/platform-bus';
+import type { SqlExecutor } from '@trustmesh/platform-database';
+import type { EventEnvelope } from '@trustmesh/platform-events';
+
+export interface ProjectionContext<Tx> {
+  /** The transaction the checkpoint will be written in: write the read model through it. */
+  tx: Tx;
+  record: BusRecord;
+}
+
+export interface ProjectionDefinition<Tx> {
+  /** Stable name, e.g. `relay-audit`. */
+  name: string;
+  /** Version of the read model's shape; a new version is rebuilt from the log into its own tables. */
+  version: number;
+  topics: readonly string[];
+  apply(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void>;
+}
+
+/**
+ * How the runner opens the transaction a projection writes in, and reaches the checkpoint tables
+ * inside it (see `sqlTransactions` and `prismaTransactions`).
+ */
+export interface ProjectionTransactions<Tx> {
+  run<T>(work: (tx: Tx, sql: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Reads outside a projection's transaction (positions, the active version). */
+  read<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
+}
+
+export interface ProjectionPosition {
+  topic: string;
+  partition: number;
+  /** The next offset the projection will apply. */
+  nextOffset: string;
+}
+
+export interface ProjectionStatus {
+  projection: string;
+  version: number;
+  positions: ProjectionPosition[];
+  /** Per partition: how far the projection's group is behind the end of the log. */
+  lag: PartitionLag[];
+  totalLag: number;
+}
+
+const groupOf = (definition: { name: string; version: number }) => `projection.${definition.name}.v${definition.version}`;
+
+export interface ProjectionRunnerOptions {
+  /**
+   * The consumer group; defaults to `projection.<name>.v<version>`. A second group on the same version
+   * (a replacement process, an operator's catch-up run) is safe: the checkpoint still admits each event
+   * once.
+   */
+  consumerGroup?: string;
+}
+
+export class ProjectionRunner<Tx> {
+  private subscription: Subscription | undefined;
+  private applied = 0;
+  private skipped = 0;
+  readonly groupId: string;
+
+  constructor(
+    private readonly definition: ProjectionDefinition<Tx>,
+    private readonly transactions: ProjectionTransactions<Tx>,
+    private readonly bus: EventBus,
+    options: ProjectionRunnerOptions = {},
+  ) {
+    if (!Number.isSafeInteger(definition.version) || definition.version < 1) throw new Error('projection version must be an integer ≥ 1');
+    this.groupId = options.consumerGroup ?? groupOf(definition);
+  }
+
+  /** Events applied and duplicates skipped since start. */
+  get counters(): { applied: number; skipped: number } {
+    return { applied: this.applied, skipped: this.skipped };
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return;
+    this.subscription = await this.bus.subscribe({
+      groupId: this.groupId,
+      topics: this.definition.topics,
+      start: 'earliest',
+      handler: (record) => this.handle(record),
+    });
+  }
+
+  async stop(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    await subscription?.stop();
+  }
+
+  private async handle(record: BusRecord): Promise<void> {
+    const { name, version } = this.definition;
+    const offset = BigInt(record.offset);
+    const applied = await this.transactions.run(async (tx, sql) => {
+      // Lock the checkpoint row for the transaction, so two runners of one version never both apply.
+      const [row] = await sql.query<{ next_offset: string }>(
+        `SELECT next_offset::text AS next_offset FROM projection_checkpoints
+          WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE`,
+        [name, version, record.topic, record.partition],
+      );
+      if (row && offset < BigInt(row.next_offset)) return false;
+      await this.definition.apply(record.envelope, { tx, record });
+      await sql.query(
+        `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, updated_at)
+         VALUES ($1, $2, $3, $4, $5, now())
+         ON CONFLICT (projection, version, topic, partition)
+         DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
+        [name, version, record.topic, record.partition, (offset + 1n).toString()],
+      );
+      return true;
+    });
+    if (applied) this.applied += 1;
+    else this.skipped += 1;
+  }
+
+  /** Where the projection stands, and how far behind the log it is. */
+  async status(): Promise<ProjectionStatus> {
+    const { name, version } = this.definition;
+    const positions = await this.transactions.read((sql) => readPositions(sql, name, version));
+    const lag = this.subscription ? await this.subscription.lag() : [];
+    return { projection: name, version, positions, lag, totalLag: lag.reduce((sum, entry) => sum + entry.lag, 0) };
+  }
+
+  /** Resolves once the projection has no lag left, or rejects after `timeoutMs`. */
+  async catchUp(timeoutMs = 60_000, pollMs = 100): Promise<ProjectionStatus> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await this.status();
+      if (status.lag.length > 0 && status.totalLag === 0) return status;
+      if (Date.now() > deadline) throw new Error(`projection ${this.groupId} did not catch up within ${timeoutMs} ms (lag ${status.totalLag})`);
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+}
+
+async function readPositions(sql: SqlExecutor, name: string, version: number): Promise<ProjectionPosition[]> {
+  const rows = await sql.query<{ topic: string; partition: number; next_offset: string }>(
+    `SELECT topic, partition, next_offset::text AS next_offset FROM projection_checkpoints
+      WHERE projection = $1 AND version = $2 ORDER BY topic, partition`,
+    [name, version],
+  );
+  return rows.map((row) => ({ topic: row.topic, partition: Number(row.partition), nextOffset: row.next_offset }));
+}
+
+/** The version of a projection that serves reads, or `null` if none was activated yet. */
+export async function activeVersion(transactions: Pick<ProjectionTransactions<unknown>, 'read'>, projection: string): Promise<number | null> {
+  const rows = await transactions.read((sql) =>
+    sql.query<{ active_version: number }>('SELECT active_version FROM projection_versions WHERE projection = $1', [projection]),
+  );
+  return rows[0] ? Number(rows[0].active_version) : null;
+}
+
+/** Makes `version` the one that serves reads (after a rebuild caught up). */
+export async function activate(transactions: Pick<ProjectionTransactions<unknown>, 'read'>, projection: string, version: number): Promise<void> {
+  await transactions.read((sql) =>
+    sql.query(
+      `INSERT INTO projection_versions (projection, active_version, activated_at) VALUES ($1, $2, now())
+       ON CONFLICT (projection) DO UPDATE SET active_version = EXCLUDED.active_version, activated_at = now()`,
+      [projection, version],
+    ),
+  );
+}

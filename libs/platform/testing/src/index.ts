@@ -1,0 +1,16 @@
+/**
+ * @trustmesh/platform-testing: what integration tests share: librdkafka's mock cluster (started and
+ * stopped through kcat), a Jest fixture that provides a Kafka cluster per spec file, a topic reader
+ * for raw messages, and small helpers for unique names and polling.
+ */
+export { startKafkaMock, KafkaMockError, type KafkaMock, type KafkaMockOptions, type KafkaMockErrorCode } from './kafka-mock';
+export {
+  useKafkaCluster,
+  provideKafkaCluster,
+  type KafkaCluster,
+  type KafkaClusterHandle,
+  type KafkaClusterOptions,
+} from './kafka-cluster.fixture';
+export { readTopic, type TopicMessage, type ReadTopicOptions } from './kafka-topic.reader';
+export { waitUntil, type WaitOptions } from './wait-until';
+export { uniqueName } from './unique-name';
