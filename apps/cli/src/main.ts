@@ -3,10 +3,12 @@
  *
  *   trustmesh relay validate --wire <1.0|1.1|1.2|control|browser-session> [--direction D] [--strict] [--json] FILE...
  *   trustmesh relay conformance [--json] DIR...
+ *   trustmesh db migrate <deploy|status>
  *
  * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
  * an unreadable file.
  */
+import { runDbMigrate } from './db-migrate.command';
 import { runRelayConformance } from './relay-conformance.command';
 import { runRelayValidate } from './relay-validate.command';
 import { EXIT, UsageError, type CommandIo } from './command-io';
@@ -20,6 +22,9 @@ const USAGE = `Usage:
   trustmesh relay conformance [--json] DIR...
       Check the library against fixture folders in the manifest format (a folder with a
       manifest.json, or a folder of such folders).
+  trustmesh db migrate <deploy|status>
+      Apply (deploy) or list (status) the platform's database migrations: the explicit step of
+      distributed mode. The database is DATABASE_URL, else embedded PGlite under TRUSTMESH_DATA_DIR.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -31,6 +36,7 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     }
     if (group === 'relay' && command === 'validate') return await runRelayValidate(rest, io);
     if (group === 'relay' && command === 'conformance') return await runRelayConformance(rest, io);
+    if (group === 'db' && command === 'migrate') return await runDbMigrate(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {
     if (error instanceof UsageError) {
