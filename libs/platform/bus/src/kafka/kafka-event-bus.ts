@@ -24,6 +24,7 @@ import { jsonLineBusLogger, kafkaLogCreator, toKafkaLogLevel, type BusLogger, ty
 import { connectProducer, type ConnectedProducer, type ProducerMode } from './kafka-producer';
 import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
 import { physicalTopicName, TopicProvisioner } from './kafka-topics';
+import { MAX_ATTEMPTS_LIMIT, subscribeOptionsProblem } from '../subscribe-options';
 
 export interface KafkaEventBusOptions {
   brokers: readonly string[];
@@ -60,7 +61,6 @@ export const DEFAULT_CONSUMER_TUNING: Readonly<ConsumerTuning> = {
   partitionsConsumedConcurrently: 1,
 };
 
-const MAX_ATTEMPTS_LIMIT = 100;
 
 function checkOptions(options: KafkaEventBusOptions, tuning: ConsumerTuning): void {
   const problems: string[] = [];
@@ -184,12 +184,8 @@ export class KafkaEventBus implements EventBus {
 
   private plan(options: SubscribeOptions): SubscriptionPlan {
     const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
-    const invalid = (message: string) => new KafkaBusError('SUBSCRIPTION_INVALID', message);
-    if (typeof groupId !== 'string' || groupId.trim() === '' || groupId.length > 249) throw invalid('groupId must be a non-empty name of at most 249 characters.');
-    if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics must name at least one topic.');
-    if (typeof handler !== 'function') throw invalid('handler must be a function.');
-    if (start !== 'earliest' && start !== 'latest') throw invalid('start must be "earliest" or "latest".');
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) throw invalid(`maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}.`);
+    const problem = subscribeOptionsProblem(options, maxAttempts);
+    if (problem) throw new KafkaBusError('SUBSCRIPTION_INVALID', problem);
     return { groupId, topics: [...new Set(topics.map((topic) => physicalTopicName(this.prefix, topic)))], handler, start, maxAttempts };
   }
 

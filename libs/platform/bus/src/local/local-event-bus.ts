@@ -26,6 +26,7 @@ import { LocalBusError, schemaMissingOr } from './local-bus.error';
 import { appendMessages, ensureTopic } from './local-log.store';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
 import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
+import { MAX_ATTEMPTS_LIMIT, subscribeOptionsProblem } from '../subscribe-options';
 
 export interface LocalEventBusOptions {
   /** The platform database; the bus uses it and never closes it. */
@@ -60,7 +61,6 @@ export const DEFAULT_LOCAL_CONSUMER_TUNING: Readonly<LocalConsumerTuning> = {
 };
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
-const MAX_ATTEMPTS_LIMIT = 100;
 
 function checkOptions(options: LocalEventBusOptions, tuning: LocalConsumerTuning): void {
   const problems: string[] = [];
@@ -162,12 +162,8 @@ export class LocalEventBus implements EventBus {
   async subscribe(options: SubscribeOptions): Promise<LocalSubscription> {
     this.assertOpen();
     const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
-    const invalid = (message: string) => new LocalBusError('SUBSCRIPTION_INVALID', message);
-    if (typeof groupId !== 'string' || groupId.trim() === '' || groupId.length > 249) throw invalid('groupId must be a non-empty name of at most 249 characters.');
-    if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics must name at least one topic.');
-    if (typeof handler !== 'function') throw invalid('handler must be a function.');
-    if (start !== 'earliest' && start !== 'latest') throw invalid('start must be "earliest" or "latest".');
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) throw invalid(`maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}.`);
+    const problem = subscribeOptionsProblem(options, maxAttempts);
+    if (problem) throw new LocalBusError('SUBSCRIPTION_INVALID', problem);
     const stored = [...new Set(topics.map((topic) => this.storedTopic(topic)))];
     // The DLQ siblings too: a dead letter should never wait for a topic to appear.
     const partitionCounts = new Map<string, number>();
