@@ -134,16 +134,29 @@ export class ProjectionRunner<Tx> {
     return { projection: name, version, positions, lag, totalLag: lag.reduce((sum, entry) => sum + entry.lag, 0) };
   }
 
-  /** Resolves once the projection has no lag left, or rejects after `timeoutMs`. */
+  /**
+   * Resolves once the projection has applied the log up to its end, or rejects after `timeoutMs`. The
+   * projection's own checkpoints decide, not only the consumer group's committed offsets.
+   */
   async catchUp(timeoutMs = 60_000, pollMs = 100): Promise<ProjectionStatus> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const status = await this.status();
-      if (status.lag.length > 0 && status.totalLag === 0) return status;
+      if (isCaughtUp(status)) return status;
       if (Date.now() > deadline) throw new Error(`projection ${this.groupId} did not catch up within ${timeoutMs} ms (lag ${status.totalLag})`);
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }
+}
+
+function isCaughtUp(status: ProjectionStatus): boolean {
+  if (status.lag.length === 0 || status.totalLag !== 0) return false;
+  const applied = new Map(status.positions.map((position) => [`${position.topic}/${position.partition}`, BigInt(position.nextOffset)]));
+  return status.lag.every((entry) => {
+    const next = applied.get(`${entry.topic}/${entry.partition}`);
+    // No checkpoint: only right for a partition the group found empty.
+    return next === undefined ? entry.endOffset === entry.committedOffset : next >= BigInt(entry.endOffset);
+  });
 }
 
 async function readPositions(sql: SqlExecutor, name: string, version: number): Promise<ProjectionPosition[]> {
