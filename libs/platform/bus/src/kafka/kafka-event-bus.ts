@@ -20,7 +20,7 @@ import { toEventMessage, validateEnvelope, type EventEnvelope } from '@trustmesh
 import { deadLetterHeaders } from '../dead-letter';
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
 import { KafkaBusError } from './kafka-bus.error';
-import { jsonLineBusLogger, kafkaLogCreator, toKafkaLogLevel, type BusLogger, type BusLogLevel } from './kafka-log';
+import { jsonLineBusLogger, kafkaLogCreator, toKafkaLogLevel, type BusLogger, type BusLogLevel } from '../bus-log';
 import { connectProducer, type ConnectedProducer, type ProducerMode } from './kafka-producer';
 import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
 import { physicalTopicName, TopicProvisioner } from './kafka-topics';

@@ -16,7 +16,7 @@
  */
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 
-import { describeError, type BusLogger } from './kafka-log';
+import { describeError, type BusLogger } from '../bus-log';
 
 export type ProducerMode = 'idempotent' | 'acks-all';
 

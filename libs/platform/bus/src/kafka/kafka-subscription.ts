@@ -29,8 +29,8 @@ import { fromEventMessage } from '@trustmesh/platform-events';
 import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
 import type { BusRecord, PartitionLag, RecordHandler, Subscription } from '../event-bus.port';
 import { KafkaBusError } from './kafka-bus.error';
-import { describeError, type BusLogger } from './kafka-log';
-import { retryDelayMs, waitAlive } from './retry-backoff';
+import { describeError, type BusLogger } from '../bus-log';
+import { retryDelayMs, waitAlive } from '../retry-backoff';
 
 export interface ConsumerTuning {
   /** A member that has not heartbeated for this long is dropped from its group (kafkajs default 30 s). */

@@ -16,7 +16,7 @@ import type { Admin } from 'kafkajs';
 
 import { isLegalTopicName } from '../topic-name';
 import { KafkaBusError } from './kafka-bus.error';
-import { describeError, type BusLogger } from './kafka-log';
+import { describeError, type BusLogger } from '../bus-log';
 
 export function physicalTopicName(prefix: string, topic: string): string {
   const name = `${prefix}${String(topic)}`;

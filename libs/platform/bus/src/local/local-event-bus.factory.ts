@@ -12,7 +12,7 @@
 import type { PlatformConfig } from '@trustmesh/platform-config';
 import { prepareSchema, type Database } from '@trustmesh/platform-database';
 
-import { jsonLineBusLogger } from '../kafka/kafka-log';
+import { jsonLineBusLogger } from '../bus-log';
 import { LOCAL_BUS_MIGRATIONS } from './local-bus.migrations';
 import { LocalEventBus, type LocalEventBusOptions } from './local-event-bus';
 import { canListen, databaseWakeUps, inProcessWakeUps, postgresWakeUps } from './wake-ups';

@@ -20,7 +20,7 @@ import type { Database, SqlConnection } from '@trustmesh/platform-database';
 import { toEventMessage, validateEnvelope, type EventEnvelope, type EventMessage } from '@trustmesh/platform-events';
 
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
-import { describeError, jsonLineBusLogger, type BusLogger } from '../kafka/kafka-log';
+import { describeError, jsonLineBusLogger, type BusLogger } from '../bus-log';
 import { isLegalTopicName } from '../topic-name';
 import { LocalBusError, schemaMissingOr } from './local-bus.error';
 import { appendMessages, ensureTopic } from './local-log.store';

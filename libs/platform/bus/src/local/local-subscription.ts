@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '@trustmesh/platform-database';
 
 import type { PartitionLag, RecordHandler, Subscription } from '../event-bus.port';
-import { describeError, type BusLogger } from '../kafka/kafka-log';
+import { describeError, type BusLogger } from '../bus-log';
 import {
   acquireLeases,
   commitEndWhereUncommitted,

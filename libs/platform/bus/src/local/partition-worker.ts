@@ -20,8 +20,8 @@ import { fromEventMessage } from '@trustmesh/platform-events';
 
 import { DEAD_LETTER_CODES, deadLetterHeaders, failureCode } from '../dead-letter';
 import { deadLetterTopic, type BusRecord, type RecordHandler } from '../event-bus.port';
-import { describeError, type BusLogger } from '../kafka/kafka-log';
-import { retryDelayMs } from '../kafka/retry-backoff';
+import { describeError, type BusLogger } from '../bus-log';
+import { retryDelayMs } from '../retry-backoff';
 import { commitOffset, committedOffset, type Lease } from './consumer-group.store';
 import { HandlerSlots, pause } from './handler-slots';
 import { appendMessages, endOffsets, readPartition, type StoredMessage } from './local-log.store';

@@ -21,7 +21,7 @@ import { Client } from 'pg';
 
 import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 
-import { describeError, type BusLogger } from '../kafka/kafka-log';
+import { describeError, type BusLogger } from '../bus-log';
 
 /** The one notification channel of the local bus (per database, as Postgres notifications are). */
 export const WAKE_UP_CHANNEL = 'trustmesh_bus';

@@ -6,7 +6,7 @@
  * Environment: KAFKA_BROKERS, TOPIC, GROUP; HANG_AT=`streamId:version` makes the handler stop
  * forever on that event; HANDLE_MS slows every handler; GRACEFUL=1 installs the SIGTERM handler.
  */
-import { installGracefulShutdown } from '../graceful-shutdown';
+import { installGracefulShutdown } from '../../graceful-shutdown';
 import { testBus, eventKey } from './kafka-bus.harness';
 
 function report(event: Record<string, unknown>): void {

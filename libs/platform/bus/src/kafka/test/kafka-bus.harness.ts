@@ -7,7 +7,7 @@ import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 
 import type { BusRecord, RecordHandler } from '../../event-bus.port';
 import { KafkaEventBus, type KafkaEventBusOptions } from '../kafka-event-bus';
-import type { BusLogFields, BusLogger, BusLogLevel } from '../kafka-log';
+import type { BusLogFields, BusLogger, BusLogLevel } from '../../bus-log';
 import type { ConsumerTuning } from '../kafka-subscription';
 
 /**

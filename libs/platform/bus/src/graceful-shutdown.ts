@@ -4,8 +4,8 @@
  * other replicas at once instead of after a session timeout), then exit. Works for any `EventBus`.
  * A NestJS app can instead call `bus.close()` from `onApplicationShutdown` with shutdown hooks on.
  */
-import type { EventBus } from '../event-bus.port';
-import { describeError, jsonLineBusLogger, type BusLogger } from './kafka-log';
+import type { EventBus } from './event-bus.port';
+import { describeError, jsonLineBusLogger, type BusLogger } from './bus-log';
 
 export interface GracefulShutdownOptions {
   signals?: readonly NodeJS.Signals[];
