@@ -20,7 +20,8 @@ import { toEventMessage, validateEnvelope, type EventEnvelope } from '@trustmesh
 import { deadLetterHeaders } from '../dead-letter';
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
 import { KafkaBusError } from './kafka-bus.error';
-import { jsonLineBusLogger, kafkaLogCreator, toKafkaLogLevel, type BusLogger, type BusLogLevel } from '../bus-log';
+import { defaultAdapterLogger, type BusLogger, type BusLogLevel } from '../bus-log';
+import { kafkaLogCreator, toKafkaLogLevel } from './kafka-log';
 import { connectProducer, type ConnectedProducer, type ProducerMode } from './kafka-producer';
 import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
 import { physicalTopicName, TopicProvisioner } from './kafka-topics';
@@ -94,7 +95,7 @@ export class KafkaEventBus implements EventBus {
   constructor(private readonly options: KafkaEventBusOptions) {
     const tuning: ConsumerTuning = { ...DEFAULT_CONSUMER_TUNING, ...options.consumer };
     checkOptions(options, tuning);
-    this.logger = options.logger ?? jsonLineBusLogger('info');
+    this.logger = options.logger ?? defaultAdapterLogger('kafka');
     this.prefix = options.topicPrefix ?? '';
     this.kafka = new Kafka({
       clientId: options.clientId,

@@ -12,7 +12,7 @@
 import type { PlatformConfig } from '@trustmesh/platform-config';
 import { prepareSchema, type Database } from '@trustmesh/platform-database';
 
-import { jsonLineBusLogger } from '../bus-log';
+import { defaultAdapterLogger } from '../bus-log';
 import { LOCAL_BUS_MIGRATIONS } from './local-bus.migrations';
 import { LocalEventBus, type LocalEventBusOptions } from './local-event-bus';
 import { canListen, databaseWakeUps, inProcessWakeUps, postgresWakeUps } from './wake-ups';
@@ -28,7 +28,7 @@ export async function createLocalEventBus(
   { prepareSchema: prepare = true, ...overrides }: LocalEventBusFactoryOptions = {},
 ): Promise<LocalEventBus> {
   const { topicPrefix, maxAttempts, retryBackoffMs, localPartitions } = config.bus;
-  const logger = overrides.logger ?? jsonLineBusLogger('info');
+  const logger = overrides.logger ?? defaultAdapterLogger('local');
   if (prepare) await prepareSchema(database, [LOCAL_BUS_MIGRATIONS]);
   const wakeUps =
     overrides.wakeUps ??

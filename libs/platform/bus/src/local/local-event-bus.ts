@@ -20,7 +20,7 @@ import type { Database, SqlConnection } from '@trustmesh/platform-database';
 import { toEventMessage, validateEnvelope, type EventEnvelope, type EventMessage } from '@trustmesh/platform-events';
 
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
-import { describeError, jsonLineBusLogger, type BusLogger } from '../bus-log';
+import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log';
 import { isLegalTopicName } from '../topic-name';
 import { LocalBusError, schemaMissingOr } from './local-bus.error';
 import { appendMessages, ensureTopic } from './local-log.store';
@@ -107,7 +107,7 @@ export class LocalEventBus implements EventBus {
     const tuning: LocalConsumerTuning = { ...DEFAULT_LOCAL_CONSUMER_TUNING, ...options.consumer };
     checkOptions(options, tuning);
     this.database = options.database;
-    this.logger = options.logger ?? jsonLineBusLogger('info');
+    this.logger = options.logger ?? defaultAdapterLogger('local');
     this.prefix = options.topicPrefix ?? '';
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.wakeUps = options.wakeUps ?? inProcessWakeUps(options.database.location);
