@@ -9,7 +9,7 @@ const workspaceRoot = join(__dirname, '..', '..', '..', '..');
 
 describe('generated code', () => {
   it('is up to date with the definitions and the Wire 1.2 document', () => {
-    const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'libs/relay/protocol/codegen/generate.ts', '--check'], {
+    const run = spawnSync(process.execPath, [join(workspaceRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'libs/relay/protocol/codegen/generate.ts', '--check'], {
       cwd: workspaceRoot,
       encoding: 'utf8',
     });
