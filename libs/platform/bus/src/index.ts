@@ -13,17 +13,16 @@ export {
   type Subscription,
   type PartitionLag,
 } from './event-bus.port';
+export { BusError, type BusErrorCode } from './bus.error';
 export { KafkaEventBus, DEFAULT_CONSUMER_TUNING, type KafkaEventBusOptions } from './kafka/kafka-event-bus';
 export { createKafkaEventBus } from './kafka/kafka-event-bus.factory';
 export { KafkaSubscription, type ConsumerTuning } from './kafka/kafka-subscription';
-export { KafkaBusError, type KafkaBusErrorCode } from './kafka/kafka-bus.error';
 export type { ProducerMode } from './kafka/kafka-producer';
 export { jsonLineBusLogger, type BusLogger, type BusLogLevel, type BusLogFields } from './bus-log';
 export { installGracefulShutdown, type GracefulShutdownOptions } from './graceful-shutdown';
 export { LocalEventBus, DEFAULT_LOCAL_CONSUMER_TUNING, DEFAULT_MAX_MESSAGE_BYTES, type LocalEventBusOptions } from './local/local-event-bus';
 export { createLocalEventBus, type LocalEventBusFactoryOptions } from './local/local-event-bus.factory';
 export { LocalSubscription, type LocalConsumerTuning } from './local/local-subscription';
-export { LocalBusError, type LocalBusErrorCode } from './local/local-bus.error';
 export { LOCAL_BUS_MIGRATIONS } from './local/local-bus.migrations';
 export {
   inProcessWakeUps,

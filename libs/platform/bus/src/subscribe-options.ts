@@ -2,6 +2,7 @@
  * The checks every adapter makes on `subscribe` options before it touches its log, so both refuse the
  * same mistakes with the same words.
  */
+import { BusError } from './bus.error';
 import type { SubscribeOptions } from './event-bus.port';
 
 /** Upper bound on `maxAttempts`, for the bus options and per subscription. */
@@ -21,4 +22,10 @@ export function subscribeOptionsProblem(options: SubscribeOptions, maxAttempts: 
     return `maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}.`;
   }
   return undefined;
+}
+
+/** Throws `SUBSCRIPTION_INVALID` with what is wrong, if anything. */
+export function checkSubscribeOptions(options: SubscribeOptions, maxAttempts: number): void {
+  const problem = subscribeOptionsProblem(options, maxAttempts);
+  if (problem) throw new BusError('SUBSCRIPTION_INVALID', problem);
 }

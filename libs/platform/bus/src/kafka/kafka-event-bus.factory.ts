@@ -5,13 +5,13 @@
  */
 import type { PlatformConfig } from '@trustmesh/platform-config';
 
-import { KafkaBusError } from './kafka-bus.error';
+import { BusError } from '../bus.error';
 import { KafkaEventBus, type KafkaEventBusOptions } from './kafka-event-bus';
 
 export function createKafkaEventBus(config: Pick<PlatformConfig, 'bus'>, overrides: Partial<KafkaEventBusOptions> = {}): KafkaEventBus {
   const { kafka, topicPrefix, maxAttempts, retryBackoffMs } = config.bus;
   if (!kafka) {
-    throw new KafkaBusError('KAFKA_NOT_CONFIGURED', 'The kafka bus needs a cluster: set TRUSTMESH_BUS=kafka and KAFKA_BROKERS=host:port,...');
+    throw new BusError('KAFKA_NOT_CONFIGURED', 'The kafka bus needs a cluster: set TRUSTMESH_BUS=kafka and KAFKA_BROKERS=host:port,...');
   }
   return new KafkaEventBus({ brokers: kafka.brokers, clientId: kafka.clientId, topicPrefix, maxAttempts, retryBackoffMs, ...overrides });
 }

@@ -9,7 +9,7 @@ import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { partitionForKey } from '../partitioner';
-import { KafkaBusError } from './kafka-bus.error';
+import { BusError } from '../bus.error';
 import { interleavedEvents, range, recorder, streamIds, testBus } from './test/kafka-bus.harness';
 
 const cluster = useKafkaCluster();
@@ -138,7 +138,7 @@ describe('the Kafka bus', () => {
       });
       await expect(bus.publish('not a topic!', [valid])).rejects.toMatchObject({ code: 'TOPIC_INVALID' });
       await expect(bus.subscribe({ groupId: '', topics: [topic], handler: async () => undefined })).rejects.toMatchObject({ code: 'SUBSCRIPTION_INVALID' });
-      await expect(bus.subscribe({ groupId: 'g', topics: [topic], handler: async () => undefined, maxAttempts: 0 })).rejects.toBeInstanceOf(KafkaBusError);
+      await expect(bus.subscribe({ groupId: 'g', topics: [topic], handler: async () => undefined, maxAttempts: 0 })).rejects.toBeInstanceOf(BusError);
       await bus.publish(topic, []);
       expect(await clusterTopicHolds(cluster.brokers, topic)).toBe(0);
     } finally {

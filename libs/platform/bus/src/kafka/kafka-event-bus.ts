@@ -15,17 +15,21 @@
  */
 import { Kafka, type Admin, type RetryOptions } from 'kafkajs';
 
-import { toEventMessage, validateEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+import type { EventEnvelope } from '@trustmesh/platform-events';
 
+import { OptionProblems } from '../adapter-options';
+import { BusError } from '../bus.error';
 import { deadLetterHeaders } from '../dead-letter';
+import { within } from '../deadline';
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
-import { KafkaBusError } from './kafka-bus.error';
 import { defaultAdapterLogger, type BusLogger, type BusLogLevel } from '../bus-log';
 import { kafkaLogCreator, toKafkaLogLevel } from './kafka-log';
 import { connectProducer, type ConnectedProducer, type ProducerMode } from './kafka-producer';
 import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
-import { physicalTopicName, TopicProvisioner } from './kafka-topics';
-import { MAX_ATTEMPTS_LIMIT, subscribeOptionsProblem } from '../subscribe-options';
+import { TopicProvisioner } from './kafka-topics';
+import { publishableMessages } from '../publish-checks';
+import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
+import { serviceTopicName, storedTopicName, subscribedTopicNames } from '../topic-name';
 
 export interface KafkaEventBusOptions {
   brokers: readonly string[];
@@ -64,19 +68,16 @@ export const DEFAULT_CONSUMER_TUNING: Readonly<ConsumerTuning> = {
 
 
 function checkOptions(options: KafkaEventBusOptions, tuning: ConsumerTuning): void {
-  const problems: string[] = [];
-  const whole = (name: string, value: number | undefined, min: number, max: number) => {
-    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) problems.push(`${name} must be a whole number from ${min} to ${max}`);
-  };
-  if (options.brokers.length === 0) problems.push('brokers must name at least one host:port');
-  whole('maxAttempts', options.maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
-  whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000);
-  whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000);
-  whole('topicPartitions', options.topicPartitions, 1, 10_000);
-  whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000);
-  for (const [name, value] of Object.entries(tuning)) whole(`consumer.${name}`, value, 1, 3_600_000);
-  if (tuning.heartbeatIntervalMs >= tuning.sessionTimeoutMs) problems.push('consumer.heartbeatIntervalMs must be below consumer.sessionTimeoutMs');
-  if (problems.length > 0) throw new KafkaBusError('OPTIONS_INVALID', `Invalid Kafka bus options: ${problems.join('; ')}.`);
+  const problems = new OptionProblems()
+    .require(options.brokers.length > 0, 'brokers must name at least one host:port')
+    .whole('maxAttempts', options.maxAttempts, 1, MAX_ATTEMPTS_LIMIT)
+    .whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000)
+    .whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000)
+    .whole('topicPartitions', options.topicPartitions, 1, 10_000)
+    .whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000);
+  for (const [name, value] of Object.entries(tuning)) problems.whole(`consumer.${name}`, value, 1, 3_600_000);
+  problems.require(tuning.heartbeatIntervalMs < tuning.sessionTimeoutMs, 'consumer.heartbeatIntervalMs must be below consumer.sessionTimeoutMs');
+  problems.throwIfAny('kafka');
 }
 
 export class KafkaEventBus implements EventBus {
@@ -114,7 +115,7 @@ export class KafkaEventBus implements EventBus {
       tuning,
       retryBackoffMs: options.retryBackoffMs,
       maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
-      serviceTopic: (clusterTopic) => (clusterTopic.startsWith(this.prefix) ? clusterTopic.slice(this.prefix.length) : clusterTopic),
+      serviceTopic: (clusterTopic) => serviceTopicName(this.prefix, clusterTopic),
     };
   }
 
@@ -125,16 +126,9 @@ export class KafkaEventBus implements EventBus {
 
   async publish(topic: string, envelopes: readonly EventEnvelope[]): Promise<void> {
     this.assertOpen();
-    const clusterTopic = physicalTopicName(this.prefix, topic);
+    const clusterTopic = storedTopicName(this.prefix, topic);
     if (envelopes.length === 0) return;
-    const messages = envelopes.map((envelope, index) => {
-      const verdict = validateEnvelope(envelope);
-      if (!verdict.ok) {
-        const issues = verdict.issues.map(({ code, field }) => `${code}${field ? ` (${field})` : ''}`).join(', ');
-        throw new KafkaBusError('ENVELOPE_INVALID', `Envelope ${index + 1} of ${envelopes.length} for ${topic} is not valid: ${issues}. Nothing was published.`);
-      }
-      return toEventMessage(envelope);
-    });
+    const messages = publishableMessages(topic, envelopes);
     const { producer } = await this.connectedProducer();
     await this.provisioner.ensure([clusterTopic]);
     await producer.send({ topic: clusterTopic, acks: -1, messages });
@@ -154,19 +148,14 @@ export class KafkaEventBus implements EventBus {
 
   async health(): Promise<BusHealth> {
     if (this.closing) return { adapter: 'kafka', ready: false, reason: 'BUS_CLOSED' };
-    const timeoutMs = this.options.healthTimeoutMs ?? 5_000;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const probe = this.admin().then((admin) => admin.describeCluster());
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('health check timed out')), timeoutMs);
-      });
-      await Promise.race([probe, late]);
+      await within(
+        this.admin().then((admin) => admin.describeCluster()),
+        this.options.healthTimeoutMs ?? 5_000,
+      );
       return { adapter: 'kafka', ready: true };
     } catch {
       return { adapter: 'kafka', ready: false, reason: 'BROKER_UNREACHABLE' };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -180,14 +169,13 @@ export class KafkaEventBus implements EventBus {
   }
 
   private assertOpen(): void {
-    if (this.closing) throw new KafkaBusError('BUS_CLOSED', 'The event bus is closed.');
+    if (this.closing) throw new BusError('BUS_CLOSED', 'The event bus is closed.');
   }
 
   private plan(options: SubscribeOptions): SubscriptionPlan {
     const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
-    const problem = subscribeOptionsProblem(options, maxAttempts);
-    if (problem) throw new KafkaBusError('SUBSCRIPTION_INVALID', problem);
-    return { groupId, topics: [...new Set(topics.map((topic) => physicalTopicName(this.prefix, topic)))], handler, start, maxAttempts };
+    checkSubscribeOptions(options, maxAttempts);
+    return { groupId, topics: subscribedTopicNames(this.prefix, topics), handler, start, maxAttempts };
   }
 
   private connectedProducer(): Promise<ConnectedProducer> {
@@ -207,7 +195,7 @@ export class KafkaEventBus implements EventBus {
 
   private admin(): Promise<Admin> {
     // After close, nothing may open a new connection (a late `lag()` would leak one).
-    if (this.closing) return Promise.reject(new KafkaBusError('BUS_CLOSED', 'The event bus is closed.'));
+    if (this.closing) return Promise.reject(new BusError('BUS_CLOSED', 'The event bus is closed.'));
     if (!this.adminClient) {
       const admin = this.kafka.admin();
       const connecting = admin.connect().then(

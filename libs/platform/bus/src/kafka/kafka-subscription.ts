@@ -26,9 +26,9 @@ import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 
 import { fromEventMessage } from '@trustmesh/platform-events';
 
+import { BusError } from '../bus.error';
 import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
 import type { BusRecord, PartitionLag, RecordHandler, Subscription } from '../event-bus.port';
-import { KafkaBusError } from './kafka-bus.error';
 import { describeError, type BusLogger } from '../bus-log';
 import { retryDelayMs, waitAlive } from '../retry-backoff';
 
@@ -137,10 +137,10 @@ export class KafkaSubscription implements Subscription {
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new KafkaBusError('SUBSCRIBE_TIMEOUT', `Group ${plan.groupId} gave this member no partitions within ${tuning.joinTimeoutMs} ms.`)),
+        () => reject(new BusError('SUBSCRIBE_TIMEOUT', `Group ${plan.groupId} gave this member no partitions within ${tuning.joinTimeoutMs} ms.`)),
         tuning.joinTimeoutMs,
       );
-      subscription.stopping.signal.addEventListener('abort', () => reject(new KafkaBusError('BUS_CLOSED', 'The subscription was stopped before it joined its group.')), {
+      subscription.stopping.signal.addEventListener('abort', () => reject(new BusError('BUS_CLOSED', 'The subscription was stopped before it joined its group.')), {
         once: true,
       });
     });

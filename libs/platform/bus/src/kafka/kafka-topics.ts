@@ -1,9 +1,8 @@
 /**
  * Topic names and topic existence for the Kafka adapter.
  *
- * Names: services speak of `<context>.<stream>.v<major>`; on the cluster every name carries the
- * configured prefix (`TRUSTMESH_TOPIC_PREFIX`, the same rule as `topicName()` of the platform
- * configuration), so several environments can share one cluster without business code knowing.
+ * Names (`../topic-name.ts`): services speak of `<context>.<stream>.v<major>`; on the cluster every
+ * name carries the configured prefix, so several environments can share one cluster.
  *
  * Existence: before the first publish to a topic, and before subscribing (with the topic's `.dlq`
  * sibling), the adapter asks the cluster to create the topics (CreateTopics), and tolerates a refusal:
@@ -14,17 +13,8 @@
  */
 import type { Admin } from 'kafkajs';
 
-import { isLegalTopicName } from '../topic-name';
-import { KafkaBusError } from './kafka-bus.error';
+import { BusError } from '../bus.error';
 import { describeError, type BusLogger } from '../bus-log';
-
-export function physicalTopicName(prefix: string, topic: string): string {
-  const name = `${prefix}${String(topic)}`;
-  if (typeof topic !== 'string' || topic === '' || !isLegalTopicName(name)) {
-    throw new KafkaBusError('TOPIC_INVALID', `${JSON.stringify(name)} is not a valid Kafka topic name (letters, digits, ".", "_", "-"; at most 249).`);
-  }
-  return name;
-}
 
 export interface TopicProvisionerOptions {
   admin: () => Promise<Admin>;
@@ -68,10 +58,10 @@ export class TopicProvisioner {
     try {
       await admin.fetchTopicMetadata({ topics });
     } catch (error) {
-      throw new KafkaBusError(
-        'TOPIC_MISSING',
-        `Topic(s) ${topics.join(', ')} do not exist and the cluster did not create them (${describeError(error)}); create them or let this client create topics.`,
-      );
+      this.options.logger.log('error', 'kafka topics: the topics do not exist and the cluster did not create them', { topics: topics.join(','), error: describeError(error) });
+      throw new BusError('TOPIC_MISSING', `Topic(s) ${topics.join(', ')} do not exist and the cluster did not create them; create them or let this client create topics.`, {
+        cause: error,
+      });
     }
   }
 }

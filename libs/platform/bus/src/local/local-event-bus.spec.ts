@@ -22,7 +22,7 @@ import { uniqueName, waitUntil } from '@trustmesh/platform-testing';
 
 import { DLQ_HEADERS, deadLetterTopic, type BusRecord } from '../event-bus.port';
 import { partitionForKey } from '../partitioner';
-import { LocalBusError } from './local-bus.error';
+import { BusError } from '../bus.error';
 import { createLocalEventBus } from './local-event-bus.factory';
 import type { ListeningDatabase } from './wake-ups';
 import {
@@ -157,10 +157,10 @@ describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
       const topic = uniqueName('refused.counters.v1');
       try {
         const broken = { ...event('s', 2), eventType: 'not pascal case' };
-        await expect(bus.publish(topic, [event('s', 1), broken])).rejects.toMatchObject({ name: 'LocalBusError', code: 'ENVELOPE_INVALID' });
+        await expect(bus.publish(topic, [event('s', 1), broken])).rejects.toMatchObject({ name: 'BusError', code: 'ENVELOPE_INVALID' });
         const tooLarge = event('s', 2, { blob: 'x'.repeat(4_096) });
         const refusal = bus.publish(topic, [event('s', 1), tooLarge]);
-        await expect(refusal).rejects.toBeInstanceOf(LocalBusError);
+        await expect(refusal).rejects.toBeInstanceOf(BusError);
         await expect(refusal).rejects.toMatchObject({ code: 'MESSAGE_TOO_LARGE', message: expect.stringContaining('over the bus limit of 2048') });
         expect(await storedMessages(db.database, topic)).toEqual([]);
         await expect(bus.publish('no spaces allowed', [event('s', 1)])).rejects.toMatchObject({ code: 'TOPIC_INVALID' });
@@ -525,7 +525,7 @@ describe('the local bus on postgres: wake-ups and schema', () => {
       await expect(createLocalEventBus(config, database)).rejects.toMatchObject({ name: 'MigrationError', code: 'MIGRATIONS_PENDING' });
       const unprepared = await createLocalEventBus(config, database, { prepareSchema: false, logger: { log: () => undefined } });
       expect(await unprepared.health()).toEqual({ adapter: 'local', ready: false, reason: 'SCHEMA_MISSING' });
-      await expect(unprepared.publish('any.topic.v1', [event('s', 1)])).rejects.toMatchObject({ name: 'LocalBusError', code: 'SCHEMA_MISSING' });
+      await expect(unprepared.publish('any.topic.v1', [event('s', 1)])).rejects.toMatchObject({ name: 'BusError', code: 'SCHEMA_MISSING' });
       await unprepared.close();
     } finally {
       await bare.dispose();

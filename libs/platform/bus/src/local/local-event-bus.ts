@@ -17,16 +17,20 @@
  *   then stops its wake-up listener. The `Database` it was given stays open: its owner closes it.
  */
 import type { Database, SqlConnection } from '@trustmesh/platform-database';
-import { toEventMessage, validateEnvelope, type EventEnvelope, type EventMessage } from '@trustmesh/platform-events';
+import type { EventEnvelope, EventMessage } from '@trustmesh/platform-events';
 
+import { OptionProblems } from '../adapter-options';
+import { BusError } from '../bus.error';
+import { within } from '../deadline';
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
 import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log';
-import { isLegalTopicName } from '../topic-name';
-import { LocalBusError, schemaMissingOr } from './local-bus.error';
+import { publishableMessages } from '../publish-checks';
+import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
+import { serviceTopicName, storedTopicName, subscribedTopicNames } from '../topic-name';
 import { appendMessages, ensureTopic } from './local-log.store';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
+import { schemaMissingOr } from './schema-missing';
 import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
-import { MAX_ATTEMPTS_LIMIT, subscribeOptionsProblem } from '../subscribe-options';
 
 export interface LocalEventBusOptions {
   /** The platform database; the bus uses it and never closes it. */
@@ -63,23 +67,20 @@ export const DEFAULT_LOCAL_CONSUMER_TUNING: Readonly<LocalConsumerTuning> = {
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 function checkOptions(options: LocalEventBusOptions, tuning: LocalConsumerTuning): void {
-  const problems: string[] = [];
-  const whole = (name: string, value: number | undefined, min: number, max: number) => {
-    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) problems.push(`${name} must be a whole number from ${min} to ${max}`);
-  };
-  whole('partitions', options.partitions, 1, 256);
-  whole('maxAttempts', options.maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
-  whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000);
-  whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000);
-  whole('maxMessageBytes', options.maxMessageBytes, 1, 256 * 1024 * 1024);
-  whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000);
-  whole('consumer.heartbeatIntervalMs', tuning.heartbeatIntervalMs, 10, 3_600_000);
-  whole('consumer.sessionTimeoutMs', tuning.sessionTimeoutMs, 10, 3_600_000);
-  whole('consumer.pollIntervalMs', tuning.pollIntervalMs, 10, 60_000);
-  whole('consumer.fetchBatchSize', tuning.fetchBatchSize, 1, 10_000);
-  whole('consumer.partitionsConsumedConcurrently', tuning.partitionsConsumedConcurrently, 1, 1_000);
-  if (tuning.heartbeatIntervalMs * 2 > tuning.sessionTimeoutMs) problems.push('consumer.sessionTimeoutMs must be at least twice consumer.heartbeatIntervalMs');
-  if (problems.length > 0) throw new LocalBusError('OPTIONS_INVALID', `Invalid local bus options: ${problems.join('; ')}.`);
+  new OptionProblems()
+    .whole('partitions', options.partitions, 1, 256)
+    .whole('maxAttempts', options.maxAttempts, 1, MAX_ATTEMPTS_LIMIT)
+    .whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000)
+    .whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000)
+    .whole('maxMessageBytes', options.maxMessageBytes, 1, 256 * 1024 * 1024)
+    .whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000)
+    .whole('consumer.heartbeatIntervalMs', tuning.heartbeatIntervalMs, 10, 3_600_000)
+    .whole('consumer.sessionTimeoutMs', tuning.sessionTimeoutMs, 10, 3_600_000)
+    .whole('consumer.pollIntervalMs', tuning.pollIntervalMs, 10, 60_000)
+    .whole('consumer.fetchBatchSize', tuning.fetchBatchSize, 1, 10_000)
+    .whole('consumer.partitionsConsumedConcurrently', tuning.partitionsConsumedConcurrently, 1, 1_000)
+    .require(tuning.heartbeatIntervalMs * 2 <= tuning.sessionTimeoutMs, 'consumer.sessionTimeoutMs must be at least twice consumer.heartbeatIntervalMs')
+    .throwIfAny('local');
 }
 
 const utf8 = new TextEncoder();
@@ -118,7 +119,7 @@ export class LocalEventBus implements EventBus {
       tuning,
       retryBackoffMs: options.retryBackoffMs,
       maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
-      serviceTopic: (storedTopic) => (storedTopic.startsWith(this.prefix) ? storedTopic.slice(this.prefix.length) : storedTopic),
+      serviceTopic: (storedTopic) => serviceTopicName(this.prefix, storedTopic),
     };
   }
 
@@ -129,24 +130,18 @@ export class LocalEventBus implements EventBus {
 
   async publish(topic: string, envelopes: readonly EventEnvelope[]): Promise<void> {
     this.assertOpen();
-    const stored = this.storedTopic(topic);
+    const stored = storedTopicName(this.prefix, topic);
     if (envelopes.length === 0) return;
-    const messages = envelopes.map((envelope, index) => {
-      const verdict = validateEnvelope(envelope);
-      if (!verdict.ok) {
-        const issues = verdict.issues.map(({ code, field }) => `${code}${field ? ` (${field})` : ''}`).join(', ');
-        throw new LocalBusError('ENVELOPE_INVALID', `Envelope ${index + 1} of ${envelopes.length} for ${topic} is not valid: ${issues}. Nothing was published.`);
-      }
-      const message = toEventMessage(envelope);
+    const messages = publishableMessages(topic, envelopes);
+    messages.forEach((message, index) => {
       const bytes = messageBytes(message);
       if (bytes > this.maxMessageBytes) {
-        throw new LocalBusError(
+        throw new BusError(
           'MESSAGE_TOO_LARGE',
           `Envelope ${index + 1} of ${envelopes.length} for ${topic} is ${bytes} bytes, over the bus limit of ${this.maxMessageBytes}. ` +
             'Nothing was published; keep large payloads out of events (store them and publish a reference).',
         );
       }
-      return message;
     });
     const partitions = await this.ensureTopic(stored);
     const announced: WakeUp[] = [{ kind: 'messages', topic: stored }];
@@ -162,15 +157,11 @@ export class LocalEventBus implements EventBus {
   async subscribe(options: SubscribeOptions): Promise<LocalSubscription> {
     this.assertOpen();
     const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
-    const problem = subscribeOptionsProblem(options, maxAttempts);
-    if (problem) throw new LocalBusError('SUBSCRIPTION_INVALID', problem);
-    const stored = [...new Set(topics.map((topic) => this.storedTopic(topic)))];
+    checkSubscribeOptions(options, maxAttempts);
+    const stored = subscribedTopicNames(this.prefix, topics);
     // The DLQ siblings too: a dead letter should never wait for a topic to appear.
     const partitionCounts = new Map<string, number>();
-    for (const topic of stored.flatMap((name) => [name, deadLetterTopic(name)])) {
-      if (!isLegalTopicName(topic)) throw new LocalBusError('TOPIC_INVALID', `${JSON.stringify(topic)}, a dead-letter topic, is not a valid topic name (at most 249 characters).`);
-      partitionCounts.set(topic, await this.ensureTopic(topic));
-    }
+    for (const topic of stored.flatMap((name) => [name, deadLetterTopic(name)])) partitionCounts.set(topic, await this.ensureTopic(topic));
     await this.listen();
     this.assertOpen();
     const plan: SubscriptionPlan = { groupId, topics: stored, handler, start, maxAttempts, partitionCounts };
@@ -186,21 +177,16 @@ export class LocalEventBus implements EventBus {
 
   async health(): Promise<BusHealth> {
     if (this.closing) return { adapter: 'local', ready: false, reason: 'BUS_CLOSED' };
-    const timeoutMs = this.options.healthTimeoutMs ?? 5_000;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const probe = this.database.withConnection((sql) =>
-        sql.query<{ present: boolean }>("SELECT to_regclass('bus_messages') IS NOT NULL AND to_regclass('bus_partition_leases') IS NOT NULL AS present"),
+      const [row] = await within(
+        this.database.withConnection((sql) =>
+          sql.query<{ present: boolean }>("SELECT to_regclass('bus_messages') IS NOT NULL AND to_regclass('bus_partition_leases') IS NOT NULL AS present"),
+        ),
+        this.options.healthTimeoutMs ?? 5_000,
       );
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('health check timed out')), timeoutMs);
-      });
-      const [row] = await Promise.race([probe, late]);
       return row?.present ? { adapter: 'local', ready: true } : { adapter: 'local', ready: false, reason: 'SCHEMA_MISSING' };
     } catch {
       return { adapter: 'local', ready: false, reason: 'DATABASE_UNREACHABLE' };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -214,15 +200,7 @@ export class LocalEventBus implements EventBus {
   }
 
   private assertOpen(): void {
-    if (this.closing) throw new LocalBusError('BUS_CLOSED', 'The event bus is closed.');
-  }
-
-  private storedTopic(topic: string): string {
-    const name = `${this.prefix}${topic}`;
-    if (typeof topic !== 'string' || topic === '' || !isLegalTopicName(name)) {
-      throw new LocalBusError('TOPIC_INVALID', `${JSON.stringify(name)} is not a valid topic name (letters, digits, ".", "_", "-"; at most 249).`);
-    }
-    return name;
+    if (this.closing) throw new BusError('BUS_CLOSED', 'The event bus is closed.');
   }
 
   /** The topic's partition count, creating the topic on first use; asked of the database once per bus. */
