@@ -4,6 +4,10 @@
  * file only; the adapter is chosen by configuration at startup.
  *
  * Semantics both adapters keep:
+ * - services and handlers name topics as `<context>.<stream>.v<major>`; the adapter adds the configured
+ *   topic prefix (`TRUSTMESH_TOPIC_PREFIX`) to every name in the log, its `.dlq` siblings included, and
+ *   takes it off again in what it hands back (`BusRecord.topic`, `PartitionLag.topic`); only a dead
+ *   letter's origin header names the topic as stored, beside the stored partition and offset;
  * - a topic is split into partitions; the partition of a message is a function of its key (the stream
  *   id), so one stream is totally ordered and is consumed in order;
  * - `publish` resolves once every message is durably accepted, in the order given per key;
@@ -22,6 +26,12 @@ export interface BusRecord {
   offset: string;
   key: string;
   envelope: EventEnvelope;
+  /**
+   * The message's headers as text: the envelope's routing headers (`EVENT_HEADERS` of the events
+   * library: event type, schema version, correlation id, traceparent), plus whatever else a producer
+   * put there. A header Kafka carries more than once gives its first value.
+   */
+  headers: Readonly<Record<string, string>>;
   /** 1 for the first delivery to this handler, counting up on retries. */
   attempt: number;
 }

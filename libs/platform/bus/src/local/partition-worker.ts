@@ -183,6 +183,7 @@ export class PartitionWorker {
       offset: message.offset,
       key: message.key,
       envelope: verdict.envelope,
+      headers: message.headers,
     };
     let code: string = DEAD_LETTER_CODES.handlerFailed;
     for (let attempt = 1; ; attempt += 1) {
