@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ConfigError, gatewayEndpoints, isLoopbackHost, loadSimulatorConfig, type Env } from './simulator-config';
+
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+
+function problemsOf(env: Env, mode: Parameters<typeof loadSimulatorConfig>[1] = 'enroll'): Record<string, string> {
+  try {
+    loadSimulatorConfig(env, mode);
+    return {};
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return Object.fromEntries(error.problems.map((p) => [p.variable, p.message]));
+  }
+}
+
+describe('simulator configuration', () => {
+  let dir: string;
+  let caFile: string;
+  let credentialFile: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sim-config-'));
+    caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, PEM);
+    credentialFile = join(dir, 'device.json');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('derives the enrollment and companion endpoints from an https base URL', () => {
+    const config = loadSimulatorConfig({ RELAY_GATEWAY_URL: 'https://relay.example.com/base/', SIMULATOR_PAIRING_CODE: 'code' }, 'enroll');
+    expect(config.gateway).toEqual({
+      httpBase: 'https://relay.example.com/base',
+      wsBase: 'wss://relay.example.com/base',
+      redeemUrl: 'https://relay.example.com/base/v1/device-enrollments/redeem',
+      companionUrl: 'wss://relay.example.com/base/v1/companion',
+      loopback: false,
+      secure: true,
+    });
+    expect(config.wireVersion).toBe('1.1');
+    expect(config.control).toBeNull();
+  });
+
+  it('accepts a wss base URL and plain transports on loopback only', () => {
+    expect(gatewayEndpoints('wss://127.0.0.1:8443')).toMatchObject({ redeemUrl: 'https://127.0.0.1:8443/v1/device-enrollments/redeem' });
+    expect(gatewayEndpoints('http://localhost:8080')).toMatchObject({ companionUrl: 'ws://localhost:8080/v1/companion', loopback: true });
+    expect(gatewayEndpoints('ws://[::1]:8080')).toMatchObject({ loopback: true });
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'http://relay.example.com', SIMULATOR_PAIRING_CODE: 'c' }).RELAY_GATEWAY_URL).toMatch(/only for a loopback host/);
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'ftp://127.0.0.1', SIMULATOR_PAIRING_CODE: 'c' }).RELAY_GATEWAY_URL).toMatch(/https:\/\/ or wss:\/\//);
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'not a url', SIMULATOR_PAIRING_CODE: 'c' }).RELAY_GATEWAY_URL).toMatch(/must be a URL/);
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'https://user:pw@relay.example.com', SIMULATOR_PAIRING_CODE: 'c' }).RELAY_GATEWAY_URL).toMatch(/user name or password/);
+    expect(isLoopbackHost('127.10.0.1')).toBe(true);
+    expect(isLoopbackHost('128.0.0.1')).toBe(false);
+  });
+
+  it('names every bad variable at once, without echoing secrets', () => {
+    const secretCode = 'x'.repeat(5000);
+    const problems = problemsOf({
+      RELAY_GATEWAY_URL: 'http://relay.example.com',
+      SIMULATOR_PAIRING_CODE: secretCode,
+      SIMULATOR_WIRE_VERSION: '1.0',
+      SIMULATOR_CONTROL_CREDENTIAL: 'short',
+      SIMULATOR_HEARTBEAT_TIMEOUT_MS: '-1',
+    });
+    expect(Object.keys(problems).sort()).toEqual([
+      'RELAY_GATEWAY_URL',
+      'SIMULATOR_CONTROL_CREDENTIAL',
+      'SIMULATOR_HEARTBEAT_TIMEOUT_MS',
+      'SIMULATOR_PAIRING_CODE',
+      'SIMULATOR_WIRE_VERSION',
+    ]);
+    expect(JSON.stringify(problems)).not.toContain(secretCode.slice(0, 100));
+    expect(problems.SIMULATOR_WIRE_VERSION).toMatch(/"1\.2" or "1\.1"/);
+  });
+
+  it('requires the gateway URL, and a pairing code to enroll', () => {
+    expect(problemsOf({}, 'enroll')).toEqual({
+      RELAY_GATEWAY_URL: expect.stringMatching(/is required/),
+      SIMULATOR_PAIRING_CODE: expect.stringMatching(/is required to enroll/),
+    });
+    expect(problemsOf({}, 'unenroll')).toEqual({});
+  });
+
+  it('runs with a pairing code or a stored credential, never both', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_CREDENTIAL_FILE: credentialFile };
+    expect(problemsOf(base, 'run').SIMULATOR_PAIRING_CODE).toMatch(/no stored credential/);
+    expect(problemsOf({ ...base, SIMULATOR_PAIRING_CODE: 'code' }, 'run')).toEqual({});
+    writeFileSync(credentialFile, '{}', { mode: 0o600 });
+    try {
+      expect(problemsOf(base, 'run')).toEqual({});
+      expect(problemsOf({ ...base, SIMULATOR_PAIRING_CODE: 'code' }, 'run').SIMULATOR_PAIRING_CODE).toMatch(/unenroll first/);
+    } finally {
+      rmSync(credentialFile);
+    }
+  });
+
+  it('trusts a CA file, and allows the insecure flag only for a loopback gateway', () => {
+    const config = loadSimulatorConfig({ RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c', RELAY_GATEWAY_CA_FILE: caFile }, 'enroll');
+    expect(config.tls.ca?.toString()).toBe(PEM);
+    expect(loadSimulatorConfig({ RELAY_GATEWAY_URL: 'https://127.0.0.1:8443', SIMULATOR_PAIRING_CODE: 'c', RELAY_GATEWAY_INSECURE_DEV: 'true' }, 'enroll').tls).toEqual({ insecureDev: true });
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c', RELAY_GATEWAY_INSECURE_DEV: 'true' }).RELAY_GATEWAY_INSECURE_DEV).toMatch(/only for a loopback/);
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c', RELAY_GATEWAY_INSECURE_DEV: 'yes' }).RELAY_GATEWAY_INSECURE_DEV).toMatch(/"true" or "false"/);
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c', RELAY_GATEWAY_CA_FILE: join(dir, 'missing.pem') }).RELAY_GATEWAY_CA_FILE).toMatch(/cannot read/);
+    const notPem = join(dir, 'not.pem');
+    writeFileSync(notPem, 'hello');
+    expect(problemsOf({ RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c', RELAY_GATEWAY_CA_FILE: notPem }).RELAY_GATEWAY_CA_FILE).toMatch(/no PEM certificate/);
+  });
+
+  it('needs both encryption keys or neither', () => {
+    const keyFile = join(dir, 'key.jwk');
+    writeFileSync(keyFile, '{}');
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c' };
+    expect(problemsOf({ ...base, SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile }).SIMULATOR_E2EE_PEER_PUBLIC_KEY).toMatch(/set both/);
+    expect(problemsOf({ ...base, SIMULATOR_E2EE_PEER_PUBLIC_KEY: 'A'.repeat(43) }).SIMULATOR_E2EE_PRIVATE_KEY_FILE).toMatch(/set both/);
+    expect(problemsOf({ ...base, SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile, SIMULATOR_E2EE_PEER_PUBLIC_KEY: 'not base64url!' }).SIMULATOR_E2EE_PEER_PUBLIC_KEY).toMatch(/base64url/);
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile, SIMULATOR_E2EE_PEER_PUBLIC_KEY: 'A'.repeat(43) }, 'enroll').encryption).toEqual({
+      privateKeyFile: keyFile,
+      peerPublicKey: 'A'.repeat(43),
+    });
+  });
+
+  it('serves SimulatorControl only with a credential', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c' };
+    expect(problemsOf({ ...base, SIMULATOR_CONTROL_ADDRESS: '127.0.0.1:5000' }).SIMULATOR_CONTROL_CREDENTIAL).toMatch(/never anonymous/);
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_CONTROL_CREDENTIAL: 'control-credential-0123' }, 'enroll').control).toEqual({
+      address: '127.0.0.1:50071',
+      credential: 'control-credential-0123',
+    });
+    expect(problemsOf({ ...base, SIMULATOR_CONTROL_CREDENTIAL: 'control-credential-0123', SIMULATOR_CONTROL_ADDRESS: 'nowhere' }).SIMULATOR_CONTROL_ADDRESS).toMatch(/host:port/);
+  });
+
+  it('needs the gateway\'s RelayControl address and service credential for load mode; plaintext gRPC only on loopback', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com' };
+    expect(Object.keys(problemsOf(base, 'load')).sort()).toEqual(['RELAY_CONTROL_ADDRESS', 'RELAY_CONTROL_CREDENTIAL']);
+    expect(loadSimulatorConfig({ ...base, RELAY_CONTROL_ADDRESS: '127.0.0.1:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123' }, 'load').relayControl).toEqual({
+      address: '127.0.0.1:50051',
+      credential: 'service-credential-0123',
+      tls: false,
+    });
+    expect(
+      problemsOf({ ...base, RELAY_CONTROL_ADDRESS: 'relay.example.com:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123', RELAY_CONTROL_TLS: 'false' }, 'load')
+        .RELAY_CONTROL_TLS,
+    ).toMatch(/only for a loopback/);
+  });
+
+  it('requires a readable scenario file for the scenario command', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c', SIMULATOR_CREDENTIAL_FILE: credentialFile };
+    expect(problemsOf(base, 'scenario').SIMULATOR_SCENARIO_FILE).toMatch(/is required/);
+    expect(problemsOf({ ...base, SIMULATOR_SCENARIO_FILE: join(dir, 'nope.yaml') }, 'scenario').SIMULATOR_SCENARIO_FILE).toMatch(/cannot read/);
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * The simulator's configuration: read once at startup from the environment (CLI flags are folded into the
+ * same variables first, see cli/simulator-cli.ts), validated whole, and refused with one message naming
+ * every variable at fault. Secrets (pairing code, control credentials) are kept out of every message.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `RELAY_GATEWAY_URL` | — (required) | gateway base URL: `https://` or `wss://`; `http://`/`ws://` only for loopback |
+ * | `RELAY_GATEWAY_CA_FILE` | — | PEM file with the CA or certificate to trust for the gateway (its self-signed dev certificate) |
+ * | `RELAY_GATEWAY_INSECURE_DEV` | `false` | `true` skips certificate verification; loopback gateways only |
+ * | `SIMULATOR_PAIRING_CODE` | — | one-time pairing code to enroll with (§12); a secret, never logged |
+ * | `SIMULATOR_CREDENTIAL_FILE` | `.data/companion-simulator/device-credential.json` | where the device credential is kept (mode 0600) |
+ * | `SIMULATOR_WIRE_VERSION` | `1.1` | Wire version of `device.connect`: `1.2` or `1.1` |
+ * | `SIMULATOR_E2EE_PRIVATE_KEY_FILE` | — | the Companion's X25519 private key (PKCS8 PEM/base64url or JWK), with the next |
+ * | `SIMULATOR_E2EE_PEER_PUBLIC_KEY` | — | the browser's X25519 public key (base64url raw); both or neither |
+ * | `SIMULATOR_SCENARIO_FILE` | — | scenario (JSON or YAML) to run once connected |
+ * | `SIMULATOR_CONTROL_CREDENTIAL` | — | bearer credential of gRPC SimulatorControl (≥16 chars); unset = not served |
+ * | `SIMULATOR_CONTROL_ADDRESS` | `127.0.0.1:50071` | where SimulatorControl listens |
+ * | `RELAY_CONTROL_ADDRESS` | — | the gateway's gRPC RelayControl `host:port` (load mode) |
+ * | `RELAY_CONTROL_CREDENTIAL` | — | service credential for RelayControl (load mode) |
+ * | `RELAY_CONTROL_TLS` | `false` on loopback, else `true` | gRPC over TLS (trusting `RELAY_GATEWAY_CA_FILE` when set) |
+ * | `SIMULATOR_HEARTBEAT_TIMEOUT_MS` | `75000` | a socket that receives nothing (not even a ping) this long is dropped (0 = never) |
+ */
+import { readFileSync, statSync } from 'node:fs';
+
+import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+
+export { ConfigError, type ConfigProblem };
+
+export type SimulatorWireVersion = '1.2' | '1.1';
+
+/** What the command about to run needs; each mode requires a different subset of the variables. */
+export type SimulatorMode = 'enroll' | 'unenroll' | 'run' | 'scenario' | 'load';
+
+export interface GatewayEndpoints {
+  /** `https://host:port/base` or `http://` on loopback. */
+  httpBase: string;
+  /** `wss://host:port/base` or `ws://` on loopback. */
+  wsBase: string;
+  redeemUrl: string;
+  companionUrl: string;
+  /** True when the host is a loopback address (plain transports and insecure TLS are allowed only then). */
+  loopback: boolean;
+  /** Whether the transport is TLS (https/wss). */
+  secure: boolean;
+}
+
+/** How to trust the gateway's certificate. `ca` undefined means the system roots. */
+export interface TlsTrust {
+  ca?: Buffer;
+  insecureDev: boolean;
+}
+
+export interface SimulatorConfig {
+  gateway: GatewayEndpoints;
+  tls: TlsTrust;
+  /** A secret: never log it. Null when not given. */
+  pairingCode: string | null;
+  credentialFile: string;
+  wireVersion: SimulatorWireVersion;
+  encryption: { privateKeyFile: string; peerPublicKey: string } | null;
+  scenarioFile: string | null;
+  control: { address: string; credential: string } | null;
+  relayControl: { address: string; credential: string; tls: boolean } | null;
+  heartbeatTimeoutMs: number;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_CREDENTIAL_FILE = '.data/companion-simulator/device-credential.json';
+export const DEFAULT_CONTROL_ADDRESS = '127.0.0.1:50071';
+const MAX_PAIRING_CODE_BYTES = 4096;
+const MIN_CREDENTIAL_LENGTH = 16;
+const MAX_CREDENTIAL_LENGTH = 4096;
+const HOST_PORT = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/;
+const BASE64URL = /^[A-Za-z0-9_-]{16,256}$/;
+
+/** True for `localhost`, 127.0.0.0/8 and ::1: the only hosts where plain transports are acceptable (§12 step 5). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/** Parses and checks a gateway base URL; returns the endpoints or a problem message (never the URL's credentials). */
+export function gatewayEndpoints(raw: string): GatewayEndpoints | string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be a URL such as https://relay.example.com or wss://127.0.0.1:8443';
+  }
+  const scheme = url.protocol.slice(0, -1);
+  if (!['https', 'wss', 'http', 'ws'].includes(scheme)) return `must use https:// or wss:// (got ${scheme}://)`;
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  if (url.search !== '' || url.hash !== '') return 'must not carry a query or fragment';
+  const loopback = isLoopbackHost(url.hostname);
+  const secure = scheme === 'https' || scheme === 'wss';
+  if (!secure && !loopback) return `may use ${scheme}:// only for a loopback host (localhost, 127.0.0.1, ::1); use https:// or wss://`;
+  const base = `${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  const httpBase = `${secure ? 'https' : 'http'}://${base}`;
+  const wsBase = `${secure ? 'wss' : 'ws'}://${base}`;
+  return {
+    httpBase,
+    wsBase,
+    redeemUrl: `${httpBase}/v1/device-enrollments/redeem`,
+    companionUrl: `${wsBase}/v1/companion`,
+    loopback,
+    secure,
+  };
+}
+
+/** Reads and validates the configuration for `mode`; throws a `ConfigError` naming every bad variable. */
+export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorConfig {
+  const problems: ConfigProblem[] = [];
+  const fail = (variable: string, message: string) => problems.push({ variable, message });
+  const value = (variable: string): string | undefined => {
+    const raw = env[variable];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  };
+  const flag = (variable: string, fallback: boolean): boolean => {
+    const raw = value(variable);
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    fail(variable, `must be "true" or "false" (got ${JSON.stringify(raw.slice(0, 20))})`);
+    return fallback;
+  };
+  const integer = (variable: string, fallback: number, min: number, max: number): number => {
+    const raw = value(variable);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      fail(variable, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw.slice(0, 20))})`);
+      return fallback;
+    }
+    return parsed;
+  };
+  const readableFile = (variable: string, path: string): Buffer | undefined => {
+    try {
+      if (!statSync(path).isFile()) {
+        fail(variable, `${JSON.stringify(path)} is not a file`);
+        return undefined;
+      }
+      const content = readFileSync(path);
+      if (content.length > 1024 * 1024) {
+        fail(variable, `${JSON.stringify(path)} is larger than 1 MiB`);
+        return undefined;
+      }
+      return content;
+    } catch {
+      fail(variable, `cannot read ${JSON.stringify(path)} (missing or not readable)`);
+      return undefined;
+    }
+  };
+
+  // Gateway endpoints and TLS trust.
+  const gatewayRaw = value('RELAY_GATEWAY_URL');
+  let gateway: GatewayEndpoints = {
+    httpBase: '',
+    wsBase: '',
+    redeemUrl: '',
+    companionUrl: '',
+    loopback: false,
+    secure: true,
+  };
+  if (gatewayRaw === undefined) {
+    if (mode !== 'unenroll') fail('RELAY_GATEWAY_URL', 'is required (the gateway base URL, e.g. https://127.0.0.1:8443)');
+  } else {
+    const parsed = gatewayEndpoints(gatewayRaw);
+    if (typeof parsed === 'string') fail('RELAY_GATEWAY_URL', parsed);
+    else gateway = parsed;
+  }
+
+  const tls: TlsTrust = { insecureDev: flag('RELAY_GATEWAY_INSECURE_DEV', false) };
+  const caFile = value('RELAY_GATEWAY_CA_FILE');
+  if (caFile !== undefined) {
+    const ca = readableFile('RELAY_GATEWAY_CA_FILE', caFile);
+    if (ca !== undefined) {
+      if (!ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) {
+        fail('RELAY_GATEWAY_CA_FILE', `${JSON.stringify(caFile)} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+      } else {
+        tls.ca = ca;
+      }
+    }
+  }
+  if (tls.insecureDev) {
+    if (gatewayRaw !== undefined && !gateway.loopback) {
+      fail('RELAY_GATEWAY_INSECURE_DEV', 'is allowed only for a loopback gateway; trust its certificate with RELAY_GATEWAY_CA_FILE instead');
+    }
+    if (caFile !== undefined) fail('RELAY_GATEWAY_INSECURE_DEV', 'cannot be combined with RELAY_GATEWAY_CA_FILE; choose one');
+  }
+
+  // Enrollment: a one-time code, or the credential stored by an earlier enrollment.
+  const pairingCode = value('SIMULATOR_PAIRING_CODE') ?? null;
+  if (pairingCode !== null && new TextEncoder().encode(pairingCode).length > MAX_PAIRING_CODE_BYTES) {
+    fail('SIMULATOR_PAIRING_CODE', `must be at most ${MAX_PAIRING_CODE_BYTES} bytes`);
+  }
+  if (mode === 'enroll' && pairingCode === null) fail('SIMULATOR_PAIRING_CODE', 'is required to enroll (the one-time code from the cloud UI)');
+  const credentialFile = value('SIMULATOR_CREDENTIAL_FILE') ?? DEFAULT_CREDENTIAL_FILE;
+  if (mode === 'run' || mode === 'scenario') {
+    let stored = false;
+    try {
+      stored = statSync(credentialFile).isFile();
+    } catch {
+      stored = false;
+    }
+    if (!stored && pairingCode === null) {
+      fail('SIMULATOR_PAIRING_CODE', `is required: no stored credential at SIMULATOR_CREDENTIAL_FILE (${JSON.stringify(credentialFile)}); enroll with a pairing code first`);
+    }
+    if (stored && pairingCode !== null) {
+      fail('SIMULATOR_PAIRING_CODE', `must not be set: a device is already enrolled in ${JSON.stringify(credentialFile)}; unenroll first to enroll again`);
+    }
+  }
+
+  const versionRaw = value('SIMULATOR_WIRE_VERSION') ?? '1.1';
+  let wireVersion: SimulatorWireVersion = '1.1';
+  if (versionRaw === '1.2' || versionRaw === '1.1') wireVersion = versionRaw;
+  else fail('SIMULATOR_WIRE_VERSION', `must be "1.2" or "1.1" (got ${JSON.stringify(versionRaw.slice(0, 20))}); Wire 1.0 is not safe remotely`);
+
+  // Optional end-to-end encryption.
+  let encryption: SimulatorConfig['encryption'] = null;
+  const privateKeyFile = value('SIMULATOR_E2EE_PRIVATE_KEY_FILE');
+  const peerPublicKey = value('SIMULATOR_E2EE_PEER_PUBLIC_KEY');
+  if ((privateKeyFile === undefined) !== (peerPublicKey === undefined)) {
+    fail(
+      privateKeyFile === undefined ? 'SIMULATOR_E2EE_PRIVATE_KEY_FILE' : 'SIMULATOR_E2EE_PEER_PUBLIC_KEY',
+      'is required when end-to-end encryption is configured: set both SIMULATOR_E2EE_PRIVATE_KEY_FILE and SIMULATOR_E2EE_PEER_PUBLIC_KEY, or neither',
+    );
+  } else if (privateKeyFile !== undefined && peerPublicKey !== undefined) {
+    const keyOk = readableFile('SIMULATOR_E2EE_PRIVATE_KEY_FILE', privateKeyFile) !== undefined;
+    const peerOk = BASE64URL.test(peerPublicKey);
+    if (!peerOk) fail('SIMULATOR_E2EE_PEER_PUBLIC_KEY', 'must be the browser\'s raw X25519 public key in base64url');
+    if (keyOk && peerOk) encryption = { privateKeyFile, peerPublicKey };
+  }
+
+  const scenarioFile = value('SIMULATOR_SCENARIO_FILE') ?? null;
+  if (scenarioFile !== null) readableFile('SIMULATOR_SCENARIO_FILE', scenarioFile);
+  else if (mode === 'scenario') fail('SIMULATOR_SCENARIO_FILE', 'is required for the scenario command (a JSON or YAML scenario file)');
+
+  // gRPC SimulatorControl: served only with a credential.
+  let control: SimulatorConfig['control'] = null;
+  const controlCredential = value('SIMULATOR_CONTROL_CREDENTIAL');
+  const controlAddress = value('SIMULATOR_CONTROL_ADDRESS') ?? DEFAULT_CONTROL_ADDRESS;
+  if (!HOST_PORT.test(controlAddress) || Number(HOST_PORT.exec(controlAddress)?.[1]) > 65535) {
+    fail('SIMULATOR_CONTROL_ADDRESS', 'must be host:port (e.g. 127.0.0.1:50071; port 0 picks a free one)');
+  }
+  if (controlCredential !== undefined) {
+    if (controlCredential.length < MIN_CREDENTIAL_LENGTH || controlCredential.length > MAX_CREDENTIAL_LENGTH) {
+      fail('SIMULATOR_CONTROL_CREDENTIAL', `must be ${MIN_CREDENTIAL_LENGTH} to ${MAX_CREDENTIAL_LENGTH} characters`);
+    } else {
+      control = { address: controlAddress, credential: controlCredential };
+    }
+  } else if (value('SIMULATOR_CONTROL_ADDRESS') !== undefined) {
+    fail('SIMULATOR_CONTROL_CREDENTIAL', 'is required when SIMULATOR_CONTROL_ADDRESS is set: SimulatorControl is never anonymous');
+  }
+
+  // The gateway's RelayControl, for the load mode's provisioning.
+  let relayControl: SimulatorConfig['relayControl'] = null;
+  const relayControlAddress = value('RELAY_CONTROL_ADDRESS');
+  const relayControlCredential = value('RELAY_CONTROL_CREDENTIAL');
+  if (relayControlAddress !== undefined || relayControlCredential !== undefined || mode === 'load') {
+    let ok = true;
+    const match = relayControlAddress === undefined ? null : HOST_PORT.exec(relayControlAddress);
+    if (relayControlAddress === undefined) {
+      ok = false;
+      fail('RELAY_CONTROL_ADDRESS', 'is required for load mode (the gateway\'s gRPC RelayControl host:port)');
+    } else if (!match || Number(match[1]) > 65535) {
+      ok = false;
+      fail('RELAY_CONTROL_ADDRESS', 'must be host:port (e.g. 127.0.0.1:50051)');
+    }
+    if (relayControlCredential === undefined) {
+      ok = false;
+      fail('RELAY_CONTROL_CREDENTIAL', 'is required with RELAY_CONTROL_ADDRESS (the service credential RelayControl accepts)');
+    } else if (relayControlCredential.length < MIN_CREDENTIAL_LENGTH || relayControlCredential.length > MAX_CREDENTIAL_LENGTH) {
+      ok = false;
+      fail('RELAY_CONTROL_CREDENTIAL', `must be ${MIN_CREDENTIAL_LENGTH} to ${MAX_CREDENTIAL_LENGTH} characters`);
+    }
+    if (ok && relayControlAddress !== undefined && relayControlCredential !== undefined) {
+      const host = relayControlAddress.slice(0, relayControlAddress.lastIndexOf(':'));
+      const loopback = isLoopbackHost(host);
+      const useTls = flag('RELAY_CONTROL_TLS', !loopback);
+      if (!useTls && !loopback) fail('RELAY_CONTROL_TLS', 'may be false only for a loopback RelayControl address');
+      relayControl = { address: relayControlAddress, credential: relayControlCredential, tls: useTls };
+    }
+  }
+
+  const config: SimulatorConfig = {
+    gateway,
+    tls,
+    pairingCode,
+    credentialFile,
+    wireVersion,
+    encryption,
+    scenarioFile,
+    control,
+    relayControl,
+    heartbeatTimeoutMs: integer('SIMULATOR_HEARTBEAT_TIMEOUT_MS', 75_000, 0, 3_600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
