@@ -275,9 +275,11 @@ export interface SimulatorControlClient {
   disconnect(request: DisconnectRequest, metadata?: Metadata): Observable<DisconnectResponse>;
 
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (pending
-   * interactions are cancelled, its transport closes) and a new one starts with relaySequence back at 0,
-   * an empty replay buffer and fresh simulated runtime state, then connects.
+   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
+   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
+   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
+   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
+   * through snapshots (§6 stream reset).
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
 
@@ -346,9 +348,11 @@ export interface SimulatorControlController {
   ): Promise<DisconnectResponse> | Observable<DisconnectResponse> | DisconnectResponse;
 
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (pending
-   * interactions are cancelled, its transport closes) and a new one starts with relaySequence back at 0,
-   * an empty replay buffer and fresh simulated runtime state, then connects.
+   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
+   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
+   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
+   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
+   * through snapshots (§6 stream reset).
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
 
