@@ -1,0 +1,60 @@
+/**
+ * Time for the Companion core: the interaction broker's expiry timers and deadlines. Injected so tests
+ * (and scripted simulations) run deterministically with a `ManualClock`.
+ */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+  /** Calls `callback` once after `delayMs`; the returned function cancels it. */
+  setTimer(delayMs: number, callback: () => void): () => void;
+}
+
+/** The host's wall clock and timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(delayMs, callback) {
+    const handle = globalThis.setTimeout(callback, Math.max(0, delayMs));
+    return () => globalThis.clearTimeout(handle);
+  },
+};
+
+/** A clock that moves only when told to: timers fire, in deadline order, inside `advance`. */
+export class ManualClock implements Clock {
+  private current: number;
+  private timers: Array<{ at: number; order: number; callback: () => void }> = [];
+  private created = 0;
+
+  constructor(start: number | string = '2026-11-30T12:00:00.000Z') {
+    this.current = typeof start === 'number' ? start : Date.parse(start);
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(delayMs: number, callback: () => void): () => void {
+    const timer = { at: this.current + Math.max(0, delayMs), order: this.created++, callback };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((other) => other !== timer);
+    };
+  }
+
+  /** Moves time forward by `ms`, firing every timer that falls due. */
+  advance(ms: number): void {
+    const target = this.current + ms;
+    for (;;) {
+      const due = this.timers.filter((timer) => timer.at <= target).sort((a, b) => a.at - b.at || a.order - b.order)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((timer) => timer !== due);
+      this.current = Math.max(this.current, due.at);
+      due.callback();
+    }
+    this.current = target;
+  }
+
+  /** Timers still waiting. */
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+}

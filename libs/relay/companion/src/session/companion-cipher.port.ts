@@ -1,0 +1,26 @@
+/**
+ * What the core needs from an end-to-end cipher (BEHAVIOUR.md §7). `WorkspaceCipher` of
+ * `@trustmesh/relay-encryption` (profile x25519-hkdf-sha256-aes-256-gcm) satisfies it as is; the port
+ * keeps the core independent of one profile.
+ */
+import type { Wire12 } from '@trustmesh/relay-protocol';
+
+/** Frames the Companion seals: responses and sequenced frames. */
+export type CompanionSealableFrame =
+  | Wire12.RuntimeResponseFrame
+  | Wire12.RuntimeEventFrame
+  | Wire12.InteractionRequestFrame
+  | Wire12.InteractionResolvedFrame
+  | Wire12.InteractionCancelledFrame;
+
+export interface CompanionCipher {
+  /** The workspace the cipher is bound to (the session's). */
+  readonly workspaceId: string;
+  /** Seals a whole plaintext frame into a `runtime.encrypted` envelope (fresh envelopeId and nonce). */
+  seal(frame: CompanionSealableFrame): Promise<Wire12.RuntimeEncryptedFrame>;
+  /**
+   * Authenticates and decrypts an envelope, returning the inner frame (an object, or its JSON text).
+   * Throws on any failure.
+   */
+  open(envelope: Wire12.RuntimeEncryptedFrame): Promise<unknown>;
+}
