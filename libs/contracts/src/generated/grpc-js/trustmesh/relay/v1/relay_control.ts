@@ -100,7 +100,15 @@ export interface Workspace {
   ownerUserId: string;
   /** Shown to operators in audit views; 1..200 characters. */
   displayName: string;
-  createdAt?: Timestamp | null;
+  createdAt?:
+    | Timestamp
+    | null;
+  /**
+   * Whether the workspace uses the end-to-end encryption profile (§7): its Companion and browsers exchange
+   * runtime.encrypted envelopes, which the relay routes on their visible metadata and never decrypts.
+   * Fixed at creation. False is the baseline profile, where the relay refuses runtime.encrypted (§13).
+   */
+  endToEndEncrypted: boolean;
 }
 
 export interface CreateWorkspaceRequest {
@@ -113,6 +121,8 @@ export interface CreateWorkspaceRequest {
   ownerUserId: string;
   /** See Workspace.display_name. */
   displayName: string;
+  /** See Workspace.end_to_end_encrypted. Part of the idempotency check: a retry must repeat it. */
+  endToEndEncrypted: boolean;
 }
 
 export interface CreateWorkspaceResponse {
@@ -276,7 +286,7 @@ export interface WatchWorkspaceStatusResponse {
 }
 
 function createBaseWorkspace(): Workspace {
-  return { workspaceId: "", ownerUserId: "", displayName: "", createdAt: null };
+  return { workspaceId: "", ownerUserId: "", displayName: "", createdAt: null, endToEndEncrypted: false };
 }
 
 export const Workspace: MessageFns<Workspace> = {
@@ -292,6 +302,9 @@ export const Workspace: MessageFns<Workspace> = {
     }
     if (message.createdAt !== undefined && message.createdAt !== null) {
       Timestamp.encode(message.createdAt, writer.uint32(34).fork()).join();
+    }
+    if (message.endToEndEncrypted !== false) {
+      writer.uint32(40).bool(message.endToEndEncrypted);
     }
     return writer;
   },
@@ -341,6 +354,14 @@ export const Workspace: MessageFns<Workspace> = {
             message.createdAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.endToEndEncrypted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -375,6 +396,11 @@ export const Workspace: MessageFns<Workspace> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : null,
+      endToEndEncrypted: isSet(object.endToEndEncrypted)
+        ? globalThis.Boolean(object.endToEndEncrypted)
+        : isSet(object.end_to_end_encrypted)
+        ? globalThis.Boolean(object.end_to_end_encrypted)
+        : false,
     };
   },
 
@@ -392,6 +418,9 @@ export const Workspace: MessageFns<Workspace> = {
     if (message.createdAt !== undefined && message.createdAt !== null) {
       obj.createdAt = fromTimestamp(message.createdAt).toISOString();
     }
+    if (message.endToEndEncrypted !== false) {
+      obj.endToEndEncrypted = message.endToEndEncrypted;
+    }
     return obj;
   },
 
@@ -406,12 +435,13 @@ export const Workspace: MessageFns<Workspace> = {
     message.createdAt = (object.createdAt !== undefined && object.createdAt !== null)
       ? Timestamp.fromPartial(object.createdAt)
       : null;
+    message.endToEndEncrypted = object.endToEndEncrypted ?? false;
     return message;
   },
 };
 
 function createBaseCreateWorkspaceRequest(): CreateWorkspaceRequest {
-  return { requestId: "", ownerUserId: "", displayName: "" };
+  return { requestId: "", ownerUserId: "", displayName: "", endToEndEncrypted: false };
 }
 
 export const CreateWorkspaceRequest: MessageFns<CreateWorkspaceRequest> = {
@@ -424,6 +454,9 @@ export const CreateWorkspaceRequest: MessageFns<CreateWorkspaceRequest> = {
     }
     if (message.displayName !== "") {
       writer.uint32(26).string(message.displayName);
+    }
+    if (message.endToEndEncrypted !== false) {
+      writer.uint32(32).bool(message.endToEndEncrypted);
     }
     return writer;
   },
@@ -465,6 +498,14 @@ export const CreateWorkspaceRequest: MessageFns<CreateWorkspaceRequest> = {
             message.displayName = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.endToEndEncrypted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -494,6 +535,11 @@ export const CreateWorkspaceRequest: MessageFns<CreateWorkspaceRequest> = {
         : isSet(object.display_name)
         ? globalThis.String(object.display_name)
         : "",
+      endToEndEncrypted: isSet(object.endToEndEncrypted)
+        ? globalThis.Boolean(object.endToEndEncrypted)
+        : isSet(object.end_to_end_encrypted)
+        ? globalThis.Boolean(object.end_to_end_encrypted)
+        : false,
     };
   },
 
@@ -508,6 +554,9 @@ export const CreateWorkspaceRequest: MessageFns<CreateWorkspaceRequest> = {
     if (message.displayName !== "") {
       obj.displayName = message.displayName;
     }
+    if (message.endToEndEncrypted !== false) {
+      obj.endToEndEncrypted = message.endToEndEncrypted;
+    }
     return obj;
   },
 
@@ -519,6 +568,7 @@ export const CreateWorkspaceRequest: MessageFns<CreateWorkspaceRequest> = {
     message.requestId = object.requestId ?? "";
     message.ownerUserId = object.ownerUserId ?? "";
     message.displayName = object.displayName ?? "";
+    message.endToEndEncrypted = object.endToEndEncrypted ?? false;
     return message;
   },
 };
@@ -2151,7 +2201,8 @@ export const RelayControlService = {
    *
    * Retries are safe: a repeated request_id returns the workspace created by the first call.
    * Errors: INVALID_ARGUMENT (request_id not a UUID, display_name empty or too long),
-   * ALREADY_EXISTS (request_id reused with a different owner_user_id or display_name).
+   * ALREADY_EXISTS (request_id reused with a different owner_user_id, display_name or
+   * end_to_end_encrypted).
    */
   createWorkspace: {
     path: "/trustmesh.relay.v1.RelayControl/CreateWorkspace" as const,
@@ -2280,7 +2331,8 @@ export interface RelayControlServer extends UntypedServiceImplementation {
    *
    * Retries are safe: a repeated request_id returns the workspace created by the first call.
    * Errors: INVALID_ARGUMENT (request_id not a UUID, display_name empty or too long),
-   * ALREADY_EXISTS (request_id reused with a different owner_user_id or display_name).
+   * ALREADY_EXISTS (request_id reused with a different owner_user_id, display_name or
+   * end_to_end_encrypted).
    */
   createWorkspace: handleUnaryCall<CreateWorkspaceRequest, CreateWorkspaceResponse>;
   /**
@@ -2342,7 +2394,8 @@ export interface RelayControlClient extends Client {
    *
    * Retries are safe: a repeated request_id returns the workspace created by the first call.
    * Errors: INVALID_ARGUMENT (request_id not a UUID, display_name empty or too long),
-   * ALREADY_EXISTS (request_id reused with a different owner_user_id or display_name).
+   * ALREADY_EXISTS (request_id reused with a different owner_user_id, display_name or
+   * end_to_end_encrypted).
    */
   createWorkspace(
     request: CreateWorkspaceRequest,

@@ -56,7 +56,15 @@ export interface Workspace {
   ownerUserId: string;
   /** Shown to operators in audit views; 1..200 characters. */
   displayName: string;
-  createdAt?: Timestamp | null;
+  createdAt?:
+    | Timestamp
+    | null;
+  /**
+   * Whether the workspace uses the end-to-end encryption profile (§7): its Companion and browsers exchange
+   * runtime.encrypted envelopes, which the relay routes on their visible metadata and never decrypts.
+   * Fixed at creation. False is the baseline profile, where the relay refuses runtime.encrypted (§13).
+   */
+  endToEndEncrypted: boolean;
 }
 
 export interface CreateWorkspaceRequest {
@@ -69,6 +77,8 @@ export interface CreateWorkspaceRequest {
   ownerUserId: string;
   /** See Workspace.display_name. */
   displayName: string;
+  /** See Workspace.end_to_end_encrypted. Part of the idempotency check: a retry must repeat it. */
+  endToEndEncrypted: boolean;
 }
 
 export interface CreateWorkspaceResponse {
@@ -240,7 +250,8 @@ export interface RelayControlClient {
    *
    * Retries are safe: a repeated request_id returns the workspace created by the first call.
    * Errors: INVALID_ARGUMENT (request_id not a UUID, display_name empty or too long),
-   * ALREADY_EXISTS (request_id reused with a different owner_user_id or display_name).
+   * ALREADY_EXISTS (request_id reused with a different owner_user_id, display_name or
+   * end_to_end_encrypted).
    */
 
   createWorkspace(request: CreateWorkspaceRequest, metadata?: Metadata): Observable<CreateWorkspaceResponse>;
@@ -321,7 +332,8 @@ export interface RelayControlController {
    *
    * Retries are safe: a repeated request_id returns the workspace created by the first call.
    * Errors: INVALID_ARGUMENT (request_id not a UUID, display_name empty or too long),
-   * ALREADY_EXISTS (request_id reused with a different owner_user_id or display_name).
+   * ALREADY_EXISTS (request_id reused with a different owner_user_id, display_name or
+   * end_to_end_encrypted).
    */
 
   createWorkspace(

@@ -1,0 +1,208 @@
+/**
+ * The relay gateway's configuration: read once at startup from the environment, validated whole, and
+ * refused with one message naming every variable at fault (ARCHITECTURE.md, "Two ways to run"). The
+ * platform part (bus, database) comes from `loadPlatformConfig`; this file adds the gateway's own
+ * variables. The table in ../../README.md lists them all.
+ *
+ * Service credentials are configured as SHA-256 hashes only, so the process never holds a plaintext
+ * credential it did not mint itself (embedded development mode mints one at start when none is set).
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+
+import { ConfigError, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
+
+export type TlsMode = 'files' | 'self-signed' | 'off';
+
+export interface RelayGatewayConfig {
+  platform: PlatformConfig;
+  /** Whether the database is embedded PGlite (single machine, development defaults apply). */
+  embedded: boolean;
+  /** Where embedded mode keeps its files (database, development certificate). */
+  dataDir: string;
+  http: { host: string; port: number };
+  grpc: { host: string; port: number; tls: boolean };
+  /**
+   * The public base URL browsers and Companions reach this gateway at (https://host[:port][/prefix]);
+   * browser session descriptors are `wss://<same host and prefix>/v1/browser?ticket=…`.
+   * `null` means: derived from the bound HTTP address once listening (embedded development).
+   */
+  publicBaseUrl: string | null;
+  tls:
+    | { mode: 'files'; certFile: string; keyFile: string }
+    | { mode: 'self-signed'; dir: string; hostnames: string[] }
+    | { mode: 'off' };
+  /** SHA-256 digests (32 bytes each) of the accepted service credentials; empty = mint a development one. */
+  serviceCredentialDigests: Buffer[];
+  pairingCode: { defaultTtlSeconds: number; maxTtlSeconds: number };
+  browserTicket: { ttlSeconds: number };
+  enrollment: {
+    /** Redeem attempts allowed per source address per window. */
+    rateLimitPerWindow: number;
+    rateLimitWindowSeconds: number;
+    /** Use the left-most X-Forwarded-For address as the source (only behind a trusted proxy). */
+    trustProxy: boolean;
+  };
+  /** Identifies this process among replicas (logs, presence rows, bus consumer groups). */
+  replicaId: string;
+  logLevel: LogLevel;
+  /** `<service>@<version>`, the producer of this process's events. */
+  producer: string;
+}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const RELAY_GATEWAY_VERSION = '0.1.0';
+export const RELAY_GATEWAY_SERVICE_NAME = 'relay-gateway';
+
+/** DI token of the validated `RelayGatewayConfig`. */
+export const RELAY_CONFIG = Symbol.for('trustmesh.relay-gateway.Config');
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Reads and validates the gateway's configuration; throws a `ConfigError` naming every bad variable. */
+export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFile?: (path: string) => string } = {}): RelayGatewayConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
+  const problems: ConfigProblem[] = [];
+  let platform: PlatformConfig | undefined;
+  try {
+    platform = loadPlatformConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  const fail = (variable: string, message: string) => problems.push({ variable, message });
+  const value = (variable: string): string | undefined => {
+    const raw = env[variable];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  };
+  const integer = (variable: string, fallback: number, min: number, max: number): number => {
+    const raw = value(variable);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      fail(variable, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return parsed;
+  };
+  const boolean = (variable: string, fallback: boolean): boolean => {
+    const raw = value(variable);
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+    if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+    fail(variable, `must be true or false (got ${JSON.stringify(raw)})`);
+    return fallback;
+  };
+  const host = (variable: string, fallback: string): string => {
+    const raw = value(variable) ?? fallback;
+    if (!HOST.test(raw)) fail(variable, `must be a host name or IP address (got ${JSON.stringify(raw)})`);
+    return raw;
+  };
+  const absolute = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path));
+
+  const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
+  const dataDir = absolute(value('TRUSTMESH_DATA_DIR') ?? '.data');
+
+  const http = { host: host('RELAY_HTTP_HOST', embedded ? '127.0.0.1' : '0.0.0.0'), port: integer('RELAY_HTTP_PORT', 8443, 0, 65535) };
+  const grpcTls = boolean('RELAY_GRPC_TLS', false);
+  const grpc = { host: host('RELAY_GRPC_HOST', embedded ? '127.0.0.1' : '0.0.0.0'), port: integer('RELAY_GRPC_PORT', 50051, 0, 65535), tls: grpcTls };
+
+  let publicBaseUrl: string | null = null;
+  const baseRaw = value('RELAY_PUBLIC_BASE_URL');
+  if (baseRaw !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(baseRaw);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.protocol !== 'https:' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+      fail('RELAY_PUBLIC_BASE_URL', 'must be an https:// URL with no query, fragment or credentials (e.g. https://relay.example.com)');
+    } else {
+      publicBaseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+    }
+  } else if (!embedded) {
+    fail('RELAY_PUBLIC_BASE_URL', 'is required with DATABASE_URL (server mode): the https:// URL browsers and Companions reach this gateway at');
+  }
+
+  const certFile = value('RELAY_TLS_CERT_FILE');
+  const keyFile = value('RELAY_TLS_KEY_FILE');
+  const tlsRaw = value('RELAY_TLS') ?? (certFile || keyFile ? 'files' : embedded ? 'self-signed' : 'off');
+  let tls: RelayGatewayConfig['tls'] = { mode: 'off' };
+  if (tlsRaw === 'files') {
+    if (!certFile) fail('RELAY_TLS_CERT_FILE', 'is required with RELAY_TLS=files (a PEM certificate chain file)');
+    if (!keyFile) fail('RELAY_TLS_KEY_FILE', 'is required with RELAY_TLS=files (a PEM private key file)');
+    if (certFile && keyFile) tls = { mode: 'files', certFile: absolute(certFile), keyFile: absolute(keyFile) };
+  } else if (tlsRaw === 'self-signed') {
+    const hostnames = (value('RELAY_TLS_SELF_SIGNED_HOSTS') ?? 'localhost,127.0.0.1,::1').split(',').map((entry) => entry.trim()).filter(Boolean);
+    if (hostnames.some((name) => !HOST.test(name))) fail('RELAY_TLS_SELF_SIGNED_HOSTS', 'must be a comma-separated list of host names or IP addresses');
+    tls = { mode: 'self-signed', dir: absolute(value('RELAY_TLS_SELF_SIGNED_DIR') ?? `${dataDir}/relay-gateway/tls`), hostnames };
+  } else if (tlsRaw !== 'off') {
+    fail('RELAY_TLS', `must be "files", "self-signed" or "off" (got ${JSON.stringify(tlsRaw)})`);
+  }
+  if (grpcTls && tls.mode === 'off') fail('RELAY_GRPC_TLS', 'needs a certificate: set RELAY_TLS=files or self-signed');
+
+  const serviceCredentialDigests: Buffer[] = [];
+  const addDigests = (variable: string, text: string) => {
+    const entries = text.split(/[\s,]+/).filter(Boolean);
+    const bad = entries.filter((entry) => !SHA256_HEX.test(entry));
+    // Never echo the entries: a misplaced plaintext credential must not reach the logs.
+    if (bad.length > 0) fail(variable, `must hold SHA-256 digests as 64 hex characters, separated by commas or new lines (${bad.length} entr${bad.length === 1 ? 'y is' : 'ies are'} not)`);
+    else serviceCredentialDigests.push(...entries.map((entry) => Buffer.from(entry, 'hex')));
+  };
+  const digestsRaw = value('RELAY_SERVICE_CREDENTIAL_SHA256');
+  if (digestsRaw !== undefined) addDigests('RELAY_SERVICE_CREDENTIAL_SHA256', digestsRaw);
+  const digestsFile = value('RELAY_SERVICE_CREDENTIAL_SHA256_FILE');
+  if (digestsFile !== undefined) {
+    let text: string | undefined;
+    try {
+      text = readFile(absolute(digestsFile));
+    } catch {
+      fail('RELAY_SERVICE_CREDENTIAL_SHA256_FILE', `cannot be read (${absolute(digestsFile)})`);
+    }
+    if (text !== undefined) addDigests('RELAY_SERVICE_CREDENTIAL_SHA256_FILE', text.replace(/#.*$/gm, ''));
+  }
+  if (serviceCredentialDigests.length === 0 && !embedded && digestsRaw === undefined && digestsFile === undefined) {
+    fail('RELAY_SERVICE_CREDENTIAL_SHA256', 'is required in server mode (or RELAY_SERVICE_CREDENTIAL_SHA256_FILE): SHA-256 hex digests of the service credentials callers present');
+  }
+
+  const maxTtlSeconds = integer('RELAY_PAIRING_CODE_MAX_TTL_SECONDS', 3600, 60, 7 * 24 * 3600);
+  const defaultTtlSeconds = integer('RELAY_PAIRING_CODE_TTL_SECONDS', 600, 30, 7 * 24 * 3600);
+  if (defaultTtlSeconds > maxTtlSeconds) fail('RELAY_PAIRING_CODE_TTL_SECONDS', `must not exceed RELAY_PAIRING_CODE_MAX_TTL_SECONDS (${maxTtlSeconds})`);
+
+  const replicaId = value('RELAY_REPLICA_ID') ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  if (!REPLICA_ID.test(replicaId)) fail('RELAY_REPLICA_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
+
+  const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: RelayGatewayConfig = {
+    platform: platform as PlatformConfig,
+    embedded,
+    dataDir,
+    http,
+    grpc,
+    publicBaseUrl,
+    tls,
+    serviceCredentialDigests,
+    pairingCode: { defaultTtlSeconds, maxTtlSeconds },
+    browserTicket: { ttlSeconds: integer('RELAY_BROWSER_TICKET_TTL_SECONDS', 60, 5, 600) },
+    enrollment: {
+      rateLimitPerWindow: integer('RELAY_ENROLLMENT_RATE_LIMIT', 10, 1, 100_000),
+      rateLimitWindowSeconds: integer('RELAY_ENROLLMENT_RATE_WINDOW_SECONDS', 60, 1, 86_400),
+      trustProxy: boolean('RELAY_TRUST_PROXY', false),
+    },
+    replicaId,
+    logLevel: logLevelRaw as LogLevel,
+    producer: `${RELAY_GATEWAY_SERVICE_NAME}@${RELAY_GATEWAY_VERSION}`,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

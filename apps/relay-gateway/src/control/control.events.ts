@@ -1,0 +1,183 @@
+/**
+ * The control plane's events and streams (ARCHITECTURE.md, "Events"). Every event is appended to the event
+ * store (optimistic concurrency per stream) with an outbox row for the topic `relay.control.v1`, from which
+ * the read models are projected and every replica hears about revocations and presence changes.
+ *
+ * Streams, one per aggregate whose commands are checked against its state:
+ *
+ * | stream | events | single-writer rule |
+ * |---|---|---|
+ * | `relay-workspace-request-<requestId>` | WorkspaceCreationAccepted | the first CreateWorkspace with that request id wins |
+ * | `relay-workspace-<workspaceId>` | WorkspaceCreated | — |
+ * | `relay-pairing-<sha256(code)>` | PairingCodeIssued, PairingCodeRedeemed | redeem appends at version 1: one winner |
+ * | `relay-device-<deviceId>` | DeviceEnrolled, DeviceRevoked | revoke appends at the version it read |
+ * | `relay-ticket-<sha256(ticket)>` | BrowserSessionIssued, BrowserSessionTicketConsumed | consume appends at version 1: one winner |
+ * | `relay-presence-<workspaceId>` | CompanionConnected, CompanionDisconnected, BrowserSessionStarted, BrowserSessionEnded | any version (facts, not decisions) |
+ * | `relay-audit-<workspaceId>` | InteractionAudited | any version |
+ *
+ * Secrets never enter an event: codes, credentials and tickets appear only as the SHA-256 digest in a
+ * stream id or a `*Verifier` field (hex), which is useless to an attacker because each secret carries
+ * 256 bits of entropy.
+ */
+import type { WireVersion } from '@trustmesh/relay-protocol';
+
+export const RELAY_CONTROL_TOPIC = 'relay.control.v1';
+
+export const streams = {
+  workspaceRequest: (requestId: string) => `relay-workspace-request-${requestId}`,
+  workspace: (workspaceId: string) => `relay-workspace-${workspaceId}`,
+  pairingCode: (codeDigestHex: string) => `relay-pairing-${codeDigestHex}`,
+  device: (deviceId: string) => `relay-device-${deviceId}`,
+  ticket: (ticketDigestHex: string) => `relay-ticket-${ticketDigestHex}`,
+  presence: (workspaceId: string) => `relay-presence-${workspaceId}`,
+  audit: (workspaceId: string) => `relay-audit-${workspaceId}`,
+} as const;
+
+export interface WorkspaceCreationAccepted {
+  requestId: string;
+  workspaceId: string;
+  ownerUserId: string;
+  displayName: string;
+  endToEndEncrypted: boolean;
+}
+
+export interface WorkspaceCreated {
+  workspaceId: string;
+  ownerUserId: string;
+  displayName: string;
+  endToEndEncrypted: boolean;
+  requestId: string;
+  createdAt: string;
+}
+
+export interface PairingCodeIssued {
+  codeId: string;
+  workspaceId: string;
+  requestedByUserId: string;
+  issuedAt: string;
+  expiresAt: string;
+}
+
+export interface PairingCodeRedeemed {
+  codeId: string;
+  workspaceId: string;
+  deviceId: string;
+  redeemedAt: string;
+}
+
+export interface DeviceEnrolled {
+  deviceId: string;
+  workspaceId: string;
+  codeId: string;
+  /** SHA-256 of the device credential, hex. */
+  credentialVerifier: string;
+  enrolledAt: string;
+}
+
+export interface DeviceRevoked {
+  deviceId: string;
+  workspaceId: string;
+  reason: string;
+  revokedByUserId: string;
+  revokedAt: string;
+}
+
+export interface BrowserSessionIssued {
+  sessionId: string;
+  workspaceId: string;
+  origin: string;
+  acceptedWireVersions: string[];
+  userId: string;
+  issuedAt: string;
+  expiresAt: string;
+}
+
+export interface BrowserSessionTicketConsumed {
+  sessionId: string;
+  workspaceId: string;
+  consumedAt: string;
+}
+
+export interface CompanionConnected {
+  workspaceId: string;
+  deviceId: string;
+  connectionId: string;
+  wireVersion: WireVersion;
+  replicaId: string;
+  connectedAt: string;
+}
+
+export interface CompanionDisconnected {
+  workspaceId: string;
+  deviceId: string;
+  connectionId: string;
+  reason: string;
+  replicaId: string;
+  /** Whether this connection was the workspace's live one (false: a replaced connection closed late). */
+  wasLive: boolean;
+  disconnectedAt: string;
+}
+
+export interface BrowserSessionStarted {
+  workspaceId: string;
+  sessionId: string;
+  userId: string;
+  wireVersion: WireVersion;
+  replicaId: string;
+  startedAt: string;
+}
+
+export interface BrowserSessionEnded {
+  workspaceId: string;
+  sessionId: string;
+  reason: string;
+  closeCode: number | null;
+  replicaId: string;
+  endedAt: string;
+}
+
+export interface InteractionAudited {
+  workspaceId: string;
+  interactionId: string;
+  method: string;
+  phase: string;
+  sessionId: string | null;
+  userId: string | null;
+  outcomeKind: string | null;
+  responseKind: string | null;
+  relaySequence: number | null;
+  occurredAt: string;
+}
+
+export interface ControlEventMap {
+  WorkspaceCreationAccepted: WorkspaceCreationAccepted;
+  WorkspaceCreated: WorkspaceCreated;
+  PairingCodeIssued: PairingCodeIssued;
+  PairingCodeRedeemed: PairingCodeRedeemed;
+  DeviceEnrolled: DeviceEnrolled;
+  DeviceRevoked: DeviceRevoked;
+  BrowserSessionIssued: BrowserSessionIssued;
+  BrowserSessionTicketConsumed: BrowserSessionTicketConsumed;
+  CompanionConnected: CompanionConnected;
+  CompanionDisconnected: CompanionDisconnected;
+  BrowserSessionStarted: BrowserSessionStarted;
+  BrowserSessionEnded: BrowserSessionEnded;
+  InteractionAudited: InteractionAudited;
+}
+
+export type ControlEventType = keyof ControlEventMap;
+
+/** A new event, typed by its name. */
+export type ControlEvent = { [K in ControlEventType]: { eventType: K; data: ControlEventMap[K] } }[ControlEventType];
+
+export function controlEvent<K extends ControlEventType>(eventType: K, data: ControlEventMap[K]): { eventType: K; data: ControlEventMap[K] } {
+  return { eventType, data };
+}
+
+/** Narrows a stored or received envelope to one event type. */
+export function isControlEvent<K extends ControlEventType>(
+  envelope: { eventType: string; data: unknown },
+  eventType: K,
+): envelope is { eventType: K; data: ControlEventMap[K] } {
+  return envelope.eventType === eventType;
+}

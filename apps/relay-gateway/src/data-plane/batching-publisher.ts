@@ -1,0 +1,142 @@
+/**
+ * Publishes the data plane's bus records off the latency path: `enqueue` only appends to a queue, and
+ * one flush at a time sends what has accumulated (after `lingerMs`, at most `batchFrames` entries) in a
+ * single `publish` call. One flush in flight at a time keeps each workspace's records in order; a failed
+ * flush keeps its entries and retries with a doubling delay. The queue is bounded: past
+ * `maxQueued` entries the oldest are given up (counted in `relay_bus_queue_drops_total`), so a bus
+ * outage never grows memory without bound.
+ *
+ * Consecutive `RelayFramesSequenced` entries of one workspace and epoch share one envelope.
+ */
+import type { EventBus } from '@trustmesh/platform-bus';
+import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+
+import type { DataPlaneLogger } from './data-plane.log';
+import type { DataPlaneMetrics } from './data-plane.metrics';
+import { FRAMES_SEQUENCED, type FramesSequencedData, type SequencedItem } from './frames-bus.records';
+
+interface Queued {
+  workspaceId: string;
+  eventType: string;
+  data: unknown;
+  enqueuedAt: number;
+}
+
+export interface BatchingPublisherOptions {
+  bus: EventBus;
+  topic: string;
+  producer: string;
+  origin: string;
+  batchFrames: number;
+  lingerMs: number;
+  maxQueued: number;
+  metrics: DataPlaneMetrics;
+  logger: DataPlaneLogger;
+}
+
+export class BatchingPublisher {
+  private queue: Queued[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private failures = 0;
+  private closed = false;
+  private readonly versions = new Map<string, number>();
+
+  constructor(private readonly options: BatchingPublisherOptions) {}
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  enqueue(workspaceId: string, eventType: string, data: unknown): void {
+    if (this.closed) return;
+    this.queue.push({ workspaceId, eventType, data, enqueuedAt: Date.now() });
+    if (this.queue.length > this.options.maxQueued) {
+      const dropped = this.queue.length - this.options.maxQueued;
+      this.queue.splice(0, dropped);
+      this.options.metrics.busQueueDrops({ topic: this.options.topic }, dropped);
+    }
+    this.schedule(this.options.lingerMs);
+  }
+
+  /** Sends everything queued (used at shutdown); gives up after `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.queue.length > 0 || this.flushing) && Date.now() < deadline) {
+      if (!this.flushing) this.flush();
+      await Promise.race([this.flushing, new Promise((resolve) => setTimeout(resolve, 50))]);
+    }
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer || this.flushing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private flush(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    const batch = this.queue.slice(0, this.options.batchFrames);
+    const envelopes = this.envelopes(batch);
+    const oldest = batch[0]?.enqueuedAt ?? Date.now();
+    this.flushing = this.options.bus
+      .publish(this.options.topic, envelopes)
+      .then(
+        () => {
+          // Entries may have been dropped from the head meanwhile (queue bound); remove what was sent.
+          const sent = new Set(batch);
+          this.queue = this.queue.filter((entry) => !sent.has(entry));
+          this.failures = 0;
+          this.options.metrics.busPublished({ topic: this.options.topic }, batch.length);
+          this.options.metrics.busPublishLag({ topic: this.options.topic }, Date.now() - oldest);
+        },
+        (error: unknown) => {
+          this.failures += 1;
+          this.options.metrics.busPublishFailures({ topic: this.options.topic });
+          this.options.logger.log('warn', 'bus-publish-failed', {
+            topic: this.options.topic,
+            entries: batch.length,
+            errorName: error instanceof Error ? error.name : 'unknown',
+          });
+        },
+      )
+      .finally(() => {
+        this.flushing = undefined;
+        if (this.queue.length > 0 && !this.closed) {
+          this.schedule(this.failures > 0 ? Math.min(5_000, 100 * 2 ** Math.min(this.failures, 6)) : 0);
+        }
+      });
+  }
+
+  private envelopes(batch: readonly Queued[]): EventEnvelope[] {
+    const out: EventEnvelope[] = [];
+    let open: { workspaceId: string; data: FramesSequencedData } | undefined;
+    for (const entry of batch) {
+      if (entry.eventType === FRAMES_SEQUENCED) {
+        const data = entry.data as { epoch: string; item: SequencedItem };
+        if (open && open.workspaceId === entry.workspaceId && open.data.epoch === data.epoch) {
+          open.data.items.push(data.item);
+          continue;
+        }
+        open = { workspaceId: entry.workspaceId, data: { origin: this.options.origin, epoch: data.epoch, items: [data.item] } };
+        out.push(this.envelope(entry.workspaceId, FRAMES_SEQUENCED, open.data));
+        continue;
+      }
+      open = undefined;
+      out.push(this.envelope(entry.workspaceId, entry.eventType, entry.data));
+    }
+    return out;
+  }
+
+  private envelope(workspaceId: string, eventType: string, data: unknown): EventEnvelope {
+    // Per-process counter: a position in this writer's contribution to the stream (the topic is the log).
+    const version = (this.versions.get(workspaceId) ?? 0) + 1;
+    this.versions.set(workspaceId, version);
+    return createEnvelope({ eventType, data }, { streamId: workspaceId, streamVersion: version, producer: this.options.producer });
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * A browser session on /v1/browser (§13). The ticket was consumed at the HTTP upgrade (see
+ * data-plane.ts); here the session opens (`session.ready` first and once, sent by the hub), and every
+ * inbound frame is validated in the order of §13 (text JSON, the negotiated version's schema, the
+ * browser→relay allowlist, the bound workspace) before the hub routes it.
+ *
+ * - An invalid frame closes the session with 4002 and is never forwarded.
+ * - Past its frame rate, or with too many requests awaiting responses, a session gets
+ *   `session.error RATE_LIMITED` (retryable) and the close 4012: the browser reconnects later.
+ * - A browser too slow to read (its send buffer passed the high-water mark) gets the same: a retryable
+ *   `session.error RATE_LIMITED` and 4012; nothing more is queued for it.
+ */
+import type { RawData, WebSocket } from 'ws';
+
+import { CLOSE_CODES, FrameReader, type AnyWireFrame } from '@trustmesh/relay-protocol';
+
+import type { AcceptedBrowserTicket, BrowserSessionEndReason } from '../control/relay-directory.port';
+import type { DataPlaneConfig } from './data-plane.config';
+import type { DataPlaneLogger } from './data-plane.log';
+import type { DataPlaneMetrics } from './data-plane.metrics';
+import { rawText, toBytes } from './companion.socket';
+import { PeerSocket } from './peer-socket';
+import { TokenBucket } from './token-bucket';
+import type { BrowserPeer, WorkspaceHub } from './workspace-hub';
+
+const MAX_WAITING_FRAMES = 256;
+
+export interface BrowserSocketDeps {
+  config: DataPlaneConfig;
+  hub: WorkspaceHub;
+  metrics: DataPlaneMetrics;
+  logger: DataPlaneLogger;
+}
+
+export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps: BrowserSocketDeps): PeerSocket {
+  const { config, hub, metrics, logger } = deps;
+  let endReason: BrowserSessionEndReason = 'closed';
+  let state: 'opening' | 'open' | 'closed' = 'opening';
+  const waiting: Array<[RawData, boolean]> = [];
+  const bucket = new TokenBucket(config.browserFramesPerSecond, config.browserFrameBurst, Date.now());
+
+  const socket = new PeerSocket(ws, {
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    sendHighWaterBytes: config.sendHighWaterBytes,
+    onSlow: () => {
+      metrics.sendBufferDrops({ socket: 'browser' });
+      endReason = 'slow-consumer';
+      state = 'closed';
+      hub.sessionError(peer, 'RATE_LIMITED', true);
+    },
+    onDead: () => {
+      endReason = 'heartbeat-timeout';
+    },
+  });
+  const peer: BrowserPeer = {
+    sessionId: ticket.sessionId,
+    workspaceId: ticket.workspaceId,
+    userId: ticket.userId,
+    acceptedWireVersions: ticket.acceptedWireVersions,
+    encrypted: ticket.encrypted,
+    socket,
+    wire: '1.1',
+  };
+  metrics.connectionsOpened({ socket: 'browser' });
+  let reader: FrameReader | undefined;
+
+  const read = (data: RawData, binary: boolean) => {
+    if (state !== 'open' || !reader) return;
+    if (!bucket.take(Date.now())) {
+      endReason = 'session-error';
+      state = 'closed';
+      hub.sessionError(peer, 'RATE_LIMITED', true);
+      return;
+    }
+    const text = binary ? '' : rawText(data);
+    const verdict = reader.read(binary ? toBytes(data) : text, binary);
+    if (!verdict.ok) {
+      const code = verdict.issues[0]?.code ?? 'FRAME_INVALID';
+      metrics.rejections({ socket: 'browser', code });
+      logger.log('info', 'browser-frame-refused', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, code });
+      endReason = 'invalid-frame';
+      state = 'closed';
+      socket.close(CLOSE_CODES.INVALID_FRAME);
+      return;
+    }
+    const frame = verdict.value as AnyWireFrame;
+    metrics.frames({ type: frame.type, direction: 'inbound' });
+    hub.browserFrame(peer, frame, text);
+  };
+
+  ws.on('message', (data, binary) => {
+    if (state === 'opening') {
+      if (waiting.length >= MAX_WAITING_FRAMES) {
+        endReason = 'session-error';
+        state = 'closed';
+        socket.close(CLOSE_CODES.SESSION_ERROR_RETRYABLE);
+      } else {
+        waiting.push([data, binary]);
+      }
+      return;
+    }
+    read(data, binary);
+  });
+  ws.on('error', () => {
+    endReason = 'error';
+  });
+  ws.once('close', (code) => {
+    state = 'closed';
+    hub.browserClosed(peer, endReason, code);
+  });
+
+  void hub.browserOpened(peer).then(
+    (outcome) => {
+      if (outcome === 'refused') {
+        endReason = 'session-error';
+        state = 'closed';
+        return;
+      }
+      if (state === 'closed') return;
+      reader = new FrameReader({
+        direction: 'browser-to-relay',
+        wire: peer.wire,
+        workspaceId: peer.workspaceId,
+        encryption: peer.encrypted,
+        maxFrameBytes: config.maxBrowserFrameBytes,
+      });
+      state = 'open';
+      logger.log('info', 'browser-session-opened', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, wire: peer.wire });
+      for (const [data, binary] of waiting.splice(0)) read(data, binary);
+    },
+    () => {
+      endReason = 'error';
+      state = 'closed';
+      hub.sessionError(peer, 'RELAY_INTERNAL_ERROR', true);
+    },
+  );
+  return socket;
+}

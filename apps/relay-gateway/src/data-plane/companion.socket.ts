@@ -1,0 +1,193 @@
+/**
+ * A Companion socket on /v1/companion (§12): `device.connect` first, with a wire version this relay
+ * speaks (1.2 or 1.1) and a valid, unrevoked device credential; then the socket is bound to the device's
+ * workspace and every frame is validated (size, text JSON, the version's schema, the companion→relay
+ * allowlist, the bound workspace) before the hub routes it.
+ *
+ * Refusals close the socket without an error frame (§12 step 6):
+ * - 1002 (protocol error): the first frame is not a valid `device.connect`, or names Wire 1.0 (frozen and
+ *   unredacted: a relay never bridges it, §2) or an unknown version;
+ * - 1008 (policy violation): the credential is wrong or revoked, or the device was revoked while connected;
+ * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it;
+ * - 1011: the directory could not be asked (infrastructure failure).
+ * After the handshake, an invalid frame is dropped and logged by its issue code, never its content.
+ * Frames that arrive while the credential is being checked wait (bounded) and are read in order after.
+ */
+import type { IncomingMessage } from 'node:http';
+
+import type { RawData, WebSocket } from 'ws';
+
+import { uuidv7 } from '@trustmesh/platform-events';
+import { FrameReader, type AnyWireFrame, type WireVersion } from '@trustmesh/relay-protocol';
+
+import type { CompanionDisconnectReason, RelayDirectory } from '../control/relay-directory.port';
+import type { DataPlaneConfig } from './data-plane.config';
+import type { DataPlaneLogger } from './data-plane.log';
+import type { DataPlaneMetrics } from './data-plane.metrics';
+import { PeerSocket } from './peer-socket';
+import { TokenBucket } from './token-bucket';
+import type { CompanionPeer, WorkspaceHub } from './workspace-hub';
+
+const REMOTE_VERSIONS: readonly WireVersion[] = ['1.2', '1.1'];
+const MAX_WAITING_FRAMES = 1_024;
+const CONNECT_TIMEOUT_MS = 15_000;
+
+export interface CompanionSocketDeps {
+  config: DataPlaneConfig;
+  directory: RelayDirectory;
+  hub: WorkspaceHub;
+  metrics: DataPlaneMetrics;
+  logger: DataPlaneLogger;
+}
+
+export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: CompanionSocketDeps): PeerSocket {
+  const { config, directory, hub, metrics, logger } = deps;
+  const connectionId = uuidv7();
+  let peer: CompanionPeer | undefined;
+  let state: 'awaiting-connect' | 'authenticating' | 'live' | 'closed' = 'awaiting-connect';
+  let closeReason: CompanionDisconnectReason = 'closed';
+  const waiting: Array<[RawData, boolean]> = [];
+  const bucket = new TokenBucket(config.companionFramesPerSecond, config.companionFrameBurst, Date.now());
+  const handshakeReader = new FrameReader({ direction: 'companion-to-relay', acceptVersions: REMOTE_VERSIONS, maxFrameBytes: config.maxCompanionFrameBytes });
+  let reader = handshakeReader;
+
+  const socket = new PeerSocket(ws, {
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    sendHighWaterBytes: config.sendHighWaterBytes,
+    onSlow: () => {
+      metrics.sendBufferDrops({ socket: 'companion' });
+      closeReason = 'error';
+      socket.close(1013, 'slow');
+    },
+    onDead: () => {
+      closeReason = 'heartbeat-timeout';
+    },
+  });
+  metrics.connectionsOpened({ socket: 'companion' });
+
+  const refuse = (code: number, rejection: string) => {
+    metrics.rejections({ socket: 'companion', code: rejection });
+    logger.log('info', 'companion-refused', { connectionId, code: rejection });
+    state = 'closed';
+    socket.close(code);
+  };
+  const connectTimer = setTimeout(() => {
+    if (state === 'awaiting-connect' || state === 'authenticating') refuse(1002, 'CONNECT_TIMEOUT');
+  }, CONNECT_TIMEOUT_MS);
+  connectTimer.unref();
+
+  const readLive = (data: RawData, binary: boolean) => {
+    if (!peer) return;
+    if (!bucket.take(Date.now())) {
+      metrics.rejections({ socket: 'companion', code: 'RATE_LIMITED' });
+      closeReason = 'error';
+      state = 'closed';
+      socket.close(1013, 'rate limited');
+      return;
+    }
+    const text = binary ? '' : rawText(data);
+    const verdict = reader.read(binary ? toBytes(data) : text, binary);
+    if (!verdict.ok) {
+      const code = verdict.issues[0]?.code ?? 'FRAME_INVALID';
+      metrics.rejections({ socket: 'companion', code });
+      logger.log('debug', 'companion-frame-dropped', { connectionId, workspaceId: peer.workspaceId, code });
+      return;
+    }
+    const frame = verdict.value as AnyWireFrame;
+    metrics.frames({ type: frame.type, direction: 'inbound' });
+    hub.companionFrame(peer, frame, text);
+  };
+
+  const handshake = async (data: RawData, binary: boolean) => {
+    const text = binary ? '' : rawText(data);
+    const verdict = handshakeReader.read(binary ? toBytes(data) : text, binary);
+    if (!verdict.ok) {
+      refuse(1002, verdict.issues[0]?.code ?? 'FRAME_INVALID');
+      return;
+    }
+    const frame = verdict.value as AnyWireFrame;
+    if (frame.type !== 'device.connect') {
+      refuse(1002, 'FRAME_ORDER_VIOLATION');
+      return;
+    }
+    state = 'authenticating';
+    let device: Awaited<ReturnType<RelayDirectory['authenticateDevice']>>;
+    try {
+      device = await directory.authenticateDevice(frame.deviceId, frame.pairingToken);
+    } catch {
+      refuse(1011, 'DIRECTORY_UNAVAILABLE');
+      return;
+    }
+    if ((state as string) === 'closed') return;
+    if (!device) {
+      refuse(1008, 'DEVICE_CREDENTIAL_REFUSED');
+      return;
+    }
+    const wire = frame.protocolVersion as WireVersion;
+    // The steady reader knows the version, the workspace and the encryption profile from the start; it
+    // reads the same device.connect so its first-frame rule is satisfied.
+    reader = new FrameReader({
+      direction: 'companion-to-relay',
+      wire,
+      workspaceId: device.workspaceId,
+      encryption: device.endToEndEncrypted,
+      maxFrameBytes: config.maxCompanionFrameBytes,
+    });
+    reader.read(text);
+    clearTimeout(connectTimer);
+    peer = {
+      connectionId,
+      workspaceId: device.workspaceId,
+      deviceId: device.deviceId,
+      wire,
+      encrypted: device.endToEndEncrypted,
+      socket,
+      connectedAt: Date.now(),
+    };
+    metrics.frames({ type: 'device.connect', direction: 'inbound' });
+    logger.log('info', 'companion-connected', { connectionId, workspaceId: device.workspaceId, deviceId: device.deviceId, wire });
+    await hub.companionConnected(peer);
+    if ((state as string) === 'closed') return;
+    state = 'live';
+    for (const [queued, queuedBinary] of waiting.splice(0)) readLive(queued, queuedBinary);
+  };
+
+  ws.on('message', (data, binary) => {
+    switch (state) {
+      case 'awaiting-connect':
+        void handshake(data, binary);
+        return;
+      case 'authenticating':
+        if (waiting.length >= MAX_WAITING_FRAMES) refuse(1013, 'RATE_LIMITED');
+        else waiting.push([data, binary]);
+        return;
+      case 'live':
+        readLive(data, binary);
+        return;
+      default:
+        return;
+    }
+  });
+  ws.on('error', () => {
+    closeReason = 'error';
+  });
+  ws.once('close', (code) => {
+    clearTimeout(connectTimer);
+    state = 'closed';
+    if (peer) {
+      logger.log('info', 'companion-disconnected', { connectionId, workspaceId: peer.workspaceId, closeCode: code, reason: closeReason });
+      hub.companionClosed(peer, closeReason);
+    }
+  });
+  return socket;
+}
+
+export function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
+
+export function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.isBuffer(data) ? data : new Uint8Array(data);
+}

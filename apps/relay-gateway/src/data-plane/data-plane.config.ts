@@ -1,0 +1,95 @@
+/**
+ * The data plane's own settings (WebSocket limits, heartbeats, the frames log's retention, batching,
+ * shutdown), read once from the environment and validated whole: a bad value stops the process with a
+ * message that names the variable. Defaults suit one machine; the README's table lists them.
+ */
+import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+
+export interface DataPlaneConfig {
+  /** Inbound frame limits in UTF-8 bytes (§11: at least 1 MiB from Companions; browsers may be capped lower). */
+  maxCompanionFrameBytes: number;
+  maxBrowserFrameBytes: number;
+  /** Ping interval; a peer that has not answered the previous ping by the next one is terminated. */
+  heartbeatIntervalMs: number;
+  /** High-water mark of a socket's send buffer (bytes the kernel has not taken yet + the frame to send). */
+  sendHighWaterBytes: number;
+  /** Token buckets per connection: frames per second, and the burst allowed above it. */
+  browserFramesPerSecond: number;
+  browserFrameBurst: number;
+  companionFramesPerSecond: number;
+  companionFrameBurst: number;
+  /** Requests a browser session may have awaiting a response at once. */
+  maxPendingRequestsPerSession: number;
+  /** How long a forwarded request's route back (requestId → session, method) is kept. */
+  requestRouteTtlMs: number;
+  /** The frames log kept in memory per workspace, for catch-up (whichever limit is reached first). */
+  retentionFrames: number;
+  retentionBytes: number;
+  retentionMs: number;
+  /** Unresolved interaction requests kept per workspace for redelivery (§8). */
+  maxRetainedInteractions: number;
+  /** Frames log publishing: most frames per batch, and how long a batch may wait to fill. */
+  publishBatchFrames: number;
+  publishLingerMs: number;
+  /** Frames awaiting publication per workspace before the oldest are given up (memory bound). */
+  publishQueueFrames: number;
+  /** How long a new browser session may take to send its first ACK before live frames start anyway. */
+  firstAckTimeoutMs: number;
+  /** How long shutdown waits for peers to finish their closing handshakes. */
+  shutdownDrainMs: number;
+  /** Sockets accepted at once, per kind (a bound on memory; further upgrades get 503). */
+  maxCompanionConnections: number;
+  maxBrowserConnections: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Variable name → [field, default, min, max]. */
+const VARIABLES: ReadonlyArray<[string, keyof DataPlaneConfig, number, number, number]> = [
+  ['RELAY_WS_MAX_COMPANION_FRAME_BYTES', 'maxCompanionFrameBytes', 1_048_576, 1_048_576, 16_777_216],
+  ['RELAY_WS_MAX_BROWSER_FRAME_BYTES', 'maxBrowserFrameBytes', 262_144, 1_024, 16_777_216],
+  ['RELAY_WS_HEARTBEAT_MS', 'heartbeatIntervalMs', 30_000, 100, 600_000],
+  ['RELAY_WS_SEND_HIGH_WATER_BYTES', 'sendHighWaterBytes', 4_194_304, 4_096, 1_073_741_824],
+  ['RELAY_BROWSER_FRAMES_PER_SECOND', 'browserFramesPerSecond', 100, 1, 1_000_000],
+  ['RELAY_BROWSER_FRAME_BURST', 'browserFrameBurst', 400, 1, 1_000_000],
+  ['RELAY_COMPANION_FRAMES_PER_SECOND', 'companionFramesPerSecond', 5_000, 1, 1_000_000],
+  ['RELAY_COMPANION_FRAME_BURST', 'companionFrameBurst', 20_000, 1, 1_000_000],
+  ['RELAY_MAX_PENDING_REQUESTS_PER_SESSION', 'maxPendingRequestsPerSession', 256, 1, 100_000],
+  ['RELAY_REQUEST_ROUTE_TTL_MS', 'requestRouteTtlMs', 120_000, 1_000, 3_600_000],
+  ['RELAY_FRAMES_RETENTION_FRAMES', 'retentionFrames', 10_000, 0, 10_000_000],
+  ['RELAY_FRAMES_RETENTION_BYTES', 'retentionBytes', 33_554_432, 0, 4_294_967_296],
+  ['RELAY_FRAMES_RETENTION_MS', 'retentionMs', 3_600_000, 0, 30 * 86_400_000],
+  ['RELAY_MAX_RETAINED_INTERACTIONS', 'maxRetainedInteractions', 1_000, 1, 100_000],
+  ['RELAY_FRAMES_PUBLISH_BATCH', 'publishBatchFrames', 500, 1, 100_000],
+  ['RELAY_FRAMES_PUBLISH_LINGER_MS', 'publishLingerMs', 5, 0, 10_000],
+  ['RELAY_FRAMES_PUBLISH_QUEUE_FRAMES', 'publishQueueFrames', 50_000, 1, 10_000_000],
+  ['RELAY_FIRST_ACK_TIMEOUT_MS', 'firstAckTimeoutMs', 5_000, 0, 600_000],
+  ['RELAY_SHUTDOWN_DRAIN_MS', 'shutdownDrainMs', 5_000, 0, 600_000],
+  ['RELAY_MAX_COMPANION_CONNECTIONS', 'maxCompanionConnections', 20_000, 1, 10_000_000],
+  ['RELAY_MAX_BROWSER_CONNECTIONS', 'maxBrowserConnections', 100_000, 1, 10_000_000],
+];
+
+export const DEFAULT_DATA_PLANE_CONFIG: Readonly<DataPlaneConfig> = Object.fromEntries(
+  VARIABLES.map(([, field, fallback]) => [field, fallback]),
+) as unknown as DataPlaneConfig;
+
+/** Reads the data plane's variables; throws a `ConfigError` naming every bad one. */
+export function loadDataPlaneConfig(env: Env): DataPlaneConfig {
+  const problems: ConfigProblem[] = [];
+  const config = { ...DEFAULT_DATA_PLANE_CONFIG };
+  for (const [variable, field, fallback, min, max] of VARIABLES) {
+    const raw = env[variable]?.trim();
+    if (raw === undefined || raw === '') {
+      config[field] = fallback;
+      continue;
+    }
+    const parsed = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      problems.push({ variable, message: `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})` });
+      continue;
+    }
+    config[field] = parsed;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,100 @@
+/**
+ * The data plane as a Nest module: builds the `DataPlane` from the directory (RELAY_DIRECTORY), the event
+ * bus (EVENT_BUS), the gateway configuration (replica id, producer, log level) and its own variables
+ * (`loadDataPlaneConfig(process.env)`, overridable with the DATA_PLANE_CONFIG token), takes the HTTP(S)
+ * server's WebSocket upgrades once the application is bootstrapped, and shuts down before Nest closes
+ * the server (close 1001, drain, leave consumer groups). It also serves GET /metrics.
+ */
+import {
+  Controller,
+  Get,
+  Inject,
+  Module,
+  Res,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Server, ServerResponse } from 'node:http';
+
+import { EVENT_BUS, type EventBus } from '@trustmesh/platform-bus';
+
+import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
+import { RELAY_DIRECTORY, type RelayDirectory } from '../control/relay-directory.port';
+import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
+import { loadDataPlaneConfig, type DataPlaneConfig } from './data-plane.config';
+import type { DataPlaneLogger } from './data-plane.log';
+import { DataPlane } from './data-plane';
+
+/** DI token of the running `DataPlane`. */
+export const DATA_PLANE = Symbol.for('trustmesh.relay-gateway.DataPlane');
+/** DI token of the data plane's settings (default: read from process.env). */
+export const DATA_PLANE_CONFIG = Symbol.for('trustmesh.relay-gateway.DataPlaneConfig');
+
+@Controller()
+export class MetricsController {
+  constructor(@Inject(DATA_PLANE) private readonly dataPlane: DataPlane) {}
+
+  /** Prometheus text exposition (version 0.0.4). */
+  @Get('metrics')
+  metrics(@Res() response: ServerResponse): void {
+    const text = this.dataPlane.metricsText();
+    response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' });
+    response.end(text);
+  }
+}
+
+class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly dataPlane: DataPlane,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.dataPlane.start();
+    this.dataPlane.attach(this.adapterHost.httpAdapter.getHttpServer() as Server);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.dataPlane.shutdown();
+  }
+}
+
+@Module({
+  controllers: [MetricsController],
+  providers: [
+    {
+      provide: DATA_PLANE,
+      inject: [RELAY_CONFIG, RELAY_DIRECTORY, EVENT_BUS, RELAY_LOGGER, { token: DATA_PLANE_CONFIG, optional: true }],
+      useFactory: (gateway: RelayGatewayConfig, directory: RelayDirectory, bus: EventBus, logger: JsonLogger, config: DataPlaneConfig | undefined) =>
+        new DataPlane({
+          config: config ?? loadDataPlaneConfig(process.env),
+          directory,
+          bus,
+          replicaId: gateway.replicaId,
+          producer: gateway.producer,
+          logger: fromJsonLogger(logger),
+        }),
+    },
+    {
+      provide: DataPlaneLifecycle,
+      inject: [DATA_PLANE, HttpAdapterHost],
+      useFactory: (dataPlane: DataPlane, adapterHost: HttpAdapterHost) => new DataPlaneLifecycle(dataPlane, adapterHost),
+    },
+  ],
+  exports: [DATA_PLANE],
+})
+export class DataPlaneModule {}
+
+/** The gateway's JSON logger (stdout, redacting secret-like fields) behind the data plane's logging port. */
+function fromJsonLogger(logger: JsonLogger): DataPlaneLogger {
+  return {
+    log: (level, event, fields = {}) => {
+      const clean = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean | null>;
+      if (level === 'debug') logger.debug(event, clean);
+      else if (level === 'info') logger.info(event, clean);
+      else if (level === 'warn') logger.warn(event, clean);
+      else logger.error(event, clean);
+    },
+  };
+}

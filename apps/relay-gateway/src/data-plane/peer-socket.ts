@@ -1,0 +1,105 @@
+/**
+ * One accepted WebSocket with the data plane's liveness and memory rules:
+ *
+ * - heartbeats: a ping every interval; a peer that has not answered the previous ping is terminated;
+ * - a high-water mark on the send buffer: before a frame is queued, `bufferedAmount` (bytes the socket
+ *   has not handed to the kernel) plus the frame must stay under the mark, else the peer is too slow
+ *   and `onSlow` runs (it closes the socket); nothing is queued past the mark, so memory stays bounded;
+ * - close with a code, then terminate if the closing handshake does not finish in time.
+ */
+import type { WebSocket } from 'ws';
+
+export interface PeerSocketOptions {
+  heartbeatIntervalMs: number;
+  sendHighWaterBytes: number;
+  /** Called once when a send would pass the high-water mark. */
+  onSlow: () => void;
+  /** Called once when the peer missed a heartbeat (the socket is then terminated). */
+  onDead: () => void;
+  /** How long a closing handshake may take before the socket is terminated. */
+  closeTimeoutMs?: number;
+}
+
+export class PeerSocket {
+  private alive = true;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closing = false;
+  private slow = false;
+  readonly closed: Promise<void>;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly options: PeerSocketOptions,
+  ) {
+    this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
+    ws.on('pong', () => {
+      this.alive = true;
+    });
+    this.heartbeat = setInterval(() => {
+      if (!this.alive) {
+        this.stopHeartbeat();
+        this.options.onDead();
+        ws.terminate();
+        return;
+      }
+      this.alive = false;
+      try {
+        ws.ping();
+      } catch {
+        // The socket is closing; the close event ends everything.
+      }
+    }, options.heartbeatIntervalMs);
+    this.heartbeat.unref();
+    ws.once('close', () => this.stopHeartbeat());
+  }
+
+  get isOpen(): boolean {
+    return !this.closing && this.ws.readyState === this.ws.OPEN;
+  }
+
+  /** Queues a text frame; false (and the socket closed as slow) when it would pass the high-water mark. */
+  send(text: string): boolean {
+    if (!this.isOpen) return false;
+    // String length is a lower bound of the UTF-8 size and exact for ASCII JSON: cheap on the hot path.
+    if (this.ws.bufferedAmount + text.length > this.options.sendHighWaterBytes) {
+      if (!this.slow) {
+        this.slow = true;
+        this.options.onSlow();
+      }
+      return false;
+    }
+    this.ws.send(text);
+    return true;
+  }
+
+  /** Sends a last frame past the high-water mark check (a short Control message before a close). */
+  sendFinal(text: string): void {
+    if (this.isOpen) this.ws.send(text);
+  }
+
+  close(code: number, reason = ''): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.stopHeartbeat();
+    try {
+      this.ws.close(code, reason);
+    } catch {
+      this.ws.terminate();
+      return;
+    }
+    const timer = setTimeout(() => this.ws.terminate(), this.options.closeTimeoutMs ?? 2_000);
+    timer.unref();
+    this.ws.once('close', () => clearTimeout(timer));
+  }
+
+  terminate(): void {
+    this.closing = true;
+    this.stopHeartbeat();
+    this.ws.terminate();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}

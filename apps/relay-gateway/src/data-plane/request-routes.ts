@@ -1,0 +1,85 @@
+/**
+ * The way back for responses: `runtime.response` goes only to the browser session that sent the
+ * request (§13), and a 1.1 session behind a 1.2 Companion needs the request's method to downgrade the
+ * response (§2). Each forwarded request leaves a route here, keyed by workspace and `requestId`, which
+ * the response consumes. Routes expire (a Companion that never answers leaks nothing), and their
+ * number is bounded in total and per session.
+ *
+ * Pure: the clock is passed in.
+ */
+export interface RequestRoute {
+  workspaceId: string;
+  requestId: string;
+  sessionId: string;
+  /** The replica holding the session (routes made for requests that came over the bus). */
+  replicaId: string;
+  /** The request's method; undefined for encrypted requests, whose method the relay cannot see. */
+  method: string | undefined;
+  /** Set for `interaction.candidate` requests, for the audit when the response comes back. */
+  interaction?: { interactionId: string; method: string; outcomeKind: string };
+  expiresAt: number;
+}
+
+const key = (workspaceId: string, requestId: string) => `${workspaceId}\n${requestId}`;
+
+export class RequestRoutes {
+  // Insertion order is expiry order (one TTL for all), so the oldest routes are first.
+  private readonly routes = new Map<string, RequestRoute>();
+  private readonly perSession = new Map<string, number>();
+
+  constructor(private readonly limits: { ttlMs: number; maxTotal: number; maxPerSession: number }) {}
+
+  get size(): number {
+    return this.routes.size;
+  }
+
+  /** Adds a route; false when the session already has its maximum of routes awaiting responses. */
+  add(route: Omit<RequestRoute, 'expiresAt'>, now: number): boolean {
+    this.expire(now);
+    const id = key(route.workspaceId, route.requestId);
+    const existing = this.routes.get(id);
+    if (existing) this.forget(id, existing);
+    if ((this.perSession.get(route.sessionId) ?? 0) >= this.limits.maxPerSession) return false;
+    while (this.routes.size >= this.limits.maxTotal) {
+      const oldest = this.routes.entries().next().value as [string, RequestRoute];
+      this.forget(oldest[0], oldest[1]);
+    }
+    this.routes.set(id, { ...route, expiresAt: now + this.limits.ttlMs });
+    this.perSession.set(route.sessionId, (this.perSession.get(route.sessionId) ?? 0) + 1);
+    return true;
+  }
+
+  /** Removes and returns the route of a response. */
+  take(workspaceId: string, requestId: string, now: number): RequestRoute | undefined {
+    this.expire(now);
+    const id = key(workspaceId, requestId);
+    const route = this.routes.get(id);
+    if (route) this.forget(id, route);
+    return route;
+  }
+
+  /** The route's method without consuming it. */
+  peek(workspaceId: string, requestId: string): RequestRoute | undefined {
+    return this.routes.get(key(workspaceId, requestId));
+  }
+
+  /** Forgets the routes of a closed session. */
+  dropSession(sessionId: string): void {
+    if (!this.perSession.has(sessionId)) return;
+    for (const [id, route] of this.routes) if (route.sessionId === sessionId) this.forget(id, route);
+  }
+
+  private expire(now: number): void {
+    for (const [id, route] of this.routes) {
+      if (route.expiresAt > now) break;
+      this.forget(id, route);
+    }
+  }
+
+  private forget(id: string, route: RequestRoute): void {
+    this.routes.delete(id);
+    const count = (this.perSession.get(route.sessionId) ?? 1) - 1;
+    if (count <= 0) this.perSession.delete(route.sessionId);
+    else this.perSession.set(route.sessionId, count);
+  }
+}

@@ -1,0 +1,865 @@
+/**
+ * The data plane's routing core: which Companion and which browser sessions this replica holds for
+ * each workspace, and what happens to every frame that passed validation (BEHAVIOUR.md §6, §8, §12, §13).
+ *
+ * Routing:
+ * - `runtime.request` (and encrypted requests) → the workspace's Companion, here or on another replica
+ *   (through `relay.companion-inbound.v1`); the route back (requestId → session, method) is remembered.
+ * - `runtime.response` → only the session that sent the request (through the frames topic when that
+ *   session is on another replica), downgraded for a 1.1 session by the request's method.
+ * - sequenced frames (`runtime.event`, `interaction.*`, sequenced `runtime.encrypted`) and
+ *   `runtime.gap` → every browser session of the workspace, in order, each frame at most once per
+ *   session and stream epoch; written to the frames log (`relay.workspace-frames.v1`) off the latency
+ *   path.
+ * - `runtime.ack` → the Companion, unchanged; dropped while it is offline. The relay never originates
+ *   ACKs.
+ *
+ * Several browser sessions on one workspace (the policy §13 leaves open): every session is a full peer.
+ * Each receives every sequenced frame, may send requests, and gets the responses to its own requests
+ * only; CONTROLLER_CONFLICT is never sent. Mutations stay safe because the Companion's idempotency
+ * (§5) is keyed by requestId, and interactions settle once (§8), whichever session answers first.
+ *
+ * Catch-up from the frames log, on a session's first ACK (cursor c):
+ * - c is trusted to belong to the current stream epoch when it is −1, or when every earlier session of
+ *   the same user on this workspace that ended here ended in the current epoch. Then the session gets
+ *   the retained frames above c, with a `runtime.gap` only for frames older than the retention.
+ * - otherwise (c might be from before a Companion restart) the session gets one
+ *   `runtime.gap {0 … head}`, which makes the browser rebuild from snapshots instead of applying frames
+ *   of one epoch on top of state from another.
+ * Live frames are held back from a session until its first ACK (or `firstAckTimeoutMs`) so catch-up
+ * and live traffic never interleave.
+ */
+import type { EventBus } from '@trustmesh/platform-bus';
+import { uuidv7 } from '@trustmesh/platform-events';
+import {
+  CLOSE_CODES,
+  downgradeFrameTo11,
+  negotiateWireVersion,
+  sessionErrorRetryable,
+  validateWireFrame,
+  type AnyWireFrame,
+  type SessionErrorCode,
+  type WireVersion,
+  type Wire12,
+} from '@trustmesh/relay-protocol';
+
+import type {
+  CompanionDisconnectReason,
+  RelayDirectory,
+  WorkspaceStatusView,
+  BrowserSessionEndReason,
+} from '../control/relay-directory.port';
+import { BatchingPublisher } from './batching-publisher';
+import type { DataPlaneConfig } from './data-plane.config';
+import type { DataPlaneLogger } from './data-plane.log';
+import type { DataPlaneMetrics } from './data-plane.metrics';
+import {
+  COMPANION_FRAME_ROUTED,
+  COMPANION_INBOUND_TOPIC,
+  FRAMES_SEQUENCED,
+  RESPONSE_ROUTED,
+  WORKSPACE_FRAMES_TOPIC,
+  type CandidateContext,
+  type CompanionFrameRoutedData,
+  type FramesSequencedData,
+  type ResponseRoutedData,
+  type SequencedItem,
+} from './frames-bus.records';
+import type { PeerSocket } from './peer-socket';
+import { RequestRoutes } from './request-routes';
+import { WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
+
+export interface CompanionPeer {
+  readonly connectionId: string;
+  readonly workspaceId: string;
+  readonly deviceId: string;
+  readonly wire: WireVersion;
+  readonly encrypted: boolean;
+  readonly socket: PeerSocket;
+  readonly connectedAt: number;
+  /** Set once the connection's end was reported. */
+  ended?: boolean;
+}
+
+export interface BrowserPeer {
+  readonly sessionId: string;
+  readonly workspaceId: string;
+  readonly userId: string;
+  readonly acceptedWireVersions: readonly string[];
+  readonly encrypted: boolean;
+  readonly socket: PeerSocket;
+  /** Set when the session opens (negotiated). */
+  wire: WireVersion;
+}
+
+interface SessionState {
+  peer: BrowserPeer;
+  epoch: string | null;
+  deliveredThrough: number;
+  awaitingFirstAck: boolean;
+  firstAckTimer: NodeJS.Timeout | undefined;
+  lastStatus: 'online' | 'offline';
+  ended: boolean;
+}
+
+interface WorkspaceState {
+  readonly id: string;
+  readonly log: WorkspaceFrameLog;
+  /** Unresolved interaction requests by interactionId, in arrival order (§8 retention). */
+  readonly retained: Map<string, LoggedFrame>;
+  readonly sessions: Map<string, SessionState>;
+  companion: CompanionPeer | undefined;
+  /** The directory's latest view (all replicas). */
+  view: WorkspaceStatusView | undefined;
+  /** Per user: the epochs in which this user's sessions ended here, newest last (catch-up trust). */
+  readonly endedSessions: Map<string, Array<string | null>>;
+}
+
+const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
+const SEQUENCED_TYPES = new Set(['runtime.event', 'interaction.request', 'interaction.resolved', 'interaction.cancelled']);
+const MAX_ENDED_PER_USER = 16;
+
+export interface WorkspaceHubOptions {
+  config: DataPlaneConfig;
+  directory: RelayDirectory;
+  bus: EventBus | undefined;
+  /** Unique per process: marks this process's bus records and addresses responses to it. */
+  instanceId: string;
+  replicaId: string;
+  producer: string;
+  metrics: DataPlaneMetrics;
+  logger: DataPlaneLogger;
+  now?: () => number;
+}
+
+export class WorkspaceHub {
+  private readonly workspaces = new Map<string, WorkspaceState>();
+  private readonly routes: RequestRoutes;
+  private readonly framesPublisher: BatchingPublisher | undefined;
+  private readonly inboundPublisher: BatchingPublisher | undefined;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+
+  constructor(private readonly options: WorkspaceHubOptions) {
+    const { config, bus } = options;
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    this.routes = new RequestRoutes({
+      ttlMs: config.requestRouteTtlMs,
+      maxTotal: Math.max(10_000, config.maxPendingRequestsPerSession * 1_000),
+      maxPerSession: config.maxPendingRequestsPerSession,
+    });
+    if (bus) {
+      const common = {
+        bus,
+        producer: options.producer,
+        origin: options.instanceId,
+        batchFrames: config.publishBatchFrames,
+        lingerMs: config.publishLingerMs,
+        maxQueued: config.publishQueueFrames,
+        metrics: options.metrics,
+        logger: options.logger,
+      };
+      this.framesPublisher = new BatchingPublisher({ ...common, topic: WORKSPACE_FRAMES_TOPIC });
+      // Requests to a Companion on another replica wait for no batch: the linger is the latency.
+      this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
+    }
+    options.metrics.registry.collected('relay_connections', 'Open WebSocket connections, by socket kind.', () => {
+      let companions = 0;
+      let browsers = 0;
+      for (const workspace of this.workspaces.values()) {
+        if (workspace.companion) companions += 1;
+        browsers += workspace.sessions.size;
+      }
+      return [
+        { labels: { socket: 'companion' }, value: companions },
+        { labels: { socket: 'browser' }, value: browsers },
+      ];
+    });
+    options.metrics.registry.collected('relay_frames_log_retained', 'Frames held in memory for catch-up, over all workspaces.', () => {
+      let frames = 0;
+      for (const workspace of this.workspaces.values()) frames += workspace.log.size;
+      return [{ labels: {}, value: frames }];
+    });
+  }
+
+  // ---------------------------------------------------------------- Companions
+
+  /** The Companion of a workspace held by this replica, if any. */
+  localCompanion(workspaceId: string): CompanionPeer | undefined {
+    return this.workspaces.get(workspaceId)?.companion;
+  }
+
+  /** The Companion's version as this replica knows it: live here, live elsewhere, or last known. */
+  companionWire(workspaceId: string): WireVersion | null {
+    const workspace = this.workspaces.get(workspaceId);
+    if (workspace?.companion) return workspace.companion.wire;
+    const view = workspace?.view;
+    return view ? (view.status === 'online' ? view.wireVersion : null) ?? view.lastKnownWireVersion : null;
+  }
+
+  /** A Companion authenticated: it becomes the workspace's live one, replacing an older one here. */
+  async companionConnected(peer: CompanionPeer): Promise<void> {
+    const workspace = this.workspace(peer.workspaceId);
+    const previous = workspace.companion;
+    workspace.companion = peer;
+    if (previous && previous !== peer) {
+      this.options.logger.log('info', 'companion-replaced', { workspaceId: peer.workspaceId, connectionId: previous.connectionId });
+      this.companionClosed(previous, 'replaced');
+      previous.socket.close(CLOSE_CODES.NORMAL, 'replaced');
+    }
+    await this.directoryCall('companionConnected', () =>
+      this.options.directory.companionConnected({
+        connectionId: peer.connectionId,
+        workspaceId: peer.workspaceId,
+        deviceId: peer.deviceId,
+        wireVersion: peer.wire,
+      }),
+    );
+    if (workspace.companion === peer) this.statusChanged(workspace);
+  }
+
+  /** A Companion socket closed (for whatever reason). */
+  companionClosed(peer: CompanionPeer, reason: CompanionDisconnectReason): void {
+    if (peer.ended) return;
+    peer.ended = true;
+    const workspace = this.workspaces.get(peer.workspaceId);
+    if (workspace?.companion === peer) {
+      workspace.companion = undefined;
+      // Until the directory says otherwise, the workspace is offline as far as this replica knows.
+      if (workspace.view?.connectionId === peer.connectionId) workspace.view = { ...workspace.view, status: 'offline', connectionId: null };
+      this.statusChanged(workspace);
+      this.collect(workspace);
+    }
+    void this.directoryCall('companionDisconnected', () =>
+      this.options.directory.companionDisconnected({ connectionId: peer.connectionId, workspaceId: peer.workspaceId, deviceId: peer.deviceId, reason }),
+    );
+  }
+
+  /** Closes a revoked device's socket if this replica holds it. */
+  deviceRevoked(deviceId: string, workspaceId: string): boolean {
+    const companion = this.workspaces.get(workspaceId)?.companion;
+    if (!companion || companion.deviceId !== deviceId) return false;
+    this.companionClosed(companion, 'revoked');
+    companion.socket.close(1008, 'revoked');
+    return true;
+  }
+
+  /** A frame from a Companion, validated for its socket (version, direction, workspace). */
+  companionFrame(peer: CompanionPeer, frame: AnyWireFrame, text: string): void {
+    const workspace = this.workspace(peer.workspaceId);
+    if (workspace.companion !== peer) return; // a replaced connection's late frames go nowhere
+    switch (frame.type) {
+      case 'runtime.response':
+        this.routeResponse(workspace, frame.requestId, text, peer.wire, frame);
+        return;
+      case 'runtime.gap':
+        this.sequencedGap(workspace, frame.fromRelaySequence, frame.throughRelaySequence, text, peer.wire, true);
+        return;
+      case 'runtime.encrypted':
+        if ((frame.payloadKind === 'event' || frame.payloadKind === 'interaction') && frame.relaySequence !== undefined) {
+          this.sequencedFrame(workspace, frame, frame.relaySequence, text, peer.wire);
+        } else if (frame.payloadKind === 'response' && frame.requestId !== undefined) {
+          this.routeResponse(workspace, frame.requestId, text, peer.wire, undefined);
+        } else {
+          this.drop('companion', 'ENCRYPTED_UNROUTABLE');
+        }
+        return;
+      default:
+        if (SEQUENCED_TYPES.has(frame.type)) {
+          this.sequencedFrame(workspace, frame, (frame as { relaySequence: number }).relaySequence, text, peer.wire);
+        } else {
+          this.drop('companion', 'FRAME_UNROUTABLE');
+        }
+    }
+  }
+
+  // ---------------------------------------------------------------- Browsers
+
+  /**
+   * Opens a browser session: negotiates its version (§2), sends `session.ready` and the retained
+   * interaction requests (§8), and starts waiting for its first ACK.
+   */
+  async browserOpened(peer: BrowserPeer): Promise<'open' | 'refused'> {
+    const workspace = this.workspace(peer.workspaceId);
+    if (!workspace.companion && !workspace.view) {
+      const view = await this.options.directory.getWorkspaceStatus(peer.workspaceId).catch(() => null);
+      if (view) workspace.view = view;
+    }
+    if (!peer.socket.isOpen) return 'refused';
+    const companionWire = this.companionWire(peer.workspaceId);
+    const negotiated = negotiateWireVersion(peer.acceptedWireVersions, companionWire ? SUPPORTED_FOR[companionWire] : ['1.2', '1.1']);
+    peer.wire = negotiated ?? negotiateWireVersion(peer.acceptedWireVersions, ['1.2', '1.1']) ?? '1.1';
+    const status = this.statusOf(workspace);
+    const session: SessionState = {
+      peer,
+      epoch: workspace.log.epoch,
+      deliveredThrough: -1,
+      awaitingFirstAck: true,
+      firstAckTimer: undefined,
+      lastStatus: status,
+      ended: false,
+    };
+    workspace.sessions.set(peer.sessionId, session);
+    this.sendControl(session, {
+      type: 'session.ready',
+      controlVersion: '1.0',
+      relayProtocolVersion: peer.wire,
+      sessionId: peer.sessionId,
+      workspaceId: peer.workspaceId,
+      workspaceStatus: status,
+    });
+    if (negotiated === null) {
+      this.sessionError(session, 'RELAY_PROTOCOL_VERSION_UNSUPPORTED', false);
+      return 'refused';
+    }
+    this.redeliverInteractions(workspace, session);
+    session.firstAckTimer = setTimeout(() => this.startLive(workspace, session), this.options.config.firstAckTimeoutMs);
+    session.firstAckTimer.unref();
+    void this.directoryCall('browserSessionStarted', () =>
+      this.options.directory.browserSessionStarted({ sessionId: peer.sessionId, workspaceId: peer.workspaceId, userId: peer.userId, wireVersion: peer.wire }),
+    );
+    return 'open';
+  }
+
+  /** A frame from a browser session, validated for its socket (negotiated version, direction, workspace). */
+  browserFrame(peer: BrowserPeer, frame: AnyWireFrame, text: string): void {
+    const workspace = this.workspaces.get(peer.workspaceId);
+    const session = workspace?.sessions.get(peer.sessionId);
+    if (!workspace || !session || session.ended) return;
+    switch (frame.type) {
+      case 'runtime.ack':
+        this.toCompanion(workspace, session, 'ack', text, null, null, null);
+        if (session.awaitingFirstAck) this.catchUp(workspace, session, frame.throughRelaySequence);
+        return;
+      case 'runtime.request': {
+        const companionWire = this.companionWire(workspace.id);
+        if (companionWire && companionWire !== peer.wire && !validateWireFrame(companionWire, frame).ok) {
+          // Never forward a request the Companion's schema rejects (§2).
+          this.drop('browser', 'REQUEST_NOT_IN_COMPANION_VERSION');
+          return;
+        }
+        this.toCompanion(workspace, session, 'request', text, frame.requestId, frame.method, candidateContext(frame));
+        return;
+      }
+      case 'runtime.encrypted':
+        if (frame.payloadKind === 'request' && frame.requestId !== undefined) {
+          this.toCompanion(workspace, session, 'request', text, frame.requestId, null, null);
+        } else {
+          this.drop('browser', 'ENCRYPTED_UNROUTABLE');
+        }
+        return;
+      default:
+        this.drop('browser', 'FRAME_UNROUTABLE');
+    }
+  }
+
+  browserClosed(peer: BrowserPeer, reason: BrowserSessionEndReason, closeCode: number | undefined): void {
+    const workspace = this.workspaces.get(peer.workspaceId);
+    const session = workspace?.sessions.get(peer.sessionId);
+    if (!workspace || !session) return;
+    session.ended = true;
+    if (session.firstAckTimer) clearTimeout(session.firstAckTimer);
+    workspace.sessions.delete(peer.sessionId);
+    this.routes.dropSession(peer.sessionId);
+    if (!session.awaitingFirstAck) {
+      const ended = workspace.endedSessions.get(peer.userId) ?? [];
+      ended.push(session.epoch);
+      if (ended.length > MAX_ENDED_PER_USER) ended.shift();
+      workspace.endedSessions.set(peer.userId, ended);
+    }
+    void this.directoryCall('browserSessionEnded', () =>
+      this.options.directory.browserSessionEnded({ sessionId: peer.sessionId, workspaceId: peer.workspaceId, reason, ...(closeCode !== undefined ? { closeCode } : {}) }),
+    );
+    this.collect(workspace);
+  }
+
+  /** Ends a session with `session.error` and the matching close code (§10). */
+  sessionError(session: SessionState | BrowserPeer, code: SessionErrorCode, retryable = sessionErrorRetryable(code)): void {
+    const state = 'peer' in session ? session : this.workspaces.get(session.workspaceId)?.sessions.get(session.sessionId);
+    const socket = 'peer' in session ? session.peer.socket : session.socket;
+    socket.sendFinal(JSON.stringify({ type: 'session.error', code, retryable }));
+    socket.close(retryable ? CLOSE_CODES.SESSION_ERROR_RETRYABLE : CLOSE_CODES.SESSION_ERROR_FATAL);
+    if (state) state.ended = true;
+    this.options.metrics.rejections({ socket: 'browser', code });
+  }
+
+  // ---------------------------------------------------------------- status
+
+  /** The directory reports a workspace's status as all replicas see it. */
+  workspaceStatusChanged(view: WorkspaceStatusView): void {
+    const workspace = this.workspaces.get(view.workspaceId);
+    if (!workspace) return;
+    const local = workspace.companion;
+    if (local && view.status === 'online' && view.connectionId && view.connectionId !== local.connectionId && view.changedAt && view.changedAt.getTime() > local.connectedAt) {
+      // A newer Companion connection of this workspace is live on another replica: it replaces ours.
+      workspace.view = view;
+      workspace.companion = undefined;
+      this.companionClosed(local, 'replaced');
+      local.socket.close(CLOSE_CODES.NORMAL, 'replaced');
+    } else if (local && view.connectionId !== local.connectionId) {
+      return; // an older or stale view: ours is live
+    }
+    workspace.view = view;
+    this.statusChanged(workspace);
+  }
+
+  private statusOf(workspace: WorkspaceState): 'online' | 'offline' {
+    return workspace.companion || workspace.view?.status === 'online' ? 'online' : 'offline';
+  }
+
+  private statusChanged(workspace: WorkspaceState): void {
+    const status = this.statusOf(workspace);
+    const companionWire = this.companionWire(workspace.id);
+    for (const session of workspace.sessions.values()) {
+      if (session.ended) continue;
+      if (status === 'online' && companionWire && !SUPPORTED_FOR[companionWire].includes(session.peer.wire)) {
+        // The Companion came back below the session's version (§2): a reconnect renegotiates only if
+        // the browser's list admits what the Companion speaks now.
+        const renegotiates = negotiateWireVersion(session.peer.acceptedWireVersions, SUPPORTED_FOR[companionWire]) !== null;
+        this.sessionError(session, 'RELAY_PROTOCOL_VERSION_UNSUPPORTED', renegotiates);
+        continue;
+      }
+      if (session.lastStatus === status) continue;
+      session.lastStatus = status;
+      this.sendControl(session, { type: 'workspace.status', workspaceId: workspace.id, status });
+    }
+  }
+
+  // ---------------------------------------------------------------- requests and responses
+
+  private toCompanion(
+    workspace: WorkspaceState,
+    session: SessionState,
+    kind: 'request' | 'ack',
+    text: string,
+    requestId: string | null,
+    method: string | null,
+    candidate: CandidateContext | null,
+  ): void {
+    const companion = workspace.companion;
+    const remoteOnline = !companion && workspace.view?.status === 'online';
+    if (!companion && !remoteOnline) {
+      // Offline: the relay forwards nothing and fabricates nothing (§12 step 8).
+      this.options.metrics.frames({ type: kind === 'ack' ? 'runtime.ack' : 'runtime.request', direction: 'dropped-offline' });
+      return;
+    }
+    if (requestId !== null) {
+      const added = this.routes.add(
+        {
+          workspaceId: workspace.id,
+          requestId,
+          sessionId: session.peer.sessionId,
+          replicaId: this.options.instanceId,
+          method: method ?? undefined,
+          ...(candidate ? { interaction: candidate } : {}),
+        },
+        this.now(),
+      );
+      if (!added) {
+        this.sessionError(session, 'RATE_LIMITED');
+        return;
+      }
+    }
+    if (companion) {
+      this.sendToCompanion(companion, text, kind === 'ack' ? 'runtime.ack' : 'runtime.request');
+      return;
+    }
+    this.inboundPublisher?.enqueue(workspace.id, COMPANION_FRAME_ROUTED, {
+      origin: this.options.instanceId,
+      sessionId: session.peer.sessionId,
+      kind,
+      requestId,
+      method,
+      candidate,
+      text,
+    } satisfies CompanionFrameRoutedData);
+  }
+
+  private sendToCompanion(companion: CompanionPeer, text: string, type: string): void {
+    if (companion.socket.send(text)) this.options.metrics.frames({ type, direction: 'outbound' });
+  }
+
+  private routeResponse(workspace: WorkspaceState, requestId: string, text: string, wire: WireVersion, frame: AnyWireFrame | undefined): void {
+    const route = this.routes.take(workspace.id, requestId, this.now());
+    if (!route) {
+      this.drop('companion', 'RESPONSE_UNROUTABLE');
+      return;
+    }
+    if (route.replicaId === this.options.instanceId) {
+      this.deliverResponse(workspace, route.sessionId, text, wire, route.method ?? null, route.interaction ?? null, frame);
+      return;
+    }
+    this.framesPublisher?.enqueue(workspace.id, RESPONSE_ROUTED, {
+      origin: this.options.instanceId,
+      targetInstance: route.replicaId,
+      sessionId: route.sessionId,
+      requestId,
+      method: route.method ?? null,
+      candidate: route.interaction ?? null,
+      text,
+      wire,
+    } satisfies ResponseRoutedData);
+  }
+
+  private deliverResponse(
+    workspace: WorkspaceState,
+    sessionId: string,
+    text: string,
+    wire: WireVersion,
+    method: string | null,
+    candidate: CandidateContext | null,
+    parsed: AnyWireFrame | undefined,
+  ): void {
+    const session = workspace.sessions.get(sessionId);
+    if (!session || session.ended) return;
+    let out = text;
+    let frame = parsed;
+    if (session.peer.wire === '1.1' && wire === '1.2') {
+      frame ??= JSON.parse(text) as AnyWireFrame;
+      if (frame.type === 'runtime.response') {
+        const downgraded = downgradeFrameTo11(frame as Wire12.WireFrame, () => method ?? undefined);
+        if (!downgraded.ok) {
+          this.drop('companion', 'DOWNGRADE_INVALID');
+          return;
+        }
+        out = JSON.stringify(downgraded.value);
+      }
+    }
+    this.sendToBrowser(session, out, 'runtime.response');
+    if (candidate) {
+      frame ??= JSON.parse(text) as AnyWireFrame;
+      const error = frame.type === 'runtime.response' ? frame.error : undefined;
+      void this.directoryCall('recordInteraction', () =>
+        this.options.directory.recordInteraction({
+          workspaceId: workspace.id,
+          interactionId: candidate.interactionId,
+          method: candidate.method,
+          phase: 'candidate',
+          sessionId,
+          userId: session.peer.userId,
+          outcomeKind: candidate.outcomeKind,
+          responseKind: error ? error.code : 'accepted',
+          occurredAt: new Date(this.now()),
+        }),
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------- sequenced frames
+
+  private sequencedFrame(workspace: WorkspaceState, frame: AnyWireFrame, relaySequence: number, text: string, wire: WireVersion): void {
+    const { log } = workspace;
+    const classification = log.classify(relaySequence, text);
+    if (classification === 'new-epoch') this.newEpoch(workspace, uuidv7(this.now()));
+    const entry = loggedFrame(frame, relaySequence, text, wire, this.now());
+    if (classification !== 'replay') {
+      log.append(entry, this.now());
+      this.retain(workspace, entry, true);
+      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
+        epoch: log.epoch,
+        item: { relaySequence, text, wire, at: entry.at } satisfies SequencedItem,
+      });
+    }
+    this.fanOut(workspace, classification === 'replay' ? (log.get(relaySequence) ?? entry) : entry);
+  }
+
+  private sequencedGap(workspace: WorkspaceState, from: number, through: number, text: string, wire: WireVersion, publish: boolean): void {
+    const { log } = workspace;
+    if (log.epoch === null) this.newEpoch(workspace, uuidv7(this.now()));
+    log.noteGap(through);
+    if (publish) {
+      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, { epoch: log.epoch, item: { gap: { from, through }, text, wire, at: this.now() } satisfies SequencedItem });
+    }
+    for (const session of workspace.sessions.values()) {
+      if (!this.ready(workspace, session) || through <= session.deliveredThrough) continue;
+      // Frames this replica still holds are better than a gap: the browser needs no snapshot.
+      const held = log.contiguous(session.deliveredThrough, through);
+      if (held) {
+        for (const frame of held) this.sendSequenced(session, frame);
+      } else {
+        this.sendToBrowser(session, text, 'runtime.gap');
+        this.options.metrics.gaps({ origin: 'companion' });
+      }
+      session.deliveredThrough = through;
+    }
+  }
+
+  private newEpoch(workspace: WorkspaceState, epoch: string): void {
+    workspace.log.startEpoch(epoch);
+    // Interactions of a previous epoch died with the Companion that raised them.
+    workspace.retained.clear();
+    this.options.logger.log('info', 'stream-epoch-started', { workspaceId: workspace.id, epoch });
+  }
+
+  /** Interaction retention (§8) and its audit. */
+  private retain(workspace: WorkspaceState, entry: LoggedFrame, audit: boolean): void {
+    if (!entry.interactionId) return;
+    if (entry.type === 'interaction.request') {
+      workspace.retained.set(entry.interactionId, entry);
+      if (workspace.retained.size > this.options.config.maxRetainedInteractions) {
+        const oldest = workspace.retained.keys().next().value as string;
+        workspace.retained.delete(oldest);
+      }
+    } else {
+      workspace.retained.delete(entry.interactionId);
+    }
+    if (!audit) return;
+    const phase = entry.type === 'interaction.request' ? 'requested' : entry.type === 'interaction.resolved' ? 'resolved' : 'cancelled';
+    void this.directoryCall('recordInteraction', () =>
+      this.options.directory.recordInteraction({
+        workspaceId: workspace.id,
+        interactionId: entry.interactionId as string,
+        method: entry.interactionMethod ?? 'unknown',
+        phase,
+        relaySequence: entry.relaySequence,
+        occurredAt: new Date(entry.at),
+      }),
+    );
+  }
+
+  private redeliverInteractions(workspace: WorkspaceState, session: SessionState): void {
+    const now = this.now();
+    const kept = [...workspace.retained.values()].filter((entry) => {
+      if (entry.expiresAt !== undefined && entry.expiresAt < now) {
+        workspace.retained.delete(entry.interactionId as string);
+        return false;
+      }
+      return true;
+    });
+    kept.sort((a, b) => a.relaySequence - b.relaySequence);
+    for (const entry of kept) {
+      const text = this.textFor(session, entry);
+      if (text === null) continue;
+      this.sendToBrowser(session, text, entry.type);
+      this.options.metrics.redelivered();
+    }
+  }
+
+  private fanOut(workspace: WorkspaceState, entry: LoggedFrame): void {
+    for (const session of workspace.sessions.values()) {
+      if (!this.ready(workspace, session) || entry.relaySequence <= session.deliveredThrough) continue;
+      this.sendSequenced(session, entry);
+    }
+  }
+
+  /** Whether live frames may go to the session; moves it to the log's current epoch. */
+  private ready(workspace: WorkspaceState, session: SessionState): boolean {
+    if (session.awaitingFirstAck || session.ended) return false;
+    if (session.epoch !== workspace.log.epoch) {
+      session.epoch = workspace.log.epoch;
+      session.deliveredThrough = -1;
+    }
+    return true;
+  }
+
+  private sendSequenced(session: SessionState, entry: LoggedFrame): void {
+    session.deliveredThrough = Math.max(session.deliveredThrough, entry.relaySequence);
+    const text = this.textFor(session, entry);
+    if (text !== null) this.sendToBrowser(session, text, entry.type);
+  }
+
+  /** The frame's text for the session's version: 1.2 data is downgraded for a 1.1 session (§2). */
+  private textFor(session: SessionState, entry: LoggedFrame): string | null {
+    if (entry.type === 'runtime.encrypted') return session.peer.encrypted ? entry.text : null;
+    if (session.peer.wire !== '1.1' || entry.wire !== '1.2') return entry.text;
+    if (entry.text11 === undefined) {
+      const downgraded = downgradeFrameTo11(JSON.parse(entry.text) as Wire12.WireFrame);
+      entry.text11 = downgraded.ok ? JSON.stringify(downgraded.value) : null;
+      if (!downgraded.ok) this.drop('companion', 'DOWNGRADE_INVALID');
+    }
+    return entry.text11;
+  }
+
+  /** The first ACK of a session: catch it up from the frames log, then let live frames flow. */
+  private catchUp(workspace: WorkspaceState, session: SessionState, cursor: number): void {
+    if (session.firstAckTimer) clearTimeout(session.firstAckTimer);
+    session.awaitingFirstAck = false;
+    const { log } = workspace;
+    session.epoch = log.epoch;
+    const head = log.head;
+    const trusted = cursor === -1 || this.trustCursor(workspace, session.peer.userId);
+    if (head < 0) {
+      session.deliveredThrough = trusted ? cursor : -1;
+      return;
+    }
+    if (!trusted) {
+      this.sendGap(workspace, session, 0, head);
+      session.deliveredThrough = head;
+      return;
+    }
+    if (cursor >= head) {
+      session.deliveredThrough = cursor;
+      return;
+    }
+    for (const item of log.catchUp(cursor, this.now())) {
+      if (item.kind === 'gap') {
+        this.sendGap(workspace, session, item.from, item.through);
+      } else {
+        const text = this.textFor(session, item.frame);
+        if (text !== null) this.sendToBrowser(session, text, item.frame.type);
+        this.options.metrics.replayed();
+      }
+    }
+    session.deliveredThrough = head;
+  }
+
+  /** No first ACK in time: live frames start from the head (the browser heals any hole itself). */
+  private startLive(workspace: WorkspaceState, session: SessionState): void {
+    if (!session.awaitingFirstAck || session.ended) return;
+    session.awaitingFirstAck = false;
+    session.epoch = workspace.log.epoch;
+    session.deliveredThrough = workspace.log.head;
+  }
+
+  private trustCursor(workspace: WorkspaceState, userId: string): boolean {
+    const ended = workspace.endedSessions.get(userId);
+    if (!ended || ended.length === 0 || workspace.log.epoch === null) return false;
+    const trusted = ended.every((epoch) => epoch === workspace.log.epoch);
+    ended.pop();
+    if (ended.length === 0) workspace.endedSessions.delete(userId);
+    return trusted;
+  }
+
+  private sendGap(workspace: WorkspaceState, session: SessionState, from: number, through: number): void {
+    this.sendToBrowser(
+      session,
+      JSON.stringify({ type: 'runtime.gap', workspaceId: workspace.id, fromRelaySequence: from, throughRelaySequence: through, recovery: 'thread.snapshot' }),
+      'runtime.gap',
+    );
+    this.options.metrics.gaps({ origin: 'relay-retention' });
+  }
+
+  // ---------------------------------------------------------------- bus records from other replicas
+
+  /** A record of `relay.workspace-frames.v1` (any replica, including earlier processes). */
+  framesRecord(workspaceId: string, eventType: string, data: unknown, occurredAt: number): void {
+    if ((data as { origin?: unknown }).origin === this.options.instanceId) return; // delivered on the fast path
+    if (eventType === FRAMES_SEQUENCED) {
+      const { epoch, items } = data as FramesSequencedData;
+      const workspace = this.workspace(workspaceId);
+      if (workspace.log.epoch !== epoch) this.newEpoch(workspace, epoch);
+      for (const item of items) {
+        if ('gap' in item) {
+          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, item.wire, false);
+          continue;
+        }
+        const frame = JSON.parse(item.text) as AnyWireFrame;
+        const entry = loggedFrame(frame, item.relaySequence, item.text, item.wire, item.at ?? occurredAt);
+        if (!workspace.log.append(entry, this.now())) continue;
+        this.retain(workspace, entry, false);
+        this.fanOut(workspace, entry);
+      }
+      this.collect(workspace);
+      return;
+    }
+    if (eventType === RESPONSE_ROUTED) {
+      const response = data as ResponseRoutedData;
+      if (response.targetInstance !== this.options.instanceId) return;
+      const workspace = this.workspaces.get(workspaceId);
+      if (workspace) this.deliverResponse(workspace, response.sessionId, response.text, response.wire, response.method, response.candidate, undefined);
+    }
+  }
+
+  /** A record of `relay.companion-inbound.v1`: forwarded if this replica holds the workspace's Companion. */
+  inboundRecord(workspaceId: string, data: CompanionFrameRoutedData, occurredAt: number): void {
+    if (data.origin === this.options.instanceId || occurredAt < this.startedAt) return;
+    const companion = this.workspaces.get(workspaceId)?.companion;
+    if (!companion) return;
+    if (data.kind === 'request' && data.requestId) {
+      this.routes.add(
+        {
+          workspaceId,
+          requestId: data.requestId,
+          sessionId: data.sessionId,
+          replicaId: data.origin,
+          method: data.method ?? undefined,
+          ...(data.candidate ? { interaction: data.candidate } : {}),
+        },
+        this.now(),
+      );
+    }
+    this.sendToCompanion(companion, data.text, data.kind === 'ack' ? 'runtime.ack' : 'runtime.request');
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  private sendControl(session: SessionState, message: Record<string, unknown>): void {
+    this.sendToBrowser(session, JSON.stringify(message), message['type'] as string);
+  }
+
+  private sendToBrowser(session: SessionState, text: string, type: string): void {
+    if (session.peer.socket.send(text)) this.options.metrics.frames({ type, direction: 'outbound' });
+  }
+
+  private drop(socket: 'companion' | 'browser', code: string): void {
+    this.options.metrics.rejections({ socket, code });
+    this.options.logger.log('debug', 'frame-dropped', { socket, code });
+  }
+
+  private workspace(workspaceId: string): WorkspaceState {
+    let workspace = this.workspaces.get(workspaceId);
+    if (!workspace) {
+      const { retentionFrames, retentionBytes, retentionMs } = this.options.config;
+      workspace = {
+        id: workspaceId,
+        log: new WorkspaceFrameLog({ frames: retentionFrames, bytes: retentionBytes, ms: retentionMs }),
+        retained: new Map(),
+        sessions: new Map(),
+        companion: undefined,
+        view: undefined,
+        endedSessions: new Map(),
+      };
+      this.workspaces.set(workspaceId, workspace);
+    }
+    return workspace;
+  }
+
+  /** Forgets a workspace that holds nothing worth keeping. */
+  private collect(workspace: WorkspaceState): void {
+    workspace.log.prune(this.now());
+    if (!workspace.companion && workspace.sessions.size === 0 && workspace.log.size === 0 && workspace.retained.size === 0 && workspace.endedSessions.size === 0) {
+      this.workspaces.delete(workspace.id);
+    }
+  }
+
+  private async directoryCall(what: string, call: () => Promise<void>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      this.options.logger.log('warn', 'directory-call-failed', { call: what, errorName: error instanceof Error ? error.name : 'unknown' });
+    }
+  }
+
+  /** Every open browser session and Companion (for shutdown). */
+  peers(): PeerSocket[] {
+    const out: PeerSocket[] = [];
+    for (const workspace of this.workspaces.values()) {
+      if (workspace.companion) out.push(workspace.companion.socket);
+      for (const session of workspace.sessions.values()) out.push(session.peer.socket);
+    }
+    return out;
+  }
+
+  async drainPublishers(timeoutMs: number): Promise<void> {
+    await Promise.all([this.framesPublisher?.drain(timeoutMs), this.inboundPublisher?.drain(timeoutMs)]);
+  }
+}
+
+function loggedFrame(frame: AnyWireFrame, relaySequence: number, text: string, wire: WireVersion, at: number): LoggedFrame {
+  const entry: LoggedFrame = { relaySequence, text, wire, type: frame.type, bytes: Buffer.byteLength(text), at };
+  if (frame.type === 'interaction.request' || frame.type === 'interaction.resolved' || frame.type === 'interaction.cancelled') {
+    entry.interactionId = frame.interactionId;
+    entry.interactionMethod = frame.method;
+    if (frame.type === 'interaction.request') entry.expiresAt = Date.parse(frame.expiresAt);
+  }
+  return entry;
+}
+
+function candidateContext(frame: AnyWireFrame & { type: 'runtime.request' }): CandidateContext | null {
+  if (frame.method !== 'interaction.candidate') return null;
+  const params = frame.params as { interactionId?: unknown; method?: unknown; candidate?: { decision?: unknown; status?: unknown } } | null;
+  if (!params || typeof params.interactionId !== 'string' || typeof params.method !== 'string') return null;
+  const kind = params.candidate?.decision ?? params.candidate?.status;
+  return { interactionId: params.interactionId, method: params.method, outcomeKind: typeof kind === 'string' ? kind : 'unknown' };
+}

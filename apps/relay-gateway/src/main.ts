@@ -1,0 +1,41 @@
+/**
+ * `nx serve relay-gateway`: runs the gateway with the configuration in the environment (README.md), until
+ * SIGINT or SIGTERM, then shuts down gracefully. A bad configuration stops it with a message naming each
+ * variable at fault (exit code 78, EX_CONFIG).
+ */
+import { ConfigError } from '@trustmesh/platform-config';
+
+import { startRelayGateway } from './relay-gateway.bootstrap';
+import { TlsConfigError } from './tls/tls-material';
+
+async function main(): Promise<void> {
+  let gateway: Awaited<ReturnType<typeof startRelayGateway>>;
+  try {
+    gateway = await startRelayGateway(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof TlsConfigError) {
+      process.stderr.write(`relay-gateway: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`relay-gateway: ${signal} received, shutting down\n`);
+    gateway.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  // Operator-facing: the platform's errors (DATABASE_UNREACHABLE, MIGRATIONS_PENDING, …) carry actionable
+  // messages without secrets.
+  process.stderr.write(`relay-gateway: failed to start: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error'}\n`);
+  process.exit(1);
+});

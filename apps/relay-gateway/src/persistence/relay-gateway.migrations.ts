@@ -1,0 +1,13 @@
+/**
+ * The relay gateway's migrations (../../prisma/migrations), as the platform's migration runner takes them:
+ * applied at startup in embedded mode, by `trustmesh db migrate deploy` (or `nx run relay-gateway:migrate-deploy`)
+ * on a server.
+ */
+import { join } from 'node:path';
+
+import type { MigrationSet } from '@trustmesh/platform-database';
+
+export const RELAY_GATEWAY_MIGRATIONS: MigrationSet = {
+  library: 'relay-gateway',
+  directory: join(__dirname, '..', '..', 'prisma', 'migrations'),
+};

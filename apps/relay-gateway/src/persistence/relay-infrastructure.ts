@@ -1,0 +1,92 @@
+/**
+ * Opens (and closes, in reverse) everything the gateway runs on, before Nest builds its modules: the
+ * platform database, the event store, the event bus, the gateway's Prisma client, the outbox publisher,
+ * the projection runner of the read models, and this replica's control event feed.
+ *
+ * Schema: in embedded mode every migration set is applied here (event store, local bus, projections,
+ * the gateway's own); on a server they are only verified (`MIGRATIONS_PENDING` until
+ * `trustmesh db migrate deploy` ran), so a gateway never serves against an older schema.
+ */
+import { createKafkaEventBus, createLocalEventBus, type EventBus } from '@trustmesh/platform-bus';
+import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
+import { OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
+import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
+
+import type { RelayGatewayConfig } from '../config/relay-gateway.config';
+import { ControlEventFeed } from '../control/control-event-feed';
+import { RELAY_CONTROL_TOPIC } from '../control/control.events';
+import type { JsonLogger } from '../logging/json-logger';
+import { PrismaClient } from './generated/prisma/client';
+import { prismaTransactions, type RelayPrismaTx } from './prisma-projection-transactions';
+import { controlReadModelProjection } from './control-read-model.projection';
+import { RELAY_GATEWAY_MIGRATIONS } from './relay-gateway.migrations';
+
+export interface RelayInfrastructure {
+  readonly database: Database;
+  readonly store: EventStore;
+  readonly bus: EventBus;
+  readonly prisma: PrismaClient;
+  readonly publisher: OutboxPublisher;
+  readonly projection: ProjectionRunner<RelayPrismaTx>;
+  readonly feed: ControlEventFeed;
+  /** Stops the loops and releases every connection; idempotent. */
+  close(): Promise<void>;
+}
+
+/** DI token of the open `RelayInfrastructure`. */
+export const RELAY_INFRASTRUCTURE = Symbol.for('trustmesh.relay-gateway.Infrastructure');
+
+export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger): Promise<RelayInfrastructure> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const closeAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => logger.warn('shutdown step failed', { errorName: error instanceof Error ? error.name : 'unknown' }));
+    }
+  };
+  try {
+    const database = await openDatabase(config.platform.database);
+    cleanups.push(() => database.close());
+    logger.info('database open', { mode: database.mode, location: database.location });
+
+    await prepareSchema(database, [PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
+    const store = await openEventStore(database, { producer: config.producer, defaultTopic: RELAY_CONTROL_TOPIC });
+    cleanups.push(() => store.close());
+
+    const bus: EventBus =
+      config.platform.bus.adapter === 'kafka' ? createKafkaEventBus(config.platform) : await createLocalEventBus(config.platform, database);
+    cleanups.push(() => bus.close());
+
+    const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
+    cleanups.push(() => prisma.$disconnect());
+
+    const publisher = new OutboxPublisher(store, bus, {
+      idleMs: 100,
+      onError: (code, attempt) => logger.warn('outbox publish failed', { errorCode: code, attempt }),
+    });
+    publisher.start();
+    cleanups.push(() => publisher.stop());
+
+    const projection = new ProjectionRunner(controlReadModelProjection(), prismaTransactions(prisma), bus);
+    await projection.start();
+    cleanups.push(() => projection.stop());
+
+    const feed = new ControlEventFeed(bus, config.replicaId, logger);
+    await feed.start();
+    cleanups.push(() => feed.stop());
+
+    let closing: Promise<void> | undefined;
+    return {
+      database,
+      store,
+      bus,
+      prisma,
+      publisher,
+      projection,
+      feed,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

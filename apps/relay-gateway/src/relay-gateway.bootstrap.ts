@@ -1,0 +1,135 @@
+/**
+ * Starts one gateway process (or an in-process one for tests and `npm start`):
+ *
+ * 1. configuration (validated whole; `ConfigError` names every bad variable);
+ * 2. TLS material (files, or the persisted self-signed development certificate);
+ * 3. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed);
+ * 4. the service credential: configured digests, or in embedded mode a development credential minted now
+ *    and printed once (it is never stored; a restart mints another);
+ * 5. Nest (HTTP(S) + the modules, including the data plane), listening;
+ * 6. the gRPC server (RelayControl + ServiceInfo) on its own port.
+ *
+ * `close()` reverses it: gRPC first (watch streams end with UNAVAILABLE), then Nest (the data plane closes
+ * its sockets and records it), then the infrastructure.
+ */
+import 'reflect-metadata';
+
+import type { AddressInfo } from 'node:net';
+
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+
+import { AppModule } from './app.module';
+import { RelayEndpoints } from './config/relay-endpoints';
+import { loadRelayGatewayConfig, RELAY_GATEWAY_SERVICE_NAME, type RelayGatewayConfig } from './config/relay-gateway.config';
+import { RelayControlGrpcServer } from './control/relay-control.grpc-server';
+import { mintSecret, sha256 } from './control/secrets';
+import { JsonLogger } from './logging/json-logger';
+import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
+import { loadTlsMaterial, type TlsMaterial } from './tls/tls-material';
+
+export interface RelayGatewayHandle {
+  readonly config: RelayGatewayConfig;
+  readonly app: INestApplication;
+  readonly infrastructure: RelayInfrastructure;
+  readonly endpoints: RelayEndpoints;
+  readonly tls: TlsMaterial | null;
+  /** `https://127.0.0.1:<port>` (or http:// with RELAY_TLS=off): where this process's HTTP server listens. */
+  readonly httpUrl: string;
+  /** `host:port` of the gRPC server. */
+  readonly grpcAddress: string;
+  /** The development service credential minted at start (embedded mode without configured digests), else null. */
+  readonly developmentServiceCredential: string | null;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where the human-facing start-up lines go (default: stdout). */
+  print?: (line: string) => void;
+  /** Log lines (default: stdout); tests pass a sink. */
+  writeLog?: (line: string) => void;
+  cwd?: string;
+}
+
+export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const config = loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {});
+  const logger = new JsonLogger({
+    level: config.logLevel,
+    service: RELAY_GATEWAY_SERVICE_NAME,
+    replica: config.replicaId,
+    ...(options.writeLog ? { write: options.writeLog } : {}),
+  });
+  const tls = await loadTlsMaterial(config.tls);
+
+  let developmentServiceCredential: string | null = null;
+  const serviceCredentialDigests = [...config.serviceCredentialDigests];
+  if (serviceCredentialDigests.length === 0) {
+    developmentServiceCredential = mintSecret('serviceCredential');
+    serviceCredentialDigests.push(sha256(developmentServiceCredential));
+  }
+
+  const infrastructure = await openRelayInfrastructure(config, logger);
+  const endpoints = new RelayEndpoints();
+  let app: INestApplication | undefined;
+  let grpcServer: RelayControlGrpcServer | undefined;
+  try {
+    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests }), {
+      logger,
+      // The enrollment endpoint reads its own bounded body; nothing else takes a body.
+      bodyParser: false,
+      ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key } } : {}),
+    });
+    await app.listen(config.http.port, config.http.host);
+    const address = app.getHttpServer().address() as AddressInfo;
+    const scheme = tls ? 'https' : 'http';
+    const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
+    endpoints.resolve(config.publicBaseUrl ?? `https://localhost:${address.port}`);
+
+    const server = app.get(RelayControlGrpcServer);
+    grpcServer = server;
+    const grpcPort = await server.start();
+    const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
+    const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
+
+    logger.info('relay gateway listening', {
+      http: httpUrl,
+      grpc: grpcAddress,
+      publicBaseUrl: endpoints.publicBaseUrl,
+      tls: tls?.source ?? 'off',
+      bus: config.platform.bus.adapter,
+      database: config.platform.database.mode,
+    });
+    if (tls?.source === 'self-signed') print(`relay-gateway: development certificate ${tls.certFile} (SHA-256 ${tls.fingerprint})`);
+    if (developmentServiceCredential) {
+      print(`relay-gateway: development service credential for gRPC (this run only; never stored): ${developmentServiceCredential}`);
+    }
+
+    const startedApp = app;
+    const startedGrpc = server;
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      app: startedApp,
+      infrastructure,
+      endpoints,
+      tls,
+      httpUrl,
+      grpcAddress,
+      developmentServiceCredential,
+      close: () =>
+        (closing ??= (async () => {
+          await startedGrpc.stop();
+          await startedApp.close();
+          await infrastructure.close();
+          logger.info('relay gateway stopped');
+        })()),
+    };
+  } catch (error) {
+    await grpcServer?.stop().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await infrastructure.close();
+    throw error;
+  }
+}
