@@ -11,7 +11,7 @@
  * | `SIMULATOR_PAIRING_CODE` | — | one-time pairing code to enroll with (§12); a secret, never logged |
  * | `SIMULATOR_CREDENTIAL_FILE` | `.data/companion-simulator/device-credential.json` | where the device credential is kept (mode 0600) |
  * | `SIMULATOR_WIRE_VERSION` | `1.1` | Wire version of `device.connect`: `1.2` or `1.1` |
- * | `SIMULATOR_E2EE_PRIVATE_KEY_FILE` | — | the Companion's X25519 private key (PKCS8 PEM/base64url or JWK), with the next |
+ * | `SIMULATOR_E2EE_PRIVATE_KEY_FILE` | — | the Companion's X25519 private key (base64url PKCS#8 or a JWK), with the next |
  * | `SIMULATOR_E2EE_PEER_PUBLIC_KEY` | — | the browser's X25519 public key (base64url raw); both or neither |
  * | `SIMULATOR_SCENARIO_FILE` | — | scenario (JSON or YAML) to run once connected |
  * | `SIMULATOR_CONTROL_CREDENTIAL` | — | bearer credential of gRPC SimulatorControl (≥16 chars); unset = not served |
@@ -20,6 +20,12 @@
  * | `RELAY_CONTROL_CREDENTIAL` | — | service credential for RelayControl (load mode) |
  * | `RELAY_CONTROL_TLS` | `false` on loopback, else `true` | gRPC over TLS (trusting `RELAY_GATEWAY_CA_FILE` when set) |
  * | `SIMULATOR_HEARTBEAT_TIMEOUT_MS` | `75000` | a socket that receives nothing (not even a ping) this long is dropped (0 = never) |
+ * | `SIMULATOR_REQUEST_POLICY` | `all` | `all`: every method of the Wire version is served (to show each one's semantics); `production`: the spec's production list |
+ * | `SIMULATOR_DENY_METHODS` | — | comma-separated methods refused with `REMOTE_REQUEST_DENIED` |
+ * | `SIMULATOR_APPROVAL_POLICY` | `allow` | local approval policy: `allow`, `deny` or `require-local-confirmation` (§8) |
+ * | `SIMULATOR_APP_RESULT_GRANTS` | — | comma-separated `agent/tool` pairs whose app results browsers may read (1.2) |
+ * | `SIMULATOR_SENTINEL` | — | marker planted in every secret-bearing raw runtime field (leak tests use `relay-security-sentinel`) |
+ * | `SIMULATOR_SEED` | random | seed of the simulated runtime's ids and content |
  */
 import { readFileSync, statSync } from 'node:fs';
 
@@ -63,6 +69,19 @@ export interface SimulatorConfig {
   control: { address: string; credential: string } | null;
   relayControl: { address: string; credential: string; tls: boolean } | null;
   heartbeatTimeoutMs: number;
+  companion: CompanionBehaviour;
+}
+
+export type ApprovalPolicyName = 'allow' | 'deny' | 'require-local-confirmation';
+
+/** How the simulated Companion behaves toward requests (policies of §8 and §10) and what its runtime plants. */
+export interface CompanionBehaviour {
+  requestPolicy: 'all' | 'production';
+  denyMethods: string[];
+  approvalPolicy: ApprovalPolicyName;
+  appResultGrants: Array<{ agentName: string; toolName: string }>;
+  sentinel: string | null;
+  seed: number | null;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -284,6 +303,31 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     }
   }
 
+  const policyRaw = value('SIMULATOR_REQUEST_POLICY') ?? 'all';
+  let requestPolicy: CompanionBehaviour['requestPolicy'] = 'all';
+  if (policyRaw === 'all' || policyRaw === 'production') requestPolicy = policyRaw;
+  else fail('SIMULATOR_REQUEST_POLICY', 'must be "all" or "production"');
+  const denyMethods = (value('SIMULATOR_DENY_METHODS') ?? '').split(',').map((m) => m.trim()).filter((m) => m !== '');
+  const badMethod = denyMethods.find((m) => !/^[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)+$/.test(m));
+  if (badMethod !== undefined) fail('SIMULATOR_DENY_METHODS', `must be a comma-separated list of method names such as thread.delete (not ${JSON.stringify(badMethod.slice(0, 40))})`);
+  const approvalRaw = value('SIMULATOR_APPROVAL_POLICY') ?? 'allow';
+  let approvalPolicy: ApprovalPolicyName = 'allow';
+  if (approvalRaw === 'allow' || approvalRaw === 'deny' || approvalRaw === 'require-local-confirmation') approvalPolicy = approvalRaw;
+  else fail('SIMULATOR_APPROVAL_POLICY', 'must be "allow", "deny" or "require-local-confirmation"');
+  const appResultGrants: CompanionBehaviour['appResultGrants'] = [];
+  for (const pair of (value('SIMULATOR_APP_RESULT_GRANTS') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const [agentName, toolName, extra] = pair.split('/');
+    if (!agentName || !toolName || extra !== undefined) {
+      fail('SIMULATOR_APP_RESULT_GRANTS', `must be a comma-separated list of agent/tool pairs (not ${JSON.stringify(pair.slice(0, 60))})`);
+      break;
+    }
+    appResultGrants.push({ agentName, toolName });
+  }
+  const sentinel = value('SIMULATOR_SENTINEL') ?? null;
+  if (sentinel !== null && sentinel.length > 200) fail('SIMULATOR_SENTINEL', 'must be at most 200 characters');
+  const seedRaw = value('SIMULATOR_SEED');
+  const seed = seedRaw === undefined ? null : integer('SIMULATOR_SEED', 0, 0, 2 ** 31 - 1);
+
   const config: SimulatorConfig = {
     gateway,
     tls,
@@ -295,6 +339,7 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     control,
     relayControl,
     heartbeatTimeoutMs: integer('SIMULATOR_HEARTBEAT_TIMEOUT_MS', 75_000, 0, 3_600_000),
+    companion: { requestPolicy, denyMethods, approvalPolicy, appResultGrants, sentinel, seed },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

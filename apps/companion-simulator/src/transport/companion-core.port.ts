@@ -11,8 +11,8 @@ export type FrameSender = (frameText: string) => Promise<void>;
 export interface CompanionCore {
   /** A transport opened and `device.connect` was written: start a generation that sends through `send`. */
   connect(send: FrameSender): number;
-  /** A text frame arrived on generation `generation`'s socket. */
-  receive(frameText: string, generation: number): void;
+  /** A text frame arrived on generation `generation`'s socket; the transport does not await the result. */
+  receive(frameText: string, generation: number): unknown;
   /** Generation `generation`'s socket is gone; its sends and candidate attempts end. */
   disconnect(generation: number): void;
   /** The Companion stops for good (SIGTERM, restart). */

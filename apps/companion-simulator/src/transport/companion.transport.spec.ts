@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { waitUntil } from '@trustmesh/platform-testing';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 
+import { FakeRelay } from '../../test/fake-relay';
 import type { CompanionCore, FrameSender } from './companion-core.port';
 import { CompanionTransport, type CompanionTransportOptions } from './companion.transport';
 
@@ -63,51 +64,8 @@ class BufferingCore implements CompanionCore {
   }
 }
 
-interface RelaySocket {
-  socket: WebSocket;
-  frames: string[];
-  closeCode: number | null;
-}
-
-/** The relay's side: records every socket and its frames; can refuse upgrades. */
-class FakeRelay {
-  readonly sockets: RelaySocket[] = [];
-  refuse = false;
-  constructor(readonly server: WebSocketServer) {
-    server.on('connection', (socket) => {
-      const entry: RelaySocket = { socket, frames: [], closeCode: null };
-      this.sockets.push(entry);
-      socket.on('message', (data) => entry.frames.push(String(data)));
-      socket.on('close', (code) => (entry.closeCode = code));
-    });
-  }
-  get url(): string {
-    const address = this.server.address();
-    if (typeof address !== 'object' || address === null) throw new Error('not listening');
-    return `ws://127.0.0.1:${address.port}/v1/companion`;
-  }
-  latest(): RelaySocket {
-    const last = this.sockets[this.sockets.length - 1];
-    if (!last) throw new Error('no socket yet');
-    return last;
-  }
-}
-
 async function startRelay(): Promise<FakeRelay> {
-  let relay: FakeRelay | undefined = undefined;
-  const server = await new Promise<WebSocketServer>((resolve) => {
-    const s: WebSocketServer = new WebSocketServer(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        path: '/v1/companion',
-        verifyClient: (_info, done) => (relay?.refuse ? done(false, 503) : done(true)),
-      },
-      () => resolve(s),
-    );
-  });
-  relay = new FakeRelay(server);
-  return relay;
+  return FakeRelay.start();
 }
 
 function transportFor(url: string, core: CompanionCore, extra: Partial<CompanionTransportOptions> = {}) {
@@ -137,10 +95,7 @@ describe('CompanionTransport against a relay played by a ws server', () => {
     await Promise.all(transports.splice(0).map((t) => t.stop()));
     relay.refuse = false;
   });
-  afterAll(async () => {
-    for (const client of relay.server.clients) client.terminate();
-    await new Promise((resolve) => relay.server.close(resolve));
-  });
+  afterAll(() => relay.close());
 
   it('sends device.connect with the device credential first, then the core streams on generation 1', async () => {
     const core = new BufferingCore();
@@ -262,8 +217,9 @@ describe('CompanionTransport against a relay played by a ws server', () => {
     await waitUntil(() => transport.stats.state === 'connected', { what: 'the transport to open' });
     oldCore.emit(0);
     oldCore.emit(1);
+    transport.pause();
     const newCore = new BufferingCore();
-    transport.replaceCore(newCore);
+    transport.resume(newCore);
     await waitUntil(() => relay.sockets.length === before + 2 && transport.stats.state === 'connected', { what: 'the new socket' });
     newCore.emit(0);
     const second = relay.sockets[before + 1]!;

@@ -73,6 +73,7 @@ export class CompanionTransport {
   private retryTimer: NodeJS.Timeout | null = null;
   private livenessTimer: NodeJS.Timeout | null = null;
   private stopped = true;
+  private paused = false;
   private nextDelayOverrideMs: number | null = null;
   private readonly counters: Omit<CompanionTransportStats, 'state' | 'generation' | 'connectedSince'> = {
     framesSent: 0,
@@ -123,20 +124,35 @@ export class CompanionTransport {
   }
 
   /**
-   * Moves to another core (a Companion restart): the current socket closes (1001, as a process exit
-   * would), the old generation ends, and the transport connects again at once with a fresh generation
-   * numbering of the new core.
+   * First half of a Companion restart: the socket closes (1001, as a process exit would) and the current
+   * generation ends, and nothing reconnects until `resume`.
    */
-  replaceCore(core: CompanionCore): void {
+  pause(): void {
     const socket = this.socket;
+    this.paused = true;
+    this.clearRetry();
     this.detachSocket(socket, 'restart');
-    if (socket) socket.close(1001, 'restart');
-    if (this.generation !== 0) this.core.disconnect(this.generation);
+    if (socket) {
+      if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
+      else socket.close(1001, 'restart');
+      if (this.generation !== 0) this.core.disconnect(this.generation);
+    }
+    if (!this.stopped) this.setState('backing-off');
+  }
+
+  /**
+   * Second half of a restart: continues with `core` (its generations start again at 1), connecting after
+   * `downMs` (0: at once) with a fresh backoff schedule.
+   */
+  resume(core: CompanionCore, downMs = 0): void {
+    this.paused = false;
     this.core = core;
     this.generation = 0;
     this.backoff.reset();
     this.clearRetry();
-    if (!this.stopped) this.open();
+    if (this.stopped) return;
+    if (downMs > 0) this.armRetry(downMs);
+    else this.open();
   }
 
   /** Closes cleanly (1000) and stops reconnecting. Resolves when the socket is closed. */
@@ -205,7 +221,8 @@ export class CompanionTransport {
       if (text.includes('"type":"runtime.ack"')) this.counters.acksReceived += 1;
       else if (text.includes('"type":"runtime.request"')) this.counters.requestsReceived += 1;
       this.options.observer?.frameReceived?.(text);
-      this.core.receive(text, generation);
+      // The core resolves once the frame's response went out; the transport does not wait for it.
+      void Promise.resolve(this.core.receive(text, generation)).catch(() => undefined);
     });
     socket.on('ping', () => this.armLiveness(socket));
     socket.on('pong', () => this.armLiveness(socket));
@@ -220,7 +237,7 @@ export class CompanionTransport {
       this.lastError = null;
       this.detachSocket(socket, reason);
       if (generation !== 0) this.core.disconnect(generation);
-      if (!this.stopped) this.scheduleReconnect();
+      if (!this.stopped && !this.paused) this.scheduleReconnect();
     });
   }
 
@@ -283,7 +300,7 @@ export class CompanionTransport {
   private armRetry(delay: number): void {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      if (!this.stopped) this.open();
+      if (!this.stopped && !this.paused) this.open();
     }, delay);
   }
 

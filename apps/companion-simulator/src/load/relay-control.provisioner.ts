@@ -1,0 +1,103 @@
+/**
+ * What the load mode needs from the gateway's control plane: workspaces, one-time pairing codes and browser
+ * session descriptors, through gRPC RelayControl with the calling service's bearer credential. The
+ * interface lets a benchmark substitute its own provisioning (e.g. for a baseline forwarder).
+ */
+import { randomUUID } from 'node:crypto';
+
+import { ChannelCredentials, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
+import { dateFromTimestamp, relayControlV1GrpcJs } from '@trustmesh/contracts';
+
+import type { TlsTrust } from '../config/simulator-config';
+
+export interface BrowserSessionDescriptor {
+  connectUrl: string;
+  expiresAt: string;
+}
+
+export interface LoadProvisioner {
+  createWorkspace(displayName: string): Promise<string>;
+  /** A one-time pairing code (a secret: never logged). */
+  createPairingCode(workspaceId: string): Promise<string>;
+  /** A fresh single-use descriptor; the browser fetches one per connection attempt. */
+  createBrowserSession(workspaceId: string, origin: string, acceptedWireVersions: string[]): Promise<BrowserSessionDescriptor>;
+  close(): void;
+}
+
+export interface RelayControlTarget {
+  address: string;
+  credential: string;
+  tls: boolean;
+}
+
+export class ProvisioningError extends Error {
+  constructor(
+    readonly rpc: string,
+    readonly grpcCode: number | undefined,
+  ) {
+    super(`RelayControl ${rpc} failed${grpcCode === undefined ? '' : ` (gRPC status ${grpcCode})`}`);
+    this.name = 'ProvisioningError';
+  }
+}
+
+const CALL_TIMEOUT_MS = 15_000;
+
+export class RelayControlProvisioner implements LoadProvisioner {
+  private readonly client: relayControlV1GrpcJs.RelayControlClient;
+  private readonly metadata = new Metadata();
+
+  constructor(target: RelayControlTarget, trust: TlsTrust) {
+    const channel: ChannelCredentials = target.tls ? credentials.createSsl(trust.ca ?? null) : credentials.createInsecure();
+    this.client = new relayControlV1GrpcJs.RelayControlClient(target.address, channel);
+    this.metadata.set('authorization', `Bearer ${target.credential}`);
+  }
+
+  async createWorkspace(displayName: string): Promise<string> {
+    const response = await this.unary<relayControlV1GrpcJs.CreateWorkspaceRequest, relayControlV1GrpcJs.CreateWorkspaceResponse>(
+      'CreateWorkspace',
+      (request, metadata, options, callback) => this.client.createWorkspace(request, metadata, options, callback),
+      // fromPartial: fields added to the request later keep their proto defaults (e.g. no end-to-end encryption).
+      relayControlV1GrpcJs.CreateWorkspaceRequest.fromPartial({ requestId: randomUUID(), ownerUserId: 'companion-simulator-load', displayName }),
+    );
+    const id = response.workspace?.workspaceId;
+    if (!id) throw new ProvisioningError('CreateWorkspace', undefined);
+    return id;
+  }
+
+  async createPairingCode(workspaceId: string): Promise<string> {
+    const response = await this.unary<relayControlV1GrpcJs.CreatePairingCodeRequest, relayControlV1GrpcJs.CreatePairingCodeResponse>(
+      'CreatePairingCode',
+      (request, metadata, options, callback) => this.client.createPairingCode(request, metadata, options, callback),
+      { workspaceId, ttlSeconds: 0, requestedByUserId: 'companion-simulator-load' },
+    );
+    if (!response.pairingCode) throw new ProvisioningError('CreatePairingCode', undefined);
+    return response.pairingCode;
+  }
+
+  async createBrowserSession(workspaceId: string, origin: string, acceptedWireVersions: string[]): Promise<BrowserSessionDescriptor> {
+    const response = await this.unary<relayControlV1GrpcJs.CreateBrowserSessionRequest, relayControlV1GrpcJs.CreateBrowserSessionResponse>(
+      'CreateBrowserSession',
+      (request, metadata, options, callback) => this.client.createBrowserSession(request, metadata, options, callback),
+      { workspaceId, origin, acceptedWireVersions, userId: 'companion-simulator-load' },
+    );
+    const descriptor = response.descriptor;
+    if (!descriptor?.connectUrl || !descriptor.expiresAt) throw new ProvisioningError('CreateBrowserSession', undefined);
+    return { connectUrl: descriptor.connectUrl, expiresAt: dateFromTimestamp(descriptor.expiresAt).toISOString() };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private unary<Req, Res>(
+    rpc: string,
+    invoke: (request: Req, metadata: Metadata, options: { deadline: Date }, callback: (error: ServiceError | null, response: Res) => void) => unknown,
+    request: Req,
+  ): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      invoke(request, this.metadata, { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) }, (error, response) =>
+        error ? reject(new ProvisioningError(rpc, error.code)) : resolve(response),
+      );
+    });
+  }
+}
