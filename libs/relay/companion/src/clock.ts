@@ -9,11 +9,21 @@ export interface Clock {
   setTimer(delayMs: number, callback: () => void): () => void;
 }
 
-/** The host's wall clock and timers. */
+/** Longest delay a host timer takes; longer ones overflow and would fire at once. */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+/** The host's wall clock and timers (deadlines beyond ~24.8 days are reached in several hops). */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimer(delayMs, callback) {
-    const handle = globalThis.setTimeout(callback, Math.max(0, delayMs));
+    const due = Date.now() + Math.max(0, delayMs);
+    let handle: ReturnType<typeof globalThis.setTimeout>;
+    const arm = () => {
+      const remaining = due - Date.now();
+      if (remaining > MAX_TIMER_DELAY_MS) handle = globalThis.setTimeout(arm, MAX_TIMER_DELAY_MS);
+      else handle = globalThis.setTimeout(callback, Math.max(0, remaining));
+    };
+    arm();
     return () => globalThis.clearTimeout(handle);
   },
 };

@@ -98,7 +98,10 @@ export interface RequestPolicyOptions {
   deny?: readonly string[];
   /** Admit `operation.result.get` when the session is 1.2 and the runtime serves app results (default true). */
   appResults?: boolean;
-  /** Refuse requests naming another workspace (`REMOTE_REQUEST_DENIED` instead of `WORKSPACE_NOT_FOUND`). Default true. */
+  /**
+   * Refuse requests naming another workspace with `REMOTE_REQUEST_DENIED` (as §8's production policy
+   * does). Default false: they reach step 3 and get `WORKSPACE_NOT_FOUND`.
+   */
   boundWorkspaceOnly?: boolean;
 }
 
@@ -107,7 +110,7 @@ export function createRequestPolicy(options: RequestPolicyOptions = {}): Request
   const allow = options.allow === 'all' ? 'all' : new Set(options.allow ?? PRODUCTION_REMOTE_METHODS);
   const deny = new Set(options.deny ?? []);
   const appResults = options.appResults ?? true;
-  const boundOnly = options.boundWorkspaceOnly ?? true;
+  const boundOnly = options.boundWorkspaceOnly ?? false;
   return (context) => {
     if (boundOnly && context.workspaceId !== context.boundWorkspaceId) return false;
     if (deny.has(context.method)) return false;
@@ -118,4 +121,4 @@ export function createRequestPolicy(options: RequestPolicyOptions = {}): Request
 }
 
 /** §8's production request policy: the production methods, for the bound workspace only. */
-export const productionRequestPolicy: RequestPolicy = createRequestPolicy();
+export const productionRequestPolicy: RequestPolicy = createRequestPolicy({ boundWorkspaceOnly: true });
