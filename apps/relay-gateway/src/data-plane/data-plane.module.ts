@@ -66,11 +66,11 @@ class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
     {
       provide: DATA_PLANE,
       inject: [RELAY_CONFIG, RELAY_DIRECTORY, EVENT_BUS, RELAY_LOGGER, { token: DATA_PLANE_CONFIG, optional: true }],
-      useFactory: (gateway: RelayGatewayConfig, directory: RelayDirectory, bus: EventBus, logger: JsonLogger, config: DataPlaneConfig | undefined) =>
+      useFactory: (gateway: RelayGatewayConfig, directory: RelayDirectory, bus: EventBus | null, logger: JsonLogger, config: DataPlaneConfig | undefined) =>
         new DataPlane({
           config: config ?? loadDataPlaneConfig(process.env),
           directory,
-          bus,
+          bus: bus ?? undefined,
           replicaId: gateway.replicaId,
           producer: gateway.producer,
           logger: fromJsonLogger(logger),

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 export const THREAD_ID = randomUUID();
 export const TURN_ID = randomUUID();
 const RUNTIME_ID = randomUUID();
+const STREAM_ID = randomUUID();
 
 export const frames = {
   deviceConnect: (deviceId: string, pairingToken: string, protocolVersion = '1.2') => ({ type: 'device.connect', protocolVersion, deviceId, pairingToken }),
@@ -18,7 +19,7 @@ export const frames = {
       timestamp: '2026-11-30T10:00:00.000Z',
       threadId: THREAD_ID,
       turnId: TURN_ID,
-      event: { type: 'message.delta', streamId: 'stream-1', delta: marker },
+      event: { type: 'message.delta', streamId: STREAM_ID, delta: marker },
     },
   }),
   /** A 1.2-only `tool.completed` (with `appOutput` and `operationId`), which a 1.1 browser gets downgraded. */

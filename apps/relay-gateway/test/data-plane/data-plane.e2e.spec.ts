@@ -1,0 +1,418 @@
+/**
+ * The data plane end to end: real `ws` clients (a scripted Companion, browsers) against the gateway's
+ * DataPlaneModule on a real HTTP server, with a test double of the control plane's directory. One gateway
+ * serves the whole file; each test uses its own workspace.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { waitUntil } from '@trustmesh/platform-testing';
+import { validateControlMessage, validateWireFrame } from '@trustmesh/relay-protocol';
+
+import { frames } from './support/frames';
+import { InMemoryDirectory } from './support/in-memory-directory';
+import { browser, companion, connect, type TestPeer } from './support/peers';
+import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+
+const ORIGIN = 'https://app.example';
+const directory = new InMemoryDirectory();
+let gateway: TestGateway;
+const peers: TestPeer[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ directory, config: { firstAckTimeoutMs: 60_000 } });
+});
+
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.close();
+});
+
+afterAll(async () => {
+  await gateway.close();
+});
+
+function track<T extends TestPeer>(peer: T): T {
+  peers.push(peer);
+  return peer;
+}
+
+/** A workspace with an enrolled device whose Companion is connected (and the directory says online). */
+async function onlineWorkspace(version = '1.2', options: { encrypted?: boolean } = {}) {
+  const workspaceId = randomUUID();
+  const device = directory.addDevice(workspaceId, options);
+  const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, version)));
+  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'the companion to be online' });
+  return { workspaceId, device, companion: peer };
+}
+
+async function openBrowser(workspaceId: string, ticket: Partial<Parameters<InMemoryDirectory['addTicket']>[0]> = {}): Promise<TestPeer> {
+  const value = directory.addTicket({ workspaceId, origin: ORIGIN, ...ticket });
+  return track(await browser(gateway.wsUrl, value, ORIGIN));
+}
+
+describe('companion socket (/v1/companion)', () => {
+  it('closes with 1002 and no error frame when the first frame is not device.connect', async () => {
+    const peer = track(connect(`${gateway.wsUrl}/v1/companion`));
+    await peer.opened;
+    peer.send(frames.ack(randomUUID(), -1));
+    expect(await peer.waitForClose()).toBe(1002);
+    expect(peer.received).toEqual([]);
+  });
+
+  it('closes with 1002 on bad JSON as the first frame', async () => {
+    const peer = track(connect(`${gateway.wsUrl}/v1/companion`));
+    await peer.opened;
+    peer.send('{not json');
+    expect(await peer.waitForClose()).toBe(1002);
+  });
+
+  it('closes with 1008 and no error frame when the credential is wrong', async () => {
+    const device = directory.addDevice(randomUUID());
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, 'wrong-credential-0000')));
+    expect(await peer.waitForClose()).toBe(1008);
+    expect(peer.received).toEqual([]);
+  });
+
+  it('refuses Wire 1.0 with 1002: a relay never bridges a 1.0 Companion', async () => {
+    const device = directory.addDevice(randomUUID());
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, '1.0')));
+    expect(await peer.waitForClose()).toBe(1002);
+    expect(directory.callsOf('companionConnected')).not.toContainEqual(expect.objectContaining({ deviceId: device.deviceId }));
+  });
+
+  it('lets a newer connection of the device replace the older one (closed with 1000)', async () => {
+    const { workspaceId, device, companion: first } = await onlineWorkspace();
+    const second = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    expect(await first.waitForClose()).toBe(1000);
+    const session = await openBrowser(workspaceId);
+    const request = frames.request(workspaceId);
+    session.send(request);
+    await second.waitFor((frame) => frame.type === 'runtime.request', 'the request at the new connection');
+    expect(directory.callsOf('companionDisconnected')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'replaced' }));
+  });
+
+  it('closes a revoked device at once and tells browsers the workspace is offline', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace();
+    const session = await openBrowser(workspaceId);
+    directory.revoke(device.deviceId);
+    expect(await peer.waitForClose()).toBe(1008);
+    await session.waitFor((frame) => frame.type === 'workspace.status' && frame['status'] === 'offline', 'workspace.status offline');
+  });
+
+  it('drops invalid frames from a Companion (never forwarded) and keeps the socket', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const session = await openBrowser(workspaceId);
+    session.send(frames.ack(workspaceId, -1));
+    const sentinel = `relay-security-sentinel-${randomUUID()}`;
+    const leaky = frames.event(workspaceId, 0);
+    (leaky.event.event as Record<string, unknown>)['secret'] = sentinel;
+    peer.send(leaky);
+    peer.send({ ...frames.event(randomUUID(), 0, sentinel) }); // another workspace
+    peer.send(frames.ack(workspaceId, 0)); // wrong direction
+    peer.send(Buffer.from(JSON.stringify(frames.event(workspaceId, 0, sentinel)))); // binary
+    peer.send(frames.event(workspaceId, 0, 'fine'));
+    await session.waitFor((frame) => frame.type === 'runtime.event', 'the valid event');
+    expect(session.raw.join('\n')).not.toContain(sentinel);
+    expect(session.ofType('runtime.event')).toHaveLength(1);
+    expect(peer.ws.readyState).toBe(peer.ws.OPEN);
+  });
+});
+
+describe('browser upgrade (/v1/browser)', () => {
+  const refusal = async (url: string, origin = ORIGIN) => {
+    const peer = track(connect(url, { origin }));
+    await peer.closed;
+    return peer.refusal;
+  };
+
+  it('refuses a missing or unknown ticket with 401 SESSION_TICKET_INVALID', async () => {
+    expect(await refusal(`${gateway.wsUrl}/v1/browser`)).toEqual({ status: 401, body: '{"code":"SESSION_TICKET_INVALID"}' });
+    expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=nope`)).toEqual({ status: 401, body: '{"code":"SESSION_TICKET_INVALID"}' });
+  });
+
+  it('refuses expired and used tickets with 401, a foreign origin with 403', async () => {
+    const workspaceId = randomUUID();
+    const expired = directory.addTicket({ workspaceId, origin: ORIGIN, expired: true });
+    expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=${expired}`)).toEqual({ status: 401, body: '{"code":"SESSION_TICKET_EXPIRED"}' });
+    const ticket = directory.addTicket({ workspaceId, origin: ORIGIN });
+    expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=${ticket}`, 'https://evil.example')).toEqual({ status: 403, body: '{"code":"ORIGIN_NOT_ALLOWED"}' });
+    track(await browser(gateway.wsUrl, ticket, ORIGIN));
+    expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=${ticket}`)).toEqual({ status: 401, body: '{"code":"SESSION_TICKET_ALREADY_USED"}' });
+  });
+});
+
+describe('browser session', () => {
+  it('sends session.ready first (valid Control 1.0), then workspace.status on changes', async () => {
+    const workspaceId = randomUUID();
+    const device = directory.addDevice(workspaceId);
+    const session = await openBrowser(workspaceId);
+    const ready = session.received[0];
+    expect(validateControlMessage(ready).ok).toBe(true);
+    expect(ready).toMatchObject({ type: 'session.ready', workspaceId, workspaceStatus: 'offline', relayProtocolVersion: '1.2' });
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, '1.2')));
+    await session.waitFor((frame) => frame.type === 'workspace.status' && frame['status'] === 'online', 'online');
+    peer.close();
+    await session.waitFor((frame) => frame.type === 'workspace.status' && frame['status'] === 'offline', 'offline');
+    expect(session.ofType('session.ready')).toHaveLength(1);
+  });
+
+  it('ends a 1.2 session with a retryable session.error (4012) when the Companion comes back at 1.1', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace('1.2');
+    const session = await openBrowser(workspaceId, { acceptedWireVersions: ['1.2', '1.1'] });
+    peer.close();
+    await session.waitFor((frame) => frame.type === 'workspace.status' && frame['status'] === 'offline', 'offline');
+    track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, '1.1')));
+    const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
+    // A reconnect renegotiates to 1.1, so the browser may retry.
+    expect(error).toEqual({ type: 'session.error', code: 'RELAY_PROTOCOL_VERSION_UNSUPPORTED', retryable: true });
+    expect(await session.waitForClose()).toBe(4012);
+  });
+
+  it('negotiates the ticket versions against the Companion (1.1 Companion → 1.1 session)', async () => {
+    const { workspaceId } = await onlineWorkspace('1.1');
+    const session = await openBrowser(workspaceId, { acceptedWireVersions: ['1.2', '1.1'] });
+    expect(session.received[0]).toMatchObject({ relayProtocolVersion: '1.1', workspaceStatus: 'online' });
+  });
+
+  it('sends session.error RELAY_PROTOCOL_VERSION_UNSUPPORTED (4008) when no version overlaps', async () => {
+    const { workspaceId } = await onlineWorkspace('1.1');
+    const session = await openBrowser(workspaceId, { acceptedWireVersions: ['1.2'] });
+    await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
+    expect(session.received.map((frame) => frame.type)).toEqual(['session.ready', 'session.error']);
+    expect(session.received[1]).toEqual({ type: 'session.error', code: 'RELAY_PROTOCOL_VERSION_UNSUPPORTED', retryable: false });
+    expect(await session.waitForClose()).toBe(4008);
+  });
+
+  it('closes with 4002 on an invalid frame and never forwards it', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const session = await openBrowser(workspaceId);
+    session.send(frames.request(randomUUID())); // foreign workspace
+    expect(await session.waitForClose()).toBe(4002);
+    const other = await openBrowser(workspaceId);
+    other.send({ ...frames.request(workspaceId), extra: true });
+    expect(await other.waitForClose()).toBe(4002);
+    const third = await openBrowser(workspaceId);
+    third.send(frames.encrypted(workspaceId, 'request', { requestId: randomUUID() })); // baseline profile
+    expect(await third.waitForClose()).toBe(4002);
+    expect(peer.ofType('runtime.request')).toEqual([]);
+  });
+});
+
+describe('routing', () => {
+  it('routes requests to the Companion unchanged and each response only to its requester', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const one = await openBrowser(workspaceId);
+    const two = await openBrowser(workspaceId);
+    const request = frames.request(workspaceId);
+    one.send(request);
+    const [received] = await peer.waitFor((frame) => frame.type === 'runtime.request', 'the request');
+    expect(received).toEqual(request);
+    const response = frames.response(workspaceId, request.requestId);
+    peer.send(response);
+    const [answer] = await one.waitFor((frame) => frame.type === 'runtime.response', 'the response');
+    expect(answer).toEqual(response);
+    // Another request/response pair proves `two` got none of one's responses.
+    const mine = frames.request(workspaceId);
+    two.send(mine);
+    await peer.waitFor((frame) => frame.type === 'runtime.request', 'the second request', 2);
+    peer.send(frames.response(workspaceId, mine.requestId));
+    await two.waitFor((frame) => frame.type === 'runtime.response', 'the second response');
+    expect(two.ofType('runtime.response').map((frame) => frame['requestId'])).toEqual([mine.requestId]);
+    expect(one.ofType('runtime.response').map((frame) => frame['requestId'])).toEqual([request.requestId]);
+  });
+
+  it('fans sequenced frames out to every session in order and forwards ACKs unchanged', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const one = await openBrowser(workspaceId);
+    const two = await openBrowser(workspaceId);
+    one.send(frames.ack(workspaceId, -1));
+    two.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the first ACKs', 2);
+    const interactionId = randomUUID();
+    const sent = [
+      frames.event(workspaceId, 0),
+      frames.interactionRequest(workspaceId, 1, interactionId),
+      frames.interactionResolved(workspaceId, 2, interactionId),
+      frames.event(workspaceId, 3),
+    ];
+    for (const frame of sent) peer.send(frame);
+    for (const session of [one, two]) {
+      const got = await session.waitFor((frame) => 'relaySequence' in frame, 'the sequenced frames', sent.length);
+      expect(got).toEqual(sent);
+    }
+    one.send(frames.ack(workspaceId, 3));
+    const acks = await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK', 3);
+    expect(acks[2]).toEqual(frames.ack(workspaceId, 3));
+  });
+
+  it('downgrades 1.2 frames and responses for a 1.1 session, and not for a 1.2 one', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const old = await openBrowser(workspaceId, { acceptedWireVersions: ['1.1'] });
+    const current = await openBrowser(workspaceId, { acceptedWireVersions: ['1.2', '1.1'] });
+    expect(old.received[0]).toMatchObject({ relayProtocolVersion: '1.1' });
+    expect(current.received[0]).toMatchObject({ relayProtocolVersion: '1.2' });
+    old.send(frames.ack(workspaceId, -1));
+    current.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'ACKs', 2);
+    peer.send(frames.toolCompleted12(workspaceId, 0));
+    const [downgraded] = await old.waitFor((frame) => frame.type === 'runtime.event', 'the downgraded event');
+    const [full] = await current.waitFor((frame) => frame.type === 'runtime.event', 'the full event');
+    const inner = (frame: unknown) => (frame as { event: { event: Record<string, unknown> } }).event.event;
+    expect(inner(full)).toHaveProperty('appOutput');
+    expect(inner(downgraded)).not.toHaveProperty('appOutput');
+    expect(inner(downgraded)).not.toHaveProperty('operationId');
+    expect(validateWireFrame('1.1', downgraded).ok).toBe(true);
+
+    const request = frames.request(workspaceId, 'thread.capabilities', { threadId: randomUUID() });
+    old.send(request);
+    await peer.waitFor((frame) => frame.type === 'runtime.request', 'the request');
+    const manifest = { appOutput: { supported: true }, tools: [{ name: 'tool', appOutput: { remoteReadable: false } }] };
+    peer.send(frames.response(workspaceId, request.requestId, { manifest }));
+    const [response] = await old.waitFor((frame) => frame.type === 'runtime.response', 'the response');
+    const result = response?.['result'] as { manifest?: Record<string, unknown> } | undefined;
+    expect(result?.manifest).toEqual({ tools: [{ name: 'tool' }] });
+    expect(JSON.stringify(result ?? {})).not.toContain('appOutput');
+  });
+
+  it('passes encrypted envelopes through untouched on an encrypted workspace', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2', { encrypted: true });
+    const session = await openBrowser(workspaceId, { encrypted: true });
+    session.send(frames.ack(workspaceId, -1));
+    const request = frames.encrypted(workspaceId, 'request', { requestId: randomUUID() });
+    session.send(request);
+    const [forwarded] = await peer.waitFor((frame) => frame.type === 'runtime.encrypted', 'the envelope');
+    expect(forwarded).toEqual(request);
+    const event = frames.encrypted(workspaceId, 'event', { relaySequence: 0 });
+    const response = frames.encrypted(workspaceId, 'response', { requestId: request.requestId as string });
+    peer.send(event);
+    peer.send(response);
+    const got = await session.waitFor((frame) => frame.type === 'runtime.encrypted', 'the envelopes', 2);
+    expect(got).toEqual([event, response]);
+  });
+});
+
+describe('interaction retention (§8)', () => {
+  it('redelivers unresolved interaction requests right after session.ready, in ascending relaySequence', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const watcher = await openBrowser(workspaceId);
+    watcher.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const sent = [
+      frames.interactionRequest(workspaceId, 0, a),
+      frames.interactionRequest(workspaceId, 1, b),
+      frames.interactionRequest(workspaceId, 2, c),
+      frames.interactionResolved(workspaceId, 3, b),
+    ];
+    for (const frame of sent) peer.send(frame);
+    await watcher.waitFor((frame) => 'relaySequence' in frame, 'the frames', 4);
+    const session = await openBrowser(workspaceId);
+    await session.waitFor((frame) => frame.type === 'interaction.request', 'the redelivered requests', 2);
+    expect(session.received.slice(0, 3)).toEqual([expect.objectContaining({ type: 'session.ready' }), sent[0], sent[2]]);
+    expect(directory.callsOf('recordInteraction')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ workspaceId, interactionId: b, phase: 'requested', method: 'approval.request' }),
+        expect.objectContaining({ workspaceId, interactionId: b, phase: 'resolved' }),
+      ]),
+    );
+  });
+
+  it('audits a candidate with who sent it and the response kind, never its content', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const session = await openBrowser(workspaceId, { userId: 'user-approver' });
+    const interactionId = randomUUID();
+    const candidate = frames.candidate(workspaceId, interactionId);
+    session.send(candidate);
+    await peer.waitFor((frame) => frame.type === 'runtime.request', 'the candidate');
+    peer.send(frames.response(workspaceId, candidate.requestId, { accepted: true }));
+    await session.waitFor((frame) => frame.type === 'runtime.response', 'the response');
+    await waitUntil(() => directory.callsOf('recordInteraction').some((record) => (record as { phase: string; interactionId: string }).interactionId === interactionId), {
+      what: 'the candidate audit',
+    });
+    expect(directory.callsOf('recordInteraction')).toContainEqual(
+      expect.objectContaining({ interactionId, phase: 'candidate', userId: 'user-approver', outcomeKind: 'approve', responseKind: 'accepted' }),
+    );
+  });
+});
+
+describe('catch-up from the frames log', () => {
+  it('catches a reconnecting browser up from its ACK cursor while the Companion is offline', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace();
+    const first = await openBrowser(workspaceId, { userId: 'user-catch-up' });
+    first.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    const sent = [0, 1, 2, 3, 4].map((sequence) => frames.event(workspaceId, sequence));
+    for (const frame of sent) peer.send(frame);
+    await first.waitFor((frame) => frame.type === 'runtime.event', 'the events', 5);
+    first.close();
+    await first.closed;
+    peer.close();
+    await peer.closed;
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'offline', { what: 'offline' });
+
+    const again = await openBrowser(workspaceId, { userId: 'user-catch-up' });
+    expect(again.received[0]).toMatchObject({ workspaceStatus: 'offline' });
+    again.send(frames.ack(workspaceId, 2));
+    const caught = await again.waitFor((frame) => frame.type === 'runtime.event', 'the catch-up', 2);
+    expect(caught).toEqual([sent[3], sent[4]]);
+    expect(again.ofType('runtime.gap')).toEqual([]);
+  });
+
+  it('after a Companion restart (sequence back to 0), never mixes epochs', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace();
+    const first = await openBrowser(workspaceId, { userId: 'user-epochs' });
+    first.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    for (const sequence of [0, 1, 2, 3]) peer.send(frames.event(workspaceId, sequence, `old-${sequence}`));
+    await first.waitFor((frame) => frame.type === 'runtime.event', 'the old epoch', 4);
+    first.close();
+    peer.close();
+    await first.closed;
+    // The restarted Companion starts again at 0 with other frames: a new epoch.
+    const restarted = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    const watcher = await openBrowser(workspaceId, { userId: 'user-watcher' });
+    watcher.send(frames.ack(workspaceId, -1));
+    await restarted.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    for (const sequence of [0, 1]) restarted.send(frames.event(workspaceId, sequence, `new-${sequence}`));
+    await watcher.waitFor((frame) => frame.type === 'runtime.event', 'the new epoch', 2);
+    // The first user's browser comes back with its old-epoch cursor 1: it must not get new frames 2.. on
+    // top of old state; it gets a gap over the whole new epoch and rebuilds from snapshots.
+    const back = await openBrowser(workspaceId, { userId: 'user-epochs' });
+    back.send(frames.ack(workspaceId, 1));
+    const [gap] = await back.waitFor((frame) => frame.type === 'runtime.gap', 'the gap');
+    expect(gap).toEqual(frames.gap(workspaceId, 0, 1));
+    expect(back.raw.join('\n')).not.toContain('old-');
+    restarted.send(frames.event(workspaceId, 2, 'new-2'));
+    const [live] = await back.waitFor((frame) => frame.type === 'runtime.event', 'the live frame');
+    expect(live).toEqual(frames.event(workspaceId, 2, 'new-2'));
+  });
+
+  it('does not deliver a Companion replay twice to a session that already has the frames', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace();
+    const session = await openBrowser(workspaceId);
+    session.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    for (const sequence of [0, 1, 2]) peer.send(frames.event(workspaceId, sequence));
+    await session.waitFor((frame) => frame.type === 'runtime.event', 'the events', 3);
+    // The Companion reconnects (same stream) and replays what was not acknowledged, then goes on.
+    const again = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await peer.closed;
+    for (const sequence of [1, 2, 3]) again.send(frames.event(workspaceId, sequence));
+    await session.waitFor((frame) => frame.type === 'runtime.event', 'the next event', 4);
+    expect(session.ofType('runtime.event').map((frame) => frame['relaySequence'])).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('metrics', () => {
+  it('serves Prometheus text at /metrics', async () => {
+    const response = await fetch(`${gateway.httpUrl}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    expect(text).toContain('# TYPE relay_connections gauge');
+    expect(text).toMatch(/relay_connections\{socket="browser"\} \d+/);
+    expect(text).toMatch(/relay_frames_total\{direction="inbound",type="runtime.request"\} \d+/);
+    expect(text).toMatch(/relay_rejections_total\{code="SESSION_TICKET_INVALID",socket="browser"\} \d+/);
+    expect(text).toMatch(/relay_interactions_redelivered_total \d+/);
+    expect(text).toMatch(/relay_catchup_frames_total \d+/);
+  });
+});
