@@ -19,3 +19,27 @@ export { SIM_RUNTIME_ERROR_CODES, type SimRuntimeErrorCode } from './runtime/sim
 export { DEFAULT_AGENTS, type SimAgentConfig, type SimToolConfig } from './runtime/capabilities';
 export { echoTurnScripts } from './runtime/default-turn-scripts';
 export type * from './runtime/turn-script';
+
+export { SCENARIO_JSON_SCHEMA, SCENARIO_LIMITS, SCENARIO_SCHEMA_ID } from './scenario/scenario.schema';
+export { parseScenario, validateScenario, ScenarioError, type ScenarioErrorCode, type ScenarioIssue, type ScenarioSourceOptions } from './scenario/scenario-loader';
+export {
+  scenarioStepCount,
+  type Scenario,
+  type ScenarioThread,
+  type ScenarioStep,
+  type ScenarioTurnStep,
+  type ScenarioAwaitTurnStep,
+  type ScenarioHistoryEntry,
+} from './scenario/scenario.types';
+export {
+  startScenario,
+  type ScenarioRun,
+  type ScenarioRunOptions,
+  type ScenarioRunStatus,
+  type ScenarioRunState,
+  type ScenarioRunErrorCode,
+} from './scenario/scenario-run';
+export { createScenarioRuntime, scenarioRuntimeOptions } from './scenario/scenario-runtime';
+export { DEMO_SCENARIO_YAML, demoScenario } from './scenario/demo.scenario';
+export { createLoadTurnGenerator, type LoadTurnGenerator, type LoadTurnOptions } from './load/load-turn-generator';
+export { startLoadDriver, type LoadDriver, type LoadDriverOptions, type LoadDriverStats } from './load/load-driver';

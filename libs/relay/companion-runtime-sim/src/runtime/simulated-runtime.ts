@@ -587,6 +587,8 @@ export class SimulatedRuntime implements AgentRuntime {
         run.driving = false;
       }
       value = undefined;
+      // Shut down from inside the turn (a restart directive): nothing more happens.
+      if ((run.status as TurnRun['status']) === 'ended') return;
       const stop = run.deferredStop;
       if (stop) {
         run.deferredStop = undefined;
@@ -1072,6 +1074,7 @@ export class SimulatedRuntime implements AgentRuntime {
   }
 
   private emit(run: TurnRun, event: RuntimeTimelineEvent): void {
+    if (this.stopped) return;
     const envelope: RuntimeEventEnvelope = {
       protocolVersion: this.version,
       runtimeInstanceId: this.instanceId,

@@ -1,0 +1,257 @@
+/**
+ * Plays a checked scenario against a simulated runtime: seeds its threads, then runs its steps in
+ * document order on the runtime's clock. Turns are started at the machine (`turn`) or wait for a person
+ * (`awaitTurn`); delays wait; disconnects and restarts become directives for the host.
+ *
+ * A restart replaces the Companion and, with it, the runtime: the host builds a new runtime and calls
+ * `attach(runtime)`; the run seeds the scenario's threads again (same ids) and goes on with the next
+ * step. A turn cut short by the restart counts as done.
+ *
+ * The status mirrors SimulatorControl's ScenarioStatus: state, steps completed out of the step count,
+ * and a stable error code with a message when the run fails.
+ */
+import type { SimClock, TimerId } from '../clock/sim-clock';
+import type { ExpectationRecord, SimulatedRuntime, TurnObserver } from '../runtime/simulated-runtime';
+import { scenarioStepCount, type Scenario, type ScenarioStep } from './scenario.types';
+
+export type ScenarioRunState = 'running' | 'completed' | 'failed';
+export type ScenarioRunErrorCode = 'SCENARIO_STEP_FAILED' | 'SCENARIO_TIMEOUT' | 'SCENARIO_EXPECTATION_UNMET' | 'SCENARIO_STOPPED';
+
+export interface ScenarioRunStatus {
+  state: ScenarioRunState;
+  name: string;
+  stepsCompleted: number;
+  stepCount: number;
+  errorCode?: ScenarioRunErrorCode;
+  errorMessage?: string;
+}
+
+export interface ScenarioRunOptions {
+  /** How long a top-level `restart` waits for the host's `attach` before going on with the same runtime (default 30 s). */
+  restartWaitMs?: number;
+  /** Called on every change of the status. */
+  onStatus?: (status: ScenarioRunStatus) => void;
+}
+
+export interface ScenarioRun {
+  status(): ScenarioRunStatus;
+  /** Settles when the run completes, fails or is stopped. */
+  readonly finished: Promise<ScenarioRunStatus>;
+  /** The runtime id of a scenario thread. */
+  threadId(key: string): string;
+  /** Continues on a new runtime after a restart. */
+  attach(runtime: SimulatedRuntime): void;
+  /** Ends the run (state failed, SCENARIO_STOPPED). */
+  stop(): void;
+}
+
+/** Seeds the scenario's threads into `runtime` and starts playing its steps. */
+export function startScenario(scenario: Scenario, runtime: SimulatedRuntime, options: ScenarioRunOptions = {}): ScenarioRun {
+  return new ScenarioPlayer(scenario, runtime, options).begin();
+}
+
+class ScenarioPlayer implements ScenarioRun {
+  readonly finished: Promise<ScenarioRunStatus>;
+  private resolveFinished!: (status: ScenarioRunStatus) => void;
+  private readonly state: ScenarioRunStatus;
+  private readonly threadIds = new Map<string, string>();
+  private index = -1;
+  private timer: TimerId | undefined;
+  private timerClock: SimClock | undefined;
+  /** Bumped whenever the current step is abandoned, so late callbacks of an old step are ignored. */
+  private epoch = 0;
+  private stepsInCurrentTurn = 0;
+  private waitingForAttach = false;
+  private expectationsSeen = 0;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private runtime: SimulatedRuntime,
+    private readonly options: ScenarioRunOptions,
+  ) {
+    this.state = { state: 'running', name: scenario.name, stepsCompleted: 0, stepCount: scenarioStepCount(scenario) };
+    this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+  }
+
+  begin(): this {
+    this.seedThreads();
+    this.publish();
+    this.schedule(0, () => this.next());
+    return this;
+  }
+
+  status(): ScenarioRunStatus {
+    return { ...this.state };
+  }
+
+  threadId(key: string): string {
+    const id = this.threadIds.get(key);
+    if (id === undefined) throw new Error(`The scenario has no thread with key ${JSON.stringify(key)}.`);
+    return id;
+  }
+
+  attach(runtime: SimulatedRuntime): void {
+    this.runtime = runtime;
+    this.expectationsSeen = 0;
+    this.seedThreads();
+    if (this.state.state !== 'running') return;
+    const step = this.scenario.steps[this.index];
+    if (this.waitingForAttach) {
+      this.waitingForAttach = false;
+      this.finishStep();
+    } else if (step && (step.kind === 'turn' || step.kind === 'awaitTurn')) {
+      // The turn died with the old runtime.
+      this.finishTurn(step);
+    }
+  }
+
+  stop(): void {
+    this.fail('SCENARIO_STOPPED', 'The scenario was stopped before it finished.');
+  }
+
+  private seedThreads(): void {
+    for (const thread of this.scenario.threads ?? []) {
+      const seeded = this.runtime.seedThread({
+        ...(this.threadIds.has(thread.key) ? { id: this.threadIds.get(thread.key) } : thread.id !== undefined ? { id: thread.id } : {}),
+        ...(thread.title !== undefined ? { title: thread.title } : {}),
+        ...(thread.model !== undefined ? { model: thread.model } : {}),
+        history: (thread.history ?? []).map((entry) => (entry.kind === 'tool' ? entry : { role: entry.kind, text: entry.text })),
+      });
+      this.threadIds.set(thread.key, seeded.id);
+    }
+  }
+
+  private next(): void {
+    if (this.state.state !== 'running') return;
+    this.index++;
+    const step = this.scenario.steps[this.index];
+    if (!step) {
+      this.state.state = 'completed';
+      this.publish();
+      this.resolveFinished(this.status());
+      return;
+    }
+    try {
+      this.play(step);
+    } catch (error) {
+      this.fail('SCENARIO_STEP_FAILED', `/steps/${this.index} (${step.kind}) failed: ${describe(error)}`);
+    }
+  }
+
+  private play(step: ScenarioStep): void {
+    const epoch = ++this.epoch;
+    switch (step.kind) {
+      case 'delay':
+        this.schedule(step.ms, () => this.finishStep());
+        return;
+      case 'disconnect':
+        this.runtime.emitDirective({ kind: 'disconnect', forMs: step.forMs });
+        this.schedule(0, () => this.finishStep());
+        return;
+      case 'restart':
+        this.waitingForAttach = true;
+        this.runtime.emitDirective({ kind: 'restart', downMs: step.downMs ?? 0 });
+        if (this.waitingForAttach) {
+          this.schedule((step.downMs ?? 0) + (this.options.restartWaitMs ?? 30_000), () => {
+            this.waitingForAttach = false;
+            this.finishStep();
+          });
+        }
+        return;
+      case 'turn':
+      case 'awaitTurn': {
+        this.stepsInCurrentTurn = 0;
+        const observer: TurnObserver = {
+          stepDone: () => {
+            if (epoch !== this.epoch) return;
+            this.stepsInCurrentTurn++;
+            this.state.stepsCompleted++;
+            this.publish();
+          },
+          ended: () => {
+            if (epoch === this.epoch) this.schedule(0, () => this.finishTurn(step));
+          },
+        };
+        const script = { ...(step.startDelayMs !== undefined ? { startDelayMs: step.startDelayMs } : {}), steps: step.steps };
+        const threadId = this.threadId(step.thread);
+        if (step.kind === 'turn') {
+          this.runtime.startLocalTurn({ threadId, input: step.input, script, observer });
+        } else {
+          this.runtime.queueTurnScript(threadId, script, { ...(step.match !== undefined ? { match: new RegExp(step.match) } : {}), observer });
+          if (step.timeoutMs !== undefined) {
+            this.schedule(step.timeoutMs, () => {
+              if (epoch === this.epoch && this.runtime.activeTurn(threadId) === undefined) {
+                this.fail('SCENARIO_TIMEOUT', `/steps/${this.index} (awaitTurn): nobody started a turn on thread ${JSON.stringify(step.thread)} within ${step.timeoutMs} ms.`);
+              }
+            });
+          }
+        }
+        return;
+      }
+    }
+  }
+
+  private finishTurn(step: Extract<ScenarioStep, { kind: 'turn' | 'awaitTurn' }>): void {
+    if (this.state.state !== 'running') return;
+    // Steps a turn never reached (it failed, was cancelled or died in a restart) count as done.
+    this.state.stepsCompleted += Math.max(0, step.steps.length - this.stepsInCurrentTurn);
+    this.stepsInCurrentTurn = 0;
+    const unmet = this.newUnmetExpectation();
+    if (unmet) {
+      this.fail('SCENARIO_EXPECTATION_UNMET', `/steps/${this.index} (${step.kind}): the scenario expected ${unmet.method} to end as ${unmet.expected}, but it ended as ${unmet.actual}.`);
+      return;
+    }
+    this.finishStep();
+  }
+
+  private finishStep(): void {
+    if (this.state.state !== 'running') return;
+    this.epoch++;
+    this.clearTimer();
+    this.state.stepsCompleted++;
+    this.publish();
+    this.next();
+  }
+
+  private newUnmetExpectation(): ExpectationRecord | undefined {
+    const records = this.runtime.expectations();
+    const fresh = records.slice(this.expectationsSeen);
+    this.expectationsSeen = records.length;
+    return fresh.find((record) => !record.met);
+  }
+
+  private fail(code: ScenarioRunErrorCode, message: string): void {
+    if (this.state.state !== 'running') return;
+    this.epoch++;
+    this.clearTimer();
+    this.state.state = 'failed';
+    this.state.errorCode = code;
+    this.state.errorMessage = message;
+    this.publish();
+    this.resolveFinished(this.status());
+  }
+
+  private schedule(ms: number, callback: () => void): void {
+    this.clearTimer();
+    const clock = this.runtime.clock;
+    this.timerClock = clock;
+    this.timer = clock.setTimer(ms, () => {
+      this.timer = undefined;
+      callback();
+    });
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.timerClock?.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private publish(): void {
+    this.options.onStatus?.(this.status());
+  }
+}
+
+function describe(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error) return `the runtime refused it (${String((error as { code: unknown }).code)})`;
+  return error instanceof Error ? error.message : 'unknown error';
+}
