@@ -4,7 +4,7 @@
 // frames in order in a new generation, and a restart starts the stream again at relaySequence 0.
 import { randomUUID } from 'node:crypto';
 
-import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
 import { waitUntil } from '@trustmesh/platform-testing';
 
@@ -71,13 +71,13 @@ describe('the simulated Companion against a relay, driven by SimulatorControl', 
 
   beforeAll(async () => {
     relay = await FakeRelay.start();
-    const runtime = createRuntime({ ...DEFAULT_BEHAVIOUR, seed: 7, sentinel: 'relay-security-sentinel' });
+    const behaviour = { ...DEFAULT_BEHAVIOUR, seed: 7, sentinel: 'relay-security-sentinel' };
     simulator = new CompanionSimulator({
       identity: { deviceId: DEVICE_ID, workspaceId: WORKSPACE_ID, deviceCredential: CREDENTIAL },
       companionUrl: relay.url,
       tls: { insecureDev: false },
       wireVersion: '1.2',
-      runtime,
+      createRuntime: (scenario) => createRuntime(behaviour, scenario),
       createCore: (hosted) => createCompanionCore(hosted, { workspaceId: WORKSPACE_ID, wireVersion: '1.2' }),
       delayFor: () => 10,
     });
@@ -131,7 +131,7 @@ describe('the simulated Companion against a relay, driven by SimulatorControl', 
     expect(stats.companion).toMatchObject({ generation: 2, reconnects: 1, lastRelaySequence: streamed.length - 1, bufferFrames: streamed.length - ackThrough - 1 });
   });
 
-  it('restarts with the stream back at relaySequence 0 and the threads kept', async () => {
+  it('restarts with the stream back at relaySequence 0 on a fresh runtime', async () => {
     const restarted = await unary<simulatorControlV1GrpcJs.RestartRequest, simulatorControlV1GrpcJs.RestartResponse>(client, client.restart, {});
     expect(restarted.restarts).toBe(1);
     await waitUntil(() => relay.sockets.length === 3 && relay.latest().frames.length >= 1, { what: 'the new socket' });
@@ -141,7 +141,9 @@ describe('the simulated Companion against a relay, driven by SimulatorControl', 
     expect(stats.companion).toMatchObject({ restarts: 1, generation: 1, lastRelaySequence: -1, acknowledgedThrough: -1, bufferFrames: 0 });
 
     const listed = await call(third, 'thread.list', { limit: 10 });
-    expect((listed.result as { items: Array<{ id: string }> }).items.map((item) => item.id)).toContain(threadId);
+    expect((listed.result as { items: Array<{ id: string }> }).items.map((item) => item.id)).not.toContain(threadId);
+    const created = await call(third, 'thread.create', { requestId: randomUUID() });
+    threadId = (created.result as { thread: { id: string } }).thread.id;
     await call(third, 'turn.start', { requestId: randomUUID(), threadId, turnId: randomUUID(), input: { text: 'again' } });
     await waitUntil(() => sequenced(third).some(isTurnEnd), { what: 'the turn after the restart' });
     expect(sequences(third)[0]).toBe(0);
@@ -149,8 +151,59 @@ describe('the simulated Companion against a relay, driven by SimulatorControl', 
     expect(stats.companion?.lastRelaySequence).toBe(sequences(third).length - 1);
   });
 
-  it('refuses a scenario when the simulator has no scenario engine', async () => {
-    await expect(unary<simulatorControlV1GrpcJs.StartScenarioRequest, simulatorControlV1GrpcJs.StartScenarioResponse>(client, client.startScenario, { document: '{"name":"x"}', format: 'json' })).rejects.toMatchObject({ code: 9 });
+  it('refuses a bad scenario document with INVALID_ARGUMENT naming what is wrong', async () => {
+    const startScenario = (document: string, format: string) =>
+      unary<simulatorControlV1GrpcJs.StartScenarioRequest, simulatorControlV1GrpcJs.StartScenarioResponse>(client, client.startScenario, { document, format });
+    const missing = (await startScenario('{"version":1,"name":"x"}', 'json').catch((error: ServiceError) => error)) as ServiceError;
+    expect(missing.code).toBe(status.INVALID_ARGUMENT);
+    expect(missing.details).toMatch(/steps/);
+    const syntax = (await startScenario('version: 1\nname: [unclosed', 'yaml').catch((error: ServiceError) => error)) as ServiceError;
+    expect(syntax.code).toBe(status.INVALID_ARGUMENT);
+    expect(syntax.details).toMatch(/not readable/);
+    const badStep = (await startScenario(JSON.stringify({ version: 1, name: 'x', steps: [{ kind: 'teleport' }] }), 'json').catch((error: ServiceError) => error)) as ServiceError;
+    expect(badStep.code).toBe(status.INVALID_ARGUMENT);
+    expect(badStep.details).toContain('/steps/0');
+  });
+
+  it('plays a scenario with a disconnect and a restart, honouring both', async () => {
+    const before = relay.sockets.length;
+    const restartsBefore = simulator.stats().restarts;
+    const document = [
+      'version: 1',
+      'name: drop-and-restart',
+      'threads:',
+      '  - key: main',
+      '    title: Scenario thread',
+      'steps:',
+      '  - kind: turn',
+      '    thread: main',
+      '    input: first',
+      '    steps:',
+      '      - { kind: message, text: before the drop, chunkDelayMs: 1 }',
+      '  - kind: disconnect',
+      '    forMs: 20',
+      '  - kind: turn',
+      '    thread: main',
+      '    input: second',
+      '    steps:',
+      '      - { kind: message, text: after the drop, chunkDelayMs: 1 }',
+      '  - kind: restart',
+      '  - kind: turn',
+      '    thread: main',
+      '    input: third',
+      '    steps:',
+      '      - { kind: message, text: after the restart, chunkDelayMs: 1 }',
+    ].join('\n');
+    const started = await unary<simulatorControlV1GrpcJs.StartScenarioRequest, simulatorControlV1GrpcJs.StartScenarioResponse>(client, client.startScenario, { document, format: 'yaml' });
+    expect(started.name).toBe('drop-and-restart');
+    await waitUntil(async () => (await unary<simulatorControlV1GrpcJs.GetStatsRequest, simulatorControlV1GrpcJs.GetStatsResponse>(client, client.getStats, {})).scenario?.state === simulatorControlV1.ScenarioRunState.COMPLETED, { what: 'the scenario to complete' });
+
+    const stats = simulator.stats();
+    expect(stats.restarts).toBe(restartsBefore + 1);
+    // One socket for the disconnect, one for the restart.
+    expect(relay.sockets.length).toBe(before + 2);
+    await waitUntil(() => sequenced(relay.latest()).some(isTurnEnd), { what: 'the turn after the restart' });
+    expect(sequences(relay.latest())[0]).toBe(0);
   });
 });
 
@@ -165,7 +218,7 @@ describe('the simulated Companion after its buffer rolled over', () => {
       companionUrl: relay.url,
       tls: { insecureDev: false },
       wireVersion: '1.1',
-      runtime: createRuntime({ ...DEFAULT_BEHAVIOUR, seed: 11 }),
+      createRuntime: () => createRuntime({ ...DEFAULT_BEHAVIOUR, seed: 11 }),
       createCore: (hosted) => createCompanionCore(hosted, { workspaceId: WORKSPACE_ID, wireVersion: '1.1', limits: { replayFrames: 3 } }),
       delayFor: () => 10,
     });

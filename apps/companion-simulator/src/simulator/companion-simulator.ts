@@ -3,24 +3,37 @@
  * WebSocket transport to the relay. It carries out what scenarios and SimulatorControl ask for:
  *
  * - disconnect: the transport is dropped as by a network failure and reconnects (replay follows, §6);
- * - restart: as a Companion process restart: the transport closes, the old core shuts down (pending
- *   interactions cancelled at the runtime, nothing more sent), and a new core starts with relaySequence 0
- *   and an empty buffer over the same simulated runtime, whose threads survive as an agent's store would;
- * - scenarios: a document runs through the simulated runtime; its directives come back here.
+ * - restart: as a Companion process restart: the transport closes, the old core shuts down with its
+ *   runtime (pending interactions cancelled, nothing more sent), and a new core over a new simulated
+ *   runtime starts with relaySequence 0 and an empty buffer; a running scenario re-attaches to the new
+ *   runtime, which re-seeds the scenario's threads under the same ids;
+ * - scenarios: a document (JSON or YAML, checked by the simulated runtime's loader) plays on the runtime;
+ *   its disconnect and restart steps come back here as directives. A scenario that configures its
+ *   runtime (seed, model, Runtime protocol) restarts the Companion onto such a runtime first.
  */
-import type { AgentRuntime } from '@trustmesh/relay-companion';
+import {
+  parseScenario,
+  startScenario,
+  ScenarioError,
+  type Scenario,
+  type ScenarioRun,
+  type SimDirective,
+  type SimulatedRuntime,
+} from '@trustmesh/relay-companion-sim';
 
 import type { SimulatorWireVersion, TlsTrust } from '../config/simulator-config';
 import type { CompanionCore } from '../transport/companion-core.port';
 import { CompanionTransport, type CompanionConnectionState, type TransportLog, type TransportObserver } from '../transport/companion.transport';
-import { ScenarioDocumentError, type LoadedScenario, type ScenarioEngine } from './scenario-engine.port';
 
-/** A directive a simulated runtime gives its host (scripted disconnects and restarts). */
-export type RuntimeDirective = { kind: 'disconnect'; forMs: number } | { kind: 'restart'; downMs: number };
-
-/** The simulated runtime as the host sees it: the port plus its directives. */
-export interface HostedRuntime extends AgentRuntime {
-  onDirective(listener: (directive: RuntimeDirective) => void): () => void;
+/** A scenario document that cannot run; the message names the offending paths. */
+export class ScenarioDocumentError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ScenarioDocumentError';
+  }
 }
 
 /** What the simulator reads from a core besides the transport port (the CompanionSession's stats). */
@@ -49,10 +62,10 @@ export interface CompanionSimulatorOptions {
   tls: TlsTrust;
   wireVersion: SimulatorWireVersion;
   heartbeatTimeoutMs?: number;
-  runtime: HostedRuntime;
-  /** A new core over `runtime` (called at start and on every restart). */
-  createCore(runtime: AgentRuntime): SimulatedCompanionCore;
-  scenarios?: ScenarioEngine;
+  /** A new simulated runtime (at start and on every restart), configured for `scenario` when one runs. */
+  createRuntime(scenario?: Scenario): SimulatedRuntime;
+  /** A new core over `runtime` (at start and on every restart). */
+  createCore(runtime: SimulatedRuntime): SimulatedCompanionCore;
   observer?: TransportObserver;
   log?: TransportLog;
   /** Tests: shortens backoff delays. */
@@ -97,29 +110,17 @@ export class SimulatorStateError extends Error {
   }
 }
 
-/**
- * Lets a new core drive the same runtime after a restart: the old core's shutdown unbinds and shuts down
- * its runtime, which must not end the simulated agent. The simulator shuts the runtime down itself on stop.
- */
-function retainedRuntime(runtime: AgentRuntime): AgentRuntime {
-  return new Proxy(runtime, {
-    get(target, property) {
-      if (property === 'unbindWorkspace' || property === 'shutdown') return async () => undefined;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
 export class CompanionSimulator {
   private core: SimulatedCompanionCore | null = null;
+  private currentRuntime: SimulatedRuntime | null = null;
   private readonly transport: CompanionTransport;
   private restarts = 0;
   private restarting: Promise<void> | null = null;
   private stopped = false;
   private started = false;
   private unsubscribeDirectives: (() => void) | null = null;
-  private scenario: ScenarioStatusView = { state: 'idle', name: '', stepsCompleted: 0, stepCount: 0, errorCode: '', errorMessage: '' };
+  private scenario: Scenario | null = null;
+  private scenarioRun: ScenarioRun | null = null;
 
   constructor(private readonly options: CompanionSimulatorOptions) {
     const placeholder: CompanionCore = {
@@ -148,20 +149,20 @@ export class CompanionSimulator {
     return this.options.identity.workspaceId;
   }
 
-  get runtime(): HostedRuntime {
-    return this.options.runtime;
+  /** The simulated runtime behind the current core (replaced on restart). */
+  get runtime(): SimulatedRuntime {
+    if (!this.currentRuntime) throw new SimulatorStateError('the Companion has not started');
+    return this.currentRuntime;
   }
 
-  /** Starts the core and connects. */
-  async start(): Promise<void> {
+  /** Starts the core and connects; with `scenario`, the runtime is configured for it and it starts playing. */
+  async start(scenario?: Scenario): Promise<void> {
     if (this.started) return;
     this.started = true;
-    this.unsubscribeDirectives = this.options.runtime.onDirective((directive) => this.onDirective(directive));
-    const core = this.options.createCore(retainedRuntime(this.options.runtime));
-    await core.start();
-    this.core = core;
+    const core = await this.newCore(scenario);
     this.transport.resume(core);
     this.transport.start();
+    if (scenario) this.play(scenario);
   }
 
   /** Drops the transport; returns the dropped generation (0 if none was open). */
@@ -178,10 +179,10 @@ export class CompanionSimulator {
       if (this.stopped) return;
       this.restarts += 1;
       this.transport.pause();
+      this.unsubscribeDirectives?.();
       await this.core?.shutdown();
-      const core = this.options.createCore(retainedRuntime(this.options.runtime));
-      await core.start();
-      this.core = core;
+      const core = await this.newCore(this.scenarioRun?.status().state === 'running' ? (this.scenario ?? undefined) : undefined);
+      if (this.scenarioRun?.status().state === 'running') this.scenarioRun.attach(this.runtime);
       if (!this.stopped) this.transport.resume(core, downMs);
     });
     this.restarting = run.finally(() => {
@@ -191,35 +192,47 @@ export class CompanionSimulator {
     return this.restarts;
   }
 
-  /** Validates a scenario document and starts running it; throws `ScenarioDocumentError` for a bad one. */
-  startScenario(document: string, format?: 'json' | 'yaml'): { name: string; stepCount: number } {
+  /**
+   * Checks a scenario document and starts playing it; throws `ScenarioDocumentError` for a bad document and
+   * `SimulatorStateError` while another scenario runs. Resolves once it plays.
+   */
+  async startScenario(document: string, format?: 'json' | 'yaml'): Promise<{ name: string; stepCount: number }> {
     this.requireRunning();
-    if (!this.options.scenarios) throw new SimulatorStateError('this simulator has no scenario engine');
-    if (this.scenario.state === 'running') throw new SimulatorStateError(`scenario ${JSON.stringify(this.scenario.name)} is still running`);
-    const loaded: LoadedScenario = this.options.scenarios.load(document, format);
-    this.scenario = { state: 'running', name: loaded.name, stepsCompleted: 0, stepCount: loaded.stepCount, errorCode: '', errorMessage: '' };
-    const status = this.scenario;
-    void loaded
-      .run(this.options.runtime, (stepsCompleted) => {
-        status.stepsCompleted = stepsCompleted;
-      })
-      .then(
-        () => {
-          status.state = 'completed';
-          status.stepsCompleted = status.stepCount;
-        },
-        (error: unknown) => {
-          status.state = 'failed';
-          status.errorCode = error instanceof ScenarioDocumentError ? error.code : 'SCENARIO_STEP_FAILED';
-          // Scenario errors describe the script (step numbers, expectations), never payloads or secrets.
-          status.errorMessage = error instanceof Error ? error.message.slice(0, 500) : 'the scenario failed';
-        },
-      );
-    return { name: loaded.name, stepCount: loaded.stepCount };
+    if (this.scenarioRun?.status().state === 'running') throw new SimulatorStateError(`scenario ${JSON.stringify(this.scenario?.name)} is still running`);
+    let scenario: Scenario;
+    try {
+      scenario = parseScenario(document, { source: 'document', ...(format ? { format } : {}) });
+    } catch (error) {
+      if (error instanceof ScenarioError) throw new ScenarioDocumentError(error.code, error.message);
+      throw error;
+    }
+    // A scenario that configures its runtime gets one: the Companion restarts onto it.
+    if (scenario.runtime) {
+      this.scenario = scenario;
+      this.scenarioRun = null;
+      await this.restartOnto(scenario);
+    }
+    const run = this.play(scenario);
+    const status = run.status();
+    return { name: status.name, stepCount: status.stepCount };
   }
 
   scenarioStatus(): ScenarioStatusView {
-    return { ...this.scenario };
+    const status = this.scenarioRun?.status();
+    if (!status) return { state: 'idle', name: '', stepsCompleted: 0, stepCount: 0, errorCode: '', errorMessage: '' };
+    return {
+      state: status.state,
+      name: status.name,
+      stepsCompleted: status.stepsCompleted,
+      stepCount: status.stepCount,
+      errorCode: status.errorCode ?? '',
+      errorMessage: status.errorMessage ?? '',
+    };
+  }
+
+  /** Settles when the current scenario completes, fails or is stopped; null without one. */
+  scenarioFinished(): Promise<ScenarioStatusView> | null {
+    return this.scenarioRun ? this.scenarioRun.finished.then(() => this.scenarioStatus()) : null;
   }
 
   stats(): CompanionStatsView {
@@ -249,17 +262,40 @@ export class CompanionSimulator {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.scenarioRun?.status().state === 'running') this.scenarioRun.stop();
     this.unsubscribeDirectives?.();
     await this.restarting?.catch(() => undefined);
     await this.transport.stop();
+    // Shuts its runtime down too.
     await this.core?.shutdown();
-    if (this.started) {
-      await this.options.runtime.unbindWorkspace().catch(() => undefined);
-      await this.options.runtime.shutdown().catch(() => undefined);
-    }
   }
 
-  private onDirective(directive: RuntimeDirective): void {
+  private async newCore(scenario: Scenario | undefined): Promise<SimulatedCompanionCore> {
+    const runtime = this.options.createRuntime(scenario);
+    this.currentRuntime = runtime;
+    this.unsubscribeDirectives = runtime.onDirective((directive) => this.onDirective(directive));
+    const core = this.options.createCore(runtime);
+    await core.start();
+    this.core = core;
+    return core;
+  }
+
+  private async restartOnto(scenario: Scenario): Promise<void> {
+    this.restarts += 1;
+    this.transport.pause();
+    this.unsubscribeDirectives?.();
+    await this.core?.shutdown();
+    const core = await this.newCore(scenario);
+    if (!this.stopped) this.transport.resume(core);
+  }
+
+  private play(scenario: Scenario): ScenarioRun {
+    this.scenario = scenario;
+    this.scenarioRun = startScenario(scenario, this.runtime);
+    return this.scenarioRun;
+  }
+
+  private onDirective(directive: SimDirective): void {
     if (this.stopped) return;
     if (directive.kind === 'disconnect') this.transport.dropConnection(Math.max(1, directive.forMs));
     else void this.restart(directive.downMs).catch((error: unknown) => this.options.log?.('warn', `restart failed: ${error instanceof Error ? error.message : String(error)}`));

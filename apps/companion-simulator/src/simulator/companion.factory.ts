@@ -14,7 +14,7 @@ import {
   type CompanionPolicies,
   type DiagnosticSink,
 } from '@trustmesh/relay-companion';
-import { createSimulatedRuntime, type SimulatedRuntime } from '@trustmesh/relay-companion-sim';
+import { createScenarioRuntime, createSimulatedRuntime, type Scenario, type SimulatedRuntime } from '@trustmesh/relay-companion-sim';
 import { createWorkspaceCipher } from '@trustmesh/relay-encryption';
 
 import type { CompanionBehaviour, SimulatorConfig, SimulatorWireVersion } from '../config/simulator-config';
@@ -60,11 +60,11 @@ export function createCompanionCore(runtime: AgentRuntime, options: CoreOptions)
   });
 }
 
-export function createRuntime(behaviour: CompanionBehaviour = DEFAULT_BEHAVIOUR): SimulatedRuntime {
-  return createSimulatedRuntime({
-    ...(behaviour.seed !== null ? { seed: behaviour.seed } : {}),
-    ...(behaviour.sentinel !== null ? { sentinel: behaviour.sentinel } : {}),
-  });
+/** A simulated runtime; for a scenario, configured as the scenario asks (its seed wins over the configured one). */
+export function createRuntime(behaviour: CompanionBehaviour = DEFAULT_BEHAVIOUR, scenario?: Scenario): SimulatedRuntime {
+  const sentinel = behaviour.sentinel !== null ? { sentinel: behaviour.sentinel } : {};
+  if (scenario) return createScenarioRuntime(scenario, { ...(behaviour.seed !== null && scenario.runtime?.seed === undefined ? { seed: behaviour.seed } : {}), ...sentinel });
+  return createSimulatedRuntime({ ...(behaviour.seed !== null ? { seed: behaviour.seed } : {}), ...sentinel });
 }
 
 /** The workspace cipher from the configured key file and peer key; null without encryption. */

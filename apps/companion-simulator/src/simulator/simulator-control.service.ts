@@ -7,8 +7,7 @@ import { simulatorControlV1, timestampFromDate } from '@trustmesh/contracts';
 import { SimulatorControlError, type SimulatorControlPort } from '../grpc/simulator-control.port';
 import { LoadStartError, type LoadOptions, type LoadRun } from '../load/load-driver';
 import type { LoadReport } from '../load/load-report';
-import { CompanionSimulator, SimulatorStateError, type CompanionStatsView, type ScenarioStatusView } from './companion-simulator';
-import { ScenarioDocumentError } from './scenario-engine.port';
+import { CompanionSimulator, ScenarioDocumentError, SimulatorStateError, type CompanionStatsView, type ScenarioStatusView } from './companion-simulator';
 
 const CONNECTION_STATE: Record<CompanionStatsView['state'], simulatorControlV1.CompanionConnectionState> = {
   stopped: simulatorControlV1.CompanionConnectionState.STOPPED,
@@ -109,7 +108,7 @@ export class SimulatorControlService implements SimulatorControlPort {
   async startScenario(document: string, format: 'json' | 'yaml' | undefined): Promise<simulatorControlV1.StartScenarioResponse> {
     const companion = this.requireCompanion();
     try {
-      return companion.startScenario(document, format);
+      return await companion.startScenario(document, format);
     } catch (error) {
       if (error instanceof ScenarioDocumentError) throw new SimulatorControlError('INVALID_ARGUMENT', error.message);
       if (error instanceof SimulatorStateError) throw new SimulatorControlError('FAILED_PRECONDITION', error.message);

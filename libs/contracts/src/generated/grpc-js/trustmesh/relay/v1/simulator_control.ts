@@ -2326,11 +2326,11 @@ export const SimulatorControlService = {
     responseDeserialize: (value: Buffer): DisconnectResponse => DisconnectResponse.decode(value),
   },
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
-   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
-   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
-   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
-   * through snapshots (§6 stream reset).
+   * Restarts the Companion as a process restart would: the transport closes, the old Companion core shuts
+   * down with its simulated runtime (pending interactions are cancelled, nothing more is sent), and a new
+   * core over a new simulated runtime starts with relaySequence back at 0 and an empty replay buffer, then
+   * connects. Browsers see a stream reset and heal through snapshots (§6). A running scenario continues on
+   * the new runtime, which seeds the scenario's threads again under the same ids.
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
   restart: {
@@ -2403,11 +2403,11 @@ export interface SimulatorControlServer extends UntypedServiceImplementation {
    */
   disconnect: handleUnaryCall<DisconnectRequest, DisconnectResponse>;
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
-   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
-   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
-   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
-   * through snapshots (§6 stream reset).
+   * Restarts the Companion as a process restart would: the transport closes, the old Companion core shuts
+   * down with its simulated runtime (pending interactions are cancelled, nothing more is sent), and a new
+   * core over a new simulated runtime starts with relaySequence back at 0 and an empty replay buffer, then
+   * connects. Browsers see a stream reset and heal through snapshots (§6). A running scenario continues on
+   * the new runtime, which seeds the scenario's threads again under the same ids.
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
   restart: handleUnaryCall<RestartRequest, RestartResponse>;
@@ -2498,11 +2498,11 @@ export interface SimulatorControlClient extends Client {
     callback: (error: ServiceError | null, response: DisconnectResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
-   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
-   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
-   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
-   * through snapshots (§6 stream reset).
+   * Restarts the Companion as a process restart would: the transport closes, the old Companion core shuts
+   * down with its simulated runtime (pending interactions are cancelled, nothing more is sent), and a new
+   * core over a new simulated runtime starts with relaySequence back at 0 and an empty replay buffer, then
+   * connects. Browsers see a stream reset and heal through snapshots (§6). A running scenario continues on
+   * the new runtime, which seeds the scenario's threads again under the same ids.
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
   restart(

@@ -275,11 +275,11 @@ export interface SimulatorControlClient {
   disconnect(request: DisconnectRequest, metadata?: Metadata): Observable<DisconnectResponse>;
 
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
-   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
-   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
-   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
-   * through snapshots (§6 stream reset).
+   * Restarts the Companion as a process restart would: the transport closes, the old Companion core shuts
+   * down with its simulated runtime (pending interactions are cancelled, nothing more is sent), and a new
+   * core over a new simulated runtime starts with relaySequence back at 0 and an empty replay buffer, then
+   * connects. Browsers see a stream reset and heal through snapshots (§6). A running scenario continues on
+   * the new runtime, which seeds the scenario's threads again under the same ids.
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
 
@@ -348,11 +348,11 @@ export interface SimulatorControlController {
   ): Promise<DisconnectResponse> | Observable<DisconnectResponse> | DisconnectResponse;
 
   /**
-   * Restarts the Companion as a process restart would: the old Companion core shuts down (its transport
-   * closes, its pending interactions are cancelled at the runtime, nothing more is sent) and a new core
-   * starts with relaySequence back at 0 and an empty replay buffer, then connects. The simulated runtime
-   * behind it keeps its threads and transcripts, as an agent runtime's own store would, so browsers heal
-   * through snapshots (§6 stream reset).
+   * Restarts the Companion as a process restart would: the transport closes, the old Companion core shuts
+   * down with its simulated runtime (pending interactions are cancelled, nothing more is sent), and a new
+   * core over a new simulated runtime starts with relaySequence back at 0 and an empty replay buffer, then
+   * connects. Browsers see a stream reset and heal through snapshots (§6). A running scenario continues on
+   * the new runtime, which seeds the scenario's threads again under the same ids.
    * Errors: FAILED_PRECONDITION (no Companion runs in this simulator).
    */
 
