@@ -10,7 +10,7 @@
  * 6. the gRPC server (RelayControl + ServiceInfo) on its own port.
  *
  * `close()` reverses it: gRPC first (watch streams end with UNAVAILABLE), then Nest (the data plane closes
- * its sockets and records it), then the infrastructure.
+ * its sockets and records it), then any presence this replica still holds, then the infrastructure.
  */
 import 'reflect-metadata';
 
@@ -24,6 +24,7 @@ import { RelayEndpoints } from './config/relay-endpoints';
 import { loadRelayGatewayConfig, RELAY_GATEWAY_SERVICE_NAME, type RelayGatewayConfig } from './config/relay-gateway.config';
 import { RelayControlGrpcServer } from './control/relay-control.grpc-server';
 import { mintSecret, sha256 } from './control/secrets';
+import { WorkspacePresence } from './control/workspace-presence.service';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
 import { loadTlsMaterial, type TlsMaterial } from './tls/tls-material';
@@ -87,6 +88,10 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
     endpoints.resolve(config.publicBaseUrl ?? `https://localhost:${address.port}`);
 
+    // A predecessor with this replica id that crashed left its presence behind: end it before serving.
+    const presence = app.get(WorkspacePresence);
+    await presence.releaseReplica();
+
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;
     const grpcPort = await server.start();
@@ -122,6 +127,8 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
         (closing ??= (async () => {
           await startedGrpc.stop();
           await startedApp.close();
+          // Whatever the data plane did not report closed is recorded as gone before the store closes.
+          await presence.releaseReplica().catch(() => undefined);
           await infrastructure.close();
           logger.info('relay gateway stopped');
         })()),

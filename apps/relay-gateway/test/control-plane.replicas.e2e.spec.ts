@@ -131,4 +131,14 @@ describe('relay gateway control plane across two replicas (Postgres)', () => {
     stop();
     watch.cancel();
   });
+
+  it('records a stopping replica’s remaining presence as gone, so the others see the workspace offline', async () => {
+    const workspace = await createWorkspace();
+    const device = (await redeem(a().gateway, await issueCode(workspace.workspaceId))).json as { deviceId: string };
+    await b().directory.companionConnected({ connectionId: crypto.randomUUID(), workspaceId: workspace.workspaceId, deviceId: device.deviceId, wireVersion: '1.1' });
+    await b().directory.browserSessionStarted({ sessionId: crypto.randomUUID(), workspaceId: workspace.workspaceId, userId: 'u', wireVersion: '1.1' });
+    expect(await a().directory.getWorkspaceStatus(workspace.workspaceId)).toMatchObject({ status: 'online', replicaId: 'replica-b', browserSessionCount: 1 });
+    await b().gateway.close();
+    expect(await a().directory.getWorkspaceStatus(workspace.workspaceId)).toMatchObject({ status: 'offline', browserSessionCount: 0 });
+  });
 });

@@ -143,6 +143,28 @@ export class WorkspacePresence {
     ]);
   }
 
+  /**
+   * Ends whatever presence this replica id still holds: at start (rows a crashed predecessor with the same
+   * RELAY_REPLICA_ID left behind) and at shutdown (sockets the data plane did not report closed). Each is
+   * recorded like any other disconnect, so watchers and browsers elsewhere see the workspace go offline.
+   */
+  async releaseReplica(): Promise<number> {
+    const [companions, sessions] = await Promise.all([
+      this.prisma.relayWorkspacePresence.findMany({ where: { replicaId: this.config.replicaId, online: true } }),
+      this.prisma.relayLiveBrowserSession.findMany({ where: { replicaId: this.config.replicaId } }),
+    ]);
+    for (const row of companions) {
+      if (!row.connectionId || !row.deviceId) continue;
+      await this.companionDisconnected({ connectionId: row.connectionId, workspaceId: row.workspaceId, deviceId: row.deviceId, reason: 'shutdown' });
+    }
+    for (const session of sessions) {
+      await this.browserSessionEnded({ sessionId: session.sessionId, workspaceId: session.workspaceId, reason: 'shutdown' });
+    }
+    const released = companions.length + sessions.length;
+    if (released > 0) this.logger.info('replica presence released', { companions: companions.length, browserSessions: sessions.length });
+    return released;
+  }
+
   /** The workspace's status as all replicas see it; null if the workspace is unknown. */
   async status(workspaceId: string): Promise<WorkspaceStatusView | null> {
     const workspace = await this.workspaces.find(workspaceId);
