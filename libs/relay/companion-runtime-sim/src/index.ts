@@ -2,7 +2,7 @@
  * @trustmesh/relay-companion-sim: a simulated agent runtime behind the Companion's `AgentRuntime` port,
  * with scenario files and a load generator. Pure TypeScript: time comes from an injected clock.
  */
-export { createManualClock, systemClock, type ManualClock, type SimClock, type TimerId } from './clock/sim-clock';
+export { companionClockOf, createManualClock, systemClock, type ManualClock, type SimClock, type TimerId } from './clock/sim-clock';
 export { createSeededRandom, type SeededRandom } from './runtime/seeded-random';
 export {
   createSimulatedRuntime,

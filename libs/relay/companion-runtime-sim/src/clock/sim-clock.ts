@@ -114,3 +114,17 @@ export function createManualClock(startMs = Date.parse('2026-01-01T00:00:00.000Z
   };
   return clock;
 }
+
+/**
+ * The same clock in the shape the Companion core takes (`Clock` of `@trustmesh/relay-companion`: a timer
+ * returns its cancel function), so a host or a test runs the runtime and the core on one clock.
+ */
+export function companionClockOf(clock: SimClock): { now(): number; setTimer(delayMs: number, callback: () => void): () => void } {
+  return {
+    now: () => clock.now(),
+    setTimer(delayMs, callback) {
+      const id = clock.setTimer(delayMs, callback);
+      return () => clock.clearTimer(id);
+    },
+  };
+}

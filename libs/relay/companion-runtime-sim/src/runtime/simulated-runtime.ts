@@ -43,7 +43,6 @@ import type {
   AppOutputDescriptor,
   AppOutputScript,
   ApprovalScript,
-  Decision,
   FailureStage,
   JsonValue,
   MessageStep,
@@ -1128,4 +1127,3 @@ function safely(call: () => void): void {
   }
 }
 
-export type { Decision };

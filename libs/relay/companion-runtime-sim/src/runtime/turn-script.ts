@@ -6,16 +6,13 @@
  * reasons, outcome reasons, failure messages) exactly as an agent runtime would hold it; only the
  * Companion's projections decide what crosses the relay.
  */
+import type { AppOutputDescriptor, OperationOutcomeKind } from '@trustmesh/relay-companion';
 import type { FormControl, UserInputForm, Wire12 } from '@trustmesh/relay-protocol';
 
 export type JsonValue = Wire12.JsonValue;
-export type OutcomeKind = 'success' | 'user_rejected' | 'policy_denied' | 'invalid_input' | 'cancelled' | 'tool_failed';
-export type FailureStage = 'bootstrap' | 'plan' | 'execute';
-/** The app output descriptor on `tool.completed` and on operations (Runtime 1.5, Wire 1.2). */
-export type AppOutputDescriptor =
-  | { status: 'available'; schemaId: string; schemaVersion: number }
-  | { status: 'rejected'; reason: 'credential_field' | 'credential_value'; field?: string }
-  | { status: 'not_provided' | 'invalid' | 'too_large' | 'expired' | 'denied' };
+export type OutcomeKind = OperationOutcomeKind;
+export type FailureStage = Extract<Wire12.TimelineEvent, { type: 'turn.failed' }>['stage'];
+export type { AppOutputDescriptor };
 
 /** The output a tool left for apps (Runtime 1.5 app results), as `operation.result.get` reads it. */
 export type AppOutputScript =
