@@ -142,6 +142,7 @@ export class DataPlane {
     const { config, logger } = this.options;
     logger.log('info', 'data-plane-shutdown', { companions: this.sockets.companion.size, browsers: this.sockets.browser.size });
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    this.hub.beginShutdown();
     const peers = [...this.sockets.companion, ...this.sockets.browser];
     for (const peer of peers) peer.close(CLOSE_CODES.GOING_AWAY, 'shutting down');
     const drained = Promise.all(peers.map((peer) => peer.closed));

@@ -831,6 +831,14 @@ export class WorkspaceHub {
     }
   }
 
+  /** Shutdown: records every session's and Companion's end as `shutdown` before the sockets close. */
+  beginShutdown(): void {
+    for (const workspace of [...this.workspaces.values()]) {
+      for (const session of [...workspace.sessions.values()]) this.browserClosed(session.peer, 'shutdown', CLOSE_CODES.GOING_AWAY);
+      if (workspace.companion) this.companionClosed(workspace.companion, 'shutdown');
+    }
+  }
+
   /** Every open browser session and Companion (for shutdown). */
   peers(): PeerSocket[] {
     const out: PeerSocket[] = [];

@@ -1,0 +1,181 @@
+/**
+ * The frames log, retention and the data plane's limits, end to end over a real local bus (embedded
+ * PGlite): frames written to `relay.workspace-frames.v1`, a restarted gateway rebuilding catch-up from
+ * the log, a gap for frames older than the retention, the send buffer's high-water mark, and graceful
+ * shutdown (1001).
+ */
+import { randomUUID } from 'node:crypto';
+
+import { createLocalEventBus, type EventBus } from '@trustmesh/platform-bus';
+import type { Database } from '@trustmesh/platform-database';
+import { createTestDatabase, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { waitUntil } from '@trustmesh/platform-testing';
+
+import { WORKSPACE_FRAMES_TOPIC, type FramesSequencedData } from '../../src/data-plane/frames-bus.records';
+import { frames } from './support/frames';
+import { InMemoryDirectory } from './support/in-memory-directory';
+import { browser, companion, type TestPeer } from './support/peers';
+import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+
+const ORIGIN = 'https://app.example';
+const directory = new InMemoryDirectory();
+let testDb: TestDatabase;
+let database: Database;
+const buses: EventBus[] = [];
+const peers: TestPeer[] = [];
+
+async function bus(): Promise<EventBus> {
+  const created = await createLocalEventBus(
+    { bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: 2 }, database: testDb.config },
+    database,
+    { logger: { log: () => undefined } },
+  );
+  buses.push(created);
+  return created;
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('pglite', 'data-plane-log');
+  database = await testDb.open();
+}, 60_000);
+
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.close();
+});
+
+afterAll(async () => {
+  for (const created of buses) await created.close().catch(() => undefined);
+  await testDb?.dispose();
+});
+
+function track<T extends TestPeer>(peer: T): T {
+  peers.push(peer);
+  return peer;
+}
+
+async function openBrowser(gateway: TestGateway, workspaceId: string, userId = 'user-1'): Promise<TestPeer> {
+  return track(await browser(gateway.wsUrl, directory.addTicket({ workspaceId, origin: ORIGIN, userId }), ORIGIN));
+}
+
+describe('frames log on the bus', () => {
+  it('writes sequenced frames to relay.workspace-frames.v1 and a restarted gateway catches browsers up from it', async () => {
+    const workspaceId = randomUUID();
+    const device = directory.addDevice(workspaceId);
+    const first = await startTestGateway({ directory, bus: await bus(), replicaId: 'replica-a' });
+    const peer = track(await companion(first.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    const sent = [0, 1, 2, 3, 4].map((sequence) => frames.event(workspaceId, sequence));
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    for (const frame of sent) peer.send(frame);
+
+    // The log holds the frames, in order, as the Companion sent them.
+    const logged: unknown[] = [];
+    const reader = buses[0] as EventBus;
+    const subscription = await reader.subscribe({
+      groupId: `test-reader-${randomUUID()}`,
+      topics: [WORKSPACE_FRAMES_TOPIC],
+      start: 'earliest',
+      handler: async (record) => {
+        if (record.key !== workspaceId) return;
+        for (const item of (record.envelope.data as FramesSequencedData).items) logged.push(JSON.parse(item.text));
+      },
+    });
+    await waitUntil(() => logged.length >= 5, { what: 'the frames in the log' });
+    await subscription.stop();
+    expect(logged).toEqual(sent);
+
+    peer.close();
+    await first.close();
+    // A new gateway process: nothing in memory, the Companion is offline; the log has the frames.
+    const second = await startTestGateway({ directory, bus: await bus(), replicaId: 'replica-a' });
+    try {
+      await waitUntil(() => second.dataPlane.metrics.registry.value('relay_frames_log_retained') >= 5, { what: 'the ring rebuilt from the log' });
+      const session = await openBrowser(second, workspaceId);
+      expect(session.received[0]).toMatchObject({ workspaceStatus: 'offline' });
+      session.send(frames.ack(workspaceId, -1));
+      const caught = await session.waitFor((frame) => frame.type === 'runtime.event', 'the catch-up', 5);
+      expect(caught).toEqual(sent);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('retention and limits', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({
+      directory,
+      config: { retentionFrames: 3, sendHighWaterBytes: 65_536, firstAckTimeoutMs: 60_000 },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('sends runtime.gap only for frames older than the retention', async () => {
+    const workspaceId = randomUUID();
+    const device = directory.addDevice(workspaceId);
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const sent = [0, 1, 2, 3, 4, 5].map((sequence) => frames.event(workspaceId, sequence));
+    for (const frame of sent) peer.send(frame);
+    await waitUntil(() => gateway.dataPlane.metrics.registry.value('relay_frames_total', { direction: 'inbound', type: 'runtime.event' }) >= 6, {
+      what: 'the frames at the gateway',
+    });
+    const session = await openBrowser(gateway, workspaceId);
+    session.send(frames.ack(workspaceId, -1));
+    await session.waitFor((frame) => frame.type === 'runtime.event', 'the retained frames', 3);
+    expect(session.received.slice(1)).toEqual([frames.gap(workspaceId, 0, 2), sent[3], sent[4], sent[5]]);
+  });
+
+  it('closes a browser that stops reading once its send buffer passes the high-water mark', async () => {
+    const workspaceId = randomUUID();
+    const device = directory.addDevice(workspaceId);
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const slow = await openBrowser(gateway, workspaceId);
+    slow.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    const socket = (slow.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    const big = 'x'.repeat(256 * 1024);
+    let sequence = 0;
+    // Keep streaming until the gateway gives up on the slow browser; memory stays bounded by the mark.
+    while (gateway.dataPlane.metrics.registry.value('relay_send_buffer_drops_total', { socket: 'browser' }) === 0) {
+      for (let i = 0; i < 8; i += 1) peer.send(frames.event(workspaceId, sequence++, big));
+      await new Promise((resolve) => setImmediate(resolve));
+      await waitUntil(() => gateway.dataPlane.metrics.registry.value('relay_frames_total', { direction: 'inbound', type: 'runtime.event' }) > 0, {
+        what: 'frames at the gateway',
+      });
+      if (sequence > 4_000) throw new Error('the high-water mark never tripped');
+    }
+    await waitUntil(
+      () => directory.callsOf('browserSessionEnded').some((call) => (call as { workspaceId: string; reason: string }).workspaceId === workspaceId),
+      { what: 'the session to end' },
+    );
+    expect(directory.callsOf('browserSessionEnded')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'slow-consumer' }));
+    socket.resume();
+    await slow.closed;
+    // The Companion is unaffected and the workspace keeps serving new sessions.
+    expect(peer.ws.readyState).toBe(peer.ws.OPEN);
+    const fresh = await openBrowser(gateway, workspaceId);
+    expect(fresh.received[0]).toMatchObject({ workspaceStatus: 'online' });
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('closes every socket with 1001 and records the ends', async () => {
+    const gateway = await startTestGateway({ directory });
+    const workspaceId = randomUUID();
+    const device = directory.addDevice(workspaceId);
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const session = await openBrowser(gateway, workspaceId);
+    await gateway.close();
+    expect(await peer.waitForClose()).toBe(1001);
+    expect(await session.waitForClose()).toBe(1001);
+    expect(directory.callsOf('companionDisconnected')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'shutdown' }));
+  });
+});
