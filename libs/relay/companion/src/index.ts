@@ -39,3 +39,4 @@ export { ReplayBuffer, DEFAULT_REPLAY_LIMITS, type BufferedFrame, type ReplayBuf
 export { IdempotencyCache, DEFAULT_IDEMPOTENCY_ENTRIES, type CacheLookup } from './idempotency/idempotency-cache';
 export { LEGACY_INTERACTION_TTL_MS } from './interactions/interaction-broker';
 export { systemClock, ManualClock, type Clock } from './clock';
+export { deviceConnectFrame, type DeviceConnectInput } from './session/device-connect';
