@@ -321,6 +321,11 @@ export class RelayClient {
     options?: RequestOptions,
   ): Promise<MethodResults['interaction.candidate']> {
     const check = this.tracker.canRespond(interactionId, this.clock.now());
+    if (!this.connection?.ready && this.stateValue !== 'closed') {
+      // §10: no connection to answer on; retrying makes sense only while the interaction is still live.
+      const stale = !check.ok && check.code !== 'INTERACTION_NOT_PENDING';
+      throw RelayClientError.local('CONNECTION_UNAVAILABLE', [], !stale);
+    }
     if (!check.ok) throw RelayClientError.usage(check.code);
     const candidate = build(check.interaction);
     if (!candidate.ok) throw RelayClientError.usage('INVALID_REQUEST', candidate.issues);

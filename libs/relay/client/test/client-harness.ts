@@ -43,6 +43,7 @@ export function useScriptedRelay() {
   });
   afterEach(() => {
     for (const client of state.clients.splice(0)) client.close();
+    state.relay.forgetPending();
   });
   afterAll(async () => {
     await state.relay.stop();

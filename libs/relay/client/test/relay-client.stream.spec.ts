@@ -214,6 +214,18 @@ describe('RelayClient stream', () => {
     await submitting;
   });
 
+  it('answers without a connection fail CONNECTION_UNAVAILABLE, retryable only while the interaction is live', async () => {
+    const { client, clock, connection } = await connected();
+    const ids = { interactionId: uuid(), threadId: uuid(), turnId: uuid() };
+    connection.send(approvalRequest(0, ids, new Date(clock.now() + 60_000).toISOString()));
+    await connection.nextAck();
+    connection.close();
+    await nextEvent(client, 'state', (change) => change.state === 'waiting');
+    expect(await outcome(client.interactions.approve(ids.interactionId))).toMatchObject({ ok: false, error: { code: 'CONNECTION_UNAVAILABLE', retryable: true } });
+    clock.advance(60_000);
+    expect(await outcome(client.interactions.approve(ids.interactionId))).toMatchObject({ ok: false, error: { code: 'CONNECTION_UNAVAILABLE', retryable: false } });
+  });
+
   it('stops offering an interaction after its expiresAt', async () => {
     const { client, clock, connection } = await connected();
     const ids = { interactionId: uuid(), threadId: uuid(), turnId: uuid() };

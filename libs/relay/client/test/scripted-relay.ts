@@ -128,6 +128,12 @@ export class ScriptedRelay {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Between tests: connections nobody took yet belong to clients that are gone. */
+  forgetPending(): void {
+    for (const connection of this.pending.splice(0)) connection.terminate();
+    this.waiters = [];
+  }
+
   async stop(): Promise<void> {
     for (const client of this.server.clients) client.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
