@@ -1,0 +1,23 @@
+import { digestsEqual, looksLike, matchesAnyDigest, mintSecret, sha256 } from './secrets';
+
+describe('secrets', () => {
+  it('mints 256-bit secrets with a prefix per kind, recognised only as their own kind', () => {
+    const code = mintSecret('pairingCode');
+    const credential = mintSecret('deviceCredential');
+    expect(code).toMatch(/^tmpc_[A-Za-z0-9_-]{43}$/);
+    expect(credential).toMatch(/^tmdc_[A-Za-z0-9_-]{43}$/);
+    expect(looksLike('pairingCode', code)).toBe(true);
+    expect(looksLike('deviceCredential', code)).toBe(false);
+    expect(looksLike('deviceCredential', `${credential}x`)).toBe(false);
+    expect(new Set(Array.from({ length: 100 }, () => mintSecret('browserTicket'))).size).toBe(100);
+  });
+
+  it('compares digests in constant time, unequal lengths being unequal', () => {
+    expect(digestsEqual(sha256('a'), sha256('a'))).toBe(true);
+    expect(digestsEqual(sha256('a'), sha256('b'))).toBe(false);
+    expect(digestsEqual(sha256('a'), Buffer.alloc(3))).toBe(false);
+    expect(matchesAnyDigest(sha256('b'), [sha256('a'), sha256('b')])).toBe(true);
+    expect(matchesAnyDigest(sha256('c'), [sha256('a'), sha256('b')])).toBe(false);
+    expect(matchesAnyDigest(sha256('c'), [])).toBe(false);
+  });
+});
