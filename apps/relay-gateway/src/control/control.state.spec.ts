@@ -5,7 +5,7 @@ import { decidePairingRedeem, decideTicketConsume, deviceState, pairingCodeState
 
 const WORKSPACE = '0190a0b0-0000-7000-8000-000000000001';
 const stream = (...events: ControlEvent[]) =>
-  events.map((event, index) => createEnvelope(event, { streamId: 's', streamVersion: index + 1, producer: 'test@0' }));
+  events.map((event, index) => createEnvelope<unknown>(event, { streamId: 's', streamVersion: index + 1, producer: 'test@0' }));
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 const issuedCode = (expiresAt: string) =>
   controlEvent('PairingCodeIssued', { codeId: 'c', workspaceId: WORKSPACE, requestedByUserId: 'u', issuedAt: '2026-11-30T11:50:00.000Z', expiresAt });
