@@ -731,16 +731,14 @@ export class RelayClient {
 
   private armExpiry(interaction: TrackedInteraction): void {
     const delay = interaction.expiresAtMs - this.clock.now();
-    const fire = () => {
-      this.expiryTimers.delete(interaction.interactionId);
-      const current = this.tracker.get(interaction.interactionId);
-      if (current && (current.state === 'pending' || current.state === 'responding')) this.emitter.emit('interaction', { change: 'expired', interaction: current });
-    };
-    if (delay <= 0) {
-      fire();
+    if (delay > 0) {
+      // Re-armed until due: a host clock may cap long delays (setTimeout's limit is about 24.8 days).
+      this.expiryTimers.set(interaction.interactionId, this.clock.setTimeout(() => this.armExpiry(interaction), delay));
       return;
     }
-    this.expiryTimers.set(interaction.interactionId, this.clock.setTimeout(fire, delay));
+    this.expiryTimers.delete(interaction.interactionId);
+    const current = this.tracker.get(interaction.interactionId);
+    if (current && (current.state === 'pending' || current.state === 'responding')) this.emitter.emit('interaction', { change: 'expired', interaction: current });
   }
 
   private clearExpiry(interactionId: string): void {
