@@ -1,4 +1,4 @@
-import { retryDelayMs, waitAlive } from './retry-backoff';
+import { pause, retryDelayMs, waitAlive } from './retry-backoff';
 
 describe('retry backoff', () => {
   it('doubles from the base after each failed try, up to the cap', () => {
@@ -21,5 +21,15 @@ describe('retry backoff', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
 
     expect(await waitAlive(10_000, { heartbeat, heartbeatEveryMs: 20, abandoned: () => true, signal: new AbortController().signal })).toBe(false);
+  });
+
+  it('pauses for the delay, or until the signal aborts', async () => {
+    expect(await pause(20, new AbortController().signal)).toBe(true);
+    const stop = new AbortController();
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 20);
+    expect(await pause(10_000, stop.signal)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await pause(10_000, stop.signal)).toBe(false);
   });
 });

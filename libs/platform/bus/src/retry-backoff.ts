@@ -1,8 +1,9 @@
 /**
- * Waiting between tries of a failing handler without losing the partition: the delay doubles from
- * the configured base up to a cap, and while it runs the consumer keeps heartbeating (a long backoff
- * must not look like a dead member) and gives up as soon as waiting is pointless: the subscription is
- * stopping, or a rebalance took the partition away.
+ * Waiting between tries of a failing handler, under either adapter: the delay doubles from the
+ * configured base up to a cap, and the wait ends as soon as it is pointless (the subscription is
+ * stopping, or the partition was taken away). A Kafka consumer also keeps heartbeating while it waits
+ * (`waitAlive`: a long backoff must not look like a dead member); a local-bus member heartbeats on a
+ * timer of its own and waits with `pause`.
  */
 
 /** Delay after failed try `attempt` (1-based): base, 2·base, 4·base, …, never above `capMs`. */
@@ -28,20 +29,23 @@ export async function waitAlive(ms: number, wait: AliveWait): Promise<boolean> {
     if (wait.abandoned() || wait.signal.aborted) return false;
     const remaining = deadline - Date.now();
     if (remaining <= 0) return true;
-    await sleep(Math.min(slice, remaining), wait.signal);
+    await pause(Math.min(slice, remaining), wait.signal);
     if (wait.abandoned() || wait.signal.aborted) return false;
     await wait.heartbeat();
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`; resolves true when the time ran out, false when `signal` aborted first. */
+export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const done = () => {
+    const done = (elapsed: boolean) => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
+      signal.removeEventListener('abort', onAbort);
+      resolve(elapsed);
     };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -39,18 +39,3 @@ export class HandlerSlots {
     else this.free += 1;
   }
 }
-
-/** Waits `ms`; resolves true when the time ran out, false when `signal` aborted first. */
-export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (elapsed: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(elapsed);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

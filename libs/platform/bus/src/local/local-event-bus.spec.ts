@@ -331,6 +331,40 @@ describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
       }
     }, 60_000);
 
+    it('keeps a message in hand until its commit is in, so a crash redelivers no more than the message in hand', async () => {
+      const topic = uniqueName('in-hand.counters.v1');
+      const stalling = freezable(await db.testDb.open());
+      const { bus } = await testBus(db, { database: stalling.database });
+      const { bus: publisher } = await testBus(db);
+      const started: string[] = [];
+      const received = recorder(async ({ envelope }) => {
+        started.push(eventKey(envelope));
+        if (started.length > 1) return;
+        // Time for the other partitions' workers to read their batches and queue for the one slot; then the
+        // commit of this message is held up. Another handler starting now would make two messages that a
+        // crash would deliver again.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        stalling.freeze();
+      });
+      const streams = streamIds('in-hand', 8);
+      try {
+        await publisher.publish(topic, interleavedEvents(streams, 2));
+        const subscribing = bus.subscribe({ groupId: uniqueName('in-hand'), topics: [topic], handler: received.handler });
+        await waitUntil(() => received.records.length >= 1, { what: 'the first message handled' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(started).toHaveLength(1);
+        stalling.thaw();
+        await subscribing;
+        await waitUntil(() => received.records.length === 16, { what: 'every message, once the commit went through' });
+        expect(new Set(received.keys()).size).toBe(16);
+        for (const stream of streams) expect(received.versionsByStream().get(stream)).toEqual([1, 2]);
+      } finally {
+        stalling.thaw();
+        await Promise.all([bus.close(), publisher.close()]);
+        await stalling.database.close();
+      }
+    }, 60_000);
+
     it('starts a new group at the end with start: latest', async () => {
       const topic = uniqueName('latest.counters.v1');
       const { bus } = await testBus(db);

@@ -21,9 +21,9 @@ import { fromEventMessage } from '@trustmesh/platform-events';
 import { DEAD_LETTER_CODES, deadLetterHeaders, failureCode } from '../dead-letter';
 import { deadLetterTopic, type BusRecord, type RecordHandler } from '../event-bus.port';
 import { describeError, type BusLogger } from '../bus-log';
-import { retryDelayMs } from '../retry-backoff';
+import { pause, retryDelayMs } from '../retry-backoff';
 import { commitOffset, committedOffset, type Lease } from './consumer-group.store';
-import { HandlerSlots, pause } from './handler-slots';
+import { HandlerSlots } from './handler-slots';
 import { appendMessages, endOffsets, readPartition, type StoredMessage } from './local-log.store';
 import type { WakeUp, WakeUpSource } from './wake-ups';
 
@@ -173,7 +173,7 @@ export class PartitionWorker {
   }
 
   private async deliver(message: StoredMessage): Promise<Outcome> {
-    const { handler, maxAttempts, logger, slots } = this.context;
+    const { maxAttempts, logger, slots } = this.context;
     const verdict = fromEventMessage(message.value);
     if (!verdict.ok) return this.deadLetter(message, 0, DEAD_LETTER_CODES.envelopeInvalid);
 
@@ -185,26 +185,33 @@ export class PartitionWorker {
       envelope: verdict.envelope,
       headers: message.headers,
     };
-    let code: string = DEAD_LETTER_CODES.handlerFailed;
     for (let attempt = 1; ; attempt += 1) {
+      // The slot is held until the message is committed or dead-lettered, not only while the handler
+      // runs: a member that dies then leaves at most `partitionsConsumedConcurrently` messages handled
+      // and not committed, as a Kafka consumer does.
       if (!(await slots.acquire(this.halt.signal))) return 'abandoned';
-      let failure: { error: unknown } | undefined;
       try {
-        await handler({ ...record, attempt });
-      } catch (error) {
-        failure = { error };
+        const code = await this.tryHandler({ ...record, attempt });
+        if (code === undefined) return (await this.commit(message)) ? 'committed' : 'lost';
+        // The code and the position only: an error's message may quote the event's data.
+        logger.log('warn', 'local bus: handler failed', { ...this.where(message.offset), attempt, maxAttempts, code });
+        if (attempt >= maxAttempts) return await this.deadLetter(message, maxAttempts, code);
       } finally {
         slots.release();
       }
-      if (!failure) return (await this.commit(message)) ? 'committed' : 'lost';
-      code = failureCode(failure.error);
-      // The code and the position only: an error's message may quote the event's data.
-      logger.log('warn', 'local bus: handler failed', { ...this.where(message.offset), attempt, maxAttempts, code });
-      if (attempt >= maxAttempts) break;
       const delay = retryDelayMs(attempt, this.context.retryBackoffMs, this.context.maxRetryBackoffMs);
       if (!(await pause(delay, this.halt.signal))) return 'abandoned';
     }
-    return this.deadLetter(message, maxAttempts, code);
+  }
+
+  /** Runs the handler once: undefined when it succeeded, else the failure's stable code. */
+  private async tryHandler(record: BusRecord): Promise<string | undefined> {
+    try {
+      await this.context.handler(record);
+      return undefined;
+    } catch (error) {
+      return failureCode(error);
+    }
   }
 
   private commit(message: StoredMessage): Promise<boolean> {
