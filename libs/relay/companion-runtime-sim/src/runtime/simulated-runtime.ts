@@ -94,6 +94,8 @@ export interface SimulatedRuntimeOptions {
   cancelDelayMs?: number;
   /** Most threads kept (default 10 000). */
   maxThreads?: number;
+  /** Most messages, and most operations, kept per thread; the oldest go first (default 10 000 each). */
+  maxItemsPerThread?: number;
   /** Receives disconnect/restart directives from scripts. */
   onDirective?: (directive: SimDirective) => void;
 }
@@ -144,6 +146,8 @@ interface TurnRun {
 /** Follows one turn (scenario runs and load drivers use it). */
 export interface TurnObserver {
   stepDone?(step: TurnStep): void;
+  /** A server request with an `expect` ended (met or not). */
+  expectation?(record: ExpectationRecord): void;
   ended?(end: { kind: TurnEnd['kind'] }): void;
 }
 
@@ -187,6 +191,7 @@ export class SimulatedRuntime implements AgentRuntime {
   private readonly graceMs: number;
   private readonly cancelDelayMs: number;
   private readonly maxThreads: number;
+  private readonly maxItems: number;
   private turnScripts: TurnScriptSource;
 
   private readonly threads = new Map<string, ThreadRecord>();
@@ -215,6 +220,7 @@ export class SimulatedRuntime implements AgentRuntime {
     this.graceMs = options.expiryGraceMs ?? 1000;
     this.cancelDelayMs = options.cancelDelayMs ?? 20;
     this.maxThreads = options.maxThreads ?? 10_000;
+    this.maxItems = Math.max(1, options.maxItemsPerThread ?? 10_000);
     this.turnScripts = options.turnScripts ?? echoTurnScripts();
     if (options.onDirective) this.directiveListeners.add(options.onDirective);
   }
@@ -450,7 +456,7 @@ export class SimulatedRuntime implements AgentRuntime {
     return run ? { turnId: run.id, status: run.status } : undefined;
   }
 
-  /** Expectations scripts stated about answers, and whether they were met. */
+  /** Expectations scripts stated about answers, and whether they were met (the latest 10 000). */
   expectations(): readonly ExpectationRecord[] {
     return this.expectationLog;
   }
@@ -518,6 +524,7 @@ export class SimulatedRuntime implements AgentRuntime {
       createdAt: iso(now),
       parts: [{ type: 'text', text }, ...extraParts.map((part) => ({ type: String(part['type'] ?? 'raw'), ...part }))],
     });
+    if (thread.messages.length > this.maxItems) thread.messages.splice(0, thread.messages.length - this.maxItems);
     thread.updatedAtMs = now;
   }
 
@@ -792,6 +799,7 @@ export class SimulatedRuntime implements AgentRuntime {
       ...(call.appResult ? { appResult: call.appResult } : {}),
     };
     thread.operations.push(operation);
+    if (thread.operations.length > this.maxItems) thread.operations.splice(0, thread.operations.length - this.maxItems);
     thread.updatedAtMs = now;
     return operation;
   }
@@ -982,15 +990,18 @@ export class SimulatedRuntime implements AgentRuntime {
 
   private recordExpectation(request: PendingRequest, outcome: Outcome): void {
     if (!request.expect) return;
+    if (this.expectationLog.length >= IDEMPOTENCY_ENTRIES) this.expectationLog.shift();
     const actual = outcome.kind === 'approve' || outcome.kind === 'reject' || outcome.kind === 'submitted' || outcome.kind === 'cancelled' ? outcome.kind : outcome.kind === 'expired' ? 'expire' : 'aborted';
-    this.expectationLog.push({
+    const record: ExpectationRecord = {
       threadId: request.run.thread.id,
       turnId: request.run.id,
       method: request.method,
       expected: request.expect,
       actual,
       met: actual === request.expect,
-    });
+    };
+    this.expectationLog.push(record);
+    for (const observer of request.run.observers) safely(() => observer.expectation?.(record));
   }
 
   // ------------------------------------------------------------------------------------------------

@@ -39,6 +39,18 @@ describe('loading scenarios', () => {
     expect(parseScenario(example ?? '', { source: 'README.md' }).name).toBeTruthy();
   });
 
+  it('is documented in the README: every step kind and every field of a tool step', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    type Union = { oneOf: Array<{ properties: Record<string, { const?: string }> }> };
+    const defs = (SCENARIO_JSON_SCHEMA as unknown as { $defs: Record<string, Union> }).$defs;
+    const kinds = (union: Union | undefined) => (union?.oneOf ?? []).map((branch) => branch.properties['kind']?.const ?? '');
+    const all = [...kinds(defs['scenarioStep']), ...kinds(defs['turnStep'])];
+    expect(all).toHaveLength(15);
+    for (const kind of all) expect(readme).toMatch(new RegExp(`\\| \`${kind}\`( / \`\\w+\`)? \\|`));
+    const tool = defs['turnStep']?.oneOf.find((branch) => branch.properties['kind']?.const === 'tool');
+    for (const field of Object.keys(tool?.properties ?? {}).filter((field) => field !== 'kind')) expect(readme).toContain(`\`${field}`);
+  });
+
   it('keeps the schema closed and self-describing', () => {
     expect(SCENARIO_JSON_SCHEMA.additionalProperties).toBe(false);
     expect(SCENARIO_JSON_SCHEMA.required).toEqual(['version', 'name', 'steps']);

@@ -62,7 +62,8 @@ class ScenarioPlayer implements ScenarioRun {
   private epoch = 0;
   private stepsInCurrentTurn = 0;
   private waitingForAttach = false;
-  private expectationsSeen = 0;
+  /** The first unmet expectation of the current turn step. */
+  private unmet: ExpectationRecord | undefined;
 
   constructor(
     private readonly scenario: Scenario,
@@ -92,7 +93,6 @@ class ScenarioPlayer implements ScenarioRun {
 
   attach(runtime: SimulatedRuntime): void {
     this.runtime = runtime;
-    this.expectationsSeen = 0;
     this.seedThreads();
     if (this.state.state !== 'running') return;
     const step = this.scenario.steps[this.index];
@@ -161,7 +161,11 @@ class ScenarioPlayer implements ScenarioRun {
       case 'turn':
       case 'awaitTurn': {
         this.stepsInCurrentTurn = 0;
+        this.unmet = undefined;
         const observer: TurnObserver = {
+          expectation: (record) => {
+            if (epoch === this.epoch && !record.met) this.unmet ??= record;
+          },
           stepDone: () => {
             if (epoch !== this.epoch) return;
             this.stepsInCurrentTurn++;
@@ -196,7 +200,8 @@ class ScenarioPlayer implements ScenarioRun {
     // Steps a turn never reached (it failed, was cancelled or died in a restart) count as done.
     this.state.stepsCompleted += Math.max(0, step.steps.length - this.stepsInCurrentTurn);
     this.stepsInCurrentTurn = 0;
-    const unmet = this.newUnmetExpectation();
+    const unmet = this.unmet;
+    this.unmet = undefined;
     if (unmet) {
       this.fail('SCENARIO_EXPECTATION_UNMET', `/steps/${this.index} (${step.kind}): the scenario expected ${unmet.method} to end as ${unmet.expected}, but it ended as ${unmet.actual}.`);
       return;
@@ -211,13 +216,6 @@ class ScenarioPlayer implements ScenarioRun {
     this.state.stepsCompleted++;
     this.publish();
     this.next();
-  }
-
-  private newUnmetExpectation(): ExpectationRecord | undefined {
-    const records = this.runtime.expectations();
-    const fresh = records.slice(this.expectationsSeen);
-    this.expectationsSeen = records.length;
-    return fresh.find((record) => !record.met);
   }
 
   private fail(code: ScenarioRunErrorCode, message: string): void {
