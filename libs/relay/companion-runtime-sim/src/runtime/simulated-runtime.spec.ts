@@ -277,6 +277,15 @@ describe('cancelling a turn', () => {
     await expect(recorded.runtime.cancelTurn({ requestId: uuid(6), threadId: thread.id, turnId: uuid(77) })).rejects.toMatchObject({ code: 'TURN_NOT_FOUND' });
   });
 
+  it('still reports turn.started when cancelled before the turn began', async () => {
+    const recorded = recordedRuntime();
+    const thread = await threadWith(recorded);
+    await recorded.runtime.startTurn({ requestId: uuid(1), threadId: thread.id, turnId: uuid(2), input: { text: 'never mind' } });
+    await expect(recorded.runtime.cancelTurn({ requestId: uuid(3), threadId: thread.id, turnId: uuid(2) })).resolves.toEqual({ cancelling: true });
+    recorded.clock.runUntilIdle();
+    expect(recorded.types()).toEqual(['turn.started', 'turn.cancelled']);
+  });
+
   it('completes a half-streamed message with what was said so far', async () => {
     const recorded = recordedRuntime();
     const thread = await threadWith(recorded, { steps: [{ kind: 'message', text: 'a'.repeat(120), chunkChars: 10, chunkDelayMs: 100 }] });

@@ -137,6 +137,8 @@ interface TurnRun {
   toolCallParts: Array<Record<string, unknown>>;
   stepsDone: number;
   observers: TurnObserver[];
+  /** `turn.started` was emitted. */
+  started: boolean;
   /** The generator is executing (a listener may call back into the runtime from inside it). */
   driving: boolean;
   /** A stop requested while `driving`; carried out as soon as the generator yields. */
@@ -569,6 +571,7 @@ export class SimulatedRuntime implements AgentRuntime {
       toolCallParts: [],
       stepsDone: 0,
       observers: observer ? [observer] : [],
+      started: false,
       driving: false,
     };
     this.runs.set(thread.id, run);
@@ -618,6 +621,7 @@ export class SimulatedRuntime implements AgentRuntime {
   }
 
   private *playTurn(run: TurnRun, script: TurnScript): TurnPlay {
+    run.started = true;
     this.emit(run, { type: 'turn.started' });
     for (const step of script.steps) {
       switch (step.kind) {
@@ -1061,6 +1065,11 @@ export class SimulatedRuntime implements AgentRuntime {
     run.status = 'ended';
     if (this.runs.get(run.thread.id) === run) this.runs.delete(run.thread.id);
     run.thread.updatedAtMs = this.clock.now();
+    // Cancelled before it began: it still begins, so every turn's timeline has both ends.
+    if (!run.started) {
+      run.started = true;
+      this.emit(run, { type: 'turn.started' });
+    }
     switch (end.kind) {
       case 'completed':
         this.emit(run, { type: 'turn.completed' });
