@@ -5,17 +5,15 @@
  * partitions, offsets and DLQ headers below the port), and a database handle that can be frozen to play
  * a member whose process stalls.
  */
-import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
+import { applyMigrations, type Database, type DatabaseConfig, type SqlExecutor } from '@trustmesh/platform-database';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from '@trustmesh/platform-database/testing';
 
-import { recordingLogger, type RecordingLogger } from '../../kafka/test/kafka-bus.harness';
+import { recordingLogger, type RecordingLogger } from '../../test/bus-events';
 import { LOCAL_BUS_MIGRATIONS } from '../local-bus.migrations';
 import { createLocalEventBus, type LocalEventBusFactoryOptions } from '../local-event-bus.factory';
 import type { LocalEventBus } from '../local-event-bus';
 import type { LocalConsumerTuning } from '../local-subscription';
 import { appendMessages, ensureTopic, type LogMessage, type StoredMessage } from '../local-log.store';
-
-export { eventKey, interleavedEvents, range, recorder, streamIds, type Recorder } from '../../kafka/test/kafka-bus.harness';
 
 /** Heartbeats every 50 ms, dead after 1 s; polling slow enough that a passing test shows wake-ups work. */
 export const TEST_TUNING: LocalConsumerTuning = {
@@ -48,18 +46,18 @@ export interface TestBus {
 }
 
 /** A local bus over `database` (default: the first handle), configured as an app would be, with test timings. */
-export async function testBus(
-  { testDb, database }: BusDatabase,
-  options: LocalEventBusFactoryOptions & { database?: Database } = {},
-): Promise<TestBus> {
+export function testBus({ testDb, database }: BusDatabase, options: LocalEventBusFactoryOptions & { database?: Database } = {}): Promise<TestBus> {
+  const { database: handle = database, ...overrides } = options;
+  return localTestBus(testDb.config, handle, overrides);
+}
+
+/** A local bus over `database`, opened from `config` (as another process would, from its environment). */
+export async function localTestBus(config: DatabaseConfig, database: Database, options: LocalEventBusFactoryOptions = {}): Promise<TestBus> {
   const logger = recordingLogger();
-  const { database: handle = database, consumer, ...overrides } = options;
+  const { consumer, ...overrides } = options;
   const bus = await createLocalEventBus(
-    {
-      bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: TEST_PARTITIONS },
-      database: testDb.config,
-    },
-    handle,
+    { bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: TEST_PARTITIONS }, database: config },
+    database,
     { logger, ...overrides, consumer: { ...TEST_TUNING, ...consumer } },
   );
   return { bus, logger };
@@ -117,11 +115,4 @@ export function freezable(inner: Database): FreezableDatabase {
       current?.thaw();
     },
   };
-}
-
-/** A promise and the function that resolves it. */
-export function latch(): { promise: Promise<void>; open: () => void } {
-  let open = () => undefined as void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
 }
