@@ -1,12 +1,15 @@
 /**
- * Starts gRPC SimulatorControl as a NestJS microservice on `address` (port 0 picks a free port), loading the
- * contract's .proto through the shared proto-loader options so requests have the generated types' shape.
+ * The simulator as a NestJS application: SimulatorControl's controller (when a credential is configured)
+ * over the simulator's use cases, and a lifecycle hook that stops the load run and the Companion when Nest
+ * shuts down (SIGTERM/SIGINT through `enableShutdownHooks`). With a control address it is a gRPC
+ * microservice (port 0 picks a free port), loading the contract's .proto through the shared proto-loader
+ * options so requests have the generated types' shape; without one, an application context.
  */
 import 'reflect-metadata';
 
 import { createServer } from 'node:net';
 
-import { Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type INestApplicationContext, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Transport, type GrpcOptions } from '@nestjs/microservices';
 import { PROTO_LOADER_OPTIONS, protoFilePath, simulatorControlV1 } from '@trustmesh/contracts';
@@ -14,23 +17,43 @@ import { PROTO_LOADER_OPTIONS, protoFilePath, simulatorControlV1 } from '@trustm
 import { SimulatorControlController } from './simulator-control.controller';
 import { SIMULATOR_CONTROL, SIMULATOR_CONTROL_CREDENTIAL, type SimulatorControlPort } from './simulator-control.port';
 
+/** Something to stop when the application shuts down (the Companion, the load run). */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+const SIMULATOR_STOPPABLES = Symbol('SIMULATOR_STOPPABLES');
+
+@Injectable()
+class SimulatorLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(SIMULATOR_STOPPABLES) private readonly stoppables: Stoppable[]) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const stoppable of this.stoppables) await stoppable.stop().catch(() => undefined);
+  }
+}
+
 @Module({})
 export class SimulatorControlModule {
-  static forPort(port: SimulatorControlPort, credential: string): DynamicModule {
+  static forPort(port: SimulatorControlPort, credential: string | null, stoppables: Stoppable[] = []): DynamicModule {
     return {
       module: SimulatorControlModule,
-      controllers: [SimulatorControlController],
+      controllers: credential === null ? [] : [SimulatorControlController],
       providers: [
         { provide: SIMULATOR_CONTROL, useValue: port },
-        { provide: SIMULATOR_CONTROL_CREDENTIAL, useValue: credential },
+        { provide: SIMULATOR_CONTROL_CREDENTIAL, useValue: credential ?? '' },
+        { provide: SIMULATOR_STOPPABLES, useValue: stoppables },
+        SimulatorLifecycle,
       ],
     };
   }
 }
 
-export interface SimulatorControlServer {
-  /** host:port actually bound. */
-  address: string;
+export interface SimulatorApp {
+  /** host:port SimulatorControl listens on; null when it is not served. */
+  address: string | null;
+  app: INestApplicationContext;
+  /** Stops the Companion and the load run, then Nest. */
   close(): Promise<void>;
 }
 
@@ -48,14 +71,21 @@ async function resolvePort(host: string, port: number): Promise<number> {
   });
 }
 
-export async function startSimulatorControlServer(
+export async function startSimulatorApp(
   port: SimulatorControlPort,
-  options: { address: string; credential: string; logger?: false },
-): Promise<SimulatorControlServer> {
-  const separator = options.address.lastIndexOf(':');
-  const host = options.address.slice(0, separator);
-  const bound = `${host}:${await resolvePort(host.replace(/^\[|\]$/g, ''), Number(options.address.slice(separator + 1)))}`;
-  const app: INestMicroservice = await NestFactory.createMicroservice<GrpcOptions>(SimulatorControlModule.forPort(port, options.credential), {
+  options: { control: { address: string; credential: string } | null; stoppables?: Stoppable[]; logger?: false; shutdownHooks?: boolean },
+): Promise<SimulatorApp> {
+  const module = SimulatorControlModule.forPort(port, options.control?.credential ?? null, options.stoppables ?? []);
+  const logger = options.logger === false ? { logger: false as const } : {};
+  if (!options.control) {
+    const app = await NestFactory.createApplicationContext(module, logger);
+    if (options.shutdownHooks) app.enableShutdownHooks();
+    return { address: null, app, close: () => app.close() };
+  }
+  const separator = options.control.address.lastIndexOf(':');
+  const host = options.control.address.slice(0, separator);
+  const bound = `${host}:${await resolvePort(host.replace(/^\[|\]$/g, ''), Number(options.control.address.slice(separator + 1)))}`;
+  const app = await NestFactory.createMicroservice<GrpcOptions>(module, {
     transport: Transport.GRPC,
     options: {
       url: bound,
@@ -63,8 +93,24 @@ export async function startSimulatorControlServer(
       protoPath: protoFilePath(simulatorControlV1.protobufFileName),
       loader: PROTO_LOADER_OPTIONS,
     },
-    ...(options.logger === false ? { logger: false } : {}),
+    ...logger,
   });
+  if (options.shutdownHooks) app.enableShutdownHooks();
   await app.listen();
-  return { address: bound, close: () => app.close() };
+  return { address: bound, app, close: () => app.close() };
+}
+
+export interface SimulatorControlServer {
+  /** host:port actually bound. */
+  address: string;
+  close(): Promise<void>;
+}
+
+/** SimulatorControl alone over `port` (tests and tools). */
+export async function startSimulatorControlServer(
+  port: SimulatorControlPort,
+  options: { address: string; credential: string; logger?: false },
+): Promise<SimulatorControlServer> {
+  const started = await startSimulatorApp(port, { control: { address: options.address, credential: options.credential }, ...(options.logger === false ? { logger: false as const } : {}) });
+  return { address: started.address as string, close: started.close };
 }

@@ -15,6 +15,8 @@
  */
 import { performance } from 'node:perf_hooks';
 
+import WebSocket from 'ws';
+
 import { gatewayEndpoints, type SimulatorWireVersion, type TlsTrust } from '../config/simulator-config';
 import { redeemPairingCode } from '../enrollment/enrollment.client';
 import type { CompanionSimulator, DeviceIdentity } from '../simulator/companion-simulator';
@@ -32,8 +34,11 @@ export interface BrowserPeerContext {
   wireVersions: string[];
   /** A fresh single-use descriptor per connection attempt. */
   descriptor(): Promise<BrowserSessionDescriptor>;
-  /** A `ws` constructor that trusts the gateway, sends the session's Origin and reports received frames. */
-  WebSocket: new (url: string) => unknown;
+  /**
+   * Opens the browser's socket with `ws`: trusts the gateway like the Companions do, sends the Origin the
+   * session was minted for, and reports every received frame to the measurements before the client sees it.
+   */
+  createSocket(url: string): WebSocket;
   /** Count an error (a code, never payload content). */
   error(code: string): void;
   /** Count a reconnect. */
@@ -62,8 +67,6 @@ export interface LoadStack {
   }): CompanionSimulator;
   startTurns(companion: CompanionSimulator, options: { turnIntervalMs?: number; seed: number }): TurnGenerator;
   createBrowser(context: BrowserPeerContext): BrowserPeer;
-  /** Builds the tapped WebSocket constructor for a browser. */
-  browserWebSocket(options: { tls: TlsTrust; origin: string; onText: (text: string) => void }): new (url: string) => unknown;
 }
 
 export interface LoadOptions {
@@ -116,6 +119,19 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
     if (Date.now() > deadline) throw new LoadStartError(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A browser's socket whose received text frames are measured first (listeners run in registration order). */
+function tappedSocket(url: string, tls: TlsTrust, origin: string, onText: (text: string) => void): WebSocket {
+  const socket = new WebSocket(url, {
+    origin,
+    perMessageDeflate: false,
+    ...(url.startsWith('wss:') ? { ca: tls.ca, rejectUnauthorized: !tls.insecureDev } : {}),
+  });
+  socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+    if (!isBinary) onText(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
+  });
+  return socket;
 }
 
 interface WorkspaceSlot {
@@ -265,16 +281,11 @@ export class LoadRun {
     // 2. Browsers.
     const browserSlots = this.slots.flatMap((slot) => Array.from({ length: slot.browsers }, () => slot));
     await inBatches(browserSlots, concurrency, async (slot) => {
-      const WebSocketClass = options.stack.browserWebSocket({
-        tls: options.tls,
-        origin,
-        onText: (text) => this.delivered(slot, text),
-      });
       const browser = options.stack.createBrowser({
         workspaceId: slot.workspaceId,
         wireVersions: browserWireVersions,
         descriptor: () => provisioner.createBrowserSession(slot.workspaceId, origin, browserWireVersions),
-        WebSocket: WebSocketClass,
+        createSocket: (url) => tappedSocket(url, options.tls, origin, (text) => this.delivered(slot, text)),
         error: (code) => this.countError(`browser: ${code}`),
         reconnected: () => {
           if (this.measuring) this.browserReconnects += 1;

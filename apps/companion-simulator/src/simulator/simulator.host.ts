@@ -1,0 +1,81 @@
+/**
+ * Composes a running simulator from its configuration: the enrolled Companion (core + simulated runtime +
+ * transport, optional cipher), the load mode when the gateway's RelayControl is configured, and the NestJS
+ * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
+ */
+import type { Scenario } from '@trustmesh/relay-companion-sim';
+
+import type { SimulatorConfig } from '../config/simulator-config';
+import type { StoredEnrollment } from '../enrollment/credential.store';
+import { startSimulatorApp, type SimulatorApp } from '../grpc/simulator-control.server';
+import { startLoad } from '../load/load-driver';
+import { simulatorLoadStack } from '../load/load-stack';
+import type { TransportLog } from '../transport/companion.transport';
+import { CompanionSimulator } from './companion-simulator';
+import { createCompanionCore, createRuntime, loadCompanionCipher } from './companion.factory';
+import { SimulatorControlService } from './simulator-control.service';
+
+export interface SimulatorHost {
+  simulator: CompanionSimulator;
+  control: SimulatorControlService;
+  app: SimulatorApp;
+  close(): Promise<void>;
+}
+
+export interface SimulatorHostOptions {
+  enrollment: Pick<StoredEnrollment, 'deviceId' | 'workspaceId' | 'deviceCredential'>;
+  scenario?: Scenario;
+  log?: TransportLog;
+  /** Nest logs (default on). */
+  logger?: false;
+  /** Stop on SIGTERM/SIGINT (the CLI sets it). */
+  shutdownHooks?: boolean;
+}
+
+export async function startSimulatorHost(config: SimulatorConfig, options: SimulatorHostOptions): Promise<SimulatorHost> {
+  const { deviceId, workspaceId, deviceCredential } = options.enrollment;
+  const cipher = await loadCompanionCipher(config.encryption, workspaceId);
+  const simulator = new CompanionSimulator({
+    identity: { deviceId, workspaceId, deviceCredential },
+    companionUrl: config.gateway.companionUrl,
+    tls: config.tls,
+    wireVersion: config.wireVersion,
+    heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+    createRuntime: (scenario) => createRuntime(config.companion, scenario),
+    createCore: (runtime) =>
+      createCompanionCore(runtime, {
+        workspaceId,
+        wireVersion: config.wireVersion,
+        behaviour: config.companion,
+        ...(cipher ? { cipher } : {}),
+      }),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const load = config.relayControl
+    ? {
+        defaults: {
+          gatewayUrl: config.gateway.httpBase,
+          tls: config.tls,
+          relayControl: config.relayControl,
+          stack: simulatorLoadStack({ behaviour: config.companion }),
+          wireVersion: config.wireVersion,
+        },
+        start: startLoad,
+      }
+    : null;
+  const control = new SimulatorControlService(simulator, load);
+  await simulator.start(options.scenario);
+  let app: SimulatorApp;
+  try {
+    app = await startSimulatorApp(control, {
+      control: config.control,
+      stoppables: [{ stop: () => control.close() }, simulator],
+      ...(options.logger === false ? { logger: false as const } : {}),
+      ...(options.shutdownHooks ? { shutdownHooks: true } : {}),
+    });
+  } catch (error) {
+    await simulator.stop();
+    throw error;
+  }
+  return { simulator, control, app, close: () => app.close() };
+}
