@@ -1,0 +1,148 @@
+// End to end through the real relay gateway (a child process on embedded defaults, its self-signed
+// certificate trusted through RELAY_GATEWAY_CA_FILE): the CLI enrolls with a real pairing code, the simulator
+// connects and serves a real browser client (libs/relay/client) a thread list and a turn, SimulatorControl
+// reports it, and the load mode measures delivered frames through the gateway.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
+import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
+import { waitUntil } from '@trustmesh/platform-testing';
+import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
+import WebSocket from 'ws';
+
+import { runSimulatorCli, type CliIo } from '../src/cli/simulator-cli';
+import { loadSimulatorConfig } from '../src/config/simulator-config';
+import { loadEnrollment } from '../src/enrollment/credential.store';
+import { runLoad } from '../src/load/load-driver';
+import { simulatorLoadStack } from '../src/load/load-stack';
+import { RelayControlProvisioner } from '../src/load/relay-control.provisioner';
+import { startSimulatorHost, type SimulatorHost } from '../src/simulator/simulator.host';
+import { startGatewayProcess, type GatewayProcess } from './gateway.process';
+
+jest.setTimeout(120_000);
+
+const ORIGIN = 'https://app.trustmesh.test';
+const CONTROL_CREDENTIAL = 'simulator-control-credential-e2e-0123';
+
+function io(): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), stopRequested: () => new Promise(() => undefined) };
+}
+
+describe('the companion simulator against the real relay gateway', () => {
+  let gateway: GatewayProcess;
+  let provisioner: RelayControlProvisioner;
+  let dir: string;
+  let host: SimulatorHost | undefined;
+  let browser: RelayClient | undefined;
+  let workspaceId: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    gateway = await startGatewayProcess();
+    dir = mkdtempSync(join(tmpdir(), 'sim-e2e-'));
+    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false }, { insecureDev: false });
+    workspaceId = await provisioner.createWorkspace('simulator e2e');
+    env = {
+      RELAY_GATEWAY_URL: gateway.httpUrl,
+      RELAY_GATEWAY_CA_FILE: gateway.certFile,
+      SIMULATOR_CREDENTIAL_FILE: join(dir, 'device.json'),
+      SIMULATOR_WIRE_VERSION: '1.2',
+      SIMULATOR_CONTROL_CREDENTIAL: CONTROL_CREDENTIAL,
+      SIMULATOR_CONTROL_ADDRESS: '127.0.0.1:0',
+      SIMULATOR_SENTINEL: 'relay-security-sentinel',
+    };
+  });
+
+  afterAll(async () => {
+    browser?.close();
+    await host?.close();
+    provisioner?.close();
+    await gateway?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('enrolls with a real pairing code through the CLI, and refuses to enroll twice', async () => {
+    const code = await provisioner.createPairingCode(workspaceId);
+    const first = io();
+    expect(await runSimulatorCli(['enroll'], first, { ...env, SIMULATOR_PAIRING_CODE: code })).toBe(0);
+    expect(first.out.join('')).toContain(`in workspace ${workspaceId}`);
+    expect(first.out.join('') + first.err.join('')).not.toContain(code);
+    expect(statSync(env['SIMULATOR_CREDENTIAL_FILE']!).mode & 0o777).toBe(0o600);
+    expect(readFileSync(env['SIMULATOR_CREDENTIAL_FILE']!, 'utf8')).not.toContain(code);
+
+    const second = io();
+    expect(await runSimulatorCli(['enroll'], second, { ...env, SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspaceId) })).toBe(1);
+    expect(second.err.join('')).toContain('ALREADY_ENROLLED');
+  });
+
+  it('connects and serves a browser\'s thread.list and a turn through the gateway', async () => {
+    const config = loadSimulatorConfig(env, 'run');
+    const enrollment = await loadEnrollment(config.credentialFile);
+    host = await startSimulatorHost(config, { enrollment: enrollment!, logger: false });
+    await waitUntil(() => host!.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
+
+    const ca = readFileSync(gateway.certFile);
+    const received: string[] = [];
+    browser = new RelayClient({
+      descriptor: () => provisioner.createBrowserSession(workspaceId, ORIGIN, ['1.2', '1.1']),
+      createSocket: (url) => {
+        const socket = new WebSocket(url, { origin: ORIGIN, ca });
+        socket.on('message', (data) => received.push(String(data)));
+        return socket as unknown as WebSocketLike;
+      },
+    });
+    await browser.connect();
+    await waitUntil(() => browser!.workspaceStatus === 'online', { timeoutMs: 30_000, what: 'the workspace to be online' });
+
+    const created = await browser.threads.create({ title: 'Through the gateway' });
+    const listed = await browser.threads.list();
+    expect(listed.items.map((item) => item.id)).toContain(created.thread.id);
+
+    const ended = new Promise<string>((resolve) => browser!.on('turn', (update) => (['completed', 'failed', 'cancelled'].includes(update.state) ? resolve(update.state) : undefined)));
+    await browser.turns.start({ threadId: created.thread.id, text: 'hello through the relay' });
+    expect(await ended).toBe('completed');
+    expect(received.join('\n')).not.toContain('relay-security-sentinel');
+
+    const client = new simulatorControlV1GrpcJs.SimulatorControlClient(host.app.address!, credentials.createInsecure());
+    try {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${CONTROL_CREDENTIAL}`);
+      await waitUntil(
+        async () => {
+          const stats = await new Promise<simulatorControlV1GrpcJs.GetStatsResponse>((resolve, reject) =>
+            client.getStats({}, metadata, (error: ServiceError | null, response: simulatorControlV1GrpcJs.GetStatsResponse) => (error ? reject(error) : resolve(response))),
+          );
+          return stats.companion?.connectionState === simulatorControlV1.CompanionConnectionState.CONNECTED && (stats.companion?.acknowledgedThrough ?? -1) >= 0;
+        },
+        { timeoutMs: 30_000, what: 'the browser\'s acks to reach the Companion' },
+      );
+    } finally {
+      client.close();
+    }
+  });
+
+  it('measures delivered frames, latency and errors in load mode through the gateway', async () => {
+    const report = await runLoad({
+      gatewayUrl: gateway.httpUrl,
+      tls: { ca: readFileSync(gateway.certFile), insecureDev: false },
+      relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false },
+      stack: simulatorLoadStack({ turns: { messageChars: 64, chunkChars: 16, chunkDelayMs: 2, toolCalls: 1, toolDurationMs: 5 } }),
+      companions: 2,
+      browsers: 4,
+      origin: ORIGIN,
+      turnIntervalMs: 10,
+      durationMs: 1500,
+      seed: Number.parseInt(randomUUID().slice(0, 6), 16),
+    });
+    expect(report).toMatchObject({ companions: 2, browsers: 4, errors: 0, gaps: 0 });
+    expect(report.framesSent).toBeGreaterThan(0);
+    expect(report.framesDelivered).toBeGreaterThan(0);
+    expect(report.latencyMs.samples).toBeGreaterThan(0);
+    expect(report.latencyMs.p99).toBeGreaterThanOrEqual(report.latencyMs.p50);
+  });
+});
