@@ -4,6 +4,9 @@
  */
 import { createWorkspaceCipher } from '@trustmesh/relay-encryption';
 
-import { RelayClient } from '../src';
+import { RelayClient, type WebSocketConstructorLike } from '../src';
 
-(globalThis as unknown as { relayTest: unknown }).relayTest = { RelayClient, createWorkspaceCipher };
+/** The DOM's own WebSocket fits the client's port without a cast (checked by the compiler). */
+const nativeWebSocket: WebSocketConstructorLike = WebSocket;
+
+(globalThis as unknown as { relayTest: unknown }).relayTest = { RelayClient, createWorkspaceCipher, nativeWebSocket };

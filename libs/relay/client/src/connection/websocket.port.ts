@@ -11,12 +11,18 @@ export interface WebSocketCloseEventLike {
   reason?: string;
 }
 
+/**
+ * Handlers are declared bivariantly (the usual DOM-typings technique) so that both the DOM's `WebSocket`
+ * and `ws`'s, whose handler parameters are richer event types, are assignable without casts.
+ */
+type Handler<E> = { bivarianceHack(event: E): void }['bivarianceHack'];
+
 export interface WebSocketLike {
   readonly readyState: number;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: WebSocketMessageEventLike) => void) | null;
-  onclose: ((event: WebSocketCloseEventLike) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: Handler<unknown> | null;
+  onmessage: Handler<WebSocketMessageEventLike> | null;
+  onclose: Handler<WebSocketCloseEventLike> | null;
+  onerror: Handler<unknown> | null;
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }
