@@ -14,7 +14,7 @@ import { waitUntil } from '@trustmesh/platform-testing';
 import { WORKSPACE_FRAMES_TOPIC, type FramesSequencedData } from '../../src/data-plane/frames-bus.records';
 import { frames } from './support/frames';
 import { InMemoryDirectory } from './support/in-memory-directory';
-import { browser, companion, type TestPeer } from './support/peers';
+import { browser, companion, connect, type TestPeer } from './support/peers';
 import { startTestGateway, type TestGateway } from './support/data-plane.harness';
 
 const ORIGIN = 'https://app.example';
@@ -162,6 +162,41 @@ describe('retention and limits', () => {
     expect(peer.ws.readyState).toBe(peer.ws.OPEN);
     const fresh = await openBrowser(gateway, workspaceId);
     expect(fresh.received[0]).toMatchObject({ workspaceStatus: 'online' });
+  });
+});
+
+describe('liveness', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({ directory, config: { heartbeatIntervalMs: 200, browserFrameBurst: 40, browserFramesPerSecond: 1 } });
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('terminates a peer that stops answering pings, and keeps one that answers', async () => {
+    const workspaceId = randomUUID();
+    const mute = track(connect(`${gateway.wsUrl}/v1/browser?ticket=${directory.addTicket({ workspaceId, origin: ORIGIN })}`, { origin: ORIGIN, autoPong: false }));
+    const alive = await openBrowser(gateway, workspaceId);
+    await mute.waitFor((frame) => frame.type === 'session.ready', 'session.ready');
+    expect(await mute.waitForClose()).toBe(1006);
+    await waitUntil(
+      () => directory.callsOf('browserSessionEnded').some((call) => (call as { workspaceId: string; reason: string }).workspaceId === workspaceId),
+      { what: 'the session end' },
+    );
+    expect(directory.callsOf('browserSessionEnded')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'heartbeat-timeout' }));
+    expect(alive.ws.readyState).toBe(alive.ws.OPEN);
+  });
+
+  it('ends a browser past its frame rate with a retryable session.error RATE_LIMITED (4012)', async () => {
+    const workspaceId = randomUUID();
+    const session = await openBrowser(gateway, workspaceId);
+    for (let i = 0; i < 60; i += 1) session.send(frames.ack(workspaceId, -1));
+    const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
+    expect(error).toEqual({ type: 'session.error', code: 'RATE_LIMITED', retryable: true });
+    expect(await session.waitForClose()).toBe(4012);
   });
 });
 

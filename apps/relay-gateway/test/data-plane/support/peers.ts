@@ -71,8 +71,10 @@ export class TestPeer {
   }
 }
 
-export function connect(url: string, options: { origin?: string } = {}): TestPeer {
-  return new TestPeer(new WebSocket(url, { ...(options.origin ? { origin: options.origin } : {}), perMessageDeflate: false }));
+export function connect(url: string, options: { origin?: string; autoPong?: boolean } = {}): TestPeer {
+  return new TestPeer(
+    new WebSocket(url, { ...(options.origin ? { origin: options.origin } : {}), perMessageDeflate: false, ...(options.autoPong === false ? { autoPong: false } : {}) }),
+  );
 }
 
 /** A Companion that connected and sent `device.connect`. */
