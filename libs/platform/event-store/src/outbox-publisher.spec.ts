@@ -2,8 +2,9 @@
  * The outbox publisher against real parts: the event store on PGlite and Postgres, publishing to the
  * Kafka adapter (librdkafka's mock cluster) and to the local adapter over the same database.
  */
-import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type BusRecord, type EventBus } from '@trustmesh/platform-bus';
-import { applyMigrations, type Database, type DatabaseConfig } from '@trustmesh/platform-database';
+import { LOCAL_BUS_MIGRATIONS, type BusRecord, type EventBus } from '@trustmesh/platform-bus';
+import { openTestBus, TEST_BUS_KINDS } from '@trustmesh/platform-bus/testing';
+import { applyMigrations, type Database } from '@trustmesh/platform-database';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
@@ -12,17 +13,6 @@ import { EVENT_STORE_MIGRATIONS } from './event-store.migrations';
 import { OutboxPublisher } from './outbox-publisher';
 
 const cluster = useKafkaCluster();
-
-const BUS_SETTINGS = { topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: 4 };
-const FAST_GROUPS = { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000, maxWaitTimeMs: 100, joinTimeoutMs: 30_000 };
-
-type BusKind = 'kafka' | 'local';
-async function openBus(kind: BusKind, database: Database, databaseConfig: DatabaseConfig): Promise<EventBus> {
-  if (kind === 'kafka') {
-    return createKafkaEventBus({ bus: { adapter: 'kafka', kafka: { brokers: cluster.brokers, clientId: 'outbox-test' }, ...BUS_SETTINGS } }, { consumer: FAST_GROUPS });
-  }
-  return createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...BUS_SETTINGS }, database: databaseConfig }, database);
-}
 
 /** Collects what a consumer group receives, by stream. */
 async function collect(bus: EventBus, topic: string) {
@@ -37,9 +27,7 @@ function versionsByStream(records: readonly BusRecord[]): Record<string, number[
   return out;
 }
 
-const busKinds: BusKind[] = ['kafka', 'local'];
-
-describe.each(TEST_DATABASE_KINDS.flatMap((database) => busKinds.map((bus) => [database, bus] as const)))('the outbox publisher on %s to the %s bus', (databaseKind, busKind) => {
+describe.each(TEST_DATABASE_KINDS.flatMap((database) => TEST_BUS_KINDS.map((bus) => [database, bus] as const)))('the outbox publisher on %s to the %s bus', (databaseKind, busKind) => {
   let testDb: TestDatabase;
   let database: Database;
   let bus: EventBus;
@@ -49,7 +37,7 @@ describe.each(TEST_DATABASE_KINDS.flatMap((database) => busKinds.map((bus) => [d
     database = await testDb.open();
     // A server database is migrated by the deploy command before services start; here, by the test.
     await applyMigrations(database, [EVENT_STORE_MIGRATIONS, LOCAL_BUS_MIGRATIONS]);
-    bus = await openBus(busKind, database, testDb.config);
+    bus = await openTestBus(busKind, { brokers: cluster.brokers, database, databaseConfig: testDb.config });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,8 +1,11 @@
 /**
- * The projection runner against real parts: the Kafka adapter on librdkafka's mock cluster, and the
- * read model and checkpoints on PGlite and on the Postgres server.
+ * The projection runner against real parts, over both buses and both databases: the Kafka adapter on
+ * librdkafka's mock cluster, or the local adapter in the service's own database; the read model and the
+ * checkpoints on PGlite or on the Postgres server. One database and one bus per combination, for the
+ * whole combination's tests.
  */
-import { createKafkaEventBus, type EventBus } from '@trustmesh/platform-bus';
+import { LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
+import { openTestBus, TEST_BUS_KINDS } from '@trustmesh/platform-bus/testing';
 import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
@@ -48,7 +51,9 @@ function streamEvents(streams: number, perStream: number): EventEnvelope[] {
   return out;
 }
 
-describe.each(TEST_DATABASE_KINDS)('the projection runner on %s', (kind) => {
+const COMBINATIONS = TEST_DATABASE_KINDS.flatMap((databaseKind) => TEST_BUS_KINDS.map((busKind) => [databaseKind, busKind] as const));
+
+describe.each(COMBINATIONS)('the projection runner on %s over the %s bus', (kind, busKind) => {
   let testDb: TestDatabase;
   let database: Database;
   let bus: EventBus;
@@ -56,7 +61,8 @@ describe.each(TEST_DATABASE_KINDS)('the projection runner on %s', (kind) => {
   beforeAll(async () => {
     testDb = await createTestDatabase(kind, 'projections');
     database = await testDb.open();
-    await applyMigrations(database, [PROJECTION_MIGRATIONS]);
+    // A server database is migrated by the deploy command before services start; here, by the test.
+    await applyMigrations(database, [PROJECTION_MIGRATIONS, LOCAL_BUS_MIGRATIONS]);
     await database.withConnection((sql) =>
       sql.exec(
         [1, 2]
@@ -64,11 +70,7 @@ describe.each(TEST_DATABASE_KINDS)('the projection runner on %s', (kind) => {
           .join('\n'),
       ),
     );
-    bus = createKafkaEventBus(
-      { bus: { adapter: 'kafka', kafka: { brokers: cluster.brokers, clientId: 'projections-test' }, topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: 4 } },
-      // Short group timeouts: tests start and stop consumers often.
-      { consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000, maxWaitTimeMs: 100, joinTimeoutMs: 30_000 } },
-    );
+    bus = await openTestBus(busKind, { brokers: cluster.brokers, database, databaseConfig: testDb.config });
   }, 120_000);
 
   afterAll(async () => {

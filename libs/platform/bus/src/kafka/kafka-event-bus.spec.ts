@@ -7,7 +7,8 @@ import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-test
 
 import { expectSeamlessHandover, interleavedEvents, recorder, streamIds } from '../test/bus-events';
 import { startConsumerProcess } from '../test/consumer-process';
-import { TEST_TUNING, testBus } from './test/kafka-bus.harness';
+import { KAFKA_TEST_TUNING } from '../testing/test-buses';
+import { testBus } from './test/kafka-bus.harness';
 
 const cluster = useKafkaCluster();
 
@@ -49,7 +50,7 @@ describe('the Kafka bus', () => {
       const subscription = await successor.bus.subscribe({ groupId, topics: [topic], handler: after.handler });
       // A member that did not leave would hold its partitions for its whole session timeout first
       // (librdkafka's mock then adds another rebalance of the same length).
-      expect(Date.now() - at).toBeLessThan(TEST_TUNING.sessionTimeoutMs * 1.5);
+      expect(Date.now() - at).toBeLessThan(KAFKA_TEST_TUNING.sessionTimeoutMs * 1.5);
       expect(subscription.assignedPartitions()[0]?.partitions.length).toBeGreaterThan(0);
       await waitUntil(() => finished.length + after.records.length >= 60, { timeoutMs: 15_000, what: 'the successor to catch up' });
       await new Promise((resolve) => setTimeout(resolve, 300));

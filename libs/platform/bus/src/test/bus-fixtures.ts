@@ -11,8 +11,9 @@ import type { Database } from '@trustmesh/platform-database';
 import { readTopic, waitUntil, type KafkaCluster } from '@trustmesh/platform-testing';
 
 import type { EventBus, SubscribeOptions, Subscription } from '../event-bus.port';
-import { testBus as kafkaTestBus, TEST_TUNING as KAFKA_TUNING, withAdmin } from '../kafka/test/kafka-bus.harness';
+import { testBus as kafkaTestBus, withAdmin } from '../kafka/test/kafka-bus.harness';
 import { appendRaw, busDatabase, freezable, storedMessages, testBus as localTestBus, TEST_TUNING as LOCAL_TUNING } from '../local/test/local-bus.harness';
+import { KAFKA_TEST_TUNING as KAFKA_TUNING } from '../testing/test-buses';
 import { eventKey, latch, type RecordingLogger } from './bus-events';
 import { startConsumerProcess } from './consumer-process';
 
