@@ -282,9 +282,14 @@ export class WorkspaceHub {
    */
   async browserOpened(peer: BrowserPeer): Promise<'open' | 'refused'> {
     const workspace = this.workspace(peer.workspaceId);
+    let lookup: 'known' | 'unknown' | 'failed' = 'known';
     if (!workspace.companion && !workspace.view) {
-      const view = await this.options.directory.getWorkspaceStatus(peer.workspaceId).catch(() => null);
+      const view = await this.options.directory.getWorkspaceStatus(peer.workspaceId).then(
+        (found) => found,
+        () => undefined,
+      );
       if (view) workspace.view = view;
+      else lookup = view === null ? 'unknown' : 'failed';
     }
     if (!peer.socket.isOpen) return 'refused';
     const companionWire = this.companionWire(peer.workspaceId);
@@ -309,6 +314,11 @@ export class WorkspaceHub {
       workspaceId: peer.workspaceId,
       workspaceStatus: status,
     });
+    // session.error comes only after session.ready (§10).
+    if (lookup !== 'known') {
+      this.sessionError(session, lookup === 'unknown' ? 'WORKSPACE_NOT_FOUND' : 'RELAY_INTERNAL_ERROR');
+      return 'refused';
+    }
     if (negotiated === null) {
       this.sessionError(session, 'RELAY_PROTOCOL_VERSION_UNSUPPORTED', false);
       return 'refused';
@@ -622,7 +632,18 @@ export class WorkspaceHub {
     const now = this.now();
     const kept = [...workspace.retained.values()].filter((entry) => {
       if (entry.expiresAt !== undefined && entry.expiresAt < now) {
+        // Expired requests may be dropped (§8); the Companion cancels them on its own timer.
         workspace.retained.delete(entry.interactionId as string);
+        void this.directoryCall('recordInteraction', () =>
+          this.options.directory.recordInteraction({
+            workspaceId: workspace.id,
+            interactionId: entry.interactionId as string,
+            method: entry.interactionMethod ?? 'unknown',
+            phase: 'expired',
+            relaySequence: entry.relaySequence,
+            occurredAt: new Date(now),
+          }),
+        );
         return false;
       }
       return true;

@@ -182,6 +182,15 @@ describe('browser session', () => {
     expect(await session.waitForClose()).toBe(4008);
   });
 
+  it('sends session.error WORKSPACE_NOT_FOUND (4008) after session.ready for a workspace the directory does not know', async () => {
+    const workspaceId = randomUUID();
+    directory.unknownWorkspaces.add(workspaceId);
+    const session = await openBrowser(workspaceId);
+    await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
+    expect(session.received.slice(1)).toEqual([{ type: 'session.error', code: 'WORKSPACE_NOT_FOUND', retryable: false }]);
+    expect(await session.waitForClose()).toBe(4008);
+  });
+
   it('closes with 4002 on an invalid frame and never forwards it', async () => {
     const { workspaceId, companion: peer } = await onlineWorkspace();
     const session = await openBrowser(workspaceId);

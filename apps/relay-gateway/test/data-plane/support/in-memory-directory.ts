@@ -45,6 +45,8 @@ export class InMemoryDirectory implements RelayDirectory {
   readonly tickets = new Map<string, TestTicket>();
   readonly views = new Map<string, WorkspaceStatusView>();
   readonly calls: Array<{ call: string; data: unknown }> = [];
+  /** Workspaces the directory does not know (getWorkspaceStatus answers null). */
+  readonly unknownWorkspaces = new Set<string>();
   private readonly statusListeners = new Set<(status: WorkspaceStatusView) => void>();
   private readonly revocationListeners = new Set<(revocation: DeviceRevocation) => void>();
   /** Set by the two-replica test to share status changes with the other process. */
@@ -119,7 +121,7 @@ export class InMemoryDirectory implements RelayDirectory {
   }
 
   async getWorkspaceStatus(workspaceId: string): Promise<WorkspaceStatusView | null> {
-    return this.view(workspaceId);
+    return this.unknownWorkspaces.has(workspaceId) ? null : this.view(workspaceId);
   }
 
   onWorkspaceStatusChanged(listener: (status: WorkspaceStatusView) => void): Unsubscribe {
