@@ -71,9 +71,15 @@ export class TestPeer {
   }
 }
 
-export function connect(url: string, options: { origin?: string; autoPong?: boolean } = {}): TestPeer {
+export function connect(url: string, options: { origin?: string; autoPong?: boolean; ca?: string | Buffer; servername?: string } = {}): TestPeer {
   return new TestPeer(
-    new WebSocket(url, { ...(options.origin ? { origin: options.origin } : {}), perMessageDeflate: false, ...(options.autoPong === false ? { autoPong: false } : {}) }),
+    new WebSocket(url, {
+      ...(options.origin ? { origin: options.origin } : {}),
+      perMessageDeflate: false,
+      ...(options.autoPong === false ? { autoPong: false } : {}),
+      // wss: verify the gateway's (development) certificate, nothing else.
+      ...(options.ca ? { ca: options.ca, servername: options.servername ?? 'localhost' } : {}),
+    }),
   );
 }
 
