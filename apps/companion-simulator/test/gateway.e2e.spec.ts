@@ -3,7 +3,7 @@
 // connects and serves a real browser client (libs/relay/client) a thread list and a turn, SimulatorControl
 // reports it, and the load mode measures delivered frames through the gateway.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,12 +13,16 @@ import { waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
 import WebSocket from 'ws';
 
+import { createWorkspaceCipher, exportPrivateKey, exportPublicKey, generateRelayKeyPair } from '@trustmesh/relay-encryption';
+
 import { runSimulatorCli, type CliIo } from '../src/cli/simulator-cli';
 import { loadSimulatorConfig } from '../src/config/simulator-config';
 import { loadEnrollment } from '../src/enrollment/credential.store';
-import { runLoad } from '../src/load/load-driver';
+import { startSimulatorControlServer } from '../src/grpc/simulator-control.server';
+import { runLoad, startLoad } from '../src/load/load-driver';
 import { simulatorLoadStack } from '../src/load/load-stack';
 import { RelayControlProvisioner } from '../src/load/relay-control.provisioner';
+import { SimulatorControlService } from '../src/simulator/simulator-control.service';
 import { startSimulatorHost, type SimulatorHost } from '../src/simulator/simulator.host';
 import { startGatewayProcess, type GatewayProcess } from './gateway.process';
 
@@ -144,5 +148,125 @@ describe('the companion simulator against the real relay gateway', () => {
     expect(report.framesDelivered).toBeGreaterThan(0);
     expect(report.latencyMs.samples).toBeGreaterThan(0);
     expect(report.latencyMs.p99).toBeGreaterThanOrEqual(report.latencyMs.p50);
+  });
+
+  it('plays a scenario file through the CLI and exits 0 when it completes', async () => {
+    const scenarioDir = mkdtempSync(join(tmpdir(), 'sim-e2e-scenario-'));
+    try {
+      const file = join(scenarioDir, 'short.yaml');
+      writeFileSync(
+        file,
+        ['version: 1', 'name: short', 'threads:', '  - key: main', 'steps:', '  - kind: turn', '    thread: main', '    input: hi', '    steps:', '      - { kind: message, text: hello, chunkDelayMs: 1 }', '  - kind: disconnect', '    forMs: 10', '  - kind: delay', '    ms: 50'].join('\n'),
+      );
+      const workspace = await provisioner.createWorkspace('scenario e2e');
+      const cli = io();
+      const code = await runSimulatorCli(['scenario', file, '--credential-file', join(scenarioDir, 'device.json')], cli, {
+        ...env,
+        SIMULATOR_CONTROL_CREDENTIAL: '',
+        SIMULATOR_CONTROL_ADDRESS: '',
+        SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
+      });
+      expect(code).toBe(0);
+      // At most the scripted disconnect is reported.
+      expect(cli.err.join('').replace(/companion-simulator: companion transport lost: closed with code 1006\n/g, '')).toBe('');
+      expect(cli.out.join('')).toContain('scenario "short" completed');
+    } finally {
+      rmSync(scenarioDir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves an end-to-end encrypted workspace with the configured keys', async () => {
+    const encryptedDir = mkdtempSync(join(tmpdir(), 'sim-e2e-e2ee-'));
+    let encryptedHost: SimulatorHost | undefined;
+    let encryptedBrowser: RelayClient | undefined;
+    try {
+      const workspace = await provisioner.createWorkspace('encrypted e2e', { endToEndEncrypted: true });
+      const companionKeys = await generateRelayKeyPair();
+      const browserKeys = await generateRelayKeyPair();
+      const keyFile = join(encryptedDir, 'companion.key');
+      writeFileSync(keyFile, await exportPrivateKey(companionKeys.privateKey, 'pkcs8'), { mode: 0o600 });
+      const encryptedEnv = {
+        ...env,
+        SIMULATOR_CONTROL_CREDENTIAL: '',
+        SIMULATOR_CONTROL_ADDRESS: '',
+        SIMULATOR_CREDENTIAL_FILE: join(encryptedDir, 'device.json'),
+        SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
+        SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile,
+        SIMULATOR_E2EE_PEER_PUBLIC_KEY: await exportPublicKey(browserKeys.publicKey),
+      };
+      expect(await runSimulatorCli(['enroll'], io(), encryptedEnv)).toBe(0);
+      const config = loadSimulatorConfig({ ...encryptedEnv, SIMULATOR_PAIRING_CODE: '' }, 'run');
+      encryptedHost = await startSimulatorHost(config, { enrollment: (await loadEnrollment(config.credentialFile))!, logger: false });
+      await waitUntil(() => encryptedHost!.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
+
+      const ca = readFileSync(gateway.certFile);
+      const wire: string[] = [];
+      encryptedBrowser = new RelayClient({
+        descriptor: () => provisioner.createBrowserSession(workspace, ORIGIN, ['1.2', '1.1']),
+        createSocket: (url) => {
+          const socket = new WebSocket(url, { origin: ORIGIN, ca });
+          socket.on('message', (data) => wire.push(String(data)));
+          return socket as unknown as WebSocketLike;
+        },
+        cipher: await createWorkspaceCipher({ workspaceId: workspace, privateKey: browserKeys.privateKey, peerPublicKey: companionKeys.publicKey }),
+      });
+      await encryptedBrowser.connect();
+      await waitUntil(() => encryptedBrowser!.workspaceStatus === 'online', { timeoutMs: 30_000, what: 'the workspace to be online' });
+      const created = await encryptedBrowser.threads.create({ title: 'Sealed thread title' });
+      const listed = await encryptedBrowser.threads.list();
+      expect(listed.items.map((item) => item.id)).toContain(created.thread.id);
+      // What crossed the relay was sealed.
+      const responses = wire.map((text) => JSON.parse(text) as { type: string }).filter((frame) => frame.type === 'runtime.response' || frame.type === 'runtime.encrypted');
+      expect(responses.length).toBeGreaterThan(0);
+      expect(responses.every((frame) => frame.type === 'runtime.encrypted')).toBe(true);
+      expect(wire.join('\n')).not.toContain('Sealed thread title');
+    } finally {
+      encryptedBrowser?.close();
+      await encryptedHost?.close();
+      rmSync(encryptedDir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts and stops load through SimulatorControl', async () => {
+    const control = new SimulatorControlService(null, {
+      defaults: {
+        gatewayUrl: gateway.httpUrl,
+        tls: { ca: readFileSync(gateway.certFile), insecureDev: false },
+        relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false },
+        stack: simulatorLoadStack({ turns: { messageChars: 32, chunkDelayMs: 2, toolCalls: 0, reasoningChars: 0 } }),
+        origin: ORIGIN,
+      },
+      start: startLoad,
+    });
+    const server = await startSimulatorControlServer(control, { address: '127.0.0.1:0', credential: CONTROL_CREDENTIAL, logger: false });
+    const client = new simulatorControlV1GrpcJs.SimulatorControlClient(server.address, credentials.createInsecure());
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${CONTROL_CREDENTIAL}`);
+    const unary = <Req, Res>(method: (r: Req, m: Metadata, cb: (e: ServiceError | null, res: Res) => void) => unknown, request: Req) =>
+      new Promise<Res>((resolve, reject) => method.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response))));
+    try {
+      const started = await unary<simulatorControlV1GrpcJs.StartLoadRequest, simulatorControlV1GrpcJs.StartLoadResponse>(client.startLoad, {
+        companions: 1,
+        browsers: 2,
+        durationSeconds: 0,
+        turnIntervalMs: 10,
+        wireVersion: '1.1',
+      });
+      expect(started.workspaceIds).toHaveLength(1);
+      await waitUntil(
+        async () => {
+          const stats = await unary<simulatorControlV1GrpcJs.GetStatsRequest, simulatorControlV1GrpcJs.GetStatsResponse>(client.getStats, {});
+          return stats.load?.state === simulatorControlV1.LoadRunState.RUNNING && (stats.load.report?.framesDelivered ?? 0) > 0;
+        },
+        { timeoutMs: 30_000, what: 'frames to be delivered' },
+      );
+      const stopped = await unary<simulatorControlV1GrpcJs.StopLoadRequest, simulatorControlV1GrpcJs.StopLoadResponse>(client.stopLoad, {});
+      expect(stopped.load?.state).toBe(simulatorControlV1.LoadRunState.STOPPED);
+      expect(stopped.load?.report).toMatchObject({ companions: 1, browsers: 2, errors: 0 });
+      expect(stopped.load?.report?.framesDelivered).toBeGreaterThan(0);
+    } finally {
+      client.close();
+      await server.close();
+    }
   });
 });

@@ -47,7 +47,9 @@ export async function startGatewayProcess(env: Record<string, string> = {}): Pro
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitUntil(() => output.stdout.includes('"msg":"relay gateway listening"') || child.exitCode !== null, { timeoutMs: 90_000, what: 'the gateway to listen' });
+    // The start-up lines (certificate, credential) are printed right after the "listening" log line.
+    const ready = () => output.stdout.includes('"msg":"relay gateway listening"') && output.stdout.includes('development service credential') && output.stdout.includes('development certificate');
+    await waitUntil(() => ready() || child.exitCode !== null, { timeoutMs: 90_000, what: 'the gateway to listen' });
     if (child.exitCode !== null) throw new Error(`the gateway exited: ${output.stderr.slice(0, 2000)}`);
     const listening = output.stdout.split('\n').find((line) => line.includes('"msg":"relay gateway listening"')) ?? '';
     const fields = JSON.parse(listening) as { http: string; grpc: string };

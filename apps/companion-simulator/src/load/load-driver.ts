@@ -269,7 +269,7 @@ export class LoadRun {
             if (slot.stamps.sent(text) && this.measuring) this.framesSent += 1;
           },
           transportLost: (reason) => {
-            if (this.measuring) this.countError(`companion: ${reason}`);
+            if (this.measuring && reason !== 'stopped' && reason !== 'restart') this.countError(`companion: ${reason}`);
           },
         },
       });

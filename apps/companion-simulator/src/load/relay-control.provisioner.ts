@@ -16,7 +16,8 @@ export interface BrowserSessionDescriptor {
 }
 
 export interface LoadProvisioner {
-  createWorkspace(displayName: string): Promise<string>;
+  /** A new workspace's id; `endToEndEncrypted` makes it use the encryption profile (§7). */
+  createWorkspace(displayName: string, options?: { endToEndEncrypted?: boolean }): Promise<string>;
   /** A one-time pairing code (a secret: never logged). */
   createPairingCode(workspaceId: string): Promise<string>;
   /** A fresh single-use descriptor; the browser fetches one per connection attempt. */
@@ -52,12 +53,17 @@ export class RelayControlProvisioner implements LoadProvisioner {
     this.metadata.set('authorization', `Bearer ${target.credential}`);
   }
 
-  async createWorkspace(displayName: string): Promise<string> {
+  async createWorkspace(displayName: string, options: { endToEndEncrypted?: boolean } = {}): Promise<string> {
     const response = await this.unary<relayControlV1GrpcJs.CreateWorkspaceRequest, relayControlV1GrpcJs.CreateWorkspaceResponse>(
       'CreateWorkspace',
       (request, metadata, options, callback) => this.client.createWorkspace(request, metadata, options, callback),
       // fromPartial: fields added to the request later keep their proto defaults (e.g. no end-to-end encryption).
-      relayControlV1GrpcJs.CreateWorkspaceRequest.fromPartial({ requestId: randomUUID(), ownerUserId: 'companion-simulator-load', displayName }),
+      relayControlV1GrpcJs.CreateWorkspaceRequest.fromPartial({
+        requestId: randomUUID(),
+        ownerUserId: 'companion-simulator-load',
+        displayName,
+        endToEndEncrypted: options.endToEndEncrypted === true,
+      }),
     );
     const id = response.workspace?.workspaceId;
     if (!id) throw new ProvisioningError('CreateWorkspace', undefined);

@@ -270,7 +270,9 @@ export class CompanionTransport {
     if (this.livenessTimer) clearTimeout(this.livenessTimer);
     this.livenessTimer = null;
     this.options.observer?.transportLost?.(reason);
-    this.options.log?.('warn', `companion transport lost: ${reason}`);
+    // Closing on purpose (stop, restart) is news, not a warning.
+    if (reason === 'stopped' || reason === 'restart') this.options.log?.('log', `companion transport closed: ${reason}`);
+    else this.options.log?.('warn', `companion transport lost: ${reason}`);
   }
 
   private armLiveness(socket: WebSocket): void {
