@@ -1,5 +1,5 @@
 import { createEnvelope, validateEnvelope } from './event-envelope';
-import { fromEventMessage, toEventMessage } from './kafka-message';
+import { fromEventMessage, headersAsText, toEventMessage } from './kafka-message';
 import { UpcasterRegistry, UpcastError } from './upcasting';
 import { uuidv7, uuidv7Millis } from './uuidv7';
 
@@ -48,6 +48,20 @@ describe('event envelopes', () => {
     expect(fromEventMessage('{"not":"an envelope"}').ok).toBe(false);
     expect(fromEventMessage(new Uint8Array([0xff])).ok).toBe(false);
     expect(fromEventMessage(null).ok).toBe(false);
+  });
+
+  it('have their headers read back as text, whatever form a Kafka client gives them in', () => {
+    const utf8 = new TextEncoder();
+    expect(
+      headersAsText({
+        'event-type': utf8.encode('DevicePaired'),
+        'schema-version': '1',
+        repeated: [utf8.encode('first'), 'second'],
+        broken: new Uint8Array([0x6f, 0x6b, 0xff]),
+        absent: undefined,
+      }),
+    ).toEqual({ 'event-type': 'DevicePaired', 'schema-version': '1', repeated: 'first', broken: 'ok\uFFFD' });
+    expect(headersAsText(undefined)).toEqual({});
   });
 });
 

@@ -15,4 +15,4 @@ export {
 } from './event-envelope';
 export { UpcasterRegistry, UpcastError, type Upcaster } from './upcasting';
 export { uuidv7, uuidv7Millis } from './uuidv7';
-export { toEventMessage, fromEventMessage, EVENT_HEADERS, type EventMessage, type MessageVerdict } from './kafka-message';
+export { toEventMessage, fromEventMessage, headersAsText, EVENT_HEADERS, type EventMessage, type MessageVerdict, type RawHeaderValue } from './kafka-message';

@@ -28,6 +28,24 @@ export function toEventMessage(envelope: EventEnvelope): EventMessage {
   return { key: envelope.streamId, value: JSON.stringify(envelope), headers };
 }
 
+/** A header value as Kafka clients hand it over: bytes or text, a list when the header came more than once. */
+export type RawHeaderValue = Uint8Array | string | ReadonlyArray<Uint8Array | string> | undefined;
+
+const lenientUtf8 = new TextDecoder('utf-8');
+
+/**
+ * A message's headers as text, the way the bus hands them to consumers: bytes decoded as UTF-8 (a byte
+ * that is not UTF-8 becomes U+FFFD), a repeated header's first value, a header without a value left out.
+ */
+export function headersAsText(headers: Readonly<Record<string, RawHeaderValue>> | undefined): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const first = Array.isArray(value) ? (value as ReadonlyArray<Uint8Array | string>)[0] : (value as Uint8Array | string | undefined);
+    if (first !== undefined) text[name] = typeof first === 'string' ? first : lenientUtf8.decode(first);
+  }
+  return text;
+}
+
 export type MessageVerdict = { ok: true; envelope: EventEnvelope } | { ok: false; issues: EnvelopeIssue[] };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

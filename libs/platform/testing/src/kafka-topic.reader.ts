@@ -2,7 +2,9 @@
  * Reads a topic's raw messages (keys, values, headers) with a plain kafkajs consumer, for tests that
  * check what an adapter wrote below its own API: dead-letter headers, keys, partitions.
  */
-import { Kafka, logLevel, type IHeaders } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
+
+import { headersAsText } from '@trustmesh/platform-events';
 
 import { uniqueName } from './unique-name';
 import { waitUntil } from './wait-until';
@@ -57,7 +59,7 @@ export async function readTopic(brokers: string[], topic: string, options: ReadT
           offset: message.offset,
           key: message.key?.toString('utf8') ?? null,
           value: message.value?.toString('utf8') ?? null,
-          headers: headerText(message.headers),
+          headers: headersAsText(message.headers),
         });
         if (BigInt(message.offset) + 1n >= end) pending.delete(partition);
       },
@@ -67,13 +69,4 @@ export async function readTopic(brokers: string[], topic: string, options: ReadT
     await consumer.disconnect();
   }
   return messages.sort((a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)));
-}
-
-function headerText(headers: IHeaders | undefined): Record<string, string> {
-  const text: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) text[name] = first.toString();
-  }
-  return text;
 }

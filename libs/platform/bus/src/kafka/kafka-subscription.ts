@@ -22,9 +22,9 @@
  * A member cannot heartbeat while its handler runs: a handler must finish well within the session
  * timeout, or the group drops the member and its partitions move on without it.
  */
-import type { Admin, Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
-import { fromEventMessage } from '@trustmesh/platform-events';
+import { fromEventMessage, headersAsText } from '@trustmesh/platform-events';
 
 import { BusError } from '../bus.error';
 import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
@@ -246,7 +246,7 @@ export class KafkaSubscription implements Subscription {
       offset: message.offset,
       key: message.key?.toString('utf8') ?? verdict.envelope.streamId,
       envelope: verdict.envelope,
-      headers: headerText(message.headers),
+      headers: headersAsText(message.headers),
     };
     let code: string = DEAD_LETTER_CODES.handlerFailed;
     for (let attempt = 1; ; attempt += 1) {
@@ -278,14 +278,4 @@ export class KafkaSubscription implements Subscription {
       if (!(await wait(write))) return 'abandoned';
     }
   }
-}
-
-/** Kafka's header values are bytes, possibly repeated; a record has each as UTF-8 text, its first value. */
-function headerText(headers: IHeaders | undefined): Record<string, string> {
-  const text: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) text[name] = first.toString();
-  }
-  return text;
 }

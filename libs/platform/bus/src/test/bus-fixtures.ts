@@ -8,7 +8,7 @@
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 
 import type { Database } from '@trustmesh/platform-database';
-import { readTopic, waitUntil, type KafkaCluster } from '@trustmesh/platform-testing';
+import { readTopic, waitUntil, type KafkaCluster, type TopicMessage } from '@trustmesh/platform-testing';
 
 import type { EventBus, SubscribeOptions, Subscription } from '../event-bus.port';
 import { testBus as kafkaTestBus, withAdmin } from '../kafka/test/kafka-bus.harness';
@@ -44,14 +44,8 @@ export interface BusOptions {
   debugLogs?: boolean;
 }
 
-/** A message as the log holds it, below the port. */
-export interface StoredRecord {
-  partition: number;
-  offset: string;
-  key: string | null;
-  value: string | null;
-  headers: Record<string, string>;
-}
+/** A message as the log holds it, below the port (the topic reader's shape, for either adapter). */
+export type StoredRecord = TopicMessage;
 
 /** A message written below the bus's checks, as a foreign or broken producer would. Bytes only where the log keeps bytes (Kafka). */
 export interface RawMessage {
