@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { waitUntil } from '@trustmesh/platform-testing';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 import { FakeRelay } from '../../test/fake-relay';
 import type { CompanionCore, FrameSender } from './companion-core.port';
@@ -175,6 +175,21 @@ describe('CompanionTransport against a relay played by a ws server', () => {
     relay.latest().socket.terminate();
     await waitUntil(() => scheduled.length > attemptsBeforeOpen, { what: 'the next reconnect' });
     expect(scheduled[attemptsBeforeOpen]).toBe(500);
+  });
+
+  it('keeps growing the schedule when the relay refuses the credential with 1008 after the open', async () => {
+    const core = new BufferingCore();
+    const { transport, scheduled } = transportFor(relay.url, core);
+    transports.push(transport);
+    const refuse = (socket: WebSocket) => socket.once('message', () => socket.close(1008, 'DEVICE_CREDENTIAL_REFUSED'));
+    relay.server.on('connection', refuse);
+    try {
+      transport.start();
+      await waitUntil(() => scheduled.length >= 3, { what: 'three refused connects' });
+      expect(scheduled.slice(0, 3)).toEqual([500, 1000, 2000]);
+    } finally {
+      relay.server.off('connection', refuse);
+    }
   });
 
   it('answers the relay\'s pings, and drops a socket that goes silent past the heartbeat timeout', async () => {

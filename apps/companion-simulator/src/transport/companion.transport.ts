@@ -8,6 +8,9 @@
  * - a failed send ends the generation (the socket is terminated and the core told at once);
  * - heartbeats: `ws` answers the relay's pings; a socket that receives nothing at all for
  *   `heartbeatTimeoutMs` is treated as dead;
+ * - a socket the relay closes with 1008 (policy violation: the device credential was refused or revoked)
+ *   does not count as an opened transport: the schedule keeps growing instead of retrying every 500 ms,
+ *   and the log says to enroll again;
  * - `stop()` closes cleanly (1000) and reconnects no more.
  *
  * Nothing here logs a frame's content or the credential.
@@ -22,6 +25,8 @@ export const WSS_OPEN_TIMEOUT_MS = 15_000;
 /** Inbound frames above this are refused by the socket itself (the relay's own limit is lower). */
 const MAX_INBOUND_FRAME_BYTES = 4 * 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
+/** The relay closes with this when it refuses `device.connect`'s credential (§12 step 6 gives no error frame). */
+const POLICY_VIOLATION = 1008;
 
 export type CompanionConnectionState = 'stopped' | 'connecting' | 'connected' | 'backing-off';
 
@@ -109,6 +114,11 @@ export class CompanionTransport {
   dropConnection(reconnectAfterMs?: number): number {
     if (reconnectAfterMs !== undefined && reconnectAfterMs > 0) this.nextDelayOverrideMs = reconnectAfterMs;
     const socket = this.socket;
+    if (socket && socket.readyState === WebSocket.CONNECTING) {
+      // Fails the attempt in progress; its close handler schedules the next one.
+      socket.terminate();
+      return 0;
+    }
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       if (this.nextDelayOverrideMs !== null && this.retryTimer) {
         // Already waiting: wait the requested time from now instead.
@@ -194,9 +204,11 @@ export class CompanionTransport {
     openTimer.unref();
 
     let generation = 0;
+    let attemptsBeforeOpen = 0;
     socket.on('open', () => {
       clearTimeout(openTimer);
       if (this.socket !== socket) return;
+      attemptsBeforeOpen = this.backoff.attempts;
       this.backoff.reset();
       const { deviceId, deviceCredential, wireVersion } = this.options;
       // device.connect first; no reply is awaited (§6 step 1). ws keeps send order, so everything the core
@@ -233,8 +245,12 @@ export class CompanionTransport {
     socket.on('close', (code: number) => {
       clearTimeout(openTimer);
       if (this.socket !== socket) return;
-      const reason = this.lastError ? `transport error ${this.lastError}` : `closed with code ${code}`;
+      let reason = this.lastError ? `transport error ${this.lastError}` : `closed with code ${code}`;
       this.lastError = null;
+      if (code === POLICY_VIOLATION) {
+        this.backoff.restore(attemptsBeforeOpen);
+        reason = 'the relay refused the device credential (1008): the device was revoked or its credential is wrong; unenroll and enroll again';
+      }
       this.detachSocket(socket, reason);
       if (generation !== 0) this.core.disconnect(generation);
       if (!this.stopped && !this.paused) this.scheduleReconnect();

@@ -12,6 +12,12 @@ describe('the Companion reconnect schedule (§11)', () => {
     expect(backoff.nextDelay()).toBe(500);
   });
 
+  it('continues from a restored attempt count', () => {
+    const backoff = new ReconnectBackoff();
+    backoff.restore(3);
+    expect(backoff.nextDelay()).toBe(4000);
+  });
+
   it('refuses attempt numbers that are not whole numbers from 1', () => {
     expect(() => companionReconnectDelay(0)).toThrow(RangeError);
     expect(() => companionReconnectDelay(1.5)).toThrow(RangeError);

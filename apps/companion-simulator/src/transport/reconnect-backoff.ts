@@ -28,6 +28,11 @@ export class ReconnectBackoff {
     this.attempt = 0;
   }
 
+  /** Continues the schedule from `attempts` failed attempts (see the transport's credential refusal). */
+  restore(attempts: number): void {
+    this.attempt = Math.max(0, Math.floor(attempts));
+  }
+
   get attempts(): number {
     return this.attempt;
   }
