@@ -1,7 +1,7 @@
 /**
  * The control plane end to end on embedded PGlite: one gateway started by the real bootstrap, a real
  * grpc-js RelayControl client, real HTTPS requests that verify the self-signed development certificate,
- * and the RelayDirectory the data plane uses. The last tests read every table and the logs for secrets,
+ * and the RelayDirectory the data plane uses. gRPC runs over TLS with the same development certificate. The last tests read every table and the logs for secrets,
  * then stop the gateway under an open watch.
  */
 import { X509Certificate } from 'node:crypto';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import { createTempDataDir } from '@trustmesh/platform-database/testing';
-import { relayControlV1GrpcJs } from '@trustmesh/contracts';
+import { relayControlV1GrpcJs, serviceInfoV1GrpcJs } from '@trustmesh/contracts';
 import { waitUntil } from '@trustmesh/platform-testing';
 import { validateBrowserSessionDescriptor } from '@trustmesh/relay-protocol';
 
@@ -71,6 +71,8 @@ describe('relay gateway control plane (embedded PGlite)', () => {
       RELAY_TRUST_PROXY: 'true',
       RELAY_ENROLLMENT_RATE_LIMIT: '5',
       RELAY_PAIRING_CODE_MAX_TTL_SECONDS: '900',
+      // gRPC over TLS with the development certificate too; the clients trust only that certificate.
+      RELAY_GRPC_TLS: 'true',
     }));
     client = controlClient(gateway);
     directory = gateway.app.get<RelayDirectory>(RELAY_DIRECTORY);
@@ -115,6 +117,10 @@ describe('relay gateway control plane (embedded PGlite)', () => {
       });
       expect(await statusOf(call(info, info.getServiceInfo, {}, bearer(null)))).toBe('UNAUTHENTICATED');
       info.close();
+      // The port speaks TLS only.
+      const plaintext = new serviceInfoV1GrpcJs.ServiceInfoClient(gateway.grpcAddress, grpc.credentials.createInsecure());
+      expect(await statusOf(call(plaintext, plaintext.getServiceInfo, {}, auth))).toBe('UNAVAILABLE');
+      plaintext.close();
     });
   });
 

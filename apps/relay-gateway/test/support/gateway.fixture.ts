@@ -22,12 +22,17 @@ export async function startTestGateway(env: Record<string, string>): Promise<{ g
   return { gateway, printed, logs };
 }
 
+/** TLS trusting only the gateway's certificate when it serves gRPC over TLS, else plaintext. */
+function channelCredentials(gateway: RelayGatewayHandle): grpc.ChannelCredentials {
+  return gateway.config.grpc.tls && gateway.tls ? grpc.credentials.createSsl(Buffer.from(gateway.tls.cert)) : grpc.credentials.createInsecure();
+}
+
 export function controlClient(gateway: RelayGatewayHandle): RelayControlClient {
-  return new relayControlV1GrpcJs.RelayControlClient(gateway.grpcAddress, grpc.credentials.createInsecure());
+  return new relayControlV1GrpcJs.RelayControlClient(gateway.grpcAddress, channelCredentials(gateway));
 }
 
 export function serviceInfoClient(gateway: RelayGatewayHandle): serviceInfoV1GrpcJs.ServiceInfoClient {
-  return new serviceInfoV1GrpcJs.ServiceInfoClient(gateway.grpcAddress, grpc.credentials.createInsecure());
+  return new serviceInfoV1GrpcJs.ServiceInfoClient(gateway.grpcAddress, channelCredentials(gateway));
 }
 
 export function bearer(credential: string | null): grpc.Metadata {
