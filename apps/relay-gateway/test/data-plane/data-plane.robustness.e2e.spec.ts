@@ -1,0 +1,132 @@
+/**
+ * Robustness and leaks at the data plane: thousands of random and mutated frames on both sockets. The
+ * gateway never crashes; a Companion's invalid frames are dropped and its valid ones routed; a browser's
+ * frame is forwarded to the Companion exactly when it is valid for the session, and otherwise ends the
+ * session with 4002; a well-behaved browser keeps being served meanwhile and never sees a sentinel that a
+ * Companion planted in a forbidden field.
+ */
+import { randomUUID } from 'node:crypto';
+
+import fc from 'fast-check';
+
+import { waitUntil } from '@trustmesh/platform-testing';
+import { decodeFrame } from '@trustmesh/relay-protocol';
+
+import { frames } from './support/frames';
+import { InMemoryDirectory } from './support/in-memory-directory';
+import { browser, companion, connect, type TestPeer } from './support/peers';
+import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+
+const ORIGIN = 'https://app.example';
+const SENTINEL = `relay-security-sentinel-${randomUUID()}`;
+const directory = new InMemoryDirectory();
+let gateway: TestGateway;
+const peers: TestPeer[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestGateway({
+    directory,
+    config: { firstAckTimeoutMs: 60_000, companionFrameBurst: 1_000_000, companionFramesPerSecond: 1_000_000 },
+  });
+});
+
+afterAll(async () => {
+  for (const peer of peers) peer.close();
+  await gateway.close();
+});
+
+/** Mutations of a valid frame: fields dropped, replaced with random JSON, sentinel keys added, nested too. */
+const mutant = (base: Record<string, unknown>) =>
+  fc
+    .tuple(
+      fc.array(fc.constantFrom(...Object.keys(base)), { maxLength: 2 }),
+      fc.array(fc.tuple(fc.constantFrom(...Object.keys(base), 'extra', 'secret'), fc.jsonValue({ maxDepth: 2 })), { maxLength: 2 }),
+      fc.boolean(),
+    )
+    .map(([dropped, replaced, plant]) => {
+      const copy: Record<string, unknown> = structuredClone(base);
+      for (const key of dropped) delete copy[key];
+      for (const [key, value] of replaced) copy[key] = value;
+      if (plant) copy['secret'] = SENTINEL;
+      return JSON.stringify(copy);
+    });
+
+/** Inner-event mutations: a sentinel in a field the timeline forbids (raw tool input, reasons, extra keys). */
+const leakyEvent = (workspaceId: string) =>
+  fc.tuple(fc.nat({ max: 1_000 }), fc.constantFrom('input', 'display', 'reason', 'secret', 'message')).map(([sequence, field]) => {
+    const frame = frames.event(workspaceId, sequence) as { event: { event: Record<string, unknown> } };
+    frame.event.event[field] = SENTINEL;
+    return JSON.stringify(frame);
+  });
+
+const garbage = fc.oneof(fc.string({ maxLength: 200 }), fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)));
+
+it('survives thousands of hostile Companion frames, forwarding only valid ones and never a sentinel', async () => {
+  const workspaceId = randomUUID();
+  const device = directory.addDevice(workspaceId);
+  const peer = await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
+  peers.push(peer);
+  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+  const watcher = await browser(gateway.wsUrl, directory.addTicket({ workspaceId, origin: ORIGIN }), ORIGIN);
+  peers.push(watcher);
+  watcher.send(frames.ack(workspaceId, -1));
+  await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+
+  const samples = fc.sample(
+    fc.oneof(
+      mutant(frames.event(workspaceId, 0)),
+      mutant(frames.interactionRequest(workspaceId, 1, randomUUID())),
+      mutant(frames.response(workspaceId, randomUUID())),
+      mutant(frames.gap(workspaceId, 0, 1)),
+      leakyEvent(workspaceId),
+      garbage,
+    ),
+    { numRuns: 2_000, seed: 4_242 },
+  );
+  for (const text of samples) peer.send(text);
+  // A marker after the storm: once it arrives, everything before it was handled.
+  peer.send(frames.event(workspaceId, 5_000, 'marker'));
+  await watcher.waitFor((frame) => frame.type === 'runtime.event' && frame['relaySequence'] === 5_000, 'the marker');
+  expect(watcher.raw.join('\n')).not.toContain(SENTINEL);
+  for (const text of watcher.raw) expect(decodeFrame(text, { wire: '1.2', direction: 'relay-to-browser' }).ok).toBe(true);
+  expect(peer.ws.readyState).toBe(peer.ws.OPEN);
+});
+
+it('forwards a browser frame exactly when it is valid for the session, else closes with 4002', async () => {
+  const workspaceId = randomUUID();
+  const device = directory.addDevice(workspaceId);
+  const peer = await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
+  peers.push(peer);
+  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+  const samples = fc.sample(
+    fc.oneof(mutant(frames.request(workspaceId)), mutant(frames.ack(workspaceId, 3)), mutant(frames.event(workspaceId, 0)), garbage),
+    { numRuns: 300, seed: 7 },
+  );
+  const expectedForwarded: string[] = [];
+  for (let start = 0; start < samples.length; start += 25) {
+    await Promise.all(
+      samples.slice(start, start + 25).map(async (text) => {
+        const session = connect(`${gateway.wsUrl}/v1/browser?ticket=${directory.addTicket({ workspaceId, origin: ORIGIN })}`, { origin: ORIGIN });
+        await session.waitFor((frame) => frame.type === 'session.ready', 'session.ready');
+        session.send(text);
+        const verdict = decodeFrame(text, { wire: '1.2', direction: 'browser-to-relay' });
+        const valid = verdict.ok && (verdict.value as { workspaceId?: string }).workspaceId === workspaceId;
+        if (valid) {
+          expectedForwarded.push(text);
+          await waitUntil(() => peer.raw.includes(text), { what: 'the valid frame at the Companion' });
+          session.close();
+        } else {
+          expect(await session.waitForClose()).toBe(4002);
+        }
+      }),
+    );
+  }
+  // A well-behaved session is still served, and its request arrives after all the valid mutants.
+  const good = await browser(gateway.wsUrl, directory.addTicket({ workspaceId, origin: ORIGIN }), ORIGIN);
+  peers.push(good);
+  const marker = frames.request(workspaceId);
+  good.send(marker);
+  await peer.waitFor((frame) => frame.type === 'runtime.request' && frame['requestId'] === marker.requestId, 'the marker request');
+  const forwarded = peer.raw.filter((text) => !text.includes(marker.requestId));
+  expect(forwarded.sort()).toEqual(expectedForwarded.sort());
+});
