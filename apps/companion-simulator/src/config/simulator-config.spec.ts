@@ -149,4 +149,39 @@ describe('simulator configuration', () => {
     expect(problemsOf(base, 'scenario').SIMULATOR_SCENARIO_FILE).toMatch(/is required/);
     expect(problemsOf({ ...base, SIMULATOR_SCENARIO_FILE: join(dir, 'nope.yaml') }, 'scenario').SIMULATOR_SCENARIO_FILE).toMatch(/cannot read/);
   });
+
+  it('reads the Companion\'s policies and runtime options', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c' };
+    expect(loadSimulatorConfig(base, 'enroll').companion).toEqual({
+      requestPolicy: 'all',
+      denyMethods: [],
+      approvalPolicy: 'allow',
+      appResultGrants: [],
+      sentinel: null,
+      seed: null,
+    });
+    expect(
+      loadSimulatorConfig(
+        {
+          ...base,
+          SIMULATOR_REQUEST_POLICY: 'production',
+          SIMULATOR_DENY_METHODS: 'thread.delete, thread.rename',
+          SIMULATOR_APPROVAL_POLICY: 'require-local-confirmation',
+          SIMULATOR_APP_RESULT_GRANTS: 'assistant/run_tests',
+          SIMULATOR_SENTINEL: 'relay-security-sentinel',
+          SIMULATOR_SEED: '42',
+        },
+        'enroll',
+      ).companion,
+    ).toEqual({
+      requestPolicy: 'production',
+      denyMethods: ['thread.delete', 'thread.rename'],
+      approvalPolicy: 'require-local-confirmation',
+      appResultGrants: [{ agentName: 'assistant', toolName: 'run_tests' }],
+      sentinel: 'relay-security-sentinel',
+      seed: 42,
+    });
+    const problems = problemsOf({ ...base, SIMULATOR_REQUEST_POLICY: 'open', SIMULATOR_DENY_METHODS: 'rm -rf', SIMULATOR_APPROVAL_POLICY: 'maybe', SIMULATOR_APP_RESULT_GRANTS: 'tool', SIMULATOR_SEED: 'x' });
+    expect(Object.keys(problems).sort()).toEqual(['SIMULATOR_APPROVAL_POLICY', 'SIMULATOR_APP_RESULT_GRANTS', 'SIMULATOR_DENY_METHODS', 'SIMULATOR_REQUEST_POLICY', 'SIMULATOR_SEED']);
+  });
 });

@@ -102,9 +102,11 @@ describe('the simulated Companion against a relay, driven by SimulatorControl', 
     threadId = ((created.result as { thread: { id: string } }).thread).id;
     const listed = await call(socket, 'thread.list', { limit: 10 });
     expect((listed.result as { items: Array<{ id: string }> }).items.map((item) => item.id)).toContain(threadId);
+    const initialize = await call(socket, 'initialize', { protocolVersions: ['1.2'], client: { name: 'browser', version: '1' } });
+    expect(initialize.error).toMatchObject({ code: 'COMPANION_ERROR', retryable: false });
 
     const stats = await unary<simulatorControlV1GrpcJs.GetStatsRequest, simulatorControlV1GrpcJs.GetStatsResponse>(client, client.getStats, {});
-    expect(stats.companion).toMatchObject({ connectionState: CompanionConnectionState.CONNECTED, deviceId: DEVICE_ID, workspaceId: WORKSPACE_ID, wireVersion: '1.2', generation: 1, requestsReceived: 2 });
+    expect(stats.companion).toMatchObject({ connectionState: CompanionConnectionState.CONNECTED, deviceId: DEVICE_ID, workspaceId: WORKSPACE_ID, wireVersion: '1.2', generation: 1, requestsReceived: 3 });
   });
 
   it('streams a turn as numbered frames, and replays the unacked ones in order after a disconnect', async () => {

@@ -32,7 +32,12 @@ export const DEFAULT_BEHAVIOUR: CompanionBehaviour = {
 export function companionPolicies(behaviour: CompanionBehaviour): CompanionPolicies {
   const grants = new Set(behaviour.appResultGrants.map((grant) => `${grant.agentName}\u0000${grant.toolName}`));
   return {
-    request: createRequestPolicy({ allow: behaviour.requestPolicy === 'all' ? 'all' : undefined, deny: behaviour.denyMethods }),
+    // `all`: requests naming another workspace get WORKSPACE_NOT_FOUND; `production` refuses them with
+    // REMOTE_REQUEST_DENIED, as §8's production hosts do.
+    request:
+      behaviour.requestPolicy === 'all'
+        ? createRequestPolicy({ allow: 'all', deny: behaviour.denyMethods })
+        : createRequestPolicy({ deny: behaviour.denyMethods, boundWorkspaceOnly: true }),
     approval: () => behaviour.approvalPolicy,
     appResults: (agentName, toolName) => grants.has(`${agentName}\u0000${toolName}`),
   };
