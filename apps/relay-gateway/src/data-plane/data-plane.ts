@@ -35,6 +35,9 @@ import { WorkspaceHub } from './workspace-hub';
 export const COMPANION_PATH = '/v1/companion';
 export const BROWSER_PATH = '/v1/browser';
 const MAX_TICKET_LENGTH = 4_096;
+const SWEEP_INTERVAL_MS = 60_000;
+/** Longest start-up waits for the frames log to be read before serving anyway. */
+const CATCH_UP_WAIT_MS = 30_000;
 
 export interface DataPlaneOptions {
   config: DataPlaneConfig;
@@ -58,6 +61,7 @@ export class DataPlane {
   private subscriptions: Subscription[] = [];
   private readonly sockets = { companion: new Set<PeerSocket>(), browser: new Set<PeerSocket>() };
   private accepting = true;
+  private sweeper: NodeJS.Timeout | undefined;
   private shuttingDown: Promise<void> | undefined;
   private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head);
 
@@ -86,6 +90,8 @@ export class DataPlane {
       }),
       directory.onWorkspaceStatusChanged((view) => this.hub.workspaceStatusChanged(view)),
     );
+    this.sweeper = setInterval(() => this.hub.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
     if (!bus) return;
     const safe = (what: string, run: () => void) => {
       try {
@@ -120,6 +126,21 @@ export class DataPlane {
           ),
       }),
     ]);
+    await this.caughtUp(this.subscriptions[0] as Subscription);
+  }
+
+  /**
+   * Waits (bounded) until the frames consumer has read the log to its end, so catch-up rings and stream
+   * epochs are rebuilt before the first socket is accepted.
+   */
+  private async caughtUp(subscription: Subscription): Promise<void> {
+    const deadline = Date.now() + CATCH_UP_WAIT_MS;
+    while (Date.now() < deadline) {
+      const lag = await subscription.lag().catch(() => undefined);
+      if (lag && lag.every((partition) => partition.lag <= 0)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    this.options.logger.log('warn', 'frames-log-catch-up-incomplete', { waitedMs: CATCH_UP_WAIT_MS });
   }
 
   /** Takes the WebSocket upgrades of an HTTP(S) server. */
@@ -139,6 +160,7 @@ export class DataPlane {
 
   private async runShutdown(): Promise<void> {
     this.accepting = false;
+    if (this.sweeper) clearInterval(this.sweeper);
     const { config, logger } = this.options;
     logger.log('info', 'data-plane-shutdown', { companions: this.sockets.companion.size, browsers: this.sockets.browser.size });
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();

@@ -111,8 +111,8 @@ interface WorkspaceState {
   companion: CompanionPeer | undefined;
   /** The directory's latest view (all replicas). */
   view: WorkspaceStatusView | undefined;
-  /** Per user: the epochs in which this user's sessions ended here, newest last (catch-up trust). */
-  readonly endedSessions: Map<string, Array<string | null>>;
+  /** Per user: the epochs in which this user's sessions ended here, and when, newest last (catch-up trust). */
+  readonly endedSessions: Map<string, Array<{ epoch: string | null; at: number }>>;
 }
 
 const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
@@ -374,7 +374,7 @@ export class WorkspaceHub {
     this.routes.dropSession(peer.sessionId);
     if (!session.awaitingFirstAck) {
       const ended = workspace.endedSessions.get(peer.userId) ?? [];
-      ended.push(session.epoch);
+      ended.push({ epoch: session.epoch, at: this.now() });
       if (ended.length > MAX_ENDED_PER_USER) ended.shift();
       workspace.endedSessions.set(peer.userId, ended);
     }
@@ -736,7 +736,7 @@ export class WorkspaceHub {
   private trustCursor(workspace: WorkspaceState, userId: string): boolean {
     const ended = workspace.endedSessions.get(userId);
     if (!ended || ended.length === 0 || workspace.log.epoch === null) return false;
-    const trusted = ended.every((epoch) => epoch === workspace.log.epoch);
+    const trusted = ended.every((entry) => entry.epoch === workspace.log.epoch);
     ended.pop();
     if (ended.length === 0) workspace.endedSessions.delete(userId);
     return trusted;
@@ -759,7 +759,12 @@ export class WorkspaceHub {
     if (eventType === FRAMES_SEQUENCED) {
       const { epoch, items } = data as FramesSequencedData;
       const workspace = this.workspace(workspaceId);
-      if (workspace.log.epoch !== epoch) this.newEpoch(workspace, epoch);
+      if (workspace.log.epoch !== epoch) {
+        // Epoch ids are UUIDv7, ordered by creation: a late record of an older epoch (a previous holder of
+        // the Companion, or the start-up rebuild still reading) never rolls the stream back.
+        if (workspace.log.epoch !== null && epoch < workspace.log.epoch) return;
+        this.newEpoch(workspace, epoch);
+      }
       for (const item of items) {
         if ('gap' in item) {
           this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, item.wire, false);
@@ -834,6 +839,22 @@ export class WorkspaceHub {
       this.workspaces.set(workspaceId, workspace);
     }
     return workspace;
+  }
+
+  /**
+   * Periodic upkeep: prunes every ring by age, forgets catch-up trust records older than the retention, and
+   * drops workspaces that hold nothing (so idle workspaces cost no memory).
+   */
+  sweep(): void {
+    const horizon = this.now() - this.options.config.retentionMs;
+    for (const workspace of [...this.workspaces.values()]) {
+      for (const [userId, ended] of workspace.endedSessions) {
+        const kept = ended.filter((entry) => entry.at >= horizon);
+        if (kept.length === 0) workspace.endedSessions.delete(userId);
+        else workspace.endedSessions.set(userId, kept);
+      }
+      this.collect(workspace);
+    }
   }
 
   /** Forgets a workspace that holds nothing worth keeping. */
