@@ -24,6 +24,7 @@ import { RelayEndpoints } from './config/relay-endpoints';
 import { loadRelayGatewayConfig, RELAY_GATEWAY_SERVICE_NAME, type RelayGatewayConfig } from './config/relay-gateway.config';
 import { RelayControlGrpcServer } from './control/relay-control.grpc-server';
 import { mintSecret, sha256 } from './control/secrets';
+import { ReplicaLiveness } from './control/replica-liveness';
 import { WorkspacePresence } from './control/workspace-presence.service';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
@@ -74,6 +75,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   const endpoints = new RelayEndpoints();
   let app: INestApplication | undefined;
   let grpcServer: RelayControlGrpcServer | undefined;
+  let liveness: ReplicaLiveness | undefined;
   try {
     app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests }), {
       logger,
@@ -91,6 +93,9 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     // A predecessor with this replica id that crashed left its presence behind: end it before serving.
     const presence = app.get(WorkspacePresence);
     await presence.releaseReplica();
+    const startedLiveness = app.get(ReplicaLiveness);
+    liveness = startedLiveness;
+    await startedLiveness.start();
 
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;
@@ -126,6 +131,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
       close: () =>
         (closing ??= (async () => {
           await startedGrpc.stop();
+          await startedLiveness.stop().catch(() => undefined);
           await startedApp.close();
           // Whatever the data plane did not report closed is recorded as gone before the store closes.
           await presence.releaseReplica().catch(() => undefined);
@@ -135,6 +141,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     };
   } catch (error) {
     await grpcServer?.stop().catch(() => undefined);
+    await liveness?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await infrastructure.close();
     throw error;

@@ -16,6 +16,7 @@ import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
 import { waitUntil } from '@trustmesh/platform-testing';
 
 import { RELAY_DIRECTORY, type RelayDirectory } from '../src/control/relay-directory.port';
+import { ReplicaLiveness } from '../src/control/replica-liveness';
 import { RELAY_GATEWAY_MIGRATIONS } from '../src/persistence/relay-gateway.migrations';
 import type { RelayGatewayHandle } from '../src/relay-gateway.bootstrap';
 import { bearer, call, controlClient, redeem, startTestGateway, statusOf, type RelayControlClient } from './support/gateway.fixture';
@@ -130,6 +131,25 @@ describe('relay gateway control plane across two replicas (Postgres)', () => {
     expect(statuses[2]!.connectivity).toBe(relayControlV1GrpcJs.WorkspaceConnectivity.OFFLINE);
     stop();
     watch.cancel();
+  });
+
+  it('ends the presence of a replica that stopped renewing its liveness (crashed)', async () => {
+    const workspace = await createWorkspace();
+    const device = (await redeem(a().gateway, await issueCode(workspace.workspaceId))).json as { deviceId: string };
+    const prisma = a().gateway.infrastructure.prisma;
+    // What a crashed replica leaves behind: its presence, and a liveness row nobody renews.
+    await prisma.relayReplica.create({ data: { replicaId: 'replica-ghost', startedAt: new Date(0), lastSeenAt: new Date(0) } });
+    await prisma.relayWorkspacePresence.create({
+      data: { workspaceId: workspace.workspaceId, online: true, deviceId: device.deviceId, connectionId: crypto.randomUUID(), replicaId: 'replica-ghost', wireVersion: '1.2', lastWireVersion: '1.2', changedAt: new Date() },
+    });
+    await prisma.relayLiveBrowserSession.create({ data: { sessionId: crypto.randomUUID(), workspaceId: workspace.workspaceId, replicaId: 'replica-ghost', startedAt: new Date() } });
+    expect(await b().directory.getWorkspaceStatus(workspace.workspaceId)).toMatchObject({ status: 'online', browserSessionCount: 1 });
+    // Replica A's next sweep (run now instead of waiting for its timer).
+    expect(await a().gateway.app.get(ReplicaLiveness).sweep()).toBe(1);
+    expect(await b().directory.getWorkspaceStatus(workspace.workspaceId)).toMatchObject({ status: 'offline', browserSessionCount: 0 });
+    expect(await prisma.relayReplica.findMany({ where: { replicaId: 'replica-ghost' } })).toEqual([]);
+    // Live replicas are never swept.
+    expect((await prisma.relayReplica.findMany()).map((row) => row.replicaId).sort()).toEqual(['replica-a', 'replica-b']);
   });
 
   it('records a stopping replica’s remaining presence as gone, so the others see the workspace offline', async () => {

@@ -45,6 +45,8 @@ export interface RelayGatewayConfig {
   };
   /** Identifies this process among replicas (logs, presence rows, bus consumer groups). */
   replicaId: string;
+  /** How often this replica renews its liveness row, and after how long without renewal others presume it dead. */
+  replicaLiveness: { heartbeatSeconds: number; timeoutSeconds: number };
   logLevel: LogLevel;
   /** `<service>@<version>`, the producer of this process's events. */
   producer: string;
@@ -180,6 +182,10 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const replicaId = value('RELAY_REPLICA_ID') ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   if (!REPLICA_ID.test(replicaId)) fail('RELAY_REPLICA_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
 
+  const heartbeatSeconds = integer('RELAY_REPLICA_HEARTBEAT_SECONDS', 5, 1, 300);
+  const timeoutSeconds = integer('RELAY_REPLICA_TIMEOUT_SECONDS', 30, 2, 3600);
+  if (timeoutSeconds <= heartbeatSeconds * 2) fail('RELAY_REPLICA_TIMEOUT_SECONDS', `must exceed twice RELAY_REPLICA_HEARTBEAT_SECONDS (${heartbeatSeconds})`);
+
   const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -200,6 +206,7 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
       trustProxy: boolean('RELAY_TRUST_PROXY', false),
     },
     replicaId,
+    replicaLiveness: { heartbeatSeconds, timeoutSeconds },
     logLevel: logLevelRaw as LogLevel,
     producer: `${RELAY_GATEWAY_SERVICE_NAME}@${RELAY_GATEWAY_VERSION}`,
   };

@@ -13,6 +13,7 @@ import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from '../persistence/r
 import type { TlsMaterial } from '../tls/tls-material';
 import { ControlStore } from './control-store';
 import { RelayControlGrpcServer } from './relay-control.grpc-server';
+import { ReplicaLiveness } from './replica-liveness';
 import { RelayControlService } from './relay-control.service';
 import { RELAY_DIRECTORY } from './relay-directory.port';
 import { RelayDirectoryService } from './relay-directory.service';
@@ -54,13 +55,19 @@ import { WorkspaceRegistry } from './workspace-registry';
       ) => new RelayControlService(control, workspaces, presence, infra.prisma, endpoints, config, logger),
     },
     {
+      provide: ReplicaLiveness,
+      inject: [RELAY_INFRASTRUCTURE, WorkspacePresence, RELAY_CONFIG, RELAY_LOGGER],
+      useFactory: (infra: RelayInfrastructure, presence: WorkspacePresence, config: RelayGatewayConfig, logger: JsonLogger) =>
+        new ReplicaLiveness(infra.prisma, presence, config, logger),
+    },
+    {
       provide: RelayControlGrpcServer,
       inject: [RelayControlService, RELAY_CONFIG, RELAY_SERVICE_CREDENTIAL_DIGESTS, RELAY_LOGGER, RELAY_TLS],
       useFactory: (service: RelayControlService, config: RelayGatewayConfig, digests: Buffer[], logger: JsonLogger, tls: TlsMaterial | null) =>
         new RelayControlGrpcServer(service, config, digests, logger, tls),
     },
   ],
-  exports: [RELAY_DIRECTORY, RelayControlService, RelayControlGrpcServer, ControlStore, WorkspacePresence, WorkspaceRegistry],
+  exports: [RELAY_DIRECTORY, RelayControlService, RelayControlGrpcServer, ControlStore, WorkspacePresence, WorkspaceRegistry, ReplicaLiveness],
 })
 export class ControlModule implements OnModuleDestroy {
   constructor(@Inject(WorkspacePresence) private readonly presence: WorkspacePresence) {}

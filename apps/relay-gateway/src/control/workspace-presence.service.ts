@@ -144,24 +144,25 @@ export class WorkspacePresence {
   }
 
   /**
-   * Ends whatever presence this replica id still holds: at start (rows a crashed predecessor with the same
-   * RELAY_REPLICA_ID left behind) and at shutdown (sockets the data plane did not report closed). Each is
-   * recorded like any other disconnect, so watchers and browsers elsewhere see the workspace go offline.
+   * Ends whatever presence a replica id still holds: this replica's own at start (rows a crashed predecessor
+   * with the same RELAY_REPLICA_ID left behind) and at shutdown (sockets the data plane did not report
+   * closed), or a dead replica's (ReplicaLiveness). Each is recorded like any other disconnect, so watchers and
+   * browsers elsewhere see the workspace go offline.
    */
-  async releaseReplica(): Promise<number> {
+  async releaseReplica(replicaId: string = this.config.replicaId, reason: 'shutdown' | 'heartbeat-timeout' = 'shutdown'): Promise<number> {
     const [companions, sessions] = await Promise.all([
-      this.prisma.relayWorkspacePresence.findMany({ where: { replicaId: this.config.replicaId, online: true } }),
-      this.prisma.relayLiveBrowserSession.findMany({ where: { replicaId: this.config.replicaId } }),
+      this.prisma.relayWorkspacePresence.findMany({ where: { replicaId, online: true } }),
+      this.prisma.relayLiveBrowserSession.findMany({ where: { replicaId } }),
     ]);
     for (const row of companions) {
       if (!row.connectionId || !row.deviceId) continue;
-      await this.companionDisconnected({ connectionId: row.connectionId, workspaceId: row.workspaceId, deviceId: row.deviceId, reason: 'shutdown' });
+      await this.companionDisconnected({ connectionId: row.connectionId, workspaceId: row.workspaceId, deviceId: row.deviceId, reason });
     }
     for (const session of sessions) {
-      await this.browserSessionEnded({ sessionId: session.sessionId, workspaceId: session.workspaceId, reason: 'shutdown' });
+      await this.browserSessionEnded({ sessionId: session.sessionId, workspaceId: session.workspaceId, reason });
     }
     const released = companions.length + sessions.length;
-    if (released > 0) this.logger.info('replica presence released', { companions: companions.length, browserSessions: sessions.length });
+    if (released > 0) this.logger.info('replica presence released', { releasedReplica: replicaId, companions: companions.length, browserSessions: sessions.length });
     return released;
   }
 

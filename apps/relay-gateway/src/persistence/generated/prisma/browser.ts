@@ -58,3 +58,9 @@ export type RelayWorkspacePresence = Prisma.RelayWorkspacePresenceModel
  * Live presence: open browser sessions, one row each, removed when the session ends.
  */
 export type RelayLiveBrowserSession = Prisma.RelayLiveBrowserSessionModel
+/**
+ * Model RelayReplica
+ * Live replicas: each gateway process renews its row on a timer (database clock). A replica whose row
+ * is older than the timeout is presumed crashed, and the others end the presence it still holds.
+ */
+export type RelayReplica = Prisma.RelayReplicaModel

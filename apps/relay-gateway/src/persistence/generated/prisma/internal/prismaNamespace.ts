@@ -397,7 +397,8 @@ export const ModelName = {
   RelayWorkspaceStatusChange: 'RelayWorkspaceStatusChange',
   RelayInteractionAudit: 'RelayInteractionAudit',
   RelayWorkspacePresence: 'RelayWorkspacePresence',
-  RelayLiveBrowserSession: 'RelayLiveBrowserSession'
+  RelayLiveBrowserSession: 'RelayLiveBrowserSession',
+  RelayReplica: 'RelayReplica'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -413,7 +414,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "relayWorkspace" | "relayDevice" | "relayPairingCode" | "relayBrowserSession" | "relayWorkspaceStatusChange" | "relayInteractionAudit" | "relayWorkspacePresence" | "relayLiveBrowserSession"
+    modelProps: "relayWorkspace" | "relayDevice" | "relayPairingCode" | "relayBrowserSession" | "relayWorkspaceStatusChange" | "relayInteractionAudit" | "relayWorkspacePresence" | "relayLiveBrowserSession" | "relayReplica"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1009,6 +1010,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RelayReplica: {
+      payload: Prisma.$RelayReplicaPayload<ExtArgs>
+      fields: Prisma.RelayReplicaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RelayReplicaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RelayReplicaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>
+        }
+        findFirst: {
+          args: Prisma.RelayReplicaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RelayReplicaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>
+        }
+        findMany: {
+          args: Prisma.RelayReplicaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>[]
+        }
+        create: {
+          args: Prisma.RelayReplicaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>
+        }
+        createMany: {
+          args: Prisma.RelayReplicaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RelayReplicaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>[]
+        }
+        delete: {
+          args: Prisma.RelayReplicaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>
+        }
+        update: {
+          args: Prisma.RelayReplicaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>
+        }
+        deleteMany: {
+          args: Prisma.RelayReplicaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RelayReplicaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RelayReplicaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>[]
+        }
+        upsert: {
+          args: Prisma.RelayReplicaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayReplicaPayload>
+        }
+        aggregate: {
+          args: Prisma.RelayReplicaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRelayReplica>
+        }
+        groupBy: {
+          args: Prisma.RelayReplicaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RelayReplicaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RelayReplicaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RelayReplicaCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1165,6 +1240,15 @@ export const RelayLiveBrowserSessionScalarFieldEnum = {
 } as const
 
 export type RelayLiveBrowserSessionScalarFieldEnum = (typeof RelayLiveBrowserSessionScalarFieldEnum)[keyof typeof RelayLiveBrowserSessionScalarFieldEnum]
+
+
+export const RelayReplicaScalarFieldEnum = {
+  replicaId: 'replicaId',
+  startedAt: 'startedAt',
+  lastSeenAt: 'lastSeenAt'
+} as const
+
+export type RelayReplicaScalarFieldEnum = (typeof RelayReplicaScalarFieldEnum)[keyof typeof RelayReplicaScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1368,6 +1452,7 @@ export type GlobalOmitConfig = {
   relayInteractionAudit?: Prisma.RelayInteractionAuditOmit
   relayWorkspacePresence?: Prisma.RelayWorkspacePresenceOmit
   relayLiveBrowserSession?: Prisma.RelayLiveBrowserSessionOmit
+  relayReplica?: Prisma.RelayReplicaOmit
 }
 
 /* Types for Logging */

@@ -56,7 +56,8 @@ export const ModelName = {
   RelayWorkspaceStatusChange: 'RelayWorkspaceStatusChange',
   RelayInteractionAudit: 'RelayInteractionAudit',
   RelayWorkspacePresence: 'RelayWorkspacePresence',
-  RelayLiveBrowserSession: 'RelayLiveBrowserSession'
+  RelayLiveBrowserSession: 'RelayLiveBrowserSession',
+  RelayReplica: 'RelayReplica'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -192,6 +193,15 @@ export const RelayLiveBrowserSessionScalarFieldEnum = {
 } as const
 
 export type RelayLiveBrowserSessionScalarFieldEnum = (typeof RelayLiveBrowserSessionScalarFieldEnum)[keyof typeof RelayLiveBrowserSessionScalarFieldEnum]
+
+
+export const RelayReplicaScalarFieldEnum = {
+  replicaId: 'replicaId',
+  startedAt: 'startedAt',
+  lastSeenAt: 'lastSeenAt'
+} as const
+
+export type RelayReplicaScalarFieldEnum = (typeof RelayReplicaScalarFieldEnum)[keyof typeof RelayReplicaScalarFieldEnum]
 
 
 export const SortOrder = {
