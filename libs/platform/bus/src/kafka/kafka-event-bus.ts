@@ -13,7 +13,7 @@
  * - close: stops every subscription (each finishes its message in hand, commits and leaves its
  *   group), then disconnects the producer and the admin client.
  */
-import { Kafka, type Admin, type RetryOptions } from 'kafkajs';
+import { Kafka, type Admin, type ISocketFactory, type RetryOptions } from 'kafkajs';
 
 import type { EventEnvelope } from '@trustmesh/platform-events';
 
@@ -55,6 +55,11 @@ export interface KafkaEventBusOptions {
   connectionTimeoutMs?: number;
   /** kafkajs retry policy for connections and requests (default kafkajs'). */
   retry?: RetryOptions;
+  /**
+   * How the client opens its connections to the brokers (default: kafkajs' own, plain TCP or TLS). For
+   * tests that cut the cluster off (`createBrokerGate` of the testing library) and for custom transports.
+   */
+  socketFactory?: ISocketFactory;
 }
 
 export const DEFAULT_CONSUMER_TUNING: Readonly<ConsumerTuning> = {
@@ -105,6 +110,7 @@ export class KafkaEventBus implements EventBus {
       logCreator: kafkaLogCreator(this.logger),
       connectionTimeout: options.connectionTimeoutMs ?? 3_000,
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.socketFactory ? { socketFactory: options.socketFactory } : {}),
     });
     this.provisioner = new TopicProvisioner({ admin: () => this.admin(), logger: this.logger, partitions: options.topicPartitions });
     this.runtime = {
