@@ -1,11 +1,14 @@
 /**
  * Server mode: a `pg` connection pool to a Postgres server, shared by every Prisma client made from the
- * handle (`@prisma/adapter-pg` over the same pool) and by the platform's own SQL (the migration runner).
+ * handle (`@prisma/adapter-pg` over the same pool, `server-prisma-adapter.ts`) and by the platform's own
+ * SQL (the migration runner). Connections the server ends (a restart, a failover) are dropped from the
+ * pool and replaced, whether idle, checked out, or inside a Prisma transaction.
  */
-import { PrismaPg } from '@prisma/adapter-pg';
+import type { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient } from 'pg';
 
 import { DatabaseError, describeDriverError } from './database.errors';
+import { serverPrismaAdapter } from './server-prisma-adapter';
 import type { SqlConnection } from './sql-connection';
 
 export interface ServerOptions {
@@ -55,18 +58,26 @@ export async function openServer(url: string, options: ServerOptions = {}): Prom
   return {
     location,
     pool,
-    prismaAdapter: () => new PrismaPg(pool),
+    prismaAdapter: () => serverPrismaAdapter(pool),
     withConnection: async (work) => {
       if (closed) throw new DatabaseError('DATABASE_CLOSED', `The database handle for ${location} was closed.`);
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The pool listens for errors on idle connections only. A connection the server ends while it is
+      // checked out but between queries (a restart, pg_terminate_backend) emits 'error' here, and an
+      // 'error' with no listener would crash the process; the next query on it fails instead.
+      const lost = (error: Error) => {
+        broken ??= error;
+      };
+      client.on('error', lost);
       try {
         return await work(pgConnection(client));
       } catch (error) {
         // Session state (an advisory lock, an aborted transaction) must not go back to the pool.
-        broken = error instanceof Error ? error : new Error(String(error));
+        broken ??= error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
+        client.removeListener('error', lost);
         client.release(broken);
       }
     },
