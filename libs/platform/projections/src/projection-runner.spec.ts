@@ -125,6 +125,23 @@ describe.each(COMBINATIONS)('the projection runner on %s over the %s bus', (kind
     expect(await readModel(database, 1)).toEqual({ 'stream-0': [4, 4], 'stream-1': [4, 4], 'stream-2': [4, 4] });
   }, 120_000);
 
+  it('applies an event once when the log holds it twice, as after an outbox batch that was published again', async () => {
+    const topic = uniqueName('projection.copies');
+    const events = streamEvents(3, 4);
+    // The batch reached the broker but its acknowledgement did not; the outbox publishes it again from
+    // its first unacknowledged event, so the log holds those events twice, at later offsets.
+    await bus.publish(topic, events);
+    await bus.publish(topic, events.slice(4));
+    const runner = new ProjectionRunner(streamCounts(topic, 1), sqlTransactions(database), bus);
+    await runner.start();
+    const status = await runner.catchUp(60_000);
+    await runner.stop();
+
+    expect(await readModel(database, 1)).toEqual({ 'stream-0': [4, 4], 'stream-1': [4, 4], 'stream-2': [4, 4] });
+    expect(runner.counters).toEqual({ applied: 12, skipped: 8 });
+    expect(status.totalLag).toBe(0);
+  }, 120_000);
+
   it('writes nothing, checkpoint included, when applying an event fails, and applies it on the retry', async () => {
     const topic = uniqueName('projection.failure');
     let failures = 1;

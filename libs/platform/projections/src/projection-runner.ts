@@ -1,8 +1,13 @@
 /**
  * The projection runner (ARCHITECTURE.md "Events"): consumes a projection's topics from the bus and
  * applies each event and the projection's checkpoint in ONE transaction, so a read model sees every
- * event exactly once although the bus delivers at least once. An event at an offset below the
- * checkpoint was applied already and is skipped.
+ * event exactly once although the bus delivers at least once. Two kinds of repeat are skipped:
+ * - a message delivered again (after a crash, a rebalance, a commit lost with the broker): its offset is
+ *   below the partition's checkpoint;
+ * - an event the log holds twice, at two offsets (the outbox publishes at least once: a batch that
+ *   partly reached the broker before a failure is published again whole): its stream version is at or
+ *   below the one the projection applied for its stream (`projection_stream_versions`). A stream is one
+ *   partition's, in order, so a later version is never seen before an earlier one.
  *
  * Each version of a projection has its own checkpoints and its own consumer group, so a rebuild fills
  * version n+1 from the beginning of the log while version n keeps serving; `activate` then switches
@@ -80,7 +85,7 @@ export class ProjectionRunner<Tx> {
     this.groupId = options.consumerGroup ?? groupOf(definition);
   }
 
-  /** Events applied and duplicates skipped since start. */
+  /** Events applied, and repeats (redeliveries and duplicates in the log) skipped, since start. */
   get counters(): { applied: number; skipped: number } {
     return { applied: this.applied, skipped: this.skipped };
   }
@@ -112,7 +117,18 @@ export class ProjectionRunner<Tx> {
         [name, version, record.topic, record.partition],
       );
       if (row && offset < BigInt(row.next_offset)) return false;
-      await this.definition.apply(record.envelope, { tx, record });
+      // The stream's row is locked too; it moves only forward, so a copy of an applied event changes nothing.
+      const advanced = await sql.query(
+        `INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (projection, version, topic, stream_id)
+         DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version < EXCLUDED.stream_version
+         RETURNING stream_version`,
+        [name, version, record.topic, record.envelope.streamId, record.envelope.streamVersion],
+      );
+      const fresh = advanced.length > 0;
+      if (fresh) await this.definition.apply(record.envelope, { tx, record });
+      // A skipped copy still moves the checkpoint past its offset.
       await sql.query(
         `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, updated_at)
          VALUES ($1, $2, $3, $4, $5, now())
@@ -120,7 +136,7 @@ export class ProjectionRunner<Tx> {
          DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
         [name, version, record.topic, record.partition, (offset + 1n).toString()],
       );
-      return true;
+      return fresh;
     });
     if (applied) this.applied += 1;
     else this.skipped += 1;
