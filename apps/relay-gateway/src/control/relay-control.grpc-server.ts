@@ -14,6 +14,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { relayControlV1GrpcJs, serviceInfoV1GrpcJs, timestampFromDate } from '@trustmesh/contracts';
+import { DatabaseError } from '@trustmesh/platform-database';
+import { EventStoreError } from '@trustmesh/platform-event-store';
 import { REMOTE_WIRE_VERSIONS } from '@trustmesh/relay-protocol';
 
 import { RELAY_GATEWAY_SERVICE_NAME, RELAY_GATEWAY_VERSION, type RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -221,7 +223,11 @@ export class RelayControlGrpcServer {
   private toStatus(error: unknown, method: string): Partial<grpc.StatusObject> {
     if (error instanceof ControlError) return { code: STATUS[error.code], details: error.message };
     this.logger.error('control call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', errorCode: (error as { code?: string })?.code });
-    return { code: grpc.status.UNAVAILABLE, details: 'the relay could not complete the call right now; retry later' };
+    // The store or the database failing is transient for the caller; anything else is the relay's bug.
+    if (error instanceof EventStoreError || error instanceof DatabaseError || (error instanceof Error && error.name.startsWith('PrismaClient'))) {
+      return { code: grpc.status.UNAVAILABLE, details: 'the relay could not complete the call right now; retry later' };
+    }
+    return { code: grpc.status.INTERNAL, details: 'the relay failed to complete the call' };
   }
 }
 
