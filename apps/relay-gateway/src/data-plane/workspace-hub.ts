@@ -79,6 +79,8 @@ export interface CompanionPeer {
   readonly connectedAt: number;
   /** Set once the connection's end was reported. */
   ended?: boolean;
+  /** Set when a newer connection replaces this one: its end is reported as `replaced`, once the successor is live. */
+  replaced?: boolean;
 }
 
 export interface BrowserPeer {
@@ -111,6 +113,8 @@ interface WorkspaceState {
   companion: CompanionPeer | undefined;
   /** The directory's latest view (all replicas). */
   view: WorkspaceStatusView | undefined;
+  /** Companion connections of this replica that ended (a late "online" view naming one is stale). */
+  readonly endedConnections: string[];
   /** Per user: the epochs in which this user's sessions ended here, and when, newest last (catch-up trust). */
   readonly endedSessions: Map<string, Array<{ epoch: string | null; at: number }>>;
 }
@@ -205,7 +209,7 @@ export class WorkspaceHub {
     workspace.companion = peer;
     if (previous && previous !== peer) {
       this.options.logger.log('info', 'companion-replaced', { workspaceId: peer.workspaceId, connectionId: previous.connectionId });
-      this.companionClosed(previous, 'replaced');
+      previous.replaced = true;
       previous.socket.close(CLOSE_CODES.NORMAL, 'replaced');
     }
     await this.directoryCall('companionConnected', () =>
@@ -216,14 +220,20 @@ export class WorkspaceHub {
         wireVersion: peer.wire,
       }),
     );
+    // Reported after the successor is live, so the workspace never looks offline in between.
+    if (previous && previous !== peer) this.companionClosed(previous, 'replaced');
     if (workspace.companion === peer) this.statusChanged(workspace);
   }
 
   /** A Companion socket closed (for whatever reason). */
   companionClosed(peer: CompanionPeer, reason: CompanionDisconnectReason): void {
-    if (peer.ended) return;
+    if (peer.ended || (peer.replaced && reason !== 'replaced')) return;
     peer.ended = true;
     const workspace = this.workspaces.get(peer.workspaceId);
+    if (workspace) {
+      workspace.endedConnections.push(peer.connectionId);
+      if (workspace.endedConnections.length > 8) workspace.endedConnections.shift();
+    }
     if (workspace?.companion === peer) {
       workspace.companion = undefined;
       // Until the directory says otherwise, the workspace is offline as far as this replica knows.
@@ -400,11 +410,17 @@ export class WorkspaceHub {
   workspaceStatusChanged(view: WorkspaceStatusView): void {
     const workspace = this.workspaces.get(view.workspaceId);
     if (!workspace) return;
+    // Feeds deliver at least once: ignore views older than the one held, and "online" for a connection
+    // that this replica already saw end.
+    const held = workspace.view?.changedAt?.getTime();
+    if (held !== undefined && view.changedAt && view.changedAt.getTime() < held) return;
+    if (view.status === 'online' && view.connectionId && workspace.endedConnections.includes(view.connectionId)) return;
     const local = workspace.companion;
     if (local && view.status === 'online' && view.connectionId && view.connectionId !== local.connectionId && view.changedAt && view.changedAt.getTime() > local.connectedAt) {
       // A newer Companion connection of this workspace is live on another replica: it replaces ours.
       workspace.view = view;
       workspace.companion = undefined;
+      local.replaced = true;
       this.companionClosed(local, 'replaced');
       local.socket.close(CLOSE_CODES.NORMAL, 'replaced');
     } else if (local && view.connectionId !== local.connectionId) {
@@ -835,6 +851,7 @@ export class WorkspaceHub {
         companion: undefined,
         view: undefined,
         endedSessions: new Map(),
+        endedConnections: [],
       };
       this.workspaces.set(workspaceId, workspace);
     }
