@@ -84,6 +84,8 @@ export interface LoadOptions {
   /** Origin the browsers' sessions are bound to and send at upgrade. */
   origin?: string;
   turnIntervalMs?: number;
+  /** Start the Companions' turn generators (default true); false holds idle connections (memory per connection). */
+  generateTurns?: boolean;
   /** Peers connected at once while starting (default 16). */
   connectConcurrency?: number;
   /** Budget for a Companion to open its transport (default 30 s). */
@@ -253,10 +255,7 @@ export class LoadRun {
       slot.workspaceId = await provisioner.createWorkspace(`load ${index + 1}`).catch((error: unknown) => {
         throw new LoadStartError(`cannot create workspace ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
       });
-      const code = await provisioner.createPairingCode(slot.workspaceId).catch((error: unknown) => {
-        throw new LoadStartError(`cannot create a pairing code: ${error instanceof Error ? error.message : String(error)}`);
-      });
-      const identity = await redeemPairingCode(code, { redeemUrl: endpoints.redeemUrl, tls: options.tls }).catch((error: unknown) => {
+      const identity = await this.enroll(provisioner, slot.workspaceId, endpoints.redeemUrl).catch((error: unknown) => {
         throw new LoadStartError(`cannot enroll Companion ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
       });
       const companion = options.stack.createCompanion({
@@ -303,13 +302,19 @@ export class LoadRun {
     this.measuring = true;
     this.state = 'running';
     this.slots.forEach((slot, index) => {
-      if (slot.companion) {
+      if (slot.companion && options.generateTurns !== false) {
         slot.turns = options.stack.startTurns(slot.companion, {
           ...(options.turnIntervalMs !== undefined ? { turnIntervalMs: options.turnIntervalMs } : {}),
           seed: (options.seed ?? 1) * 10_007 + index,
         });
       }
     });
+  }
+
+  private async enroll(provisioner: LoadProvisioner, workspaceId: string, redeemUrl: string): Promise<DeviceIdentity> {
+    if (provisioner.enrollDevice) return provisioner.enrollDevice(workspaceId);
+    const code = await provisioner.createPairingCode(workspaceId);
+    return redeemPairingCode(code, { redeemUrl, tls: this.options.tls });
   }
 
   private delivered(slot: WorkspaceSlot, text: string): void {

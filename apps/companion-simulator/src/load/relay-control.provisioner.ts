@@ -20,6 +20,12 @@ export interface LoadProvisioner {
   createWorkspace(displayName: string, options?: { endToEndEncrypted?: boolean }): Promise<string>;
   /** A one-time pairing code (a secret: never logged). */
   createPairingCode(workspaceId: string): Promise<string>;
+  /**
+   * Optional: enrolls a device for the workspace directly. Without it the load run redeems a pairing code at
+   * the gateway's enrollment endpoint (what a real Companion does); a baseline forwarder without one supplies
+   * this instead.
+   */
+  enrollDevice?(workspaceId: string): Promise<{ deviceId: string; workspaceId: string; deviceCredential: string }>;
   /** A fresh single-use descriptor; the browser fetches one per connection attempt. */
   createBrowserSession(workspaceId: string, origin: string, acceptedWireVersions: string[]): Promise<BrowserSessionDescriptor>;
   close(): void;
