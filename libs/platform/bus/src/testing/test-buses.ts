@@ -9,6 +9,7 @@
  */
 import type { Database, DatabaseConfig } from '@trustmesh/platform-database';
 
+import { jsonLineBusLogger } from '../bus-log';
 import type { EventBus } from '../event-bus.port';
 import { createKafkaEventBus } from '../kafka/kafka-event-bus.factory';
 import type { ConsumerTuning } from '../kafka/kafka-subscription';
@@ -44,12 +45,16 @@ export interface TestBusTarget {
   databaseConfig?: DatabaseConfig;
 }
 
-/** A bus of `kind` over `target`; on a server database the bus's migrations must have been applied. */
+/**
+ * A bus of `kind` over `target`; on a server database the bus's migrations must have been applied. It logs
+ * warnings and errors only (JSON lines on stderr): a suite's output shows what went wrong, not every join.
+ */
 export async function openTestBus(kind: TestBusKind, { brokers, database, databaseConfig }: TestBusTarget): Promise<EventBus> {
+  const logger = jsonLineBusLogger('warn', (line) => void process.stderr.write(line), `platform-bus.${kind}`);
   if (kind === 'kafka') {
     if (!brokers) throw new Error('openTestBus: a kafka bus needs the brokers of a cluster.');
-    return createKafkaEventBus({ bus: { adapter: 'kafka', kafka: { brokers: [...brokers], clientId: 'platform-test' }, ...SETTINGS } }, { consumer: KAFKA_TEST_TUNING });
+    return createKafkaEventBus({ bus: { adapter: 'kafka', kafka: { brokers: [...brokers], clientId: 'platform-test' }, ...SETTINGS } }, { consumer: KAFKA_TEST_TUNING, logger });
   }
   if (!database || !databaseConfig) throw new Error('openTestBus: a local bus needs a database and its configuration.');
-  return createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...SETTINGS }, database: databaseConfig }, database);
+  return createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...SETTINGS }, database: databaseConfig }, database, { logger });
 }
