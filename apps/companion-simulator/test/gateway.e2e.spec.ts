@@ -48,9 +48,10 @@ describe('the companion simulator against the real relay gateway', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    gateway = await startGatewayProcess();
+    // RelayControl over TLS too, trusting the same development certificate.
+    gateway = await startGatewayProcess({ RELAY_GRPC_TLS: 'true' });
     dir = mkdtempSync(join(tmpdir(), 'sim-e2e-'));
-    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false }, { insecureDev: false });
+    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: true }, { ca: readFileSync(gateway.certFile), insecureDev: false });
     workspaceId = await provisioner.createWorkspace('simulator e2e');
     env = {
       RELAY_GATEWAY_URL: gateway.httpUrl,
@@ -135,7 +136,7 @@ describe('the companion simulator against the real relay gateway', () => {
     const report = await runLoad({
       gatewayUrl: gateway.httpUrl,
       tls: { ca: readFileSync(gateway.certFile), insecureDev: false },
-      relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false },
+      relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: true },
       stack: simulatorLoadStack({ turns: { messageChars: 64, chunkChars: 16, chunkDelayMs: 2, toolCalls: 1, toolDurationMs: 5 } }),
       companions: 2,
       browsers: 4,
@@ -233,7 +234,7 @@ describe('the companion simulator against the real relay gateway', () => {
       defaults: {
         gatewayUrl: gateway.httpUrl,
         tls: { ca: readFileSync(gateway.certFile), insecureDev: false },
-        relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false },
+        relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: true },
         stack: simulatorLoadStack({ turns: { messageChars: 32, chunkDelayMs: 2, toolCalls: 0, reasoningChars: 0 } }),
         origin: ORIGIN,
       },
