@@ -24,7 +24,7 @@ import { runLoad, startLoad } from '../src/load/load-driver';
 import { simulatorLoadStack } from '../src/load/load-stack';
 import { RelayControlProvisioner } from '../src/load/relay-control.provisioner';
 import { SimulatorControlService } from '../src/simulator/simulator-control.service';
-import { startSimulatorHost, type SimulatorHost } from '../src/simulator/simulator.host';
+import { startSimulatorFromEnv, startSimulatorHost, type SimulatorHost } from '../src/simulator/simulator.host';
 import { startGatewayProcess, type GatewayProcess } from './gateway.process';
 
 jest.setTimeout(120_000);
@@ -87,9 +87,7 @@ describe('the companion simulator against the real relay gateway', () => {
   });
 
   it('connects and serves a browser\'s thread.list and a turn through the gateway', async () => {
-    const config = loadSimulatorConfig(env, 'run');
-    const enrollment = await loadEnrollment(config.credentialFile);
-    host = await startSimulatorHost(config, { enrollment: enrollment!, logger: false });
+    host = await startSimulatorFromEnv(env, { logger: false });
     await waitUntil(() => host!.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
 
     const ca = readFileSync(gateway.certFile);

@@ -131,7 +131,8 @@ function tappedSocket(url: string, tls: TlsTrust, origin: string, onText: (text:
     ...(url.startsWith('wss:') ? { ca: tls.ca, rejectUnauthorized: !tls.insecureDev } : {}),
   });
   socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-    if (!isBinary) onText(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
+    if (isBinary) return;
+    onText(Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8'));
   });
   return socket;
 }

@@ -5,8 +5,9 @@
  */
 import type { Scenario } from '@trustmesh/relay-companion-sim';
 
-import type { SimulatorConfig } from '../config/simulator-config';
+import { loadSimulatorConfig, type Env, type SimulatorConfig } from '../config/simulator-config';
 import type { StoredEnrollment } from '../enrollment/credential.store';
+import { ensureEnrollment } from '../enrollment/device-enrollment.service';
 import { startSimulatorApp, type SimulatorApp } from '../grpc/simulator-control.server';
 import { startLoad } from '../load/load-driver';
 import { simulatorLoadStack } from '../load/load-stack';
@@ -78,4 +79,19 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
     throw error;
   }
   return { simulator, control, app, close: () => app.close() };
+}
+
+/**
+ * `run` as a function (for `npm start`-style compositions): validates the configuration in `env`, uses the
+ * stored device or enrolls with `SIMULATOR_PAIRING_CODE`, and starts the host. Throws `ConfigError`,
+ * `EnrollmentError` (ALREADY_ENROLLED when a code is given but a device is stored) or a start failure.
+ */
+export async function startSimulatorFromEnv(
+  env: Env,
+  options: Omit<SimulatorHostOptions, 'enrollment'> = {},
+): Promise<SimulatorHost & { config: SimulatorConfig; enrollment: StoredEnrollment }> {
+  const config = loadSimulatorConfig(env, 'run');
+  const enrollment = await ensureEnrollment(config);
+  const host = await startSimulatorHost(config, { ...options, enrollment });
+  return { ...host, config, enrollment };
 }

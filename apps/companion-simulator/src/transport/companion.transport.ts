@@ -229,7 +229,7 @@ export class CompanionTransport {
       this.armLiveness(socket);
       // Binary frames are violations (§ conventions); the relay never sends them, so drop silently.
       if (isBinary || generation === 0) return;
-      const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+      const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
       if (text.includes('"type":"runtime.ack"')) this.counters.acksReceived += 1;
       else if (text.includes('"type":"runtime.request"')) this.counters.requestsReceived += 1;
       this.options.observer?.frameReceived?.(text);
