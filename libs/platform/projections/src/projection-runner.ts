@@ -28,6 +28,11 @@ export interface ProjectionDefinition<Tx> {
   name: string;
   /** Version of the read model's shape; a new version is rebuilt from the log into its own tables. */
   version: number;
+  /**
+   * Topics whose events number each stream's events in increasing `streamVersion`s, as the event store
+   * does: an event at or below the version already applied for its stream is taken for a copy and skipped.
+   * A topic where several writers number their own contributions to one stream does not qualify.
+   */
   topics: readonly string[];
   apply(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void>;
 }
