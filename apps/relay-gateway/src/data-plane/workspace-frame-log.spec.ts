@@ -30,6 +30,14 @@ describe('WorkspaceFrameLog', () => {
     expect(log.classify(1, 'frame-1')).toBe('replay'); // pruned, not 0: a replay of an older frame
   });
 
+  it('cannot compare sealed frames: at or below the head, 0 is a restart and anything else a replay', () => {
+    const log = new WorkspaceFrameLog(limits);
+    log.startEpoch('e1');
+    for (const sequence of [0, 1, 2]) log.append(frame(sequence), 0);
+    expect(log.classify(1, 'resealed', true)).toBe('replay');
+    expect(log.classify(0, 'resealed', true)).toBe('new-epoch');
+  });
+
   it('catches up from a cursor with gaps for what retention dropped and for Companion gaps', () => {
     const log = new WorkspaceFrameLog({ ...limits, frames: 3 });
     log.startEpoch('e1');

@@ -9,7 +9,7 @@
  * frame (`classify`): a sequence above the head continues the epoch; a sequence at or below the head is
  * a replay (the Companion re-sending unacknowledged frames after a reconnect) when the retained frame
  * with that number is byte-for-byte the same, and a new epoch otherwise (or when it is 0 and no longer
- * retained). A new epoch empties the ring, so catch-up never serves frames of two epochs.
+ * retained, or sealed). A new epoch empties the ring, so catch-up never serves frames of two epochs.
  *
  * Pure: no I/O, no timers; the clock is passed in.
  */
@@ -73,11 +73,15 @@ export class WorkspaceFrameLog {
     return this.totalBytes;
   }
 
-  /** Decides how a sequenced frame from the Companion relates to the log (see the file header). */
-  classify(relaySequence: number, text: string): FrameClassification {
+  /**
+   * Decides how a sequenced frame from the Companion relates to the log (see the file header). `opaque`
+   * frames (`runtime.encrypted`) are sealed again with a fresh nonce when the Companion replays them, so
+   * their bytes say nothing: at or below the head, 0 means a restart and anything else a replay.
+   */
+  classify(relaySequence: number, text: string, opaque = false): FrameClassification {
     if (this.currentEpoch === null) return 'new-epoch';
     if (relaySequence > this.headSequence) return 'append';
-    const retained = this.get(relaySequence);
+    const retained = opaque ? undefined : this.get(relaySequence);
     if (retained) return retained.text === text ? 'replay' : 'new-epoch';
     return relaySequence === 0 ? 'new-epoch' : 'replay';
   }

@@ -576,7 +576,7 @@ export class WorkspaceHub {
 
   private sequencedFrame(workspace: WorkspaceState, frame: AnyWireFrame, relaySequence: number, text: string, wire: WireVersion): void {
     const { log } = workspace;
-    const classification = log.classify(relaySequence, text);
+    const classification = log.classify(relaySequence, text, frame.type === 'runtime.encrypted');
     if (classification === 'new-epoch') this.newEpoch(workspace, uuidv7(this.now()));
     const entry = loggedFrame(frame, relaySequence, text, wire, this.now());
     if (classification !== 'replay') {
