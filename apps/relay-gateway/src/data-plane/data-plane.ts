@@ -67,8 +67,11 @@ export class DataPlane {
 
   constructor(private readonly options: DataPlaneOptions) {
     this.instanceId = `${options.replicaId}.${uuidv7().slice(-12)}`;
-    this.companionServer.options.maxPayload = options.config.maxCompanionFrameBytes;
-    this.browserServer.options.maxPayload = options.config.maxBrowserFrameBytes;
+    // ws refuses anything past twice the frame limit outright (1009: the memory bound); between the limit
+    // and that, the FrameReader refuses the frame before parsing it, so the protocol's answer applies
+    // (4002 for a browser, drop for a Companion).
+    this.companionServer.options.maxPayload = options.config.maxCompanionFrameBytes * 2;
+    this.browserServer.options.maxPayload = options.config.maxBrowserFrameBytes * 2;
     this.hub = new WorkspaceHub({
       config: options.config,
       directory: options.directory,

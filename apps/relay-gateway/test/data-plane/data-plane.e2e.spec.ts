@@ -202,6 +202,9 @@ describe('browser session', () => {
     const third = await openBrowser(workspaceId);
     third.send(frames.encrypted(workspaceId, 'request', { requestId: randomUUID() })); // baseline profile
     expect(await third.waitForClose()).toBe(4002);
+    const fourth = await openBrowser(workspaceId);
+    fourth.send(frames.request(workspaceId, 'thread.create', { requestId: randomUUID(), title: 'x'.repeat(300_000) })); // over 256 KiB
+    expect(await fourth.waitForClose()).toBe(4002);
     expect(peer.ofType('runtime.request')).toEqual([]);
   });
 });
