@@ -1,10 +1,12 @@
 /**
- * Two gateway replicas on one Postgres server (distributed mode's database, with the local bus over it):
+ * Two gateway replicas on one Postgres server, with the local bus over it and with Kafka (librdkafka's mock
+ * cluster), as distributed mode runs them:
  * single use holds across replicas (one redeem and one ticket upgrade win), a revocation taken by one
  * replica closes the socket the other holds before RevokeDevice returns, and a watch on one replica sees
  * presence reported by the other. Migrations are deployed first, as `trustmesh db migrate deploy` would.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 
 import type * as grpc from '@grpc/grpc-js';
 import { relayControlV1GrpcJs } from '@trustmesh/contracts';
@@ -13,7 +15,7 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { createTempDataDir, createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
-import { waitUntil } from '@trustmesh/platform-testing';
+import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { RELAY_DIRECTORY, type RelayDirectory } from '../src/control/relay-directory.port';
 import { ReplicaLiveness } from '../src/control/replica-liveness';
@@ -23,7 +25,9 @@ import { bearer, call, controlClient, redeem, startTestGateway, statusOf, type R
 
 const ORIGIN = 'https://app.trustmesh.test';
 
-describe('relay gateway control plane across two replicas (Postgres)', () => {
+const kafka = useKafkaCluster();
+
+describe.each(['local', 'kafka'] as const)('relay gateway control plane across two replicas (Postgres, %s bus)', (bus) => {
   let database: TestPostgresDatabase;
   let tlsDir: { dataDir: string; remove(): Promise<void> };
   const replicas: Array<{ gateway: RelayGatewayHandle; client: RelayControlClient; directory: RelayDirectory }> = [];
@@ -34,17 +38,26 @@ describe('relay gateway control plane across two replicas (Postgres)', () => {
     database = await createTestPostgresDatabase('relay-gateway-replicas');
     tlsDir = await createTempDataDir('relay-gateway-tls');
     await deployMigrations({ mode: 'server', url: database.url }, [EVENT_STORE_MIGRATIONS, LOCAL_BUS_MIGRATIONS, PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
-    for (const name of ['replica-a', 'replica-b']) {
-      const { gateway } = await startTestGateway({
-        DATABASE_URL: database.url,
-        RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
-        RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
-        RELAY_TLS: 'self-signed',
-        RELAY_TLS_SELF_SIGNED_DIR: tlsDir.dataDir,
-        RELAY_HTTP_HOST: '127.0.0.1',
-        RELAY_GRPC_HOST: '127.0.0.1',
-        RELAY_REPLICA_ID: name,
-      });
+    const topicPrefix = `cp${randomBytes(4).toString('hex')}.`;
+    // Both at once: on Kafka each member joining a shared consumer group (the projection's) makes the group
+    // rebalance, and two joins at once cost one rebalance instead of two.
+    const started = await Promise.all(
+      ['replica-a', 'replica-b'].map((name) =>
+        startTestGateway({
+          DATABASE_URL: database.url,
+          RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
+          RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
+          RELAY_TLS: 'self-signed',
+          RELAY_TLS_SELF_SIGNED_DIR: join(tlsDir.dataDir, name),
+          RELAY_HTTP_HOST: '127.0.0.1',
+          RELAY_GRPC_HOST: '127.0.0.1',
+          RELAY_REPLICA_ID: name,
+          TRUSTMESH_BUS: bus,
+          ...(bus === 'kafka' ? { KAFKA_BROKERS: kafka.brokers.join(','), TRUSTMESH_TOPIC_PREFIX: topicPrefix } : {}),
+        }),
+      ),
+    );
+    for (const { gateway } of started) {
       replicas.push({ gateway, client: controlClient(gateway), directory: gateway.app.get<RelayDirectory>(RELAY_DIRECTORY) });
     }
     auth = bearer(credential);

@@ -51,6 +51,7 @@ const MAX_PAGE_TOKEN = 512;
 const MAX_ACCEPTED_VERSIONS = 16;
 /** How long RevokeDevice waits for the replica holding the socket to report it closed. */
 const REVOKE_DISCONNECT_WAIT_MS = 5_000;
+const REVOKE_DISCONNECT_POLL_MS = 100;
 
 const length = (value: string) => [...value].length;
 
@@ -307,28 +308,37 @@ export class RelayControlService {
     return workspace;
   }
 
-  /** Resolves true once `connectionId` is no longer the workspace's live connection, false after a bounded wait. */
+  /**
+   * Resolves true once `connectionId` is no longer the workspace's live connection, false after a bounded
+   * wait. The holding replica writes presence to the database before it announces it, so besides the
+   * announcement this also looks at the database every so often.
+   */
   private waitUntilGone(workspaceId: string, connectionId: string): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       let settled = false;
+      const check = () => {
+        this.presence
+          .status(workspaceId)
+          .then((status) => {
+            if (status?.connectionId !== connectionId) finish(true);
+          })
+          .catch(() => undefined);
+      };
       const finish = (gone: boolean) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearInterval(poll);
         stop();
         if (!gone) this.logger.warn('revoked device still connected after the wait', { workspaceId });
         resolve(gone);
       };
       const timer = setTimeout(() => finish(false), REVOKE_DISCONNECT_WAIT_MS);
+      const poll = setInterval(check, REVOKE_DISCONNECT_POLL_MS);
       const stop = this.presence.onStatusChanged((status) => {
         if (status.connectionId !== connectionId) finish(true);
       }, workspaceId);
-      this.presence
-        .status(workspaceId)
-        .then((status) => {
-          if (status?.connectionId !== connectionId) finish(true);
-        })
-        .catch(() => undefined);
+      check();
     });
   }
 }

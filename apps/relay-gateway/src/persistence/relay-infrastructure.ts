@@ -7,7 +7,7 @@
  * the gateway's own); on a server they are only verified (`MIGRATIONS_PENDING` until
  * `trustmesh db migrate deploy` ran), so a gateway never serves against an older schema.
  */
-import { createKafkaEventBus, createLocalEventBus, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
 import { OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
@@ -33,6 +33,8 @@ export interface RelayInfrastructure {
   close(): Promise<void>;
 }
 
+const KAFKA_MAX_WAIT_MS = 250;
+
 /** DI token of the open `RelayInfrastructure`. */
 export const RELAY_INFRASTRUCTURE = Symbol.for('trustmesh.relay-gateway.Infrastructure');
 
@@ -52,8 +54,13 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     const store = await openEventStore(database, { producer: config.producer, defaultTopic: RELAY_CONTROL_TOPIC });
     cleanups.push(() => store.close());
 
+    // Revocations, presence and frames crossing replicas are latency-sensitive: a short fetch wait bounds the
+    // delay even where a broker does not answer a long poll as soon as data arrives (librdkafka's mock
+    // cluster); a real broker answers at once either way, and idle consumers poll a few times a second.
     const bus: EventBus =
-      config.platform.bus.adapter === 'kafka' ? createKafkaEventBus(config.platform) : await createLocalEventBus(config.platform, database);
+      config.platform.bus.adapter === 'kafka'
+        ? createKafkaEventBus(config.platform, { consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS } })
+        : await createLocalEventBus(config.platform, database);
     cleanups.push(() => bus.close());
 
     const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
