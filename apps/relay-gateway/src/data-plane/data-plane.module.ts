@@ -71,6 +71,7 @@ class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
           config: config ?? loadDataPlaneConfig(process.env),
           directory,
           bus: bus ?? undefined,
+          singleReplica: gateway.embedded === true,
           replicaId: gateway.replicaId,
           producer: gateway.producer,
           logger: fromJsonLogger(logger),

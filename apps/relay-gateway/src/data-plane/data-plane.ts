@@ -44,6 +44,11 @@ export interface DataPlaneOptions {
   directory: RelayDirectory;
   /** The event bus; without one (tests of a single process) the frames log is in memory only. */
   bus: EventBus | undefined;
+  /**
+   * No other replica can exist (embedded PGlite is one process): the frames log is still written, and read
+   * once at start to rebuild the rings, but nothing is consumed or routed through the bus afterwards.
+   */
+  singleReplica?: boolean;
   replicaId: string;
   producer: string;
   logger: DataPlaneLogger;
@@ -76,6 +81,7 @@ export class DataPlane {
       config: options.config,
       directory: options.directory,
       bus: options.bus,
+      singleReplica: options.singleReplica ?? false,
       instanceId: this.instanceId,
       replicaId: options.replicaId,
       producer: options.producer,
@@ -104,19 +110,27 @@ export class DataPlane {
         this.options.logger.log('warn', 'bus-record-skipped', { topic: what, errorName: error instanceof Error ? error.name : 'unknown' });
       }
     };
-    this.subscriptions = await Promise.all([
-      bus.subscribe({
-        groupId: `relay-gateway.frames.${this.instanceId}`,
-        topics: [WORKSPACE_FRAMES_TOPIC],
-        // From the earliest retained record: the replica rebuilds its catch-up rings from the log.
-        start: 'earliest',
-        maxAttempts: 1,
-        handler: async (record) =>
-          safe(WORKSPACE_FRAMES_TOPIC, () =>
-            this.hub.framesRecord(record.key, record.envelope.eventType, record.envelope.data, Date.parse(record.envelope.occurredAt)),
-          ),
-      }),
-      bus.subscribe({
+    const frames = await bus.subscribe({
+      groupId: `relay-gateway.frames.${this.instanceId}`,
+      topics: [WORKSPACE_FRAMES_TOPIC],
+      // From the earliest retained record: the replica rebuilds its catch-up rings from the log.
+      start: 'earliest',
+      maxAttempts: 1,
+      handler: async (record) =>
+        safe(WORKSPACE_FRAMES_TOPIC, () =>
+          this.hub.framesRecord(record.key, record.envelope.eventType, record.envelope.data, Date.parse(record.envelope.occurredAt)),
+        ),
+    });
+    this.subscriptions.push(frames);
+    await this.caughtUp(frames);
+    if (this.options.singleReplica) {
+      // Everything later in the log is this process's own: delivered on the fast path already.
+      this.subscriptions = [];
+      await frames.stop();
+      return;
+    }
+    this.subscriptions.push(
+      await bus.subscribe({
         groupId: `relay-gateway.inbound.${this.instanceId}`,
         topics: [COMPANION_INBOUND_TOPIC],
         // From the earliest too, so nothing published while this member joined is missed; records older
@@ -128,8 +142,7 @@ export class DataPlane {
             this.hub.inboundRecord(record.key, record.envelope.data as CompanionFrameRoutedData, Date.parse(record.envelope.occurredAt)),
           ),
       }),
-    ]);
-    await this.caughtUp(this.subscriptions[0] as Subscription);
+    );
   }
 
   /**

@@ -127,6 +127,8 @@ export interface WorkspaceHubOptions {
   config: DataPlaneConfig;
   directory: RelayDirectory;
   bus: EventBus | undefined;
+  /** No other replica can exist (embedded database): nothing is routed through the bus, only logged. */
+  singleReplica?: boolean;
   /** Unique per process: marks this process's bus records and addresses responses to it. */
   instanceId: string;
   replicaId: string;
@@ -166,7 +168,7 @@ export class WorkspaceHub {
       };
       this.framesPublisher = new BatchingPublisher({ ...common, topic: WORKSPACE_FRAMES_TOPIC });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
-      this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
+      if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
     }
     options.metrics.registry.collected('relay_connections', 'Open WebSocket connections, by socket kind.', () => {
       let companions = 0;

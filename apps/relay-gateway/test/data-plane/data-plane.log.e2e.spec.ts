@@ -85,8 +85,9 @@ describe('frames log on the bus', () => {
 
     peer.close();
     await first.close();
-    // A new gateway process: nothing in memory, the Companion is offline; the log has the frames.
-    const second = await startTestGateway({ directory, bus: await bus(), replicaId: 'replica-a' });
+    // A new gateway process (single replica, as on embedded PGlite): nothing in memory, the Companion is
+    // offline; the log has the frames.
+    const second = await startTestGateway({ directory, bus: await bus(), replicaId: 'replica-a', embedded: true });
     try {
       await waitUntil(() => second.dataPlane.metrics.registry.value('relay_frames_log_retained') >= 5, { what: 'the ring rebuilt from the log' });
       const session = await openBrowser(second, workspaceId);

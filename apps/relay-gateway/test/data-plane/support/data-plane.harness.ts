@@ -33,6 +33,8 @@ export async function startTestGateway(options: {
   bus?: EventBus;
   config?: Partial<DataPlaneConfig>;
   replicaId?: string;
+  /** Like the gateway on embedded PGlite: a single replica (the frames log is read once at start). */
+  embedded?: boolean;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   writeLog?: (line: string) => void;
 }): Promise<TestGateway> {
@@ -41,7 +43,7 @@ export async function startTestGateway(options: {
   @Global()
   @Module({
     providers: [
-      { provide: RELAY_CONFIG, useValue: { replicaId, producer: 'relay-gateway@test', logLevel: options.logLevel ?? 'error' } },
+      { provide: RELAY_CONFIG, useValue: { replicaId, producer: 'relay-gateway@test', logLevel: options.logLevel ?? 'error', embedded: options.embedded ?? false } },
       { provide: RELAY_DIRECTORY, useValue: options.directory },
       { provide: EVENT_BUS, useValue: options.bus ?? null },
       { provide: RELAY_LOGGER, useValue: logger },
