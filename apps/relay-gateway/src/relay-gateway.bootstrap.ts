@@ -14,6 +14,7 @@
  */
 import 'reflect-metadata';
 
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { INestApplication } from '@nestjs/common';
@@ -83,6 +84,12 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
       bodyParser: false,
       ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key } } : {}),
     });
+    // Bounded request time (the spec's redeem timeout is 30 s on the client side) against slow senders; an
+    // upgraded WebSocket is no longer a request and is not affected. No framework banner in responses.
+    const httpServer = app.getHttpServer() as HttpServer;
+    httpServer.requestTimeout = 30_000;
+    httpServer.headersTimeout = 20_000;
+    (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const scheme = tls ? 'https' : 'http';
