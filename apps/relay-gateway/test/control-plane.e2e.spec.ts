@@ -464,6 +464,37 @@ describe('relay gateway control plane (embedded PGlite)', () => {
       expect(missing).toBe('NOT_FOUND');
     });
 
+    it('tells directory listeners about a replaced Companion connection, and watchers only about what they can see', async () => {
+      const workspace = await createWorkspace();
+      const device = await enroll(workspace.workspaceId);
+      const live: Array<string | null> = [];
+      const stopDirectory = directory.onWorkspaceStatusChanged((status) => {
+        if (status.workspaceId === workspace.workspaceId) live.push(status.connectionId);
+      });
+      const received: relayControlV1GrpcJs.WorkspaceStatus[] = [];
+      const stream = client.watchWorkspaceStatus({ workspaceId: workspace.workspaceId }, auth);
+      stream.on('data', (message: relayControlV1GrpcJs.WatchWorkspaceStatusResponse) => received.push(message.status!));
+      stream.on('error', () => undefined);
+      await waitUntil(() => received.length === 1, { what: 'the current status' });
+
+      const [older, newer] = [crypto.randomUUID(), crypto.randomUUID()];
+      await directory.companionConnected({ connectionId: older, workspaceId: workspace.workspaceId, deviceId: device.deviceId, wireVersion: '1.2' });
+      await waitUntil(() => live.includes(older), { what: 'the first connection' });
+      await directory.companionConnected({ connectionId: newer, workspaceId: workspace.workspaceId, deviceId: device.deviceId, wireVersion: '1.2' });
+      await waitUntil(() => live.includes(newer), { what: 'the replacement' });
+      await directory.browserSessionStarted({ sessionId: crypto.randomUUID(), workspaceId: workspace.workspaceId, userId: 'u', wireVersion: '1.2' });
+      await waitUntil(() => received.some((status) => status.browserSessionCount === 1), { what: 'the session count' });
+      // offline, online, online with one session: the replacement showed nothing a watcher can see.
+      expect(received.map((status) => [status.connectivity, status.browserSessionCount])).toEqual([
+        [WorkspaceConnectivity.OFFLINE, 0],
+        [WorkspaceConnectivity.ONLINE, 0],
+        [WorkspaceConnectivity.ONLINE, 1],
+      ]);
+      expect(live.slice(0, 2)).toEqual([older, newer]);
+      stopDirectory();
+      stream.cancel();
+    });
+
     it('records audit rows for status changes and interaction steps, without payload', async () => {
       const workspace = await createWorkspace();
       const interactionId = crypto.randomUUID();

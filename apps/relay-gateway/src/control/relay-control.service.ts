@@ -15,7 +15,7 @@ import type { ControlStore } from './control-store';
 import { controlEvent, isControlEvent, streams, type WorkspaceCreationAccepted } from './control.events';
 import { deviceState } from './control.state';
 import { mintSecret, sha256Hex } from './secrets';
-import { statusKey, type WorkspacePresence } from './workspace-presence.service';
+import { visibleStatusKey, type WorkspacePresence } from './workspace-presence.service';
 import type { WorkspaceRecord, WorkspaceRegistry } from './workspace-registry';
 import type { WorkspaceStatusView } from './relay-directory.port';
 
@@ -278,7 +278,7 @@ export class RelayControlService {
     let lastKey: string | null = null;
     const buffered: WorkspaceStatusView[] = [];
     const deliver = (status: WorkspaceStatusView) => {
-      const key = statusKey(status);
+      const key = visibleStatusKey(status);
       if (key === lastKey) return;
       lastKey = key;
       onChange(status);
@@ -289,7 +289,7 @@ export class RelayControlService {
       stop();
       throw new ControlError('NOT_FOUND', 'no such workspace');
     }
-    lastKey = statusKey(current);
+    lastKey = visibleStatusKey(current);
     // A change announced while the current status was read: read again and send what is newest after it.
     if (buffered.length > 0) {
       setImmediate(() => {

@@ -194,8 +194,11 @@ export interface RelayDirectory {
   getWorkspaceStatus(workspaceId: string): Promise<WorkspaceStatusView | null>;
 
   /**
-   * Calls `listener` with a Workspace's new status whenever its Companion connectivity or its browser
-   * session count changes on any replica. Use it to send `workspace.status` to browser sessions held here.
+   * Calls `listener` with a Workspace's new status whenever its Companion connectivity, its live Companion
+   * connection (`connectionId`, e.g. a newer connection on another replica replaced it) or its browser
+   * session count changes on any replica. Use it to send `workspace.status` to browser sessions held here
+   * (only when `status` changed), and to close a Companion socket held here whose `connectionId` is no
+   * longer the live one.
    */
   onWorkspaceStatusChanged(listener: (status: WorkspaceStatusView) => void): Unsubscribe;
 

@@ -42,8 +42,14 @@ interface PresenceRow {
   changed_at: Date | null;
 }
 
-export function statusKey(status: WorkspaceStatusView): string {
+/** What RelayControl's WorkspaceStatus shows: a watcher is sent a message when this changes. */
+export function visibleStatusKey(status: WorkspaceStatusView): string {
   return [status.status, status.deviceId ?? '', status.wireVersion ?? '', status.browserSessionCount, status.changedAt?.getTime() ?? ''].join('|');
+}
+
+/** Everything directory listeners act on, including which connection is the live one (a replacement). */
+export function statusKey(status: WorkspaceStatusView): string {
+  return `${visibleStatusKey(status)}|${status.connectionId ?? ''}|${status.replicaId ?? ''}`;
 }
 
 export class WorkspacePresence {
