@@ -18,8 +18,11 @@ export interface GatewayProcess {
   grpcAddress: string;
   serviceCredential: string;
   certFile: string;
+  /** TRUSTMESH_DATA_DIR of the child (its embedded database), removed by `stop()` unless it keeps it. */
+  dataDir: string;
   output: { stdout: string; stderr: string };
-  stop(): Promise<void>;
+  /** SIGTERM, wait for the exit, remove the data directory (unless `keepDataDir`: the caller removes it). */
+  stop(options?: { keepDataDir?: boolean }): Promise<void>;
 }
 
 export async function startGatewayProcess(env: Record<string, string> = {}): Promise<GatewayProcess> {
@@ -41,10 +44,10 @@ export async function startGatewayProcess(env: Record<string, string> = {}): Pro
   child.stdout?.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
+  const stop = async (options: { keepDataDir?: boolean } = {}) => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!options.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     // The start-up lines (certificate, credential) are printed right after the "listening" log line.
@@ -56,7 +59,7 @@ export async function startGatewayProcess(env: Record<string, string> = {}): Pro
     const credential = /development service credential for gRPC \(this run only; never stored\): (\S+)/.exec(output.stdout)?.[1];
     const certFile = /development certificate (\S+) \(SHA-256/.exec(output.stdout)?.[1];
     if (!credential || !certFile) throw new Error('the gateway did not print its development credential and certificate');
-    return { httpUrl: fields.http, grpcAddress: fields.grpc, serviceCredential: credential, certFile, output, stop };
+    return { httpUrl: fields.http, grpcAddress: fields.grpc, serviceCredential: credential, certFile, dataDir, output, stop };
   } catch (error) {
     await stop();
     throw error;
