@@ -11,7 +11,7 @@ import { openDatabase } from '@trustmesh/platform-database';
 import { waitUntil } from '@trustmesh/platform-testing';
 import type { CompanionLimits, ServerRequestResolution } from '@trustmesh/relay-companion';
 import { createScenarioRuntime, createSimulatedRuntime, parseScenario, type Scenario, type SimulatedRuntime, type TurnScript } from '@trustmesh/relay-companion-sim';
-import { RelayClient, RelayClientError, type RelayClientOptions, type WebSocketLike } from '@trustmesh/relay-client';
+import { RelayClient, RelayClientError, systemClock, type Clock, type RelayClientOptions, type WebSocketLike } from '@trustmesh/relay-client';
 import { createWorkspaceCipher, exportPublicKey, generateRelayKeyPair, type WorkspaceCipher } from '@trustmesh/relay-encryption';
 import WebSocket from 'ws';
 
@@ -474,20 +474,39 @@ describe('browsers and simulated Companions through the real relay gateway', () 
 
   it('settles a mutation whose answer never comes as OUTCOME_UNKNOWN', async () => {
     const { workspaceId, mutations } = await startCompanion();
-    const { client, tap } = await connectBrowser(workspaceId);
+    // The system clock, except the timer of the request under test, which fires when the test says so: its
+    // timeout happens after the request was sent, however loaded the machine is.
+    const TIMEOUT_UNDER_TEST_MS = 424_242;
+    const held = new Map<symbol, () => void>();
+    const clock: Clock = {
+      now: () => systemClock.now(),
+      setTimeout: (callback, delayMs) => {
+        if (delayMs !== TIMEOUT_UNDER_TEST_MS) return systemClock.setTimeout(callback, delayMs);
+        const handle = Symbol('held timer');
+        held.set(handle, callback);
+        return handle;
+      },
+      clearTimeout: (handle) => (typeof handle === 'symbol' ? held.delete(handle) : systemClock.clearTimeout(handle)),
+    };
+    const { client, tap } = await connectBrowser(workspaceId, { clientOptions: { clock } });
     const { thread } = await client.threads.create({ title: 'Before' });
     tap.intercept = (text) => {
       const frame = JSON.parse(text) as Frame;
       return frame.type === 'runtime.response' && requestsSent(tap, 'thread.rename').some((sent) => sent.requestId === frame.requestId) ? 'swallow' : undefined;
     };
-    const outcome = await client.threads.rename(thread.id, 'After', { timeoutMs: 500 }).catch((error: unknown) => error);
-    expect(outcome).toBeInstanceOf(RelayClientError);
-    expect(outcome).toMatchObject({ kind: 'transport', code: 'OUTCOME_UNKNOWN', retryable: false });
-    // It was sent, and it did happen: the browser cannot know, so it must not claim either way.
-    expect(requestsSent(tap, 'thread.rename')).toHaveLength(1);
-    await waitUntil(() => mutations.renameThread === 1, { what: 'the rename to reach the runtime' });
+    const outcome = client.threads.rename(thread.id, 'After', { timeoutMs: TIMEOUT_UNDER_TEST_MS }).catch((error: unknown) => error);
+    // It was sent, and it did happen, but its answer is lost.
+    await waitUntil(() => mutations.renameThread === 1 && requestsSent(tap, 'thread.rename').length === 1, { what: 'the rename to reach the runtime' });
+    await waitUntil(() => tap.received.some((text) => text.includes('"runtime.response"') && text.includes(String(requestsSent(tap, 'thread.rename')[0]?.requestId))), { what: 'the swallowed answer' });
+    expect(held.size).toBe(1);
+    for (const fire of held.values()) fire();
+    // The browser cannot know whether it happened, so it must not claim either way.
+    const settled = await outcome;
+    expect(settled).toBeInstanceOf(RelayClientError);
+    expect(settled).toMatchObject({ kind: 'transport', code: 'OUTCOME_UNKNOWN', retryable: false });
     const listed = await client.threads.list();
     expect(listed.items.find((item) => item.id === thread.id)?.title).toBe('After');
+    expect(requestsSent(tap, 'thread.rename')).toHaveLength(1);
     expect(client.state).toBe('ready');
   });
 
