@@ -4,12 +4,16 @@
  *   trustmesh relay validate --wire <1.0|1.1|1.2|control|browser-session> [--direction D] [--strict] [--json] FILE...
  *   trustmesh relay conformance [--json] DIR...
  *   trustmesh db migrate <deploy|status>
+ *   trustmesh dev [--origin ORIGIN]                         (what `npm start` runs)
+ *   trustmesh relay session --workspace ID [--origin ORIGIN] ...
  *
  * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
  * an unreadable file.
  */
 import { runDbMigrate } from './db-migrate.command';
+import { runDev } from './dev.command';
 import { runRelayConformance } from './relay-conformance.command';
+import { runRelaySession } from './relay-session.command';
 import { runRelayValidate } from './relay-validate.command';
 import { EXIT, UsageError, type CommandIo } from './command-io';
 
@@ -25,6 +29,15 @@ const USAGE = `Usage:
   trustmesh db migrate <deploy|status>
       Apply (deploy) or list (status) the platform's database migrations: the explicit step of
       distributed mode. The database is DATABASE_URL, else embedded PGlite under TRUSTMESH_DATA_DIR.
+  trustmesh dev [--origin ORIGIN]
+      Run the relay gateway and a paired companion simulator on embedded defaults (what \`npm start\`
+      runs) and print how to connect: relay URL, certificate, gRPC address and service credential,
+      workspace, and a browser session descriptor for ORIGIN (default http://localhost:5173).
+      Ctrl-C stops both.
+  trustmesh relay session --workspace ID [--origin ORIGIN] [--wire 1.2,1.1]
+                          [--relay-control-address HOST:PORT] [--relay-control-ca FILE]
+      Mint a browser session descriptor through RelayControl CreateBrowserSession and print it as
+      {"connectUrl","expiresAt"}. The service credential comes from RELAY_CONTROL_CREDENTIAL.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -37,6 +50,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     if (group === 'relay' && command === 'validate') return await runRelayValidate(rest, io);
     if (group === 'relay' && command === 'conformance') return await runRelayConformance(rest, io);
     if (group === 'db' && command === 'migrate') return await runDbMigrate(rest, io);
+    if (group === 'dev') return await runDev(argv.slice(1), io);
+    if (group === 'relay' && command === 'session') return await runRelaySession(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,0 +1,358 @@
+/**
+ * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the relay gateway and a paired companion
+ * simulator on embedded defaults, in the foreground, with what a person needs to connect printed once.
+ *
+ * The two apps run as child processes (an app never imports another): the gateway's own entry point
+ * (`nx serve relay-gateway`'s command) and the simulator's `run` command. The launcher
+ *
+ * 1. mints a development service credential (or takes `RELAY_CONTROL_CREDENTIAL`) and hands the gateway
+ *    only its SHA-256 (`RELAY_SERVICE_CREDENTIAL_SHA256`): the plaintext is printed once, never written;
+ * 2. starts the gateway (PGlite and the local bus under `TRUSTMESH_DATA_DIR`, self-signed development
+ *    certificate), reads its "listening" log line and certificate line, and waits for `GET /readyz`;
+ * 3. provisions through RelayControl over gRPC: on the first run a workspace and a pairing code, which the
+ *    simulator redeems (its device credential is stored 0600 under the data dir by the simulator itself);
+ *    on later runs the stored device is reused if the gateway still knows it (ListDevices), else it is
+ *    forgotten (`unenroll`) and a new workspace is paired;
+ * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
+ *    the origin, prints the connection details, and stays in the foreground;
+ * 5. on SIGINT/SIGTERM stops the simulator, then the gateway (SIGTERM, each shuts down in order), and exits 0;
+ *    if either child dies on its own, stops the other and exits 1.
+ *
+ * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
+ * the terminal, prefixed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { get as httpsGet } from 'node:https';
+import { get as httpGet } from 'node:http';
+import { join, relative, resolve } from 'node:path';
+
+import { EXIT, UsageError, type CommandIo } from './command-io';
+import { RelayControl, RelayControlError } from './relay-control.client';
+import { DEFAULT_DEV_ORIGIN, DEFAULT_WIRE_VERSIONS } from './relay-session.command';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const ROOT = join(__dirname, '..', '..', '..');
+const GATEWAY_MAIN = join(ROOT, 'apps', 'relay-gateway', 'src', 'main.ts');
+const SIMULATOR_MAIN = join(ROOT, 'apps', 'companion-simulator', 'src', 'main.ts');
+const START_TIMEOUT_MS = 180_000;
+const ONLINE_TIMEOUT_MS = 90_000;
+const STOP_GRACE_MS = 30_000;
+const DEV_USER = 'trustmesh-dev';
+
+class Aborted extends Error {}
+
+/** One child app: stdout lines to its log file (and to `onLine`), stderr to the log file and the terminal. */
+class ChildApp {
+  readonly process: ChildProcess;
+  readonly lines: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private readonly log: WriteStream;
+
+  constructor(
+    readonly name: string,
+    args: string[],
+    env: Record<string, string | undefined>,
+    logFile: string,
+    io: CommandIo,
+  ) {
+    this.log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
+    this.process = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolveExit) =>
+      this.process.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolveExit(this.exit);
+      }),
+    );
+    // A spawn failure (no such executable) is reported as an exit.
+    this.process.once('error', () => {
+      if (!this.exit) this.exit = { code: 127, signal: null };
+    });
+    let pending = '';
+    this.process.stdout?.on('data', (chunk: Buffer) => {
+      this.log.write(chunk);
+      pending += chunk.toString('utf8');
+      const parts = pending.split('\n');
+      pending = parts.pop() ?? '';
+      // Keep only what the launcher reads: the start-up lines, not the whole log.
+      for (const line of parts) if (this.lines.length < 200) this.lines.push(line);
+    });
+    let pendingErr = '';
+    this.process.stderr?.on('data', (chunk: Buffer) => {
+      this.log.write(chunk);
+      pendingErr += chunk.toString('utf8');
+      const parts = pendingErr.split('\n');
+      pendingErr = parts.pop() ?? '';
+      // The terminal gets warnings and errors; info lines stay in the log file.
+      for (const line of parts) if (line.trim() && !/^\{.*"level":"(debug|info)"/.test(line)) io.stderr(`[${name}] ${line}\n`);
+    });
+  }
+
+  get running(): boolean {
+    return this.exit === null;
+  }
+
+  /** SIGTERM, then SIGKILL after the grace period; resolves with the exit. */
+  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.running) this.process.kill('SIGTERM');
+    const timer = setTimeout(() => this.running && this.process.kill('SIGKILL'), STOP_GRACE_MS);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+      await new Promise<void>((done) => this.log.end(() => done()));
+    }
+  }
+}
+
+export interface DevOptions {
+  origin: string;
+}
+
+export function parseDevArgs(args: readonly string[], env: Env): DevOptions {
+  let origin = env['TRUSTMESH_DEV_ORIGIN'] ?? DEFAULT_DEV_ORIGIN;
+  for (let i = 0; i < args.length; i += 1) {
+    const flag = args[i];
+    if (flag === '--origin') {
+      const value = args[i + 1];
+      if (!value || value.length > 2048) throw new UsageError('dev: --origin needs a value such as http://localhost:5173');
+      origin = value;
+      i += 1;
+    } else {
+      throw new UsageError(`dev: unknown option ${JSON.stringify((flag ?? '').slice(0, 64))}`);
+    }
+  }
+  if (!/^https?:\/\/[^/\s?#]+$/.test(origin)) throw new UsageError('dev: --origin must be a serialized origin: scheme://host[:port], no path (e.g. http://localhost:5173)');
+  return { origin };
+}
+
+export async function runDev(args: readonly string[], io: CommandIo, env: Env = process.env): Promise<number> {
+  const options = parseDevArgs(args, env);
+  const dataDir = resolve(env['TRUSTMESH_DATA_DIR'] ?? '.data');
+  const logDir = join(dataDir, 'logs');
+  mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  const credentialFile = resolve(env['SIMULATOR_CREDENTIAL_FILE'] ?? join(dataDir, 'companion-simulator', 'device-credential.json'));
+  const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
+
+  const givenCredential = env['RELAY_CONTROL_CREDENTIAL']?.trim();
+  const serviceCredential = givenCredential || `tmsc_${randomBytes(32).toString('base64url')}`;
+  const digest = createHash('sha256').update(serviceCredential, 'utf8').digest('hex');
+
+  // Children get the platform variables (DATABASE_URL, TRUSTMESH_BUS, …) but never the plaintext credential.
+  const baseEnv: Record<string, string | undefined> = { ...env, TRUSTMESH_DATA_DIR: dataDir, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json') };
+  delete baseEnv['RELAY_CONTROL_CREDENTIAL'];
+  delete baseEnv['SIMULATOR_PAIRING_CODE'];
+
+  let stopSignal: string | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopSignal === null) io.stderr(`trustmesh dev: ${signal} received, stopping\n`);
+    stopSignal ??= signal;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const children: ChildApp[] = [];
+  let control: RelayControl | null = null;
+  const checkRunning = () => {
+    if (stopSignal) throw new Aborted();
+    for (const child of children) {
+      if (!child.running) throw new Error(`${child.name} exited during start-up (${describeExit(child.exit)}); its log is ${shown(join(logDir, `${child.name}.log`))}`);
+    }
+  };
+  const waitFor = async <T>(what: string, timeoutMs: number, probe: () => Promise<T | null> | T | null): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      checkRunning();
+      const value = await probe();
+      if (value !== null) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(150);
+    }
+  };
+
+  try {
+    // 1. The gateway.
+    const gateway = new ChildApp(
+      'relay-gateway',
+      ['--import', 'tsx', GATEWAY_MAIN],
+      { ...baseEnv, RELAY_SERVICE_CREDENTIAL_SHA256: digest, RELAY_SERVICE_CREDENTIAL_SHA256_FILE: undefined },
+      join(logDir, 'relay-gateway.log'),
+      io,
+    );
+    children.push(gateway);
+    io.stdout(`trustmesh dev: starting relay-gateway (pid ${gateway.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
+    const started = await waitFor('the relay gateway to listen', START_TIMEOUT_MS, () => {
+      const listening = gateway.lines.map(parseJsonLine).find((line) => line?.['msg'] === 'relay gateway listening');
+      if (!listening) return null;
+      const http = String(listening['http']);
+      const certLine = gateway.lines.map((line) => /^relay-gateway: development certificate (.+) \(SHA-256 ([0-9A-Fa-f:]+)\)$/.exec(line)).find(Boolean);
+      const certFile = certLine?.[1] ?? env['RELAY_TLS_CERT_FILE'] ?? null;
+      if (http.startsWith('https:') && !certFile) return null;
+      return {
+        httpUrl: http,
+        grpcAddress: String(listening['grpc']),
+        publicBaseUrl: String(listening['publicBaseUrl'] ?? http),
+        certFile: http.startsWith('https:') ? certFile : null,
+        fingerprint: certLine?.[2] ?? null,
+      };
+    });
+    const ca = started.certFile ? readFileSync(started.certFile) : null;
+    await waitFor('the relay gateway to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(`${started.httpUrl}/readyz`, ca)) === 200 ? true : null));
+
+    // 2. Provisioning through RelayControl, and the simulator.
+    const grpcTls = (env['RELAY_GRPC_TLS'] ?? '').toLowerCase() === 'true';
+    control = new RelayControl({ address: started.grpcAddress, credential: serviceCredential, tlsCa: grpcTls ? ca : null });
+    const relayControl = control;
+    const simulatorEnv = {
+      ...baseEnv,
+      RELAY_GATEWAY_URL: started.httpUrl,
+      RELAY_GATEWAY_CA_FILE: started.certFile ?? undefined,
+      SIMULATOR_CREDENTIAL_FILE: credentialFile,
+    };
+    const runSimulator = (extra: Record<string, string>) => {
+      const simulator = new ChildApp('companion-simulator', ['--import', 'tsx', SIMULATOR_MAIN, 'run'], { ...simulatorEnv, ...extra }, join(logDir, 'companion-simulator.log'), io);
+      children.push(simulator);
+      io.stdout(`trustmesh dev: starting companion-simulator (pid ${simulator.process.pid})\n`);
+      return simulator;
+    };
+
+    let stored = readStoredDevice(credentialFile);
+    if (stored) {
+      const known = await relayControl.hasDevice(stored.workspaceId, stored.deviceId);
+      if (known !== true) {
+        io.stdout(`trustmesh dev: the stored simulator device ${stored.deviceId} is not enrolled at this gateway (${known === null ? 'workspace unknown' : 'device revoked'}); pairing a new one\n`);
+        const unenroll = new ChildApp('companion-simulator', ['--import', 'tsx', SIMULATOR_MAIN, 'unenroll'], simulatorEnv, join(logDir, 'companion-simulator.log'), io);
+        const result = await unenroll.exited;
+        await unenroll.stop();
+        if (result.code !== 0) throw new Error(`companion-simulator unenroll failed (${describeExit(result)})`);
+        stored = null;
+      }
+    }
+    let workspaceId: string;
+    let deviceId: string | null;
+    let reused: boolean;
+    if (stored) {
+      workspaceId = stored.workspaceId;
+      deviceId = stored.deviceId;
+      reused = true;
+      runSimulator({});
+    } else {
+      workspaceId = await relayControl.createWorkspace('Development workspace', DEV_USER);
+      const pairingCode = await relayControl.createPairingCode(workspaceId, DEV_USER);
+      deviceId = null;
+      reused = false;
+      runSimulator({ SIMULATOR_PAIRING_CODE: pairingCode });
+    }
+    const online = await waitFor(`workspace ${workspaceId} to be online`, ONLINE_TIMEOUT_MS, async () => {
+      const device = await relayControl.onlineDevice(workspaceId);
+      return device && (deviceId === null || device.deviceId === deviceId) ? device : null;
+    });
+
+    // 3. A first browser session, and what a person needs.
+    const descriptor = await relayControl.createBrowserSession(workspaceId, options.origin, DEFAULT_WIRE_VERSIONS, DEV_USER);
+    const defaultAddress = started.grpcAddress === '127.0.0.1:50051';
+    const sessionCommand = [
+      'npx trustmesh relay session',
+      `--workspace ${workspaceId}`,
+      `--origin ${options.origin}`,
+      ...(defaultAddress ? [] : [`--relay-control-address ${started.grpcAddress}`]),
+      ...(grpcTls && started.certFile ? [`--relay-control-ca ${started.certFile}`] : []),
+    ].join(' ');
+    io.stdout(
+      [
+        '',
+        'Trustmesh relay is running (Ctrl-C stops it).',
+        '',
+        `  Relay base URL (HTTPS/WSS): ${started.publicBaseUrl}   (listening on ${started.httpUrl})`,
+        started.certFile
+          ? `  Development certificate:    ${started.certFile}${started.fingerprint ? `  (SHA-256 ${started.fingerprint})` : ''}\n                              trust it (or pin the fingerprint) in whatever connects over HTTPS/WSS`
+          : '  TLS:                        ' + (started.httpUrl.startsWith('https:') ? 'certificate from RELAY_TLS_CERT_FILE' : 'off (plain HTTP)'),
+        `  gRPC RelayControl:          ${started.grpcAddress} (${grpcTls ? 'TLS' : 'plaintext'}), metadata  authorization: Bearer $RELAY_CONTROL_CREDENTIAL`,
+        givenCredential
+          ? '  Service credential:         the one in RELAY_CONTROL_CREDENTIAL'
+          : `  Service credential (this run only, shown once, never stored):\n    export RELAY_CONTROL_CREDENTIAL=${serviceCredential}`,
+        `  Workspace:                  ${workspaceId}`,
+        `  Companion simulator:        device ${online.deviceId}, online, Wire ${online.wireVersion} (${reused ? 'stored device reused' : 'paired now'}; credential in ${shown(credentialFile)})`,
+        `  Browser session for origin ${options.origin} (single use, until ${descriptor.expiresAt}):`,
+        JSON.stringify(descriptor),
+        '  Hand it to a RelayClient (`descriptor`) in a page served from that origin, or from Node with `ws`',
+        '  (origin header set to it, the certificate above as ca). Another session, after the export above:',
+        `    ${sessionCommand}`,
+        '',
+      ].join('\n') + '\n',
+    );
+
+    // 4. Foreground until a signal or a child's death.
+    while (!stopSignal && children.every((child) => child.running)) await sleep(200);
+    const dead = children.find((child) => !child.running);
+    const code = stopSignal ? EXIT.ok : EXIT.failed;
+    if (!stopSignal && dead) io.stderr(`trustmesh dev: ${dead.name} exited (${describeExit(dead.exit)}); stopping; its log is ${shown(join(logDir, `${dead.name}.log`))}\n`);
+    return (await stopAll(children, io)) ? code : EXIT.failed;
+  } catch (error) {
+    const aborted = error instanceof Aborted;
+    if (!aborted) io.stderr(`trustmesh dev: ${error instanceof RelayControlError || error instanceof Error ? error.message : 'failed to start'}\n`);
+    await stopAll(children, io);
+    return aborted ? EXIT.ok : EXIT.failed;
+  } finally {
+    control?.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** Simulator first (it closes its socket with 1000), then the gateway; true if both exited cleanly. */
+async function stopAll(children: readonly ChildApp[], io: CommandIo): Promise<boolean> {
+  let clean = true;
+  for (const child of [...children].reverse()) {
+    // A terminal's Ctrl-C reaches the children too: either way each one is reported once it has exited.
+    const exit = await child.stop();
+    io.stdout(`trustmesh dev: ${child.name} (pid ${child.process.pid}) exited (${describeExit(exit)})\n`);
+    if (exit.code !== 0) clean = false;
+  }
+  return clean;
+}
+
+function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | null): string {
+  if (!exit) return 'running';
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+}
+
+/** The non-secret fields of the simulator's stored device (its credential is never read here). */
+function readStoredDevice(file: string): { workspaceId: string; deviceId: string } | null {
+  if (!existsSync(file)) return null;
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { workspaceId?: unknown; deviceId?: unknown };
+    return typeof record.workspaceId === 'string' && typeof record.deviceId === 'string' ? { workspaceId: record.workspaceId, deviceId: record.deviceId } : null;
+  } catch {
+    return null;
+  }
+}
+
+function parseJsonLine(line: string): Record<string, unknown> | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** The status of a GET, or null when the server does not answer (yet). */
+function httpStatus(url: string, ca: Buffer | null): Promise<number | null> {
+  return new Promise((resolveStatus) => {
+    const get = url.startsWith('https:') ? httpsGet : httpGet;
+    const request = get(url, { ...(ca ? { ca } : {}), timeout: 5_000 }, (response) => {
+      response.resume();
+      resolveStatus(response.statusCode ?? null);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolveStatus(null));
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}

@@ -1,0 +1,130 @@
+/**
+ * The calls of the relay gateway's gRPC RelayControl that the command line makes (`trustmesh dev`,
+ * `trustmesh relay session`), as promises, with the bearer service credential on every call. Failures are
+ * `RelayControlError` with the gRPC status name and the gateway's operator-facing details (the gateway
+ * never puts secrets or internal error text there).
+ */
+import { randomUUID } from 'node:crypto';
+
+import { Metadata, credentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { dateFromTimestamp, relayControlV1GrpcJs } from '@trustmesh/contracts';
+
+export interface RelayControlTarget {
+  /** `host:port` of RelayControl. */
+  address: string;
+  /** The bearer service credential (a secret: never logged). */
+  credential: string;
+  /** PEM to trust for gRPC over TLS; null = plaintext (the gateway's embedded default on loopback). */
+  tlsCa: Buffer | null;
+}
+
+/** The §13 session descriptor exactly as a browser receives it. */
+export interface BrowserSessionDescriptor {
+  connectUrl: string;
+  expiresAt: string;
+}
+
+export class RelayControlError extends Error {
+  constructor(
+    readonly rpc: string,
+    readonly grpcCode: number,
+    details: string,
+  ) {
+    super(`RelayControl ${rpc} failed: ${GrpcStatus[grpcCode] ?? grpcCode}${details ? `: ${details}` : ''}`);
+    this.name = 'RelayControlError';
+  }
+}
+
+const CALL_TIMEOUT_MS = 15_000;
+const { WorkspaceConnectivity } = relayControlV1GrpcJs;
+
+export class RelayControl {
+  private readonly client: relayControlV1GrpcJs.RelayControlClient;
+  private readonly metadata = new Metadata();
+
+  constructor(target: RelayControlTarget) {
+    this.client = new relayControlV1GrpcJs.RelayControlClient(target.address, target.tlsCa ? credentials.createSsl(target.tlsCa) : credentials.createInsecure());
+    this.metadata.set('authorization', `Bearer ${target.credential}`);
+  }
+
+  async createWorkspace(displayName: string, ownerUserId: string): Promise<string> {
+    const response = await this.unary<relayControlV1GrpcJs.CreateWorkspaceRequest, relayControlV1GrpcJs.CreateWorkspaceResponse>(
+      'CreateWorkspace',
+      (request, metadata, options, callback) => this.client.createWorkspace(request, metadata, options, callback),
+      relayControlV1GrpcJs.CreateWorkspaceRequest.fromPartial({ requestId: randomUUID(), ownerUserId, displayName }),
+    );
+    const id = response.workspace?.workspaceId;
+    if (!id) throw new RelayControlError('CreateWorkspace', GrpcStatus.INTERNAL, 'the reply carries no workspace');
+    return id;
+  }
+
+  /** A one-time pairing code: a secret, handed to the Companion only. */
+  async createPairingCode(workspaceId: string, requestedByUserId: string): Promise<string> {
+    const response = await this.unary<relayControlV1GrpcJs.CreatePairingCodeRequest, relayControlV1GrpcJs.CreatePairingCodeResponse>(
+      'CreatePairingCode',
+      (request, metadata, options, callback) => this.client.createPairingCode(request, metadata, options, callback),
+      relayControlV1GrpcJs.CreatePairingCodeRequest.fromPartial({ workspaceId, requestedByUserId }),
+    );
+    if (!response.pairingCode) throw new RelayControlError('CreatePairingCode', GrpcStatus.INTERNAL, 'the reply carries no code');
+    return response.pairingCode;
+  }
+
+  /** Whether `deviceId` is an enrolled, unrevoked device of the workspace; null if the workspace is unknown. */
+  async hasDevice(workspaceId: string, deviceId: string): Promise<boolean | null> {
+    let pageToken = '';
+    try {
+      do {
+        const page = await this.unary<relayControlV1GrpcJs.ListDevicesRequest, relayControlV1GrpcJs.ListDevicesResponse>(
+          'ListDevices',
+          (request, metadata, options, callback) => this.client.listDevices(request, metadata, options, callback),
+          relayControlV1GrpcJs.ListDevicesRequest.fromPartial({ workspaceId, pageToken }),
+        );
+        if (page.devices.some((device) => device.deviceId === deviceId)) return true;
+        pageToken = page.nextPageToken;
+      } while (pageToken);
+      return false;
+    } catch (error) {
+      if (error instanceof RelayControlError && (error.grpcCode === GrpcStatus.NOT_FOUND || error.grpcCode === GrpcStatus.INVALID_ARGUMENT)) return null;
+      throw error;
+    }
+  }
+
+  /** The connected device's id and Wire version when the workspace is online, else null. */
+  async onlineDevice(workspaceId: string): Promise<{ deviceId: string; wireVersion: string } | null> {
+    const response = await this.unary<relayControlV1GrpcJs.GetWorkspaceStatusRequest, relayControlV1GrpcJs.GetWorkspaceStatusResponse>(
+      'GetWorkspaceStatus',
+      (request, metadata, options, callback) => this.client.getWorkspaceStatus(request, metadata, options, callback),
+      { workspaceId },
+    );
+    const status = response.status;
+    return status?.connectivity === WorkspaceConnectivity.ONLINE ? { deviceId: status.deviceId, wireVersion: status.wireVersion } : null;
+  }
+
+  /** A fresh single-use descriptor bound to `origin` (a bearer secret until used or expired). */
+  async createBrowserSession(workspaceId: string, origin: string, acceptedWireVersions: readonly string[], userId: string): Promise<BrowserSessionDescriptor> {
+    const response = await this.unary<relayControlV1GrpcJs.CreateBrowserSessionRequest, relayControlV1GrpcJs.CreateBrowserSessionResponse>(
+      'CreateBrowserSession',
+      (request, metadata, options, callback) => this.client.createBrowserSession(request, metadata, options, callback),
+      { workspaceId, origin, acceptedWireVersions: [...acceptedWireVersions], userId },
+    );
+    const descriptor = response.descriptor;
+    if (!descriptor?.connectUrl || !descriptor.expiresAt) throw new RelayControlError('CreateBrowserSession', GrpcStatus.INTERNAL, 'the reply carries no descriptor');
+    return { connectUrl: descriptor.connectUrl, expiresAt: dateFromTimestamp(descriptor.expiresAt).toISOString() };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private unary<Req, Res>(
+    rpc: string,
+    invoke: (request: Req, metadata: Metadata, options: { deadline: Date }, callback: (error: ServiceError | null, response: Res) => void) => unknown,
+    request: Req,
+  ): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      invoke(request, this.metadata, { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) }, (error, response) =>
+        error ? reject(new RelayControlError(rpc, error.code, error.details)) : resolve(response),
+      );
+    });
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * `npm start` as a person runs it: the exact command of package.json's `start` script, as a process, on a
+ * temporary data directory with free ports. A real RelayClient (over `ws`, trusting the printed development
+ * certificate, with the printed origin) connects with the printed descriptor and drives the paired simulator
+ * through the gateway (thread.list, a streamed turn); its next descriptor comes from the printed
+ * `trustmesh relay session` one-liner. SIGTERM stops the launcher and both children. A second start reuses
+ * the stored device.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { waitUntil } from '@trustmesh/platform-testing';
+import { RelayClient } from '@trustmesh/relay-client';
+import { WebSocket } from 'ws';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+interface Launcher {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+let dataDir: string;
+const running: Launcher[] = [];
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'trustmesh-dev-e2e-'));
+});
+
+afterAll(async () => {
+  for (const launcher of running) {
+    if (launcher.child.exitCode === null) launcher.child.kill('SIGTERM');
+    await launcher.exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}, 120_000);
+
+/** package.json's `start` command, run with this Node: `node bin/trustmesh.js dev` → [bin, 'dev']. */
+function startCommand(): string[] {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'] ?? '';
+  const [program, ...args] = script.split(/\s+/);
+  expect(program).toBe('node');
+  return args;
+}
+
+function launch(): Launcher {
+  const child = spawn(process.execPath, startCommand(), {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const launcher = { child, output, exited };
+  running.push(launcher);
+  return launcher;
+}
+
+async function printed(launcher: Launcher): Promise<string> {
+  await waitUntil(() => launcher.output.stdout.includes('{"connectUrl"') || launcher.child.exitCode !== null, { timeoutMs: 240_000, what: 'npm start to print a session' });
+  if (launcher.child.exitCode !== null) throw new Error(`npm start exited ${launcher.child.exitCode}: ${launcher.output.stderr.slice(0, 2000)}`);
+  return launcher.output.stdout;
+}
+
+function field(text: string, pattern: RegExp): string {
+  const match = pattern.exec(text)?.[1];
+  if (match === undefined) throw new Error(`not printed: ${pattern}`);
+  return match;
+}
+
+function childPids(text: string): number[] {
+  return [...text.matchAll(/starting (?:relay-gateway|companion-simulator) \(pid (\d+)\)/g)].map((match) => Number(match[1]));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stop(launcher: Launcher): Promise<void> {
+  launcher.child.kill('SIGTERM');
+  expect(await launcher.exited).toBe(0);
+  expect(launcher.output.stdout).toMatch(/companion-simulator \(pid \d+\) exited \(code 0\)/);
+  expect(launcher.output.stdout).toMatch(/relay-gateway \(pid \d+\) exited \(code 0\)/);
+  for (const pid of childPids(launcher.output.stdout)) expect(alive(pid)).toBe(false);
+}
+
+describe('npm start (trustmesh dev)', () => {
+  let workspaceId: string;
+
+  it('runs the gateway and a paired simulator, prints how to connect, serves a browser, and stops on SIGTERM', async () => {
+    const launcher = launch();
+    const out = await printed(launcher);
+    const descriptor = JSON.parse(field(out, /^(\{"connectUrl".*\})$/m)) as { connectUrl: string; expiresAt: string };
+    const credential = field(out, /export RELAY_CONTROL_CREDENTIAL=(tmsc_[A-Za-z0-9_-]+)/);
+    const certFile = field(out, /Development certificate: +(\S+)/);
+    const origin = field(out, /Browser session for origin (\S+)/);
+    const baseUrl = field(out, /Relay base URL \(HTTPS\/WSS\): (\S+)/);
+    const another = field(out, /^ +npx trustmesh (relay session .*)$/m);
+    workspaceId = field(out, /Workspace: +([0-9a-f-]{36})/);
+    expect(out).toContain('paired now');
+    expect(field(out, /gRPC RelayControl: +(\S+)/)).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(descriptor.connectUrl.startsWith(`${baseUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=`)).toBe(true);
+    expect(childPids(out)).toHaveLength(2);
+
+    // The printed one-liner mints the next descriptors (the printed one is single use).
+    const mint = () => {
+      const run = spawnSync(process.execPath, [join(ROOT, 'bin', 'trustmesh.js'), ...another.split(/\s+/)], {
+        cwd: ROOT,
+        env: { PATH: process.env['PATH'] ?? '', RELAY_CONTROL_CREDENTIAL: credential },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      if (run.status !== 0) throw new Error(`relay session exited ${run.status}: ${run.stderr}`);
+      return JSON.parse(run.stdout) as { connectUrl: string; expiresAt: string };
+    };
+    const descriptors = [descriptor];
+    const ca = readFileSync(certFile);
+    const client = new RelayClient({
+      descriptor: async () => descriptors.shift() ?? mint(),
+      createSocket: (url) => new WebSocket(url, { origin, ca }),
+    });
+    try {
+      await client.connect();
+      await waitUntil(() => client.workspaceStatus === 'online', { timeoutMs: 30_000, what: 'the workspace to be online' });
+      expect(client.workspaceId).toBe(workspaceId);
+
+      const listed = await client.threads.list();
+      const threadId = listed.items[0]?.id ?? (await client.threads.create({ title: 'npm start' })).thread.id;
+      const ended = new Promise<string>((resolve) => client.on('turn', (update) => (['completed', 'failed', 'cancelled'].includes(update.state) ? resolve(update.state) : undefined)));
+      const texts: string[] = [];
+      client.on('message', ({ threadId: thread, text }) => (thread === threadId ? texts.push(text) : undefined));
+      await client.turns.start({ threadId, text: 'hello from npm start' });
+      expect(await ended).toBe('completed');
+      expect(texts.some((text) => text.length > 0)).toBe(true);
+
+      // A second descriptor from the one-liner is a working, different ticket for the same relay.
+      const next = mint();
+      expect(next.connectUrl).not.toBe(descriptor.connectUrl);
+      expect(next.connectUrl.startsWith(`${baseUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=`)).toBe(true);
+    } finally {
+      client.close();
+    }
+
+    await stop(launcher);
+    // The credential was printed, never written: not in the data directory (database, logs, device file).
+    const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
+    for (const file of files(dataDir)) expect(readFileSync(file).includes(credential)).toBe(false);
+  }, 420_000);
+
+  it('reuses the stored device on the next start', async () => {
+    const launcher = launch();
+    const out = await printed(launcher);
+    expect(field(out, /Workspace: +([0-9a-f-]{36})/)).toBe(workspaceId);
+    expect(out).toContain('stored device reused');
+    await stop(launcher);
+  }, 300_000);
+});
