@@ -6,7 +6,12 @@
  * `maxQueued` entries the oldest are given up (counted in `relay_bus_queue_drops_total`), so a bus
  * outage never grows memory without bound.
  *
- * Consecutive `RelayFramesSequenced` entries of one workspace and epoch share one envelope.
+ * The `RelayFramesSequenced` entries of one workspace and epoch in a batch share one envelope (up to
+ * `GROUP_TEXT_BYTES` of frame text), even when other workspaces' entries come between them: with many
+ * workspaces streaming at once, one bus message per workspace per flush instead of one per frame is what keeps
+ * the log's cost per frame low. A workspace's records stay in order: its open envelope closes when a record of
+ * another kind for it (or another epoch) comes, and later frames go to a new envelope after that record.
+ * Records of different workspaces may be reordered among themselves (they are different streams and keys).
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
@@ -14,6 +19,9 @@ import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 import type { DataPlaneLogger } from './data-plane.log';
 import type { DataPlaneMetrics } from './data-plane.metrics';
 import { FRAMES_SEQUENCED, type FramesSequencedData, type SequencedItem } from './frames-bus.records';
+
+/** Frame text one envelope carries at most (the bus refuses messages over 1 MiB by default). */
+const GROUP_TEXT_BYTES = 256 * 1024;
 
 interface Queued {
   workspaceId: string;
@@ -115,19 +123,23 @@ export class BatchingPublisher {
 
   private envelopes(batch: readonly Queued[]): EventEnvelope[] {
     const out: EventEnvelope[] = [];
-    let open: { workspaceId: string; data: FramesSequencedData } | undefined;
+    const open = new Map<string, { data: FramesSequencedData; bytes: number }>();
     for (const entry of batch) {
       if (entry.eventType === FRAMES_SEQUENCED) {
         const data = entry.data as { epoch: string; item: SequencedItem };
-        if (open && open.workspaceId === entry.workspaceId && open.data.epoch === data.epoch) {
-          open.data.items.push(data.item);
+        const bytes = data.item.text.length;
+        const group = open.get(entry.workspaceId);
+        if (group && group.data.epoch === data.epoch && group.bytes + bytes <= GROUP_TEXT_BYTES) {
+          group.data.items.push(data.item);
+          group.bytes += bytes;
           continue;
         }
-        open = { workspaceId: entry.workspaceId, data: { origin: this.options.origin, epoch: data.epoch, items: [data.item] } };
-        out.push(this.envelope(entry.workspaceId, FRAMES_SEQUENCED, open.data));
+        const started = { data: { origin: this.options.origin, epoch: data.epoch, items: [data.item] }, bytes };
+        open.set(entry.workspaceId, started);
+        out.push(this.envelope(entry.workspaceId, FRAMES_SEQUENCED, started.data));
         continue;
       }
-      open = undefined;
+      open.delete(entry.workspaceId);
       out.push(this.envelope(entry.workspaceId, entry.eventType, entry.data));
     }
     return out;

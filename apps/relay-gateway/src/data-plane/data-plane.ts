@@ -38,6 +38,12 @@ const MAX_TICKET_LENGTH = 4_096;
 const SWEEP_INTERVAL_MS = 60_000;
 /** Longest start-up waits for the frames log to be read before serving anyway. */
 const CATCH_UP_WAIT_MS = 30_000;
+/**
+ * On one replica the frames log is read only at start, so its appends may linger longer than between replicas
+ * (where the linger is cross-replica latency): fewer, larger transactions on the embedded database, which runs
+ * on this event loop. A crash loses at most this much more of the log.
+ */
+export const SINGLE_REPLICA_LOG_LINGER_MS = 100;
 
 export interface DataPlaneOptions {
   config: DataPlaneConfig;
@@ -78,7 +84,9 @@ export class DataPlane {
     this.companionServer.options.maxPayload = options.config.maxCompanionFrameBytes * 2;
     this.browserServer.options.maxPayload = options.config.maxBrowserFrameBytes * 2;
     this.hub = new WorkspaceHub({
-      config: options.config,
+      config: options.singleReplica
+        ? { ...options.config, publishLingerMs: Math.max(options.config.publishLingerMs, SINGLE_REPLICA_LOG_LINGER_MS) }
+        : options.config,
       directory: options.directory,
       bus: options.bus,
       singleReplica: options.singleReplica ?? false,

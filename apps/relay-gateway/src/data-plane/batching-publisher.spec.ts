@@ -1,0 +1,84 @@
+import type { EventBus } from '@trustmesh/platform-bus';
+import type { EventEnvelope } from '@trustmesh/platform-events';
+
+import { BatchingPublisher } from './batching-publisher';
+import { DataPlaneMetrics } from './data-plane.metrics';
+import { FRAMES_SEQUENCED, RESPONSE_ROUTED, type FramesSequencedData } from './frames-bus.records';
+
+/** The publisher's side of the bus port: what each publish call carried. */
+function recordingBus(): EventBus & { calls: EventEnvelope[][] } {
+  const calls: EventEnvelope[][] = [];
+  return {
+    adapter: 'local',
+    calls,
+    publish: async (_topic, envelopes) => {
+      calls.push([...envelopes]);
+    },
+    subscribe: () => Promise.reject(new Error('not used')),
+    health: () => Promise.reject(new Error('not used')),
+    close: async () => undefined,
+  };
+}
+
+function publisher(bus: EventBus): BatchingPublisher {
+  return new BatchingPublisher({
+    bus,
+    topic: 'relay.workspace-frames.v1',
+    producer: 'relay-gateway@test',
+    origin: 'replica-a.1',
+    batchFrames: 500,
+    lingerMs: 1,
+    maxQueued: 10_000,
+    metrics: new DataPlaneMetrics(),
+    logger: { log: () => undefined },
+  });
+}
+
+const frame = (relaySequence: number, text = `{"relaySequence":${relaySequence}}`) => ({ relaySequence, text, wire: '1.2' as const, at: 1 });
+const summary = (envelopes: EventEnvelope[]) =>
+  envelopes.map((envelope) =>
+    envelope.eventType === FRAMES_SEQUENCED
+      ? `${envelope.streamId}:${(envelope.data as FramesSequencedData).epoch}:${(envelope.data as FramesSequencedData).items.map((item) => ('relaySequence' in item ? item.relaySequence : 'gap')).join(',')}`
+      : `${envelope.streamId}:${envelope.eventType}`,
+  );
+
+describe('BatchingPublisher', () => {
+  it('sends one envelope per workspace and epoch for a flush of interleaved workspaces, each in order', async () => {
+    const bus = recordingBus();
+    const out = publisher(bus);
+    for (let i = 0; i < 4; i += 1) {
+      out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(i) });
+      out.enqueue('w2', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(i) });
+    }
+    await out.drain(5_000);
+    expect(bus.calls).toHaveLength(1);
+    expect(summary(bus.calls[0] ?? [])).toEqual(['w1:e1:0,1,2,3', 'w2:e1:0,1,2,3']);
+    expect(bus.calls[0]?.map((envelope) => envelope.streamVersion)).toEqual([1, 1]);
+  });
+
+  it('keeps a workspace\'s other records and epochs between its frames', async () => {
+    const bus = recordingBus();
+    const out = publisher(bus);
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(0) });
+    out.enqueue('w2', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(0) });
+    out.enqueue('w1', RESPONSE_ROUTED, { origin: 'replica-a.1' });
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(1) });
+    out.enqueue('w2', FRAMES_SEQUENCED, { epoch: 'e2', item: frame(0) });
+    out.enqueue('w2', FRAMES_SEQUENCED, { epoch: 'e2', item: frame(1) });
+    out.enqueue('w2', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(9) });
+    await out.drain(5_000);
+    const envelopes = bus.calls.flat();
+    expect(summary(envelopes)).toEqual(['w1:e1:0', 'w2:e1:0', `w1:${RESPONSE_ROUTED}`, 'w1:e1:1', 'w2:e2:0,1', 'w2:e1:9']);
+    // Per workspace, stream versions follow the order of the records.
+    expect(envelopes.filter((envelope) => envelope.streamId === 'w1').map((envelope) => envelope.streamVersion)).toEqual([1, 2, 3]);
+  });
+
+  it('starts another envelope when one would carry more than 256 KiB of frame text', async () => {
+    const bus = recordingBus();
+    const out = publisher(bus);
+    const big = 'x'.repeat(100 * 1024);
+    for (let i = 0; i < 5; i += 1) out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(i, big) });
+    await out.drain(5_000);
+    expect(summary(bus.calls.flat())).toEqual(['w1:e1:0,1', 'w1:e1:2,3', 'w1:e1:4']);
+  });
+});
