@@ -100,6 +100,13 @@ interface SessionState {
   deliveredThrough: number;
   awaitingFirstAck: boolean;
   firstAckTimer: NodeJS.Timeout | undefined;
+  /**
+   * Held while the stream is unconfirmed (see `WorkspaceState.streamUnconfirmed`): the first ACK's cursor
+   * to catch up from, or 'live' when the first ACK never came; acted on when the stream is confirmed.
+   */
+  parkedCursor: number | 'live' | undefined;
+  /** The retained interaction requests are redelivered once the stream is confirmed. */
+  redeliveryDeferred: boolean;
   lastStatus: 'online' | 'offline';
   ended: boolean;
 }
@@ -117,6 +124,15 @@ interface WorkspaceState {
   readonly endedConnections: string[];
   /** Per user: the epochs in which this user's sessions ended here, and when, newest last (catch-up trust). */
   readonly endedSessions: Map<string, Array<{ epoch: string | null; at: number }>>;
+  /** The Companion connection the workspace was last seen online with. */
+  streamConnection: string | null;
+  /**
+   * A Companion connected since the log's last frame: it may continue the logged stream (a reconnect) or
+   * start a new one at 0 (a restart). Until its first sequenced frame or gap tells which, new sessions get
+   * nothing of the log (neither catch-up nor retained interactions): frames of a dead stream would consume
+   * the browser's reset detection (§6 `resync`) and make the new stream's first frames look like duplicates.
+   */
+  streamUnconfirmed: boolean;
 }
 
 const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
@@ -314,6 +330,8 @@ export class WorkspaceHub {
       deliveredThrough: -1,
       awaitingFirstAck: true,
       firstAckTimer: undefined,
+      parkedCursor: undefined,
+      redeliveryDeferred: false,
       lastStatus: status,
       ended: false,
     };
@@ -335,7 +353,8 @@ export class WorkspaceHub {
       this.sessionError(session, 'RELAY_PROTOCOL_VERSION_UNSUPPORTED', false);
       return 'refused';
     }
-    this.redeliverInteractions(workspace, session);
+    if (workspace.streamUnconfirmed) session.redeliveryDeferred = true;
+    else this.redeliverInteractions(workspace, session);
     session.firstAckTimer = setTimeout(() => this.startLive(workspace, session), this.options.config.firstAckTimeoutMs);
     session.firstAckTimer.unref();
     void this.directoryCall('browserSessionStarted', () =>
@@ -352,7 +371,10 @@ export class WorkspaceHub {
     switch (frame.type) {
       case 'runtime.ack':
         this.toCompanion(workspace, session, 'ack', text, null, null, null);
-        if (session.awaitingFirstAck) this.catchUp(workspace, session, frame.throughRelaySequence);
+        if (session.awaitingFirstAck) {
+          if (workspace.streamUnconfirmed) this.park(session, frame.throughRelaySequence);
+          else this.catchUp(workspace, session, frame.throughRelaySequence);
+        }
         return;
       case 'runtime.request': {
         const companionWire = this.companionWire(workspace.id);
@@ -438,6 +460,11 @@ export class WorkspaceHub {
 
   private statusChanged(workspace: WorkspaceState): void {
     const status = this.statusOf(workspace);
+    const connection = workspace.companion?.connectionId ?? (workspace.view?.status === 'online' ? (workspace.view.connectionId ?? null) : null);
+    if (status === 'online' && connection !== null && connection !== workspace.streamConnection) {
+      workspace.streamConnection = connection;
+      if (workspace.log.head >= 0) workspace.streamUnconfirmed = true;
+    }
     const companionWire = this.companionWire(workspace.id);
     for (const session of workspace.sessions.values()) {
       if (session.ended) continue;
@@ -589,6 +616,7 @@ export class WorkspaceHub {
         item: { relaySequence, text, wire, at: entry.at } satisfies SequencedItem,
       });
     }
+    this.confirmStream(workspace);
     this.fanOut(workspace, classification === 'replay' ? (log.get(relaySequence) ?? entry) : entry);
   }
 
@@ -596,6 +624,7 @@ export class WorkspaceHub {
     const { log } = workspace;
     if (log.epoch === null) this.newEpoch(workspace, uuidv7(this.now()));
     log.noteGap(through);
+    this.confirmStream(workspace);
     if (publish) {
       this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, { epoch: log.epoch, item: { gap: { from, through }, text, wire, at: this.now() } satisfies SequencedItem });
     }
@@ -743,9 +772,41 @@ export class WorkspaceHub {
     session.deliveredThrough = head;
   }
 
+  /** The first ACK while the stream is unconfirmed: held until `confirmStream`. */
+  private park(session: SessionState, cursor: number | 'live'): void {
+    if (session.firstAckTimer) clearTimeout(session.firstAckTimer);
+    session.firstAckTimer = undefined;
+    session.parkedCursor = cursor;
+  }
+
+  /**
+   * The live Companion's first sequenced frame or gap has been classified (and a new epoch started if it
+   * is one): sessions that joined meanwhile get the retained interactions and their catch-up now, from the
+   * stream that is actually live.
+   */
+  private confirmStream(workspace: WorkspaceState): void {
+    if (!workspace.streamUnconfirmed) return;
+    workspace.streamUnconfirmed = false;
+    for (const session of workspace.sessions.values()) {
+      if (session.ended) continue;
+      if (session.redeliveryDeferred) {
+        session.redeliveryDeferred = false;
+        this.redeliverInteractions(workspace, session);
+      }
+      const parked = session.parkedCursor;
+      session.parkedCursor = undefined;
+      if (parked === 'live') this.startLive(workspace, session);
+      else if (parked !== undefined) this.catchUp(workspace, session, parked);
+    }
+  }
+
   /** No first ACK in time: live frames start from the head (the browser heals any hole itself). */
   private startLive(workspace: WorkspaceState, session: SessionState): void {
     if (!session.awaitingFirstAck || session.ended) return;
+    if (workspace.streamUnconfirmed) {
+      this.park(session, 'live');
+      return;
+    }
     session.awaitingFirstAck = false;
     session.epoch = workspace.log.epoch;
     session.deliveredThrough = workspace.log.head;
@@ -792,6 +853,7 @@ export class WorkspaceHub {
         const entry = loggedFrame(frame, item.relaySequence, item.text, item.wire, item.at ?? occurredAt);
         if (!workspace.log.append(entry, this.now())) continue;
         this.retain(workspace, entry, false);
+        this.confirmStream(workspace);
         this.fanOut(workspace, entry);
       }
       this.collect(workspace);
@@ -854,6 +916,8 @@ export class WorkspaceHub {
         view: undefined,
         endedSessions: new Map(),
         endedConnections: [],
+        streamConnection: null,
+        streamUnconfirmed: false,
       };
       this.workspaces.set(workspaceId, workspace);
     }

@@ -398,6 +398,56 @@ describe('catch-up from the frames log', () => {
     expect(live).toEqual(frames.event(workspaceId, 2, 'new-2'));
   });
 
+  it('gives a session that opens between a Companion restart and its first frame nothing of the dead stream', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace();
+    const first = await openBrowser(workspaceId);
+    first.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    for (const sequence of [0, 1, 2]) peer.send(frames.event(workspaceId, sequence, `old-${sequence}`));
+    peer.send(frames.interactionRequest(workspaceId, 3, randomUUID()));
+    await first.waitFor((frame) => typeof frame.relaySequence === 'number', 'the old stream', 4);
+    peer.close();
+    await peer.closed;
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'offline', { what: 'offline' });
+    // The Companion restarts: connected again, but the relay cannot know yet whether its stream goes on.
+    const restarted = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const joiner = await openBrowser(workspaceId);
+    joiner.send(frames.ack(workspaceId, -1));
+    await restarted.waitFor((frame) => frame.type === 'runtime.ack', 'the joiner\'s ACK');
+    // Its first frame is 0 again: a new stream. The joiner must get it as its first sequenced frame; frames
+    // (or an interaction) of the dead stream first would make a browser take 0 and 1 for duplicates.
+    for (const sequence of [0, 1]) restarted.send(frames.event(workspaceId, sequence, `new-${sequence}`));
+    const sequenced = await joiner.waitFor((frame) => typeof frame.relaySequence === 'number' || frame.type === 'runtime.gap', 'the new stream', 2);
+    expect(sequenced).toEqual([frames.event(workspaceId, 0, 'new-0'), frames.event(workspaceId, 1, 'new-1')]);
+    expect(joiner.raw.join('\n')).not.toContain('old-');
+    // A session that was there all along saw the Companion go and come back, and gets the new stream live.
+    await first.waitFor((frame) => frame.type === 'runtime.event' && JSON.stringify(frame).includes('new-1'), 'the new stream live');
+  });
+
+  it('catches a session that opens right after a Companion reconnect up once the Companion\'s replay shows the stream goes on', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace();
+    const first = await openBrowser(workspaceId);
+    first.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    for (const sequence of [0, 1, 2]) peer.send(frames.event(workspaceId, sequence));
+    await first.waitFor((frame) => frame.type === 'runtime.event', 'the stream', 3);
+    first.send(frames.ack(workspaceId, 1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack' && frame.throughRelaySequence === 1, 'the ACK of 1');
+    const again = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await peer.closed;
+    const joiner = await openBrowser(workspaceId);
+    joiner.send(frames.ack(workspaceId, -1));
+    await again.waitFor((frame) => frame.type === 'runtime.ack', 'the joiner\'s ACK');
+    // The reconnected Companion replays what was not acknowledged (byte-identical): the same stream.
+    again.send(frames.event(workspaceId, 2));
+    const caught = await joiner.waitFor((frame) => frame.type === 'runtime.event', 'the catch-up', 3);
+    expect(caught).toEqual([0, 1, 2].map((sequence) => frames.event(workspaceId, sequence)));
+    again.send(frames.event(workspaceId, 3));
+    await joiner.waitFor((frame) => frame.type === 'runtime.event', 'the live frame', 4);
+    expect(joiner.ofType('runtime.event').map((frame) => frame.relaySequence)).toEqual([0, 1, 2, 3]);
+  });
+
   it('does not deliver a Companion replay twice to a session that already has the frames', async () => {
     const { workspaceId, device, companion: peer } = await onlineWorkspace();
     const session = await openBrowser(workspaceId);
