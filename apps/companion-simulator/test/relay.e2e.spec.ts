@@ -355,10 +355,20 @@ describe('browsers and simulated Companions through the real relay gateway', () 
     expect(await simulator.restart()).toBe(1);
     await waitUntil(() => statuses.includes('offline') && client.workspaceStatus === 'online' && simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the workspace to go offline and come back' });
 
+    // A tab opened now, before the restarted Companion has said anything, must not be handed the dead stream.
+    const acksBefore = simulator.stats().acksReceived;
+    const { client: joiner } = await connectBrowser(workspaceId);
+    await waitUntil(() => simulator.stats().acksReceived > acksBefore, { what: 'the new tab\'s first ACK to reach the Companion' });
+    await joiner.threads.open(threadId);
+
     // A new turn on the same thread streams normally on the new stream (which starts again at 0).
     const said: string[] = [];
     client.on('message', (message) => (message.completed ? said.push(message.text) : undefined));
     const ended = turnEnded(client, threadId);
+    const joinerSaid: string[] = [];
+    joiner.on('message', (message) => (message.completed ? joinerSaid.push(message.text) : undefined));
+    const joinerTurns: string[] = [];
+    joiner.on('turn', (update) => (update.threadId === threadId ? joinerTurns.push(update.state) : undefined));
     await client.turns.start({ threadId, text: 'status?' });
     expect((await ended).state).toBe('completed');
     expect(await reset).toEqual({ epoch: 1 });
@@ -368,10 +378,12 @@ describe('browsers and simulated Companions through the real relay gateway', () 
     expect(client.cursor).toBe(simulator.stats().lastRelaySequence);
     expect(client.state).toBe('ready');
 
-    // The approval died with the old Companion: a session opened now is not offered it.
-    const { client: third } = await connectBrowser(workspaceId);
-    await waitUntil(() => third.cursor === simulator.stats().lastRelaySequence, { timeoutMs: 30_000, what: 'the new session to catch up' });
-    expect(third.pendingInteractions()).toEqual([]);
+    // The new tab follows the same turn live, and is not offered the approval that died with the old Companion.
+    await waitUntil(() => joinerTurns.includes('completed'), { timeoutMs: 30_000, what: 'the new tab to see the turn complete' });
+    expect(joinerTurns).toEqual(['started', 'completed']);
+    expect(joinerSaid).toEqual(['Back after the restart.']);
+    expect(joiner.cursor).toBe(simulator.stats().lastRelaySequence);
+    expect(joiner.pendingInteractions()).toEqual([]);
   });
 
   it('recovers a browser that was away longer than the Companion buffer and the relay retention through a gap', async () => {
