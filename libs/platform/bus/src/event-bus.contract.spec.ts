@@ -12,14 +12,17 @@
  *   from its checkpoint (only the message in hand again), members share partitions and a leaver's move at once;
  * - failing handlers: exactly maxAttempts tries with backoff, then `<topic>.dlq` with the DLQ headers while
  *   the partition goes on; a stop cuts a backoff short without committing; a value that is not an envelope
- *   is dead-lettered untried; no payload or error text in headers or logs.
+ *   is dead-lettered untried; no payload or error text in headers or logs;
+ * - transiently failing handlers (the world is bad, not the message): no try is used up however often it
+ *   fails, nothing is dead-lettered, the partition waits on the message and says so, and goes on in order
+ *   once it succeeds; a stop cuts the wait short without committing.
  * Adapter-specific behaviour (idempotent producer, SIGTERM, wake-ups, leases) stays in the adapters' specs.
  */
 import { toEventMessage, type EventEnvelope } from '@trustmesh/platform-events';
 import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { BusError } from './bus.error';
-import { DLQ_HEADERS, deadLetterTopic, type BusRecord } from './event-bus.port';
+import { DLQ_HEADERS, deadLetterTopic, TransientHandlerError, type BusRecord } from './event-bus.port';
 import { partitionForKey } from './partitioner';
 import { event, eventKey, expectSeamlessHandover, interleavedEvents, latch, range, recorder, streamIds } from './test/bus-events';
 import { BUS_FIXTURES, openBusFixture, type BusFixture } from './test/bus-fixtures';
@@ -424,6 +427,114 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
         ['stuck:2', 1],
       ]);
       expect(await fixture.read(deadLetterTopic(topic), 0)).toEqual([]);
+    }, 120_000);
+
+    it('wait on a message that fails transiently more often than maxAttempts, using up no try: no dead letter, applied once, its partition in order after it', async () => {
+      const { bus, logger } = await fixture.openBus({ maxAttempts: 3, retryBackoffMs: 10, maxRetryBackoffMs: 200 });
+      const topic = uniqueName('transient.counters.v1');
+      const TRANSIENT_FAILURES = 7; // more than twice maxAttempts
+      let databaseDown = true;
+      const tries = new Map<string, number[]>();
+      const received = recorder(async (record: BusRecord) => {
+        const key = eventKey(record.envelope);
+        tries.set(key, [...(tries.get(key) ?? []), record.attempt]);
+        const transientSoFar = () => (tries.get(key) ?? []).length;
+        if (key === 'stuck:2' && databaseDown) {
+          // Both ways of marking a failure transient: the port's class, and any error with `transient: true`.
+          if (transientSoFar() % 2 === 0) throw Object.assign(new Error(`down ${SECRET}`), { transient: true, code: 'BUS_SPEC_DATABASE_DOWN' });
+          throw new TransientHandlerError(`down ${SECRET}`, { code: 'BUS_SPEC_DATABASE_DOWN', cause: new Error(SECRET) });
+        }
+        // Transient failures first, then ordinary ones: only the ordinary ones count, so it succeeds on its third try.
+        if (key === 'mixed:1' && transientSoFar() <= 4) throw new TransientHandlerError('busy', { code: 'BUS_SPEC_BUSY' });
+        if (key === 'mixed:1' && record.attempt < 3) throw new Error(`flaky ${SECRET}`);
+      });
+      const events = [...range(1, 4).map((version) => event('stuck', version)), event('mixed', 1), ...interleavedEvents(streamIds('bystander', 8), 3)];
+      const subscription = await bus.subscribe({ groupId: uniqueName('transient'), topics: [topic], handler: received.handler });
+      await bus.publish(topic, events);
+      const partitions = await fixture.partitionCount(topic);
+      const stuckPartition = partitionForKey('stuck', partitions);
+      const stuckOffset = String(events.filter(({ streamId }) => partitionForKey(streamId, partitions) === stuckPartition).findIndex((envelope) => eventKey(envelope) === 'stuck:2'));
+
+      await waitUntil(() => (tries.get('stuck:2') ?? []).length > TRANSIENT_FAILURES, { timeoutMs: 30_000, what: `more than ${TRANSIENT_FAILURES} transient failures of stuck:2` });
+      // While the world is bad, the partition says why it waits and falls behind; nothing is dead-lettered.
+      expect(subscription.retrying()).toContainEqual({
+        topic,
+        partition: stuckPartition,
+        offset: stuckOffset,
+        transientFailures: expect.any(Number),
+        since: expect.any(String),
+        code: 'BUS_SPEC_DATABASE_DOWN',
+      });
+      expect(subscription.retrying().find(({ partition }) => partition === stuckPartition)!.transientFailures).toBeGreaterThan(TRANSIENT_FAILURES);
+      expect((await subscription.lag()).find(({ partition }) => partition === stuckPartition)!.committedOffset).toBe(stuckOffset);
+      expect(tries.get('stuck:2')!.every((attempt) => attempt === 1)).toBe(true);
+      expect(received.versionsByStream().get('stuck')).toEqual([1]);
+
+      databaseDown = false;
+      await waitUntil(() => received.records.length === events.length, { timeoutMs: 30_000, what: 'every event once the world is back' });
+      await waitUntil(async () => total(await subscription.lag()) === 0, { timeoutMs: 10_000, what: 'every offset committed' });
+      await settle(); // room for a duplicate to show up
+      expect(received.records).toHaveLength(events.length);
+      expect(subscription.retrying()).toEqual([]);
+      expect(await fixture.count(deadLetterTopic(topic))).toBe(0);
+
+      // Applied once, on its first counted try, and the partition went on in order behind it.
+      expect(received.records.filter(({ envelope }) => eventKey(envelope) === 'stuck:2').map(({ attempt }) => attempt)).toEqual([1]);
+      expect(received.versionsByStream().get('stuck')).toEqual([1, 2, 3, 4]);
+      const stuckOffsets = received.records.filter(({ partition }) => partition === stuckPartition).map(({ offset }) => Number(offset));
+      expect(stuckOffsets).toEqual(range(0, stuckOffsets.length - 1));
+      for (const stream of streamIds('bystander', 8)) expect(received.versionsByStream().get(stream)).toEqual([1, 2, 3]);
+      expect(received.records.find(({ envelope }) => eventKey(envelope) === 'mixed:1')?.attempt).toBe(3);
+      expect(tries.get('mixed:1')).toEqual([1, 1, 1, 1, 1, 2, 3]);
+
+      // Said at warn with the failure's code, once per interval rather than once per failure; never the error's text.
+      const transientLines = logger.lines.filter(({ message, fields }) => message.includes('failed transiently') && fields['code'] === 'BUS_SPEC_DATABASE_DOWN');
+      expect(transientLines).toHaveLength(1);
+      expect(transientLines[0]).toEqual({
+        level: 'warn',
+        message: expect.any(String),
+        fields: expect.objectContaining({ partition: stuckPartition, offset: stuckOffset, transientFailures: 1, code: 'BUS_SPEC_DATABASE_DOWN' }),
+      });
+      expect(logger.lines).toContainEqual({
+        level: 'info',
+        message: expect.stringContaining('succeeded after transient failures'),
+        fields: expect.objectContaining({ partition: stuckPartition, offset: stuckOffset, transientFailures: tries.get('stuck:2')!.length - 1 }),
+      });
+      expect(logger.lines.filter(({ message, fields }) => message.endsWith('handler failed') && fields['offset'] === stuckOffset && fields['partition'] === stuckPartition)).toEqual([]);
+      expect(JSON.stringify(logger.lines)).not.toContain(SECRET);
+    }, 120_000);
+
+    it('let a stop cut a transient wait short, without committing the message it waits on', async () => {
+      const topic = uniqueName('transient-stop.counters.v1');
+      const groupId = uniqueName('transient-stop');
+      // A wait that would outlast the test: only the stop can end it.
+      const first = await fixture.openBus({ maxAttempts: 1, retryBackoffMs: 3_600_000, maxRetryBackoffMs: 3_600_000 });
+      const second = await fixture.openBus();
+      const failures: number[] = [];
+      const successor = recorder();
+      await first.bus.publish(topic, [event('waiting', 1), event('waiting', 2)]);
+      const subscription = await first.bus.subscribe({
+        groupId,
+        topics: [topic],
+        handler: async ({ attempt }) => {
+          failures.push(attempt);
+          throw new TransientHandlerError('database unreachable', { code: 'BUS_SPEC_DATABASE_DOWN' });
+        },
+      });
+      await waitUntil(() => subscription.retrying().length === 1, { timeoutMs: 20_000, what: 'the partition to wait on its first message' });
+      await subscription.stop();
+      expect(failures).toEqual([1]);
+      expect(subscription.retrying()).toEqual([]);
+      expect(total(await subscription.lag())).toBe(2);
+
+      // The next member starts the message afresh: it was neither committed nor dead-lettered.
+      await second.bus.subscribe({ groupId, topics: [topic], handler: successor.handler });
+      await waitUntil(() => successor.records.length === 2, { timeoutMs: 20_000, what: 'the successor to get both events' });
+      expect(successor.records.map(({ attempt, envelope }) => [eventKey(envelope), attempt])).toEqual([
+        ['waiting:1', 1],
+        ['waiting:2', 1],
+      ]);
+      expect(await fixture.count(deadLetterTopic(topic))).toBe(0);
     }, 120_000);
 
     it('dead-letter a value that is not an envelope at once, as ENVELOPE_INVALID, and go on with the partition', async () => {

@@ -14,7 +14,14 @@
  * - delivery is at least once: a consumer group commits a message's offset only after its handler
  *   succeeded, so after a crash or restart it resumes from its last committed offset;
  * - a handler that keeps failing gets `maxAttempts` tries, then the message goes to `<topic>.dlq` with
- *   its origin and the failure code, its offset is committed, and the partition moves on.
+ *   its origin and the failure code, its offset is committed, and the partition moves on. The DLQ is for
+ *   poison messages (the message is bad);
+ * - a handler that fails TRANSIENTLY (it throws an error marked `transient: true`, see
+ *   `TransientHandlerError`: the world is bad, e.g. its database is unreachable) uses up no try: the
+ *   partition waits on that message and tries it again, with the same capped, doubling backoff, for as
+ *   long as it takes or until the subscription stops (which leaves it uncommitted, for the next member).
+ *   The member keeps its group membership meanwhile; `Subscription.retrying()` and the growing lag show
+ *   the partition is stuck, and the adapter logs why (the failure's code, at most once per interval).
  */
 import type { EventEnvelope } from '@trustmesh/platform-events';
 
@@ -32,11 +39,44 @@ export interface BusRecord {
    * put there. A header Kafka carries more than once gives its first value.
    */
   headers: Readonly<Record<string, string>>;
-  /** 1 for the first delivery to this handler, counting up on retries. */
+  /**
+   * 1 for the first delivery to this handler, counting up on retries that count toward `maxAttempts`;
+   * a retry after a transient failure keeps the number.
+   */
   attempt: number;
 }
 
+/**
+ * Handles one record; resolves once it is done. A rejection is a failed try (toward `maxAttempts`, then
+ * the DLQ), unless the error is transient (`isTransientFailure`): then the same record is tried again
+ * without counting, until it succeeds or the subscription stops.
+ */
 export type RecordHandler = (record: BusRecord) => Promise<void>;
+
+/**
+ * What a handler throws when it failed for a reason outside the message (its database, a service it
+ * needs, is unreachable): the bus then keeps the message and its partition waiting rather than spending
+ * tries on it and dead-lettering it. `code` is a stable code for the logs (`[A-Z][A-Z0-9_]*`); the
+ * message and `cause` never reach a log line or a header.
+ *
+ * Any error object with an own or inherited `transient === true` counts the same, so libraries can mark
+ * their errors without importing this class.
+ */
+export class TransientHandlerError extends Error {
+  readonly transient = true;
+  readonly code: string;
+
+  constructor(message: string, options: { code?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TransientHandlerError';
+    this.code = options.code ?? 'HANDLER_TRANSIENT_FAILURE';
+  }
+}
+
+/** True when a handler's failure is marked transient (`transient === true`): it must not use up a try. */
+export function isTransientFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { transient?: unknown }).transient === true;
+}
 
 export interface SubscribeOptions {
   /** Consumer group: members share the partitions, and the group keeps the committed offsets. */
@@ -59,12 +99,31 @@ export interface PartitionLag {
   lag: number;
 }
 
+/** A partition of this member held up by a message whose handler keeps failing transiently. */
+export interface RetryingPartition {
+  topic: string;
+  partition: number;
+  /** The offset of the message the partition waits on. */
+  offset: string;
+  /** Transient failures of that message in a row so far. */
+  transientFailures: number;
+  /** When its first transient failure in a row happened (ISO 8601). */
+  since: string;
+  /** The stable code of the last failure (`failureCode`), never its message. */
+  code: string;
+}
+
 export interface Subscription {
   readonly groupId: string;
   /** Stops consuming after the message in hand, commits, and leaves the group. */
   stop(): Promise<void>;
   /** How far the group is behind each partition it consumes. */
   lag(): Promise<PartitionLag[]>;
+  /**
+   * The partitions this member holds that wait on a transiently failing message right now (no I/O, so a
+   * health check can ask even while the handler's database is away); empty when none is stuck.
+   */
+  retrying(): RetryingPartition[];
 }
 
 export interface BusHealth {

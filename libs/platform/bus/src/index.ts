@@ -5,6 +5,8 @@ export {
   EVENT_BUS,
   DLQ_HEADERS,
   deadLetterTopic,
+  TransientHandlerError,
+  isTransientFailure,
   type EventBus,
   type BusRecord,
   type BusHealth,
@@ -12,6 +14,7 @@ export {
   type SubscribeOptions,
   type Subscription,
   type PartitionLag,
+  type RetryingPartition,
 } from './event-bus.port';
 export { BusError, type BusErrorCode } from './bus.error';
 export { KafkaEventBus, DEFAULT_CONSUMER_TUNING, type KafkaEventBusOptions } from './kafka/kafka-event-bus';

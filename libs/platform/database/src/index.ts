@@ -9,6 +9,7 @@ export {
   MigrationError,
   DATABASE_ERROR_CODES,
   MIGRATION_ERROR_CODES,
+  isDatabaseUnavailable,
   type DatabaseErrorCode,
   type MigrationErrorCode,
 } from './database.errors';

@@ -1,13 +1,16 @@
 /**
  * A server database whose connections the server ends, as a restart or a failover does: a real Postgres
  * server, and `pg_terminate_backend` from an admin connection. With a pool of one connection, a
- * connection that was not given back, or given back broken, shows at once.
+ * connection that was not given back, or given back broken, shows at once. Work that fails because the
+ * database went away says so with a code (`DATABASE_UNREACHABLE`, `DATABASE_CONNECTION_LOST`) that
+ * `isDatabaseUnavailable` recognises, unlike a statement's own error.
  */
 import { Client } from 'pg';
 
 import { waitUntil } from '@trustmesh/platform-testing';
 
 import { openDatabase, type Database } from './database';
+import { DatabaseError, isDatabaseUnavailable } from './database.errors';
 import { createTestPostgresDatabase, testPostgresAdminUrl, type TestPostgresDatabase } from './testing';
 
 const NO_ARGS = { args: [], argTypes: [] };
@@ -51,6 +54,46 @@ describe('a server database whose connections the server ends', () => {
       return sql.query('SELECT 1');
     });
     await expect(work).rejects.toThrow();
+    expect(await database.withConnection((sql) => sql.query('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+  });
+
+  it('says the database is unavailable, with a code, when the work lost its connection or none could be had; a statement’s own error passes unchanged', async () => {
+    database = await openDatabase({ mode: 'server', url: server.url }, { poolSize: 1, connectTimeoutMs: 2_000 });
+    const failure = (work: Promise<unknown>) =>
+      work.then(
+        () => new Error('the work should have failed'),
+        (error: unknown) => error,
+      );
+    const name = decodeURIComponent(new URL(server.url).pathname.slice(1));
+
+    const lost = await failure(
+      database.withConnection(async (sql) => {
+        await sql.query('BEGIN');
+        const [row] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        await terminate(row!.pid);
+        return sql.query('SELECT 1');
+      }),
+    );
+    expect(lost).toBeInstanceOf(DatabaseError);
+    expect(lost).toMatchObject({ code: 'DATABASE_CONNECTION_LOST' });
+    expect(isDatabaseUnavailable(lost)).toBe(true);
+
+    const wrong = await failure(database.withConnection((sql) => sql.query('SELEC 1')));
+    expect(wrong).not.toBeInstanceOf(DatabaseError);
+    expect(wrong).toMatchObject({ code: '42601' });
+    expect(isDatabaseUnavailable(wrong)).toBe(false);
+
+    await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    try {
+      const refused = await failure(database.withConnection((sql) => sql.query('SELECT 1')));
+      expect(refused).toBeInstanceOf(DatabaseError);
+      expect(refused).toMatchObject({ code: 'DATABASE_UNREACHABLE' });
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+      // Wrapped once more by a caller, it is still recognised through its cause.
+      expect(isDatabaseUnavailable(new Error('projection failed', { cause: refused }))).toBe(true);
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    }
     expect(await database.withConnection((sql) => sql.query('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
   });
 

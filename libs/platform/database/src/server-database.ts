@@ -7,7 +7,7 @@
 import type { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient } from 'pg';
 
-import { DatabaseError, describeDriverError } from './database.errors';
+import { DatabaseError, describeDriverError, isDatabaseUnavailable } from './database.errors';
 import { serverPrismaAdapter } from './server-prisma-adapter';
 import type { SqlConnection } from './sql-connection';
 
@@ -61,12 +61,22 @@ export async function openServer(url: string, options: ServerOptions = {}): Prom
     prismaAdapter: () => serverPrismaAdapter(pool),
     withConnection: async (work) => {
       if (closed) throw new DatabaseError('DATABASE_CLOSED', `The database handle for ${location} was closed.`);
-      const client = await pool.connect();
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        // Refused, timed out, or the database does not take connections now: the same code as at open.
+        throw new DatabaseError('DATABASE_UNREACHABLE', `Cannot get a connection to the Postgres server at ${location}: ${describeDriverError(error)}`, {
+          cause: error,
+        });
+      }
       let broken: Error | undefined;
+      let lostConnection = false;
       // The pool listens for errors on idle connections only. A connection the server ends while it is
       // checked out but between queries (a restart, pg_terminate_backend) emits 'error' here, and an
       // 'error' with no listener would crash the process; the next query on it fails instead.
       const lost = (error: Error) => {
+        lostConnection = true;
         broken ??= error;
       };
       client.on('error', lost);
@@ -75,6 +85,10 @@ export async function openServer(url: string, options: ServerOptions = {}): Prom
       } catch (error) {
         // Session state (an advisory lock, an aborted transaction) must not go back to the pool.
         broken ??= error instanceof Error ? error : new Error(String(error));
+        // pg's errors for a dead connection mostly carry no code: say what happened, once, with a code.
+        if (lostConnection && !isDatabaseUnavailable(error)) {
+          throw new DatabaseError('DATABASE_CONNECTION_LOST', `The connection to the Postgres server at ${location} was lost during the work.`, { cause: error });
+        }
         throw error;
       } finally {
         client.removeListener('error', lost);

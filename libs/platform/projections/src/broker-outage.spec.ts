@@ -7,22 +7,22 @@
  * - Kafka (librdkafka's mock cluster), on PGlite and on Postgres: every connection of the bus is reset
  *   and new ones are refused (`createBrokerGate`), then let through again;
  * - the local bus, whose broker is the Postgres server: the test database refuses connections and every
- *   backend of it is terminated, then it accepts connections again.
+ *   backend of it is terminated, then it accepts connections again (`test/database-outage.ts`). The
+ *   projection's database is down with it for many times the bus's 3 tries: nothing is dead-lettered.
  * Afterwards every appended event was applied exactly once and in stream order, the outbox is empty, and
  * the projection's checkpoints are at the end of the log.
  */
-import { Client } from 'pg';
-
-import { createKafkaEventBus, createLocalEventBus, jsonLineBusLogger, LOCAL_BUS_MIGRATIONS, type BusLogger, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, deadLetterTopic, jsonLineBusLogger, LOCAL_BUS_MIGRATIONS, type BusLogger, type EventBus } from '@trustmesh/platform-bus';
 import { KAFKA_TEST_TUNING } from '@trustmesh/platform-bus/testing';
 import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
-import { createTestDatabase, TEST_DATABASE_KINDS, testPostgresAdminUrl, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { ConcurrencyError, EVENT_STORE_MIGRATIONS, EventStoreError, openEventStore, OutboxPublisher, type EventStore } from '@trustmesh/platform-event-store';
 import { createBrokerGate, uniqueName, useKafkaCluster, waitUntil, type BrokerGate } from '@trustmesh/platform-testing';
 
 import { PROJECTION_MIGRATIONS } from './projection-migrations';
 import { ProjectionRunner, type ProjectionDefinition, type ProjectionStatus } from './projection-runner';
 import { sqlTransactions } from './projection-transactions';
+import { databaseOutage, type DatabaseOutage } from './test/database-outage';
 
 const cluster = useKafkaCluster();
 
@@ -263,31 +263,13 @@ describe.each(TEST_DATABASE_KINDS)('the event backbone on %s, through a Kafka br
   }, 120_000);
 });
 
-/** The test database refuses new connections and loses every open one, as when its server restarts. */
-async function takeDatabaseDown(admin: Client, name: string): Promise<number> {
-  await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
-  // Materialized first: in one WHERE clause, Postgres may call pg_terminate_backend before the filters.
-  const terminated = await admin.query<{ pid: number }>(
-    `WITH backends AS MATERIALIZED (SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid())
-     SELECT pid FROM backends WHERE pg_terminate_backend(pid)`,
-    [name],
-  );
-  return terminated.rowCount ?? 0;
-}
-
-async function bringDatabaseBack(admin: Client, name: string): Promise<void> {
-  await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
-}
-
 describe('the event backbone on postgres, through a database outage under the local bus', () => {
   let testDb: TestDatabase | undefined;
-  let admin: Client | undefined;
-  let databaseName = '';
+  let outage: DatabaseOutage | undefined;
   let bus: EventBus | undefined;
 
   afterAll(async () => {
-    if (admin && databaseName) await bringDatabaseBack(admin, databaseName).catch(() => undefined);
-    await admin?.end();
+    await outage?.dispose();
     await bus?.close();
     await testDb?.dispose();
   }, 60_000);
@@ -296,15 +278,12 @@ describe('the event backbone on postgres, through a database outage under the lo
     const setup = await backbone('postgres', 'local-outage');
     testDb = setup.testDb;
     const { database } = setup;
-    if (testDb.config.mode !== 'server') throw new Error('the local-bus outage needs a Postgres server');
-    databaseName = decodeURIComponent(new URL(testDb.config.url).pathname.slice(1));
-    admin = new Client({ connectionString: testPostgresAdminUrl() });
-    await admin.connect();
+    const databaseGoes = await databaseOutage(testDb);
+    outage = databaseGoes;
     const log = keptLog();
     bus = await createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...BUS_SETTINGS }, database: testDb.config }, database, {
       consumer: { heartbeatIntervalMs: 200, sessionTimeoutMs: LOCAL_SESSION_TIMEOUT_MS, pollIntervalMs: 500 },
-      // A projection's read model is down with the bus: its tries must outlast the outage, not dead-letter.
-      maxAttempts: 100,
+      // The outage outlasts many times the 3 tries: the runner's failures in it are transient and use none up.
       maxRetryBackoffMs: 500,
       logger: log.logger,
     });
@@ -323,7 +302,7 @@ describe('the event backbone on postgres, through a database outage under the lo
 
       const downAt = Date.now();
       const logLinesAtDown = log.lines.length;
-      expect(await takeDatabaseDown(admin, databaseName)).toBeGreaterThan(0);
+      expect(await databaseGoes.down()).toBeGreaterThan(0);
       writer.allow(PHASES.duringOutage);
       await waitUntil(async () => !(await bus!.health()).ready, { timeoutMs: 15_000, what: 'the bus to report the database unreachable' });
       expect(await bus.health()).toEqual({ adapter: 'local', ready: false, reason: 'DATABASE_UNREACHABLE' });
@@ -332,7 +311,7 @@ describe('the event backbone on postgres, through a database outage under the lo
       await waitUntil(() => Date.now() >= downAt + LOCAL_SESSION_TIMEOUT_MS + 1_000, { timeoutMs: 30_000, what: 'the consumer sessions to expire' });
       expect(log.lines.length).toBeGreaterThan(logLinesAtDown);
 
-      await bringDatabaseBack(admin, databaseName);
+      await databaseGoes.up();
       writer.allow(PHASES.total);
       await waitUntil(async () => (await bus!.health()).ready, { timeoutMs: 30_000, what: 'the bus to report ready again' });
       await writer.finished;
@@ -343,6 +322,11 @@ describe('the event backbone on postgres, through a database outage under the lo
       expectAtEndOfLog(status);
       expect(publisher.stats.published).toBe(PHASES.total);
       expect(runner.counters.applied).toBe(PHASES.total);
+      // Nothing was dead-lettered: the outage was the database's fault, not the events'.
+      const [dead] = await database.withConnection((sql) =>
+        sql.query<{ held: number }>('SELECT count(*)::integer AS held FROM bus_messages WHERE topic = $1', [deadLetterTopic(topic)]),
+      );
+      expect(Number(dead?.held)).toBe(0);
     } finally {
       await runner.stop();
       await publisher.stop();

@@ -4,6 +4,7 @@
  */
 export {
   ProjectionRunner,
+  PROJECTION_DATABASE_UNAVAILABLE,
   activate,
   activeVersion,
   type ProjectionDefinition,

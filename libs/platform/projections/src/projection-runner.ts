@@ -9,12 +9,20 @@
  *   below the one the projection applied for its stream (`projection_stream_versions`). A stream is one
  *   partition's, in order, so a later version is never seen before an earlier one.
  *
+ * Failures: an error of the projection's own `apply` (its logic, a constraint its writes break) is an
+ * ordinary handler failure: the bus gives the message its tries, then dead-letters it. A database that
+ * cannot be reached or was lost (`isDatabaseUnavailable`: the transaction cannot open, the connection dies
+ * under the checkpoint statements, the commit or `apply`'s own statements) is no fault of the message: the
+ * runner throws it on as a `TransientHandlerError` (`PROJECTION_DATABASE_UNAVAILABLE`), so the bus keeps
+ * the partition waiting on that message for as long as the outage lasts instead of dead-lettering it and
+ * leaving a hole in the read model. `status().retrying` shows such a partition; its lag grows meanwhile.
+ *
  * Each version of a projection has its own checkpoints and its own consumer group, so a rebuild fills
  * version n+1 from the beginning of the log while version n keeps serving; `activate` then switches
  * readers over in one update.
  */
-import type { BusRecord, EventBus, PartitionLag, Subscription } from '@trustmesh/platform-bus';
-import type { SqlExecutor } from '@trustmesh/platform-database';
+import { TransientHandlerError, type BusRecord, type EventBus, type PartitionLag, type RetryingPartition, type Subscription } from '@trustmesh/platform-bus';
+import { isDatabaseUnavailable, type SqlExecutor } from '@trustmesh/platform-database';
 import type { EventEnvelope } from '@trustmesh/platform-events';
 
 export interface ProjectionContext<Tx> {
@@ -61,7 +69,12 @@ export interface ProjectionStatus {
   /** Per partition: how far the projection's group is behind the end of the log. */
   lag: PartitionLag[];
   totalLag: number;
+  /** Partitions waiting on an event because the projection's database is unavailable (empty when none). */
+  retrying: RetryingPartition[];
 }
+
+/** The stable code a projection's transient failures carry in the bus's logs and `retrying()`. */
+export const PROJECTION_DATABASE_UNAVAILABLE = 'PROJECTION_DATABASE_UNAVAILABLE';
 
 const groupOf = (definition: { name: string; version: number }) => `projection.${definition.name}.v${definition.version}`;
 
@@ -112,9 +125,22 @@ export class ProjectionRunner<Tx> {
   }
 
   private async handle(record: BusRecord): Promise<void> {
+    let applied: boolean;
+    try {
+      applied = await this.applyOnce(record);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      throw new TransientHandlerError(`Projection ${this.groupId} cannot reach its database.`, { code: PROJECTION_DATABASE_UNAVAILABLE, cause: error });
+    }
+    if (applied) this.applied += 1;
+    else this.skipped += 1;
+  }
+
+  /** Applies the event and moves the checkpoint in one transaction; false when it was a repeat, skipped. */
+  private applyOnce(record: BusRecord): Promise<boolean> {
     const { name, version } = this.definition;
     const offset = BigInt(record.offset);
-    const applied = await this.transactions.run(async (tx, sql) => {
+    return this.transactions.run(async (tx, sql) => {
       // Lock the checkpoint row for the transaction, so two runners of one version never both apply.
       const [row] = await sql.query<{ next_offset: string }>(
         `SELECT next_offset::text AS next_offset FROM projection_checkpoints
@@ -143,8 +169,6 @@ export class ProjectionRunner<Tx> {
       );
       return fresh;
     });
-    if (applied) this.applied += 1;
-    else this.skipped += 1;
   }
 
   /** Where the projection stands, and how far behind the log it is. */
@@ -152,7 +176,15 @@ export class ProjectionRunner<Tx> {
     const { name, version } = this.definition;
     const positions = await this.transactions.read((sql) => readPositions(sql, name, version));
     const lag = this.subscription ? await this.subscription.lag() : [];
-    return { projection: name, version, positions, lag, totalLag: lag.reduce((sum, entry) => sum + entry.lag, 0) };
+    return { projection: name, version, positions, lag, totalLag: lag.reduce((sum, entry) => sum + entry.lag, 0), retrying: this.retrying() };
+  }
+
+  /**
+   * The partitions waiting on an event because the projection's database is unavailable, without asking
+   * that database (so a health check answers during the outage).
+   */
+  retrying(): RetryingPartition[] {
+    return this.subscription?.retrying() ?? [];
   }
 
   /**

@@ -19,6 +19,10 @@
  * again at attempt 1 on its next delivery. The DLQ's origin headers name the topic as it is on the
  * cluster (with its prefix), like the partition and offset beside them.
  *
+ * A transient failure (the handler's error is marked `transient`, see the port) uses up no try: the
+ * batch waits on the message, heartbeating, with the same backoff, and tries it again until it succeeds
+ * or the partition is let go (`../transient-retries.ts` keeps the count, the log lines and `retrying()`).
+ *
  * A member cannot heartbeat while its handler runs: a handler must finish well within the session
  * timeout, or the group drops the member and its partitions move on without it.
  */
@@ -28,9 +32,10 @@ import { fromEventMessage, headersAsText } from '@trustmesh/platform-events';
 
 import { BusError } from '../bus.error';
 import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
-import type { BusRecord, PartitionLag, RecordHandler, Subscription } from '../event-bus.port';
+import { isTransientFailure, type BusRecord, type PartitionLag, type RecordHandler, type RetryingPartition, type Subscription } from '../event-bus.port';
 import { describeError, type BusLogger } from '../bus-log';
 import { retryDelayMs, waitAlive } from '../retry-backoff';
+import { TransientRetries } from '../transient-retries';
 
 export interface ConsumerTuning {
   /** A member that has not heartbeated for this long is dropped from its group (kafkajs default 30 s). */
@@ -91,13 +96,23 @@ export class KafkaSubscription implements Subscription {
   private readonly stopping = new AbortController();
   private stopped?: Promise<void>;
   private assignment: Array<{ topic: string; partitions: number[] }> = [];
+  private readonly transient: TransientRetries;
 
   private constructor(
     private readonly runtime: SubscriptionRuntime,
     private readonly plan: SubscriptionPlan,
     private readonly consumer: Consumer,
     private readonly registry: SubscriptionRegistry,
-  ) {}
+  ) {
+    this.transient = new TransientRetries({
+      logger: runtime.logger,
+      logPrefix: 'kafka consumer',
+      groupId: plan.groupId,
+      retryBackoffMs: runtime.retryBackoffMs,
+      maxRetryBackoffMs: runtime.maxRetryBackoffMs,
+      serviceTopic: runtime.serviceTopic,
+    });
+  }
 
   /** Joins the group and resolves once the member has its first assignment. */
   static async start(runtime: SubscriptionRuntime, plan: SubscriptionPlan, registry: SubscriptionRegistry): Promise<KafkaSubscription> {
@@ -192,6 +207,10 @@ export class KafkaSubscription implements Subscription {
     return this.stopped;
   }
 
+  retrying(): RetryingPartition[] {
+    return this.transient.retrying();
+  }
+
   async lag(): Promise<PartitionLag[]> {
     const admin = await this.runtime.admin();
     const committed = await admin.fetchOffsets({ groupId: this.plan.groupId, topics: this.plan.topics });
@@ -228,13 +247,9 @@ export class KafkaSubscription implements Subscription {
   }
 
   private async deliver(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<Outcome> {
-    const wait = (attempt: number) =>
-      waitAlive(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs), {
-        heartbeat,
-        heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs,
-        abandoned,
-        signal: this.stopping.signal,
-      });
+    const waitMs = (ms: number) =>
+      waitAlive(ms, { heartbeat, heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs, abandoned, signal: this.stopping.signal });
+    const wait = (attempt: number) => waitMs(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
     const where = { groupId: this.plan.groupId, topic, partition, offset: message.offset };
 
     const verdict = fromEventMessage(message.value);
@@ -248,18 +263,34 @@ export class KafkaSubscription implements Subscription {
       envelope: verdict.envelope,
       headers: headersAsText(message.headers),
     };
+    const position = { topic, partition, offset: message.offset };
     let code: string = DEAD_LETTER_CODES.handlerFailed;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.plan.handler({ ...record, attempt });
-        return 'done';
-      } catch (error) {
-        code = failureCode(error);
+    let succeeded = false;
+    try {
+      for (let attempt = 1; ; ) {
+        let failure: unknown;
+        try {
+          await this.plan.handler({ ...record, attempt });
+          succeeded = true;
+          return 'done';
+        } catch (error) {
+          failure = error;
+        }
+        if (isTransientFailure(failure)) {
+          // The world failed, not the message: no try is used up, however long it takes.
+          if (!(await waitMs(this.transient.failed(position, failure)))) return 'abandoned';
+          continue;
+        }
+        this.transient.settled(position, false);
+        code = failureCode(failure);
         // The code and the position only: an error's message may quote the event's data.
         this.runtime.logger.log('warn', 'kafka consumer: handler failed', { ...where, attempt, maxAttempts: this.plan.maxAttempts, code });
+        if (attempt >= this.plan.maxAttempts) break;
+        if (!(await wait(attempt))) return 'abandoned';
+        attempt += 1;
       }
-      if (attempt >= this.plan.maxAttempts) break;
-      if (!(await wait(attempt))) return 'abandoned';
+    } finally {
+      this.transient.settled(position, succeeded);
     }
     return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code }, wait);
   }

@@ -19,7 +19,8 @@ import { randomBytes } from 'node:crypto';
 
 import type { Database } from '@trustmesh/platform-database';
 
-import type { PartitionLag, RecordHandler, Subscription } from '../event-bus.port';
+import type { PartitionLag, RecordHandler, RetryingPartition, Subscription } from '../event-bus.port';
+import { TransientRetries } from '../transient-retries';
 import { describeError, type BusLogger } from '../bus-log';
 import {
   acquireLeases,
@@ -109,6 +110,14 @@ export class LocalSubscription implements Subscription {
       pollIntervalMs: tuning.pollIntervalMs,
       fetchBatchSize: tuning.fetchBatchSize,
       slots: new HandlerSlots(tuning.partitionsConsumedConcurrently),
+      transient: new TransientRetries({
+        logger: runtime.logger,
+        logPrefix: 'local bus',
+        groupId: plan.groupId,
+        retryBackoffMs: runtime.retryBackoffMs,
+        maxRetryBackoffMs: runtime.maxRetryBackoffMs,
+        serviceTopic: runtime.serviceTopic,
+      }),
       serviceTopic: runtime.serviceTopic,
       partitionCount: (topic) => {
         const count = plan.partitionCounts.get(topic);
@@ -176,6 +185,10 @@ export class LocalSubscription implements Subscription {
       }
     })();
     return this.stopped;
+  }
+
+  retrying(): RetryingPartition[] {
+    return this.context.transient.retrying();
   }
 
   async lag(): Promise<PartitionLag[]> {

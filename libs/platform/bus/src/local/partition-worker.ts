@@ -6,7 +6,10 @@
  * - A failing handler gets `maxAttempts` tries with a doubling, capped backoff (the same delays as the
  *   kafka adapter); then the message goes to `<topic>.dlq` with the DLQ headers, in the same transaction as
  *   the commit of its offset, so a dead letter is written exactly once and the partition moves on. A value
- *   that is not a valid envelope goes there at once (`ENVELOPE_INVALID`, 0 tries).
+ *   that is not a valid envelope goes there at once (`ENVELOPE_INVALID`, 0 tries). A transient failure
+ *   (the error is marked `transient`, see the port) uses up no try: the partition waits on the message,
+ *   with the same backoff, and tries it again until it succeeds or the worker is stopped, revoked or loses
+ *   its lease (`../transient-retries.ts` keeps the count, the log lines and `retrying()`).
  * - Every commit (and dead letter) is fenced by the lease generation: if the partition was taken over
  *   while this member stalled, the commit is refused and the worker stops at once (`lost`); the message in
  *   hand is then delivered again by the new holder, which is what at-least-once allows.
@@ -19,9 +22,10 @@ import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import { fromEventMessage } from '@trustmesh/platform-events';
 
 import { DEAD_LETTER_CODES, deadLetterHeaders, failureCode } from '../dead-letter';
-import { deadLetterTopic, type BusRecord, type RecordHandler } from '../event-bus.port';
+import { deadLetterTopic, isTransientFailure, type BusRecord, type RecordHandler } from '../event-bus.port';
 import { describeError, type BusLogger } from '../bus-log';
 import { pause, retryDelayMs } from '../retry-backoff';
+import type { TransientRetries } from '../transient-retries';
 import { commitOffset, committedOffset, type Lease } from './consumer-group.store';
 import { HandlerSlots } from './handler-slots';
 import { appendMessages, endOffsets, readPartition, type StoredMessage } from './local-log.store';
@@ -41,6 +45,8 @@ export interface WorkerContext {
   pollIntervalMs: number;
   fetchBatchSize: number;
   slots: HandlerSlots;
+  /** The member's transient failures by partition (shared by its workers). */
+  transient: TransientRetries;
   /** The topic name services use for a stored (prefixed) topic name. */
   serviceTopic(storedTopic: string): string;
   /** Partition count of a topic the subscription ensured (its topics and their DLQ siblings). */
@@ -173,7 +179,7 @@ export class PartitionWorker {
   }
 
   private async deliver(message: StoredMessage): Promise<Outcome> {
-    const { maxAttempts, logger, slots } = this.context;
+    const { maxAttempts, logger, slots, transient } = this.context;
     const verdict = fromEventMessage(message.value);
     if (!verdict.ok) return this.deadLetter(message, 0, DEAD_LETTER_CODES.envelopeInvalid);
 
@@ -185,32 +191,51 @@ export class PartitionWorker {
       envelope: verdict.envelope,
       headers: message.headers,
     };
-    for (let attempt = 1; ; attempt += 1) {
-      // The slot is held until the message is committed or dead-lettered, not only while the handler
-      // runs: a member that dies then leaves at most `partitionsConsumedConcurrently` messages handled
-      // and not committed, as a Kafka consumer does.
-      if (!(await slots.acquire(this.halt.signal))) return 'abandoned';
-      try {
-        const code = await this.tryHandler({ ...record, attempt });
-        if (code === undefined) return (await this.commit(message)) ? 'committed' : 'lost';
-        // The code and the position only: an error's message may quote the event's data.
-        logger.log('warn', 'local bus: handler failed', { ...this.where(message.offset), attempt, maxAttempts, code });
-        if (attempt >= maxAttempts) return await this.deadLetter(message, maxAttempts, code);
-      } finally {
-        slots.release();
+    const position = { topic: this.lease.topic, partition: this.lease.partition, offset: message.offset };
+    let succeeded = false;
+    try {
+      for (let attempt = 1; ; ) {
+        // The slot is held until the message is committed or dead-lettered, not only while the handler
+        // runs: a member that dies then leaves at most `partitionsConsumedConcurrently` messages handled
+        // and not committed, as a Kafka consumer does. It is given back during a backoff.
+        if (!(await slots.acquire(this.halt.signal))) return 'abandoned';
+        let delayMs: number;
+        try {
+          const failure = await this.tryHandler({ ...record, attempt });
+          if (failure === undefined) {
+            const committed = await this.commit(message);
+            succeeded = committed;
+            return committed ? 'committed' : 'lost';
+          }
+          if (failure.transient) {
+            // The world failed, not the message: no try is used up, however long it takes.
+            delayMs = transient.failed(position, failure.error);
+          } else {
+            transient.settled(position, false);
+            const code = failureCode(failure.error);
+            // The code and the position only: an error's message may quote the event's data.
+            logger.log('warn', 'local bus: handler failed', { ...this.where(message.offset), attempt, maxAttempts, code });
+            if (attempt >= maxAttempts) return await this.deadLetter(message, maxAttempts, code);
+            delayMs = retryDelayMs(attempt, this.context.retryBackoffMs, this.context.maxRetryBackoffMs);
+            attempt += 1;
+          }
+        } finally {
+          slots.release();
+        }
+        if (!(await pause(delayMs, this.halt.signal))) return 'abandoned';
       }
-      const delay = retryDelayMs(attempt, this.context.retryBackoffMs, this.context.maxRetryBackoffMs);
-      if (!(await pause(delay, this.halt.signal))) return 'abandoned';
+    } finally {
+      transient.settled(position, succeeded);
     }
   }
 
-  /** Runs the handler once: undefined when it succeeded, else the failure's stable code. */
-  private async tryHandler(record: BusRecord): Promise<string | undefined> {
+  /** Runs the handler once: undefined when it succeeded, else what it threw and whether that was transient. */
+  private async tryHandler(record: BusRecord): Promise<{ error: unknown; transient: boolean } | undefined> {
     try {
       await this.context.handler(record);
       return undefined;
     } catch (error) {
-      return failureCode(error);
+      return { error, transient: isTransientFailure(error) };
     }
   }
 

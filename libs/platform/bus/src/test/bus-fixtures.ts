@@ -38,6 +38,8 @@ export interface BusOptions {
   topicPrefix?: string;
   maxAttempts?: number;
   retryBackoffMs?: number;
+  /** Ceiling of the retry delay (default: the adapter's). */
+  maxRetryBackoffMs?: number;
   /** Session timeout of the bus's group members (default: the fixture's `sessionTimeoutMs`). */
   sessionTimeoutMs?: number;
   /** Let the client library log everything it can (kafkajs at debug), for checks of what logs may hold. */
