@@ -747,8 +747,17 @@ export class RelayClient {
     this.expiryTimers.delete(interactionId);
   }
 
+  /** Snapshots every open thread; each one that fails is reported (`snapshot-failed`) before the whole fails. */
   private async snapshotOpenThreads(reason: SnapshotReason): Promise<void> {
-    await Promise.all([...this.openThreads.keys()].map((threadId) => this.snapshotThread(threadId, reason)));
+    await Promise.all(
+      [...this.openThreads.keys()].map((threadId) =>
+        this.snapshotThread(threadId, reason).catch((error: unknown) => {
+          const failure = error instanceof RelayClientError ? error : RelayClientError.local('PROTOCOL_ERROR');
+          this.emitter.emit('snapshot-failed', { threadId, reason, error: failure });
+          throw failure;
+        }),
+      ),
+    );
   }
 
   private async snapshotThread(threadId: string, reason: SnapshotEventReason): Promise<void> {

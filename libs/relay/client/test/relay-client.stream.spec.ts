@@ -127,6 +127,39 @@ describe('RelayClient stream', () => {
     expect(client.epoch).toBe(1);
   });
 
+  it('reports an open thread whose refresh after a reset fails as snapshot-failed, and keeps the stream going', async () => {
+    const { client, clock, connection } = await connected();
+    const threadId = uuid();
+    await openThread(client, connection, threadId);
+    connection.send(runtimeEvent(0, threadId, { type: 'capabilities.changed' }));
+    await connection.nextAck();
+    connection.close();
+    const failed = nextEvent(client, 'snapshot-failed');
+    const second = await reconnect(client, clock);
+    await second.nextAck();
+    // The restarted Companion no longer has the thread: its refresh is refused.
+    second.send(runtimeEvent(0, uuid(), { type: 'capabilities.changed' }));
+    expect((await second.nextAck()).throughRelaySequence).toBe(0);
+    const request = await second.nextRequest('thread.snapshot');
+    second.send({ type: 'runtime.response', requestId: request.requestId, workspaceId: WORKSPACE, error: { code: 'THREAD_NOT_FOUND', message: 'x', retryable: false } });
+    expect(await failed).toMatchObject({ threadId, reason: 'reset', error: { kind: 'remote', code: 'THREAD_NOT_FOUND' } });
+    second.send(runtimeEvent(1, uuid(), { type: 'capabilities.changed' }));
+    expect((await second.nextAck()).throughRelaySequence).toBe(1);
+  });
+
+  it('reports the open thread whose recovery snapshot failed before closing with 4012', async () => {
+    const { client, clock, connection } = await connected();
+    const threadId = uuid();
+    await openThread(client, connection, threadId);
+    const failed = nextEvent(client, 'snapshot-failed');
+    connection.send(gap(0, 5));
+    const request = await connection.nextRequest('thread.snapshot');
+    connection.send({ type: 'runtime.response', requestId: request.requestId, workspaceId: WORKSPACE, error: { code: 'COMPANION_ERROR', message: 'x', retryable: false } });
+    expect(await failed).toMatchObject({ threadId, reason: 'recovery', error: { kind: 'remote', code: 'COMPANION_ERROR' } });
+    expect(await connection.closed).toEqual({ code: 4012 });
+    await reconnect(client, clock);
+  });
+
   it('offline→online refreshes open threads and arms reset detection', async () => {
     const { client, connection } = await connected();
     const threadId = uuid();
