@@ -15,8 +15,9 @@
  *    forgotten (`unenroll`) and a new workspace is paired;
  * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
  *    the origin, prints the connection details, and stays in the foreground;
- * 5. on SIGINT/SIGTERM stops the simulator, then the gateway (SIGTERM, each shuts down in order), and exits 0;
- *    if either child dies on its own, stops the other and exits 1.
+ * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
+ *    shell), stops the simulator, then the gateway (SIGTERM, each shuts down in order), and exits 0; if either
+ *    child dies on its own, stops the other and exits 1.
  *
  * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
  * the terminal, prefixed.
@@ -147,12 +148,18 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   delete baseEnv['SIMULATOR_PAIRING_CODE'];
 
   let stopSignal: string | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: string) => {
     if (stopSignal === null) io.stderr(`trustmesh dev: ${signal} received, stopping\n`);
     stopSignal ??= signal;
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // `npm start` runs this under `sh -c`, and npm answers a SIGTERM by passing it to that shell, which dies
+  // without passing it on: a launcher whose parent is gone stops as if it had been signalled.
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => (process.ppid !== parent ? onSignal('parent exit') : undefined), 500);
+  orphanWatch.unref();
 
   const children: ChildApp[] = [];
   let control: RelayControl | null = null;
@@ -298,8 +305,10 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     return aborted ? EXIT.ok : EXIT.failed;
   } finally {
     control?.close();
+    clearInterval(orphanWatch);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }
 

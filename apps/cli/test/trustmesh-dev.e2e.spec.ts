@@ -1,6 +1,6 @@
 /**
- * `npm start` as a person runs it: the exact command of package.json's `start` script, as a process, on a
- * temporary data directory with free ports. A real RelayClient (over `ws`, trusting the printed development
+ * `npm start` as a person runs it (npm, its shell, the launcher), on a temporary data directory with free
+ * ports; the second start runs the `start` script's command directly. A real RelayClient (over `ws`, trusting the printed development
  * certificate, with the printed origin) connects with the printed descriptor and drives the paired simulator
  * through the gateway (thread.list, a streamed turn); its next descriptor comes from the printed
  * `trustmesh relay session` one-liner. SIGTERM stops the launcher and both children. A second start reuses
@@ -34,6 +34,11 @@ afterAll(async () => {
   for (const launcher of running) {
     if (launcher.child.exitCode === null) launcher.child.kill('SIGTERM');
     await launcher.exited;
+    // After a failure, make sure no app outlives the suite (the launcher stops them itself when it can).
+    const pids = childPids(launcher.output.stdout);
+    await waitUntil(() => pids.every((pid) => !alive(pid)), { timeoutMs: 60_000, what: 'the apps to exit' }).catch(() => {
+      for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+    });
   }
   rmSync(dataDir, { recursive: true, force: true });
 }, 120_000);
@@ -46,12 +51,13 @@ function startCommand(): string[] {
   return args;
 }
 
-function launch(): Launcher {
-  const child = spawn(process.execPath, startCommand(), {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** `npm start` itself, or its command run directly with this Node (no npm and shell in between). */
+function launch(via: 'npm' | 'node'): Launcher {
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0' };
+  const child =
+    via === 'npm'
+      ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(process.execPath, startCommand(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout?.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
@@ -86,19 +92,25 @@ function alive(pid: number): boolean {
   }
 }
 
-async function stop(launcher: Launcher): Promise<void> {
+/**
+ * SIGTERM to the process that was started. Run directly, the launcher exits 0 after both children; under
+ * npm, npm exits at once and the launcher, finding its parent gone, stops the children all the same.
+ */
+async function stop(launcher: Launcher, via: 'npm' | 'node'): Promise<void> {
   launcher.child.kill('SIGTERM');
-  expect(await launcher.exited).toBe(0);
+  const exitCode = await launcher.exited;
+  if (via === 'node') expect(exitCode).toBe(0);
+  const stopped = () => /relay-gateway \(pid \d+\) exited/.test(launcher.output.stdout);
+  await waitUntil(() => stopped() && childPids(launcher.output.stdout).every((pid) => !alive(pid)), { timeoutMs: 90_000, what: 'both apps to exit' });
   expect(launcher.output.stdout).toMatch(/companion-simulator \(pid \d+\) exited \(code 0\)/);
   expect(launcher.output.stdout).toMatch(/relay-gateway \(pid \d+\) exited \(code 0\)/);
-  for (const pid of childPids(launcher.output.stdout)) expect(alive(pid)).toBe(false);
 }
 
 describe('npm start (trustmesh dev)', () => {
   let workspaceId: string;
 
-  it('runs the gateway and a paired simulator, prints how to connect, serves a browser, and stops on SIGTERM', async () => {
-    const launcher = launch();
+  it('runs the gateway and a paired simulator, prints how to connect, serves a browser, and stops when npm is stopped', async () => {
+    const launcher = launch('npm');
     const out = await printed(launcher);
     const descriptor = JSON.parse(field(out, /^(\{"connectUrl".*\})$/m)) as { connectUrl: string; expiresAt: string };
     const credential = field(out, /export RELAY_CONTROL_CREDENTIAL=(tmsc_[A-Za-z0-9_-]+)/);
@@ -151,17 +163,17 @@ describe('npm start (trustmesh dev)', () => {
       client.close();
     }
 
-    await stop(launcher);
+    await stop(launcher, 'npm');
     // The credential was printed, never written: not in the data directory (database, logs, device file).
     const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
     for (const file of files(dataDir)) expect(readFileSync(file).includes(credential)).toBe(false);
   }, 420_000);
 
   it('reuses the stored device on the next start', async () => {
-    const launcher = launch();
+    const launcher = launch('node');
     const out = await printed(launcher);
     expect(field(out, /Workspace: +([0-9a-f-]{36})/)).toBe(workspaceId);
     expect(out).toContain('stored device reused');
-    await stop(launcher);
+    await stop(launcher, 'node');
   }, 300_000);
 });
