@@ -752,12 +752,22 @@ export class RelayClient {
     await Promise.all(
       [...this.openThreads.keys()].map((threadId) =>
         this.snapshotThread(threadId, reason).catch((error: unknown) => {
-          const failure = error instanceof RelayClientError ? error : RelayClientError.local('PROTOCOL_ERROR');
-          this.emitter.emit('snapshot-failed', { threadId, reason, error: failure });
-          throw failure;
+          throw this.snapshotFailed(threadId, reason, error);
         }),
       ),
     );
+  }
+
+  /**
+   * Reports a failed snapshot. A thread the Companion refused for good (a remote, non-retryable error, e.g.
+   * it no longer exists after a Companion restart) stops being kept open: snapshotting it again could only
+   * fail again, and a recovery that includes it would fail (4012) on every reconnect.
+   */
+  private snapshotFailed(threadId: string, reason: SnapshotEventReason, error: unknown): RelayClientError {
+    const failure = error instanceof RelayClientError ? error : RelayClientError.local('PROTOCOL_ERROR');
+    if (failure.kind === 'remote' && !failure.retryable) this.openThreads.delete(threadId);
+    this.emitter.emit('snapshot-failed', { threadId, reason, error: failure });
+    return failure;
   }
 
   private async snapshotThread(threadId: string, reason: SnapshotEventReason): Promise<void> {
@@ -768,10 +778,7 @@ export class RelayClient {
 
   private refreshThread(threadId: string, reason: SnapshotEventReason): void {
     if (!this.openThreads.has(threadId)) return;
-    this.snapshotThread(threadId, reason).catch((error: unknown) => {
-      const failure = error instanceof RelayClientError ? error : RelayClientError.local('PROTOCOL_ERROR');
-      this.emitter.emit('snapshot-failed', { threadId, reason, error: failure });
-    });
+    this.snapshotThread(threadId, reason).catch((error: unknown) => this.snapshotFailed(threadId, reason, error));
   }
 
   private reportListenerError(_error: unknown): void {

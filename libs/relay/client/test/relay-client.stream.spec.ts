@@ -147,7 +147,7 @@ describe('RelayClient stream', () => {
     expect((await second.nextAck()).throughRelaySequence).toBe(1);
   });
 
-  it('reports the open thread whose recovery snapshot failed before closing with 4012', async () => {
+  it('reports the open thread whose recovery snapshot failed before closing with 4012, and stops keeping it open if refused for good', async () => {
     const { client, clock, connection } = await connected();
     const threadId = uuid();
     await openThread(client, connection, threadId);
@@ -157,7 +157,30 @@ describe('RelayClient stream', () => {
     connection.send({ type: 'runtime.response', requestId: request.requestId, workspaceId: WORKSPACE, error: { code: 'COMPANION_ERROR', message: 'x', retryable: false } });
     expect(await failed).toMatchObject({ threadId, reason: 'recovery', error: { kind: 'remote', code: 'COMPANION_ERROR' } });
     expect(await connection.closed).toEqual({ code: 4012 });
-    await reconnect(client, clock);
+    // Refused for good (not retryable): the thread is no longer kept open, so the next recovery succeeds
+    // instead of failing on every reconnect.
+    expect(client.openThreadSnapshots().has(threadId)).toBe(false);
+    const second = await reconnect(client, clock);
+    await second.nextAck();
+    second.send(gap(0, 5));
+    expect((await second.nextAck()).throughRelaySequence).toBe(5);
+    expect(client.cursor).toBe(5);
+  });
+
+  it('keeps an open thread whose recovery snapshot failed for a retryable reason, and snapshots it again', async () => {
+    const { client, clock, connection } = await connected();
+    const threadId = uuid();
+    await openThread(client, connection, threadId);
+    connection.send(gap(0, 5));
+    const request = await connection.nextRequest('thread.snapshot');
+    connection.send({ type: 'runtime.response', requestId: request.requestId, workspaceId: WORKSPACE, error: { code: 'RUNTIME_BUSY', message: 'x', retryable: true } });
+    expect(await connection.closed).toEqual({ code: 4012 });
+    expect(client.openThreadSnapshots().has(threadId)).toBe(true);
+    const second = await reconnect(client, clock);
+    await second.nextAck();
+    second.send(gap(0, 5));
+    await answerSnapshot(second, threadId);
+    expect((await second.nextAck()).throughRelaySequence).toBe(5);
   });
 
   it('offline→online refreshes open threads and arms reset detection', async () => {
