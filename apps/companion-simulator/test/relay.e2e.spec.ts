@@ -448,6 +448,55 @@ describe('browsers and simulated Companions through the real relay gateway', () 
     expect(client.cursor).toBe(simulator.stats().lastRelaySequence);
     expect(client.cursor).toBeGreaterThan(head);
   });
+  it('comes back live after a Companion restart lost the thread it had open and it was away past the retention', async () => {
+    const { workspaceId, simulator } = await startCompanion({
+      turnScript: (input) => ({ steps: [{ kind: 'message', text: `About ${input}: told in many small pieces.`, chunkChars: 4, chunkDelayMs: 1 }] }),
+    });
+    let hold: Promise<void> = Promise.resolve();
+    let release: () => void = () => undefined;
+    const { client, tap } = await connectBrowser(workspaceId, { gate: () => hold });
+    const { thread } = await client.threads.create({ title: 'Lost in the restart' });
+    await client.threads.open(thread.id);
+    const first = turnEnded(client, thread.id);
+    await client.turns.start({ threadId: thread.id, text: 'before' });
+    expect((await first).state).toBe('completed');
+
+    // The Companion restarts without the thread (a fresh simulated runtime); another tab goes on working.
+    const failures: Array<{ threadId: string; reason: string; code: string }> = [];
+    client.on('snapshot-failed', (failure) => failures.push({ threadId: failure.threadId, reason: failure.reason, code: failure.error.code }));
+    await simulator.restart();
+    await waitUntil(() => simulator.stats().state === 'connected' && client.workspaceStatus === 'online', { timeoutMs: 30_000, what: 'the workspace back online' });
+    const { client: other } = await connectBrowser(workspaceId);
+    const { thread: next } = await other.threads.create({ title: 'After the restart' });
+    const otherFirst = turnEnded(other, next.id);
+    await other.turns.start({ threadId: next.id, text: 'one' });
+    expect((await otherFirst).state).toBe('completed');
+    await waitUntil(() => client.cursor === simulator.stats().lastRelaySequence, { what: 'the first tab to follow the new stream' });
+
+    // The first tab is away while more is said than the relay retains.
+    hold = new Promise<void>((resolve) => (release = resolve));
+    tap.sockets.at(-1)!.drop();
+    await waitUntil(() => client.state !== 'ready', { what: 'the client to notice the drop' });
+    const otherSecond = turnEnded(other, next.id);
+    await other.turns.start({ threadId: next.id, text: 'two' });
+    expect((await otherSecond).state).toBe('completed');
+    const head = simulator.stats().lastRelaySequence;
+    release();
+
+    // Its recovery cannot snapshot the lost thread: reported once, then the thread is let go and it is live.
+    await waitUntil(() => client.cursor === head && client.state === 'ready', { timeoutMs: 30_000, what: 'the first tab to recover to the head' });
+    expect(failures.some((failure) => failure.threadId === thread.id && failure.code === 'THREAD_NOT_FOUND')).toBe(true);
+    expect(client.openThreadSnapshots().has(thread.id)).toBe(false);
+    const socketsAfterRecovery = tap.sockets.length;
+    const said: string[] = [];
+    client.on('message', (message) => (message.completed && message.threadId === next.id ? said.push(message.text) : undefined));
+    const live = turnEnded(client, next.id);
+    await client.turns.start({ threadId: next.id, text: 'three' });
+    expect((await live).state).toBe('completed');
+    expect(said).toEqual(['About three: told in many small pieces.']);
+    expect(tap.sockets.length).toBe(socketsAfterRecovery);
+  });
+
   it('re-sends a pending mutation verbatim after a reconnect, and it takes effect once', async () => {
     const { workspaceId, mutations } = await startCompanion({ turnScript: () => ({ steps: [{ kind: 'message', text: 'Started exactly once.', chunkDelayMs: 1 }] }) });
     const { client, tap } = await connectBrowser(workspaceId);
