@@ -10,12 +10,16 @@
  * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
  * an unreadable file.
  */
-import { runDbMigrate } from './db-migrate.command';
-import { runDev } from './dev.command';
-import { runRelayConformance } from './relay-conformance.command';
-import { runRelaySession } from './relay-session.command';
-import { runRelayValidate } from './relay-validate.command';
 import { EXIT, UsageError, type CommandIo } from './command-io';
+
+/**
+ * Each command's module is loaded when it runs, so `relay validate` does not load gRPC, Prisma or the
+ * database drivers (a second per call). `module.require`, not `import()`: tsx runs this as CommonJS, where a
+ * dynamic import would go to Node's ESM loader, which cannot resolve extensionless TypeScript paths.
+ */
+function load<T>(path: string): T {
+  return module.require(path) as T;
+}
 
 const USAGE = `Usage:
   trustmesh relay validate --wire <1.0|1.1|1.2|control|browser-session>
@@ -47,11 +51,11 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       io.stdout(USAGE);
       return EXIT.ok;
     }
-    if (group === 'relay' && command === 'validate') return await runRelayValidate(rest, io);
-    if (group === 'relay' && command === 'conformance') return await runRelayConformance(rest, io);
-    if (group === 'db' && command === 'migrate') return await runDbMigrate(rest, io);
-    if (group === 'dev') return await runDev(argv.slice(1), io);
-    if (group === 'relay' && command === 'session') return await runRelaySession(rest, io);
+    if (group === 'relay' && command === 'validate') return await load<typeof import('./relay-validate.command')>('./relay-validate.command').runRelayValidate(rest, io);
+    if (group === 'relay' && command === 'conformance') return await load<typeof import('./relay-conformance.command')>('./relay-conformance.command').runRelayConformance(rest, io);
+    if (group === 'db' && command === 'migrate') return await load<typeof import('./db-migrate.command')>('./db-migrate.command').runDbMigrate(rest, io);
+    if (group === 'dev') return await load<typeof import('./dev.command')>('./dev.command').runDev(argv.slice(1), io);
+    if (group === 'relay' && command === 'session') return await load<typeof import('./relay-session.command')>('./relay-session.command').runRelaySession(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {
     if (error instanceof UsageError) {
