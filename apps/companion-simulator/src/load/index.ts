@@ -1,5 +1,5 @@
 /**
- * The load mode as a module, for the gateway benchmark (tools/bench/relay-gateway.bench.ts) and other tools:
+ * The load mode as a module, for the gateway benchmark (src/bench/relay-gateway.bench.ts) and other tools:
  *
  *   const report = await runLoad({
  *     gatewayUrl: 'https://127.0.0.1:8443', tls: { ca, insecureDev: false },
