@@ -9,6 +9,13 @@ import { startRelayGateway } from './relay-gateway.bootstrap';
 import { TlsConfigError } from './tls/tls-material';
 
 async function main(): Promise<void> {
+  // The handlers go in before the start: the gateway announces its ports while it is still starting, and
+  // a signal that arrives then must still shut it down cleanly (once the start has finished).
+  let stopSignal: string | undefined;
+  let stop: (signal: string) => void = (signal) => (stopSignal ??= signal);
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
   let gateway: Awaited<ReturnType<typeof startRelayGateway>>;
   try {
     gateway = await startRelayGateway(process.env);
@@ -20,7 +27,7 @@ async function main(): Promise<void> {
     throw error;
   }
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`relay-gateway: ${signal} received, shutting down\n`);
@@ -29,8 +36,7 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopSignal) stop(stopSignal);
 }
 
 main().catch((error: unknown) => {
