@@ -66,14 +66,23 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
 
   const read = (data: RawData, binary: boolean) => {
     if (state !== 'open' || !reader) return;
-    if (!bucket.take(Date.now())) {
+    const limited = () => {
       endReason = 'session-error';
       state = 'closed';
       hub.sessionError(peer, 'RATE_LIMITED', true);
+    };
+    const paid = bucket.take(Date.now());
+    if (!paid && binary) {
+      limited();
       return;
     }
     const text = binary ? '' : rawText(data);
     const verdict = reader.read(binary ? toBytes(data) : text, binary);
+    // Past the budget only an ACK of frames delivered to this session and not yet acknowledged goes on.
+    if (!paid && !(verdict.ok && verdict.value.type === 'runtime.ack' && hub.ackAdvances(peer, verdict.value.throughRelaySequence))) {
+      limited();
+      return;
+    }
     if (!verdict.ok) {
       const code = verdict.issues[0]?.code ?? 'FRAME_INVALID';
       metrics.rejections({ socket: 'browser', code });

@@ -105,6 +105,8 @@ interface SessionState {
    * to catch up from, or 'live' when the first ACK never came; acted on when the stream is confirmed.
    */
   parkedCursor: number | 'live' | undefined;
+  /** The highest ACK this session sent in the current epoch (−1: none). */
+  lastAck: number;
   /** The retained interaction requests are redelivered once the stream is confirmed. */
   redeliveryDeferred: boolean;
   lastStatus: 'online' | 'offline';
@@ -332,6 +334,7 @@ export class WorkspaceHub {
       firstAckTimer: undefined,
       parkedCursor: undefined,
       redeliveryDeferred: false,
+      lastAck: -1,
       lastStatus: status,
       ended: false,
     };
@@ -370,6 +373,7 @@ export class WorkspaceHub {
     if (!workspace || !session || session.ended) return;
     switch (frame.type) {
       case 'runtime.ack':
+        if (frame.throughRelaySequence > session.lastAck) session.lastAck = frame.throughRelaySequence;
         this.toCompanion(workspace, session, 'ack', text, null, null, null);
         if (session.awaitingFirstAck) {
           if (workspace.streamUnconfirmed) this.park(session, frame.throughRelaySequence);
@@ -416,6 +420,17 @@ export class WorkspaceHub {
       this.options.directory.browserSessionEnded({ sessionId: peer.sessionId, workspaceId: peer.workspaceId, reason, ...(closeCode !== undefined ? { closeCode } : {}) }),
     );
     this.collect(workspace);
+  }
+
+  /**
+   * Whether an ACK acknowledges frames the relay sent this session and it had not acknowledged yet. A
+   * browser ACKs every frame it applies (§6), so such ACKs are paid for by the relay's own output and do not
+   * count against the session's frame rate: a fast stream never rate-limits a well-behaved browser.
+   */
+  ackAdvances(peer: BrowserPeer, throughRelaySequence: number): boolean {
+    const session = this.workspaces.get(peer.workspaceId)?.sessions.get(peer.sessionId);
+    if (!session || session.ended || session.awaitingFirstAck) return false;
+    return throughRelaySequence > session.lastAck && throughRelaySequence <= session.deliveredThrough;
   }
 
   /** Ends a session with `session.error` and the matching close code (§10). */
@@ -717,6 +732,7 @@ export class WorkspaceHub {
     if (session.epoch !== workspace.log.epoch) {
       session.epoch = workspace.log.epoch;
       session.deliveredThrough = -1;
+      session.lastAck = -1;
     }
     return true;
   }

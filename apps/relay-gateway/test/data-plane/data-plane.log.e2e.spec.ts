@@ -191,6 +191,33 @@ describe('liveness', () => {
     expect(alive.ws.readyState).toBe(alive.ws.OPEN);
   });
 
+  it('never rate-limits a browser for ACKing every frame of a fast stream', async () => {
+    const workspaceId = randomUUID();
+    const device = directory.addDevice(workspaceId);
+    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const session = await openBrowser(gateway, workspaceId);
+    session.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the first ACK');
+    // 100 frames, far past this gateway's budget (burst 40, 1 frame/s), each ACKed as §6 asks.
+    let acked = -1;
+    session.ws.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as { relaySequence?: number };
+      if (typeof frame.relaySequence === 'number') {
+        acked = frame.relaySequence;
+        session.send(frames.ack(workspaceId, acked));
+      }
+    });
+    for (let sequence = 0; sequence < 100; sequence += 1) peer.send(frames.event(workspaceId, sequence));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack' && frame.throughRelaySequence === 99, 'the ACK of the last frame');
+    expect(session.ofType('session.error')).toEqual([]);
+    expect(session.ws.readyState).toBe(session.ws.OPEN);
+    // ACKs that acknowledge nothing new still count.
+    for (let i = 0; i < 60; i += 1) session.send(frames.ack(workspaceId, 99));
+    const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
+    expect(error).toEqual({ type: 'session.error', code: 'RATE_LIMITED', retryable: true });
+  });
+
   it('ends a browser past its frame rate with a retryable session.error RATE_LIMITED (4012)', async () => {
     const workspaceId = randomUUID();
     const session = await openBrowser(gateway, workspaceId);
