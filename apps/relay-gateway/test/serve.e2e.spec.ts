@@ -35,11 +35,20 @@ describe('relay-gateway process', () => {
     const dataDir = await createTempDataDir('relay-gateway-serve');
     try {
       const run = serve({ TRUSTMESH_DATA_DIR: dataDir.dataDir });
-      await waitUntil(() => run.output.stdout.includes('"msg":"relay gateway listening"'), { timeoutMs: 60_000, what: 'the gateway to listen' });
-      expect(run.output.stdout).toMatch(/development service credential for gRPC \(this run only; never stored\): tmsc_/);
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
-      expect(run.output.stdout).toContain('"msg":"relay gateway stopped"');
+      try {
+        // The credential line is the last thing a starting gateway prints, possibly in a later chunk than
+        // the listening line: wait for it rather than read it right after the first.
+        await waitUntil(() => /development service credential for gRPC \(this run only; never stored\): tmsc_/.test(run.output.stdout), {
+          timeoutMs: 60_000,
+          what: 'the gateway to listen and print its development credential',
+        });
+        expect(run.output.stdout).toContain('"msg":"relay gateway listening"');
+        run.child.kill('SIGTERM');
+        expect(await run.exited).toBe(0);
+        expect(run.output.stdout).toContain('"msg":"relay gateway stopped"');
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+      }
     } finally {
       await dataDir.remove();
     }
