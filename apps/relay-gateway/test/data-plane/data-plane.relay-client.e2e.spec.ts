@@ -1,40 +1,36 @@
 /**
  * The project's browser library (@trustmesh/relay-client, on `ws`) against the data plane, with a scripted
- * Companion: it connects through a descriptor, gets responses, applies the stream, and after a dropped
- * connection is caught up from the gateway's frames log with no gap, reset or snapshot.
+ * Companion enrolled through the real control plane: it connects through a descriptor (tickets from gRPC
+ * CreateBrowserSession), gets responses, applies the stream, and after a dropped connection is caught up
+ * from the gateway's frames log with no gap, reset or snapshot.
  */
-import { randomUUID } from 'node:crypto';
-
 import { WebSocket } from 'ws';
 
 import { waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient } from '@trustmesh/relay-client';
 
 import { frames } from './support/frames';
-import { InMemoryDirectory } from './support/in-memory-directory';
 import { companion, type TestPeer } from './support/peers';
-import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
 
-const ORIGIN = 'https://app.example';
-const directory = new InMemoryDirectory();
-let gateway: TestGateway;
+let gateway: TestRelay;
 const peers: TestPeer[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ directory });
-});
+  gateway = await startTestRelay();
+}, 120_000);
 
 afterAll(async () => {
   for (const peer of peers) peer.close();
-  await gateway.close();
+  await gateway?.close();
 });
 
 it('serves RelayClient: requests, the stream, and catch-up after a dropped connection', async () => {
-  const workspaceId = randomUUID();
-  const device = directory.addDevice(workspaceId);
+  const device = await gateway.enrollCompanion();
+  const { workspaceId } = device;
   const peer = await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
   peers.push(peer);
-  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+  await gateway.waitForStatus(workspaceId, 'online');
   // The scripted Companion answers thread.list.
   peer.ws.on('message', (data) => {
     const frame = JSON.parse(data.toString()) as { type: string; method?: string; requestId?: string };
@@ -48,7 +44,7 @@ it('serves RelayClient: requests, the stream, and catch-up after a dropped conne
     descriptor: async () => {
       await gate;
       return {
-      connectUrl: `${gateway.wsUrl}/v1/browser?ticket=${directory.addTicket({ workspaceId, origin: ORIGIN, userId: 'user-client' })}`,
+      connectUrl: await gateway.browserUrl(workspaceId, { origin: ORIGIN, userId: 'user-client' }),
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
       };
     },
