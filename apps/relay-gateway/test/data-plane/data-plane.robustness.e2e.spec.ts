@@ -3,7 +3,8 @@
  * gateway never crashes; a Companion's invalid frames are dropped and its valid ones routed; a browser's
  * frame is forwarded to the Companion exactly when it is valid for the session, and otherwise ends the
  * session with 4002; a well-behaved browser keeps being served meanwhile and never sees a sentinel that a
- * Companion planted in a forbidden field.
+ * Companion planted in a forbidden field. Against the real gateway (control plane on embedded PGlite):
+ * the device is enrolled by pairing code and every session's ticket comes from CreateBrowserSession.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -13,26 +14,22 @@ import { waitUntil } from '@trustmesh/platform-testing';
 import { decodeFrame } from '@trustmesh/relay-protocol';
 
 import { frames } from './support/frames';
-import { InMemoryDirectory } from './support/in-memory-directory';
 import { browser, companion, connect, type TestPeer } from './support/peers';
-import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
 
-const ORIGIN = 'https://app.example';
 const SENTINEL = `relay-security-sentinel-${randomUUID()}`;
-const directory = new InMemoryDirectory();
-let gateway: TestGateway;
+let gateway: TestRelay;
 const peers: TestPeer[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    directory,
-    config: { firstAckTimeoutMs: 60_000, companionFrameBurst: 1_000_000, companionFramesPerSecond: 1_000_000 },
+  gateway = await startTestRelay({
+    dataPlane: { RELAY_FIRST_ACK_TIMEOUT_MS: '60000', RELAY_COMPANION_FRAME_BURST: '1000000', RELAY_COMPANION_FRAMES_PER_SECOND: '1000000' },
   });
-});
+}, 120_000);
 
 afterAll(async () => {
   for (const peer of peers) peer.close();
-  await gateway.close();
+  await gateway?.close();
 });
 
 /** Mutations of a valid frame: fields dropped, replaced with random JSON, sentinel keys added, nested too. */
@@ -62,12 +59,12 @@ const leakyEvent = (workspaceId: string) =>
 const garbage = fc.oneof(fc.string({ maxLength: 200 }), fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)));
 
 it('survives thousands of hostile Companion frames, forwarding only valid ones and never a sentinel', async () => {
-  const workspaceId = randomUUID();
-  const device = directory.addDevice(workspaceId);
+  const device = await gateway.enrollCompanion();
+  const { workspaceId } = device;
   const peer = await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
   peers.push(peer);
-  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
-  const watcher = await browser(gateway.wsUrl, directory.addTicket({ workspaceId, origin: ORIGIN }), ORIGIN);
+  await gateway.waitForStatus(workspaceId, 'online');
+  const watcher = await browser(gateway.wsUrl, await gateway.browserTicket(workspaceId), ORIGIN);
   peers.push(watcher);
   watcher.send(frames.ack(workspaceId, -1));
   await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
@@ -93,20 +90,22 @@ it('survives thousands of hostile Companion frames, forwarding only valid ones a
 });
 
 it('forwards a browser frame exactly when it is valid for the session, else closes with 4002', async () => {
-  const workspaceId = randomUUID();
-  const device = directory.addDevice(workspaceId);
+  const device = await gateway.enrollCompanion();
+  const { workspaceId } = device;
   const peer = await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
   peers.push(peer);
-  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+  await gateway.waitForStatus(workspaceId, 'online');
   const samples = fc.sample(
     fc.oneof(mutant(frames.request(workspaceId)), mutant(frames.ack(workspaceId, 3)), mutant(frames.event(workspaceId, 0)), garbage),
-    { numRuns: 300, seed: 7 },
+    // Each sample is a real session: a ticket from CreateBrowserSession, its consumption and the presence
+    // writes on PGlite (~0.1 s each on two shared cores), hence fewer samples than the Companion's storm.
+    { numRuns: 150, seed: 7 },
   );
   const expectedForwarded: string[] = [];
   for (let start = 0; start < samples.length; start += 25) {
     await Promise.all(
       samples.slice(start, start + 25).map(async (text) => {
-        const session = connect(`${gateway.wsUrl}/v1/browser?ticket=${directory.addTicket({ workspaceId, origin: ORIGIN })}`, { origin: ORIGIN });
+        const session = connect(await gateway.browserUrl(workspaceId), { origin: ORIGIN });
         await session.waitFor((frame) => frame.type === 'session.ready', 'session.ready');
         session.send(text);
         const verdict = decodeFrame(text, { wire: '1.2', direction: 'browser-to-relay' });
@@ -122,7 +121,7 @@ it('forwards a browser frame exactly when it is valid for the session, else clos
     );
   }
   // A well-behaved session is still served, and its request arrives after all the valid mutants.
-  const good = await browser(gateway.wsUrl, directory.addTicket({ workspaceId, origin: ORIGIN }), ORIGIN);
+  const good = await browser(gateway.wsUrl, await gateway.browserTicket(workspaceId), ORIGIN);
   peers.push(good);
   const marker = frames.request(workspaceId);
   good.send(marker);
