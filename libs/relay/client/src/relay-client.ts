@@ -127,6 +127,8 @@ export class RelayClient {
   private readonly newId: () => string;
   private readonly pending: PendingRequests;
   private readonly sequencer: StreamSequencer<SequencedFrame>;
+  /** The ACK to send at the end of this turn of the event loop (see `sendAck`). */
+  private ackDue: { connection: Connection; through: number } | undefined;
   private readonly tracker = new InteractionTracker();
   private readonly activity = new ThreadActivity();
   private readonly openThreads = new Map<string, ThreadSnapshot | undefined>();
@@ -431,6 +433,9 @@ export class RelayClient {
   }
 
   private send(connection: Connection, text: string): boolean {
+    // An ACK due goes out before anything sent after it: the relay sees the cursor before, say, the snapshot
+    // requests that applying those frames started.
+    if (this.ackDue?.connection === connection) this.flushAck();
     const socket = connection.socket;
     if (!socket || socket.readyState !== WEBSOCKET_OPEN) return false;
     try {
@@ -441,10 +446,29 @@ export class RelayClient {
     }
   }
 
+  /**
+   * ACKs are coalesced: every frame applied (and every session.ready or recovery) in one turn of the event
+   * loop yields one `runtime.ack` of the cursor as it stands at the end of that turn — the highest contiguous
+   * applied sequence, which is all an ACK means (§6). A busy stream then costs the relay one ACK per burst,
+   * not one per frame. An ACK due on a connection that is gone by then is dropped (the next session.ready ACKs).
+   */
   private sendAck(throughRelaySequence: number): void {
     const connection = this.connection;
     if (!connection?.ready || this.workspaceIdValue === undefined) return;
-    this.send(connection, JSON.stringify({ type: 'runtime.ack', workspaceId: this.workspaceIdValue, throughRelaySequence }));
+    const scheduled = this.ackDue !== undefined;
+    this.ackDue = { connection, through: throughRelaySequence };
+    if (scheduled) return;
+    const flush = () => this.flushAck();
+    if (this.clock.defer) this.clock.defer(flush);
+    else void Promise.resolve().then(flush);
+  }
+
+  /** Sends the ACK due, if any (the deferred flush, or at once after session.ready). */
+  private flushAck(): void {
+    const due = this.ackDue;
+    this.ackDue = undefined;
+    if (!due || due.connection !== this.connection || !due.connection.ready || this.workspaceIdValue === undefined) return;
+    this.send(due.connection, JSON.stringify({ type: 'runtime.ack', workspaceId: this.workspaceIdValue, throughRelaySequence: due.through }));
   }
 
   // ---- connection loop ------------------------------------------------------------------------------
@@ -628,6 +652,8 @@ export class RelayClient {
     this.setState('ready');
     this.emitter.emit('ready', { sessionId: message.sessionId, workspaceId: message.workspaceId, wireVersion: message.relayProtocolVersion, workspaceStatus: message.workspaceStatus });
     this.sequencer.sessionReady(message.workspaceId);
+    // The session's first ACK goes out at once, before re-sent mutations: the relay holds live frames until it.
+    this.flushAck();
     if (message.workspaceStatus === 'online') this.scheduleFlush(true);
     for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
   }

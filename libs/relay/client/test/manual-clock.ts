@@ -34,6 +34,20 @@ export class ManualClock implements Clock {
     this.timers.delete(handle as number);
   }
 
+  /** While true, deferred callbacks (the client's coalesced ACKs) wait for `runDeferred()`. */
+  holdDeferred = false;
+  private readonly deferred: Array<() => void> = [];
+
+  defer(callback: () => void): void {
+    if (this.holdDeferred) this.deferred.push(callback);
+    else queueMicrotask(callback);
+  }
+
+  /** Ends "the current turn": runs the deferred callbacks held so far. */
+  runDeferred(): void {
+    for (const callback of this.deferred.splice(0)) callback();
+  }
+
   /** Pending delays, for assertions such as "a reconnect of 250 ms is scheduled". */
   scheduled(): number[] {
     return [...this.timers.values()].map((timer) => timer.delay);

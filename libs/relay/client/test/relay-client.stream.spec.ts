@@ -49,9 +49,11 @@ describe('RelayClient stream', () => {
     );
     connection.send(runtimeEvent(7, threadId, { type: 'message.completed', streamId, text: 'Hello' }, turnId));
     connection.send(runtimeEvent(8, threadId, { type: 'turn.completed' }, turnId));
-    const acks: number[] = [];
-    for (let index = 0; index <= 8; index += 1) acks.push((await connection.nextAck()).throughRelaySequence);
-    expect(acks).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const acks = await connection.acksThrough(8);
+    // Coalesced per turn of the event loop: ascending, ending at the last frame.
+    expect(acks.at(-1)).toBe(8);
+    expect([...acks].sort((a, b) => a - b)).toEqual(acks);
+    expect(new Set(acks).size).toBe(acks.length);
     expect(client.cursor).toBe(8);
     expect(messages.map((message) => [message.text, message.completed])).toEqual([
       ['', false],
@@ -75,11 +77,44 @@ describe('RelayClient stream', () => {
     connection.send(runtimeEvent(3, threadId, { type: 'capabilities.changed' }));
     connection.send(runtimeEvent(4, threadId, { type: 'capabilities.changed' }));
     await answerSnapshot(connection, threadId, 'Recovered');
-    expect([(await connection.nextAck()).throughRelaySequence, (await connection.nextAck()).throughRelaySequence, (await connection.nextAck()).throughRelaySequence]).toEqual([
-      2, 3, 4,
-    ]);
+    // The recovery (cursor 2) and the buffered frames it drains (3, 4) happen in one turn: one ACK.
+    expect((await connection.nextAck()).throughRelaySequence).toBe(4);
     expect(snapshots).toEqual([expect.objectContaining({ threadId, reason: 'recovery' })]);
     expect(client.openThreadSnapshots().get(threadId)?.thread.title).toBe('Recovered');
+  });
+
+  it('ACKs frames applied in the same turn of the event loop once, with the highest contiguous sequence', async () => {
+    const { client, clock, connection } = await connected();
+    const threadId = uuid();
+    const applied = collect(client, 'frame');
+    clock.holdDeferred = true;
+    for (let sequence = 0; sequence < 5; sequence += 1) connection.send(runtimeEvent(sequence, threadId, { type: 'capabilities.changed' }));
+    await nextEvent(client, 'frame', () => applied.length === 5);
+    clock.runDeferred();
+    expect(await connection.nextAck()).toEqual({ type: 'runtime.ack', workspaceId: WORKSPACE, throughRelaySequence: 4 });
+    // The next turn's frames get their own ACK, in order.
+    connection.send(runtimeEvent(5, threadId, { type: 'capabilities.changed' }));
+    connection.send(runtimeEvent(6, threadId, { type: 'capabilities.changed' }));
+    await nextEvent(client, 'frame', () => applied.length === 7);
+    clock.runDeferred();
+    expect((await connection.nextAck()).throughRelaySequence).toBe(6);
+    expect(applied.map((frame) => frame.relaySequence)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('still ACKs after every recovery, also when no frame follows it', async () => {
+    const { client, connection } = await connected();
+    const threadId = uuid();
+    await openThread(client, connection, threadId);
+    connection.send(gap(0, 9));
+    await answerSnapshot(connection, threadId);
+    expect((await connection.nextAck()).throughRelaySequence).toBe(9);
+    connection.send(runtimeEvent(12, threadId, { type: 'capabilities.changed' }));
+    await answerSnapshot(connection, threadId);
+    expect((await connection.acksThrough(12)).at(-1)).toBe(12);
+    connection.send(gap(13, 20));
+    await answerSnapshot(connection, threadId);
+    expect((await connection.nextAck()).throughRelaySequence).toBe(20);
+    expect(client.cursor).toBe(20);
   });
 
   it('recovers through a runtime.gap and reports it', async () => {
@@ -112,8 +147,7 @@ describe('RelayClient stream', () => {
     await openThread(client, connection, threadId);
     connection.send(runtimeEvent(0, threadId, { type: 'capabilities.changed' }));
     connection.send(runtimeEvent(1, threadId, { type: 'capabilities.changed' }));
-    await connection.nextAck();
-    await connection.nextAck();
+    await connection.acksThrough(1);
     connection.close();
     const resets = collect(client, 'reset');
     const second = await reconnect(client, clock);

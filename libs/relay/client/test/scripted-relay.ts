@@ -67,6 +67,19 @@ export class RelayConnection {
     return this.nextOf('runtime.ack');
   }
 
+  /**
+   * The client's ACKs up to the one naming `target` (ACKs are coalesced per turn of the event loop, so frames
+   * sent together may be ACKed once or several times, depending on how the socket delivered them).
+   */
+  async acksThrough(target: number): Promise<number[]> {
+    const seen: number[] = [];
+    for (;;) {
+      const { throughRelaySequence } = await this.nextAck();
+      seen.push(throughRelaySequence);
+      if (throughRelaySequence >= target) return seen;
+    }
+  }
+
   /** Resolves once the client's side is open too (a ws client answers pings only when OPEN). */
   clientOpen(): Promise<void> {
     return new Promise((resolve) => {
