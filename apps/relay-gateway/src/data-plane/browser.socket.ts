@@ -24,6 +24,8 @@ import { TokenBucket } from './token-bucket';
 import type { BrowserPeer, WorkspaceHub } from './workspace-hub';
 
 const MAX_WAITING_FRAMES = 256;
+const ACK_EXTRA_BURST = 16;
+const ACK_EXTRA_PER_SECOND = 1;
 
 export interface BrowserSocketDeps {
   config: DataPlaneConfig;
@@ -38,6 +40,8 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
   let state: 'opening' | 'open' | 'closed' = 'opening';
   const waiting: Array<[RawData, boolean]> = [];
   const bucket = new TokenBucket(config.browserFramesPerSecond, config.browserFrameBurst, Date.now());
+  // ACKs beyond the frames sent (the first one after session.ready, a repeated cursor): a few, slowly refilled.
+  const acks = new TokenBucket(ACK_EXTRA_PER_SECOND, ACK_EXTRA_BURST, Date.now());
 
   const socket = new PeerSocket(ws, {
     heartbeatIntervalMs: config.heartbeatIntervalMs,
@@ -71,15 +75,16 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
       state = 'closed';
       hub.sessionError(peer, 'RATE_LIMITED', true);
     };
-    const paid = bucket.take(Date.now());
-    if (!paid && binary) {
+    if (binary && !bucket.take(Date.now())) {
       limited();
       return;
     }
     const text = binary ? '' : rawText(data);
     const verdict = reader.read(binary ? toBytes(data) : text, binary);
-    // Past the budget only an ACK of frames delivered to this session and not yet acknowledged goes on.
-    if (!paid && !(verdict.ok && verdict.value.type === 'runtime.ack' && hub.ackAdvances(peer, verdict.value.throughRelaySequence))) {
+    // ACKs have their own bound (one per sequenced frame sent to the session, plus a small burst) and leave
+    // the request budget alone; every other text frame, valid or not, pays from the budget.
+    const paid = binary || (verdict.ok && verdict.value.type === 'runtime.ack' ? hub.takeAckCredit(peer) || acks.take(Date.now()) : bucket.take(Date.now()));
+    if (!paid) {
       limited();
       return;
     }

@@ -94,6 +94,9 @@ export interface BrowserPeer {
   wire: WireVersion;
 }
 
+/** Frames of the Workspace sequence: each one the relay sends a browser entitles it to one ACK. */
+const ACKABLE = new Set(['runtime.event', 'runtime.gap', 'interaction.request', 'interaction.resolved', 'interaction.cancelled', 'runtime.encrypted']);
+
 interface SessionState {
   peer: BrowserPeer;
   epoch: string | null;
@@ -105,8 +108,11 @@ interface SessionState {
    * to catch up from, or 'live' when the first ACK never came; acted on when the stream is confirmed.
    */
   parkedCursor: number | 'live' | undefined;
-  /** The highest ACK this session sent in the current epoch (−1: none). */
-  lastAck: number;
+  /**
+   * ACKs this session may still send without touching its request budget: one per frame of the Workspace
+   * sequence (event, interaction, gap, envelope) the relay sent it (see `takeAckCredit`).
+   */
+  ackCredits: number;
   /** The retained interaction requests are redelivered once the stream is confirmed. */
   redeliveryDeferred: boolean;
   lastStatus: 'online' | 'offline';
@@ -334,7 +340,7 @@ export class WorkspaceHub {
       firstAckTimer: undefined,
       parkedCursor: undefined,
       redeliveryDeferred: false,
-      lastAck: -1,
+      ackCredits: 0,
       lastStatus: status,
       ended: false,
     };
@@ -373,7 +379,6 @@ export class WorkspaceHub {
     if (!workspace || !session || session.ended) return;
     switch (frame.type) {
       case 'runtime.ack':
-        if (frame.throughRelaySequence > session.lastAck) session.lastAck = frame.throughRelaySequence;
         this.toCompanion(workspace, session, 'ack', text, null, null, null);
         if (session.awaitingFirstAck) {
           if (workspace.streamUnconfirmed) this.park(session, frame.throughRelaySequence);
@@ -423,14 +428,15 @@ export class WorkspaceHub {
   }
 
   /**
-   * Whether an ACK acknowledges frames the relay sent this session and it had not acknowledged yet. A
-   * browser ACKs every frame it applies (§6), so such ACKs are paid for by the relay's own output and do not
-   * count against the session's frame rate: a fast stream never rate-limits a well-behaved browser.
+   * Takes one ACK credit of the session: false when it has none. A browser ACKs what it applies (§6), so its
+   * ACKs are bounded by what the relay sent it — at most one per sequenced frame or gap delivered since — and
+   * never count against its request budget: a busy Workspace cannot rate-limit a browser that follows it.
    */
-  ackAdvances(peer: BrowserPeer, throughRelaySequence: number): boolean {
+  takeAckCredit(peer: BrowserPeer): boolean {
     const session = this.workspaces.get(peer.workspaceId)?.sessions.get(peer.sessionId);
-    if (!session || session.ended || session.awaitingFirstAck) return false;
-    return throughRelaySequence > session.lastAck && throughRelaySequence <= session.deliveredThrough;
+    if (!session || session.ended || session.ackCredits < 1) return false;
+    session.ackCredits -= 1;
+    return true;
   }
 
   /** Ends a session with `session.error` and the matching close code (§10). */
@@ -732,7 +738,6 @@ export class WorkspaceHub {
     if (session.epoch !== workspace.log.epoch) {
       session.epoch = workspace.log.epoch;
       session.deliveredThrough = -1;
-      session.lastAck = -1;
     }
     return true;
   }
@@ -911,7 +916,9 @@ export class WorkspaceHub {
   }
 
   private sendToBrowser(session: SessionState, text: string, type: string): void {
-    if (session.peer.socket.send(text)) this.options.metrics.frames({ type, direction: 'outbound' });
+    if (!session.peer.socket.send(text)) return;
+    this.options.metrics.frames({ type, direction: 'outbound' });
+    if (ACKABLE.has(type)) session.ackCredits += 1;
   }
 
   private drop(socket: 'companion' | 'browser', code: string): void {

@@ -191,7 +191,7 @@ describe('liveness', () => {
     expect(alive.ws.readyState).toBe(alive.ws.OPEN);
   });
 
-  it('never rate-limits a browser for ACKing every frame of a fast stream', async () => {
+  it('never rate-limits a browser for ACKing every frame of a fast stream, nor spends its request budget on ACKs', async () => {
     const workspaceId = randomUUID();
     const device = directory.addDevice(workspaceId);
     const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
@@ -199,7 +199,7 @@ describe('liveness', () => {
     const session = await openBrowser(gateway, workspaceId);
     session.send(frames.ack(workspaceId, -1));
     await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the first ACK');
-    // 100 frames, far past this gateway's budget (burst 40, 1 frame/s), each ACKed as §6 asks.
+    // 300 frames, far past this gateway's budget (burst 40, 1 frame/s), each ACKed as §6 asks.
     let acked = -1;
     session.ws.on('message', (data) => {
       const frame = JSON.parse(String(data)) as { relaySequence?: number };
@@ -208,12 +208,16 @@ describe('liveness', () => {
         session.send(frames.ack(workspaceId, acked));
       }
     });
-    for (let sequence = 0; sequence < 100; sequence += 1) peer.send(frames.event(workspaceId, sequence));
-    await peer.waitFor((frame) => frame.type === 'runtime.ack' && frame.throughRelaySequence === 99, 'the ACK of the last frame');
+    for (let sequence = 0; sequence < 300; sequence += 1) peer.send(frames.event(workspaceId, sequence));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack' && frame.throughRelaySequence === 299, 'the ACK of the last frame');
     expect(session.ofType('session.error')).toEqual([]);
     expect(session.ws.readyState).toBe(session.ws.OPEN);
-    // ACKs that acknowledge nothing new still count.
-    for (let i = 0; i < 60; i += 1) session.send(frames.ack(workspaceId, 99));
+    // The ACKs left the request budget whole: 30 requests (of the burst of 40) still pass.
+    for (let i = 0; i < 30; i += 1) session.send(frames.request(workspaceId));
+    await peer.waitFor((frame) => frame.type === 'runtime.request', 'the requests at the Companion', 30);
+    expect(session.ofType('session.error')).toEqual([]);
+    // A flood of ACKs beyond one per frame sent (plus a small burst) is refused.
+    for (let i = 0; i < 60; i += 1) session.send(frames.ack(workspaceId, 299));
     const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
     expect(error).toEqual({ type: 'session.error', code: 'RATE_LIMITED', retryable: true });
   });
