@@ -1,7 +1,9 @@
 /**
- * The data plane end to end: real `ws` clients (a scripted Companion, browsers) against the gateway's
- * DataPlaneModule on a real HTTP server, with a test double of the control plane's directory. One gateway
- * serves the whole file; each test uses its own workspace.
+ * The data plane end to end: real `ws` clients (a scripted Companion, browsers) against the real gateway
+ * (`startRelayGateway` on embedded PGlite, its control plane behind the data plane). Devices are enrolled
+ * with pairing codes, tickets come from CreateBrowserSession, revocation from RevokeDevice, and presence
+ * and audit are read back from the control plane's event streams. One gateway serves the whole file; each
+ * test uses its own workspace.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -9,25 +11,27 @@ import { waitUntil } from '@trustmesh/platform-testing';
 import { validateControlMessage, validateWireFrame } from '@trustmesh/relay-protocol';
 
 import { frames } from './support/frames';
-import { InMemoryDirectory } from './support/in-memory-directory';
 import { browser, companion, connect, type TestPeer } from './support/peers';
-import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
 
-const ORIGIN = 'https://app.example';
-const directory = new InMemoryDirectory();
-let gateway: TestGateway;
+/** The shortest ticket lifetime the gateway accepts: the expiry test waits it out. */
+const TICKET_TTL_SECONDS = 5;
+let gateway: TestRelay;
 const peers: TestPeer[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ directory, config: { firstAckTimeoutMs: 60_000 } });
-});
+  gateway = await startTestRelay({
+    dataPlane: { RELAY_FIRST_ACK_TIMEOUT_MS: '60000' },
+    env: { RELAY_BROWSER_TICKET_TTL_SECONDS: String(TICKET_TTL_SECONDS) },
+  });
+}, 120_000);
 
 afterEach(() => {
   for (const peer of peers.splice(0)) peer.close();
 });
 
 afterAll(async () => {
-  await gateway.close();
+  await gateway?.close();
 });
 
 function track<T extends TestPeer>(peer: T): T {
@@ -35,18 +39,17 @@ function track<T extends TestPeer>(peer: T): T {
   return peer;
 }
 
-/** A workspace with an enrolled device whose Companion is connected (and the directory says online). */
+/** A workspace with an enrolled device whose Companion is connected (and GetWorkspaceStatus says online). */
 async function onlineWorkspace(version = '1.2', options: { encrypted?: boolean } = {}) {
-  const workspaceId = randomUUID();
-  const device = directory.addDevice(workspaceId, options);
+  const device = await gateway.enrollCompanion(options);
+  const { workspaceId } = device;
   const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, version)));
-  await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'the companion to be online' });
+  await gateway.waitForStatus(workspaceId, 'online');
   return { workspaceId, device, companion: peer };
 }
 
-async function openBrowser(workspaceId: string, ticket: Partial<Parameters<InMemoryDirectory['addTicket']>[0]> = {}): Promise<TestPeer> {
-  const value = directory.addTicket({ workspaceId, origin: ORIGIN, ...ticket });
-  return track(await browser(gateway.wsUrl, value, ORIGIN));
+async function openBrowser(workspaceId: string, ticket: { acceptedWireVersions?: string[]; userId?: string } = {}): Promise<TestPeer> {
+  return track(await browser(gateway.wsUrl, await gateway.browserTicket(workspaceId, ticket), ORIGIN));
 }
 
 describe('companion socket (/v1/companion)', () => {
@@ -66,17 +69,17 @@ describe('companion socket (/v1/companion)', () => {
   });
 
   it('closes with 1008 and no error frame when the credential is wrong', async () => {
-    const device = directory.addDevice(randomUUID());
+    const device = await gateway.enrollCompanion();
     const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, 'wrong-credential-0000')));
     expect(await peer.waitForClose()).toBe(1008);
     expect(peer.received).toEqual([]);
   });
 
   it('refuses Wire 1.0 with 1002: a relay never bridges a 1.0 Companion', async () => {
-    const device = directory.addDevice(randomUUID());
+    const device = await gateway.enrollCompanion();
     const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, '1.0')));
     expect(await peer.waitForClose()).toBe(1002);
-    expect(directory.callsOf('companionConnected')).not.toContainEqual(expect.objectContaining({ deviceId: device.deviceId }));
+    expect(await gateway.events(device.workspaceId, 'CompanionConnected')).not.toContainEqual(expect.objectContaining({ deviceId: device.deviceId }));
   });
 
   it('lets a newer connection of the device replace the older one (closed with 1000)', async () => {
@@ -87,13 +90,14 @@ describe('companion socket (/v1/companion)', () => {
     const request = frames.request(workspaceId);
     session.send(request);
     await second.waitFor((frame) => frame.type === 'runtime.request', 'the request at the new connection');
-    expect(directory.callsOf('companionDisconnected')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'replaced' }));
+    await gateway.waitForEvent(workspaceId, 'CompanionDisconnected', (data) => data['reason'] === 'replaced', 'the replaced connection recorded');
+    expect(await gateway.events(workspaceId, 'CompanionDisconnected')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'replaced' }));
   });
 
   it('closes a revoked device at once and tells browsers the workspace is offline', async () => {
     const { workspaceId, device, companion: peer } = await onlineWorkspace();
     const session = await openBrowser(workspaceId);
-    directory.revoke(device.deviceId);
+    await gateway.revoke(device);
     expect(await peer.waitForClose()).toBe(1008);
     await session.waitFor((frame) => frame.type === 'workspace.status' && frame['status'] === 'offline', 'workspace.status offline');
   });
@@ -130,10 +134,16 @@ describe('browser upgrade (/v1/browser)', () => {
   });
 
   it('refuses expired and used tickets with 401, a foreign origin with 403', async () => {
-    const workspaceId = randomUUID();
-    const expired = directory.addTicket({ workspaceId, origin: ORIGIN, expired: true });
+    const workspaceId = await gateway.createWorkspace();
+    const expired = await gateway.browserTicket(workspaceId);
+    // The ticket outlives its TTL: a refusal consumes nothing, so asking with a foreign origin (refused with
+    // ORIGIN_NOT_ALLOWED while the ticket is valid, checked after expiry) shows when it has expired.
+    await waitUntil(
+      async () => (await refusal(`${gateway.wsUrl}/v1/browser?ticket=${expired}`, 'https://evil.example'))?.body === '{"code":"SESSION_TICKET_EXPIRED"}',
+      { what: 'the ticket to expire', timeoutMs: (TICKET_TTL_SECONDS + 10) * 1000, intervalMs: 500 },
+    );
     expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=${expired}`)).toEqual({ status: 401, body: '{"code":"SESSION_TICKET_EXPIRED"}' });
-    const ticket = directory.addTicket({ workspaceId, origin: ORIGIN });
+    const ticket = await gateway.browserTicket(workspaceId);
     expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=${ticket}`, 'https://evil.example')).toEqual({ status: 403, body: '{"code":"ORIGIN_NOT_ALLOWED"}' });
     track(await browser(gateway.wsUrl, ticket, ORIGIN));
     expect(await refusal(`${gateway.wsUrl}/v1/browser?ticket=${ticket}`)).toEqual({ status: 401, body: '{"code":"SESSION_TICKET_ALREADY_USED"}' });
@@ -142,8 +152,8 @@ describe('browser upgrade (/v1/browser)', () => {
 
 describe('browser session', () => {
   it('sends session.ready first (valid Control 1.0), then workspace.status on changes', async () => {
-    const workspaceId = randomUUID();
-    const device = directory.addDevice(workspaceId);
+    const device = await gateway.enrollCompanion();
+    const { workspaceId } = device;
     const session = await openBrowser(workspaceId);
     const ready = session.received[0];
     expect(validateControlMessage(ready).ok).toBe(true);
@@ -183,12 +193,21 @@ describe('browser session', () => {
   });
 
   it('sends session.error WORKSPACE_NOT_FOUND (4008) after session.ready for a workspace the directory does not know', async () => {
-    const workspaceId = randomUUID();
-    directory.unknownWorkspaces.add(workspaceId);
-    const session = await openBrowser(workspaceId);
-    await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
-    expect(session.received.slice(1)).toEqual([{ type: 'session.error', code: 'WORKSPACE_NOT_FOUND', retryable: false }]);
-    expect(await session.waitForClose()).toBe(4008);
+    const workspaceId = await gateway.createWorkspace();
+    // The one narrow double of this file: the real control plane issues tickets only for workspaces it
+    // knows and never forgets one, so "a ticket whose workspace the directory does not know" (a workspace
+    // removed between issue and upgrade) cannot be produced through its API. The real directory answers
+    // everything else; only its status lookup for this one workspace says "unknown".
+    const lookup = gateway.directory.getWorkspaceStatus.bind(gateway.directory);
+    const spy = jest.spyOn(gateway.directory, 'getWorkspaceStatus').mockImplementation((id) => (id === workspaceId ? Promise.resolve(null) : lookup(id)));
+    try {
+      const session = await openBrowser(workspaceId);
+      await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
+      expect(session.received.slice(1)).toEqual([{ type: 'session.error', code: 'WORKSPACE_NOT_FOUND', retryable: false }]);
+      expect(await session.waitForClose()).toBe(4008);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('closes with 4002 on an invalid frame and never forwards it', async () => {
@@ -320,7 +339,8 @@ describe('interaction retention (§8)', () => {
     const session = await openBrowser(workspaceId);
     await session.waitFor((frame) => frame.type === 'interaction.request', 'the redelivered requests', 2);
     expect(session.received.slice(0, 3)).toEqual([expect.objectContaining({ type: 'session.ready' }), sent[0], sent[2]]);
-    expect(directory.callsOf('recordInteraction')).toEqual(
+    await gateway.waitForEvent(workspaceId, 'InteractionAudited', (data) => data['interactionId'] === b && data['phase'] === 'resolved', 'the resolution audit');
+    expect(await gateway.events(workspaceId, 'InteractionAudited')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ workspaceId, interactionId: b, phase: 'requested', method: 'approval.request' }),
         expect.objectContaining({ workspaceId, interactionId: b, phase: 'resolved' }),
@@ -337,10 +357,8 @@ describe('interaction retention (§8)', () => {
     await peer.waitFor((frame) => frame.type === 'runtime.request', 'the candidate');
     peer.send(frames.response(workspaceId, candidate.requestId, { accepted: true }));
     await session.waitFor((frame) => frame.type === 'runtime.response', 'the response');
-    await waitUntil(() => directory.callsOf('recordInteraction').some((record) => (record as { phase: string; interactionId: string }).interactionId === interactionId), {
-      what: 'the candidate audit',
-    });
-    expect(directory.callsOf('recordInteraction')).toContainEqual(
+    await gateway.waitForEvent(workspaceId, 'InteractionAudited', (data) => data['interactionId'] === interactionId, 'the candidate audit');
+    expect(await gateway.events(workspaceId, 'InteractionAudited')).toContainEqual(
       expect.objectContaining({ interactionId, phase: 'candidate', userId: 'user-approver', outcomeKind: 'approve', responseKind: 'accepted' }),
     );
   });
@@ -359,7 +377,7 @@ describe('catch-up from the frames log', () => {
     await first.closed;
     peer.close();
     await peer.closed;
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'offline', { what: 'offline' });
+    await gateway.waitForStatus(workspaceId, 'offline');
 
     const again = await openBrowser(workspaceId, { userId: 'user-catch-up' });
     expect(again.received[0]).toMatchObject({ workspaceStatus: 'offline' });
@@ -408,10 +426,10 @@ describe('catch-up from the frames log', () => {
     await first.waitFor((frame) => typeof frame.relaySequence === 'number', 'the old stream', 4);
     peer.close();
     await peer.closed;
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'offline', { what: 'offline' });
+    await gateway.waitForStatus(workspaceId, 'offline');
     // The Companion restarts: connected again, but the relay cannot know yet whether its stream goes on.
     const restarted = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    await gateway.waitForStatus(workspaceId, 'online');
     const joiner = await openBrowser(workspaceId);
     joiner.send(frames.ack(workspaceId, -1));
     await restarted.waitFor((frame) => frame.type === 'runtime.ack', 'the joiner\'s ACK');
