@@ -306,7 +306,7 @@ describe('routing', () => {
 
   it('passes encrypted envelopes through untouched on an encrypted workspace', async () => {
     const { workspaceId, companion: peer } = await onlineWorkspace('1.2', { encrypted: true });
-    const session = await openBrowser(workspaceId, { encrypted: true });
+    const session = await openBrowser(workspaceId); // encrypted: the workspace uses the profile
     session.send(frames.ack(workspaceId, -1));
     const request = frames.encrypted(workspaceId, 'request', { requestId: randomUUID() });
     session.send(request);
