@@ -1,51 +1,24 @@
 /**
- * The frames log, retention and the data plane's limits, end to end over a real local bus (embedded
- * PGlite): frames written to `relay.workspace-frames.v1`, a restarted gateway rebuilding catch-up from
- * the log, a gap for frames older than the retention, the send buffer's high-water mark, and graceful
- * shutdown (1001).
+ * The frames log, retention and the data plane's limits, end to end on the real gateway (embedded PGlite,
+ * its local bus and its control plane): frames written to `relay.workspace-frames.v1`, a restarted gateway
+ * rebuilding catch-up from the log, a gap for frames older than the retention, the send buffer's high-water
+ * mark, and graceful shutdown (1001). Devices are enrolled with pairing codes, tickets come from
+ * CreateBrowserSession, and session ends are read from the control plane's event streams.
  */
 import { randomUUID } from 'node:crypto';
 
-import { createLocalEventBus, type EventBus } from '@trustmesh/platform-bus';
-import type { Database } from '@trustmesh/platform-database';
-import { createTestDatabase, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { createTempDataDir } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 
 import { WORKSPACE_FRAMES_TOPIC, type FramesSequencedData } from '../../src/data-plane/frames-bus.records';
 import { frames } from './support/frames';
-import { InMemoryDirectory } from './support/in-memory-directory';
 import { browser, companion, connect, type TestPeer } from './support/peers';
-import { startTestGateway, type TestGateway } from './support/data-plane.harness';
+import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
 
-const ORIGIN = 'https://app.example';
-const directory = new InMemoryDirectory();
-let testDb: TestDatabase;
-let database: Database;
-const buses: EventBus[] = [];
 const peers: TestPeer[] = [];
-
-async function bus(): Promise<EventBus> {
-  const created = await createLocalEventBus(
-    { bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: 2 }, database: testDb.config },
-    database,
-    { logger: { log: () => undefined } },
-  );
-  buses.push(created);
-  return created;
-}
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('pglite', 'data-plane-log');
-  database = await testDb.open();
-}, 60_000);
 
 afterEach(() => {
   for (const peer of peers.splice(0)) peer.close();
-});
-
-afterAll(async () => {
-  for (const created of buses) await created.close().catch(() => undefined);
-  await testDb?.dispose();
 });
 
 function track<T extends TestPeer>(peer: T): T {
@@ -53,73 +26,83 @@ function track<T extends TestPeer>(peer: T): T {
   return peer;
 }
 
-async function openBrowser(gateway: TestGateway, workspaceId: string, userId = 'user-1'): Promise<TestPeer> {
-  return track(await browser(gateway.wsUrl, directory.addTicket({ workspaceId, origin: ORIGIN, userId }), ORIGIN));
+async function openBrowser(gateway: TestRelay, workspaceId: string, userId = 'user-1'): Promise<TestPeer> {
+  return track(await browser(gateway.wsUrl, await gateway.browserTicket(workspaceId, { userId }), ORIGIN));
 }
+
+/** An enrolled device whose Companion is connected and online. */
+async function onlineCompanion(gateway: TestRelay) {
+  const device = await gateway.enrollCompanion();
+  const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+  await gateway.waitForStatus(device.workspaceId, 'online');
+  return { device, workspaceId: device.workspaceId, peer };
+}
+
+const endedWith = (workspaceId: string) => (data: Record<string, unknown>) => data['workspaceId'] === workspaceId;
 
 describe('frames log on the bus', () => {
   it('writes sequenced frames to relay.workspace-frames.v1 and a restarted gateway catches browsers up from it', async () => {
-    const workspaceId = randomUUID();
-    const device = directory.addDevice(workspaceId);
-    const first = await startTestGateway({ directory, bus: await bus(), replicaId: 'replica-a' });
-    const peer = track(await companion(first.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
-    const sent = [0, 1, 2, 3, 4].map((sequence) => frames.event(workspaceId, sequence));
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
-    for (const frame of sent) peer.send(frame);
-
-    // The log holds the frames, in order, as the Companion sent them.
-    const logged: unknown[] = [];
-    const reader = buses[0] as EventBus;
-    const subscription = await reader.subscribe({
-      groupId: `test-reader-${randomUUID()}`,
-      topics: [WORKSPACE_FRAMES_TOPIC],
-      start: 'earliest',
-      handler: async (record) => {
-        if (record.key !== workspaceId) return;
-        for (const item of (record.envelope.data as FramesSequencedData).items) logged.push(JSON.parse(item.text));
-      },
-    });
-    await waitUntil(() => logged.length >= 5, { what: 'the frames in the log' });
-    await subscription.stop();
-    expect(logged).toEqual(sent);
-
-    peer.close();
-    await first.close();
-    // A new gateway process (single replica, as on embedded PGlite): nothing in memory, the Companion is
-    // offline; the log has the frames.
-    const second = await startTestGateway({ directory, bus: await bus(), replicaId: 'replica-a', embedded: true });
+    const dir = await createTempDataDir('relay-gateway-frames-log');
+    const env = { RELAY_REPLICA_ID: 'replica-a' };
+    const first = await startTestRelay({ dataDir: dir.dataDir, env });
+    let second: TestRelay | undefined;
     try {
-      await waitUntil(() => second.dataPlane.metrics.registry.value('relay_frames_log_retained') >= 5, { what: 'the ring rebuilt from the log' });
+      const { workspaceId, peer } = await onlineCompanion(first);
+      const sent = [0, 1, 2, 3, 4].map((sequence) => frames.event(workspaceId, sequence));
+      for (const frame of sent) peer.send(frame);
+
+      // The log holds the frames, in order, as the Companion sent them.
+      const logged: unknown[] = [];
+      const reader = first.gateway.infrastructure.bus;
+      const subscription = await reader.subscribe({
+        groupId: `test-reader-${randomUUID()}`,
+        topics: [WORKSPACE_FRAMES_TOPIC],
+        start: 'earliest',
+        handler: async (record) => {
+          if (record.key !== workspaceId) return;
+          for (const item of (record.envelope.data as FramesSequencedData).items) logged.push(JSON.parse(item.text));
+        },
+      });
+      await waitUntil(() => logged.length >= 5, { what: 'the frames in the log' });
+      await subscription.stop();
+      expect(logged).toEqual(sent);
+
+      peer.close();
+      await first.close();
+      // A new gateway process on the same data dir (single replica, as on embedded PGlite): nothing in
+      // memory, the Companion is offline; the log has the frames.
+      second = await startTestRelay({ dataDir: dir.dataDir, env });
+      const restarted = second;
+      await waitUntil(() => restarted.dataPlane.metrics.registry.value('relay_frames_log_retained') >= 5, { what: 'the ring rebuilt from the log' });
       const session = await openBrowser(second, workspaceId);
       expect(session.received[0]).toMatchObject({ workspaceStatus: 'offline' });
       session.send(frames.ack(workspaceId, -1));
       const caught = await session.waitFor((frame) => frame.type === 'runtime.event', 'the catch-up', 5);
       expect(caught).toEqual(sent);
     } finally {
-      await second.close();
+      for (const peer of peers.splice(0)) peer.close();
+      await first.close();
+      await second?.close();
+      await dir.remove();
     }
-  });
+  }, 120_000);
 });
 
 describe('retention and limits', () => {
-  let gateway: TestGateway;
+  let gateway: TestRelay;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({
-      directory,
-      config: { retentionFrames: 3, sendHighWaterBytes: 65_536, firstAckTimeoutMs: 60_000 },
+    gateway = await startTestRelay({
+      dataPlane: { RELAY_FRAMES_RETENTION_FRAMES: '3', RELAY_WS_SEND_HIGH_WATER_BYTES: '65536', RELAY_FIRST_ACK_TIMEOUT_MS: '60000' },
     });
-  });
+  }, 120_000);
 
   afterAll(async () => {
-    await gateway.close();
+    await gateway?.close();
   });
 
   it('sends runtime.gap only for frames older than the retention', async () => {
-    const workspaceId = randomUUID();
-    const device = directory.addDevice(workspaceId);
-    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const { workspaceId, peer } = await onlineCompanion(gateway);
     const sent = [0, 1, 2, 3, 4, 5].map((sequence) => frames.event(workspaceId, sequence));
     for (const frame of sent) peer.send(frame);
     await waitUntil(() => gateway.dataPlane.metrics.registry.value('relay_frames_total', { direction: 'inbound', type: 'runtime.event' }) >= 6, {
@@ -132,10 +115,7 @@ describe('retention and limits', () => {
   });
 
   it('closes a browser that stops reading once its send buffer passes the high-water mark', async () => {
-    const workspaceId = randomUUID();
-    const device = directory.addDevice(workspaceId);
-    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const { workspaceId, peer } = await onlineCompanion(gateway);
     const slow = await openBrowser(gateway, workspaceId);
     slow.send(frames.ack(workspaceId, -1));
     await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
@@ -152,11 +132,8 @@ describe('retention and limits', () => {
       });
       if (sequence > 4_000) throw new Error('the high-water mark never tripped');
     }
-    await waitUntil(
-      () => directory.callsOf('browserSessionEnded').some((call) => (call as { workspaceId: string; reason: string }).workspaceId === workspaceId),
-      { what: 'the session to end' },
-    );
-    expect(directory.callsOf('browserSessionEnded')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'slow-consumer' }));
+    await gateway.waitForEvent(workspaceId, 'BrowserSessionEnded', endedWith(workspaceId), 'the session to end');
+    expect(await gateway.events(workspaceId, 'BrowserSessionEnded')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'slow-consumer' }));
     socket.resume();
     await slow.closed;
     // The Companion is unaffected and the workspace keeps serving new sessions.
@@ -167,35 +144,29 @@ describe('retention and limits', () => {
 });
 
 describe('liveness', () => {
-  let gateway: TestGateway;
+  let gateway: TestRelay;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ directory, config: { heartbeatIntervalMs: 200, browserFrameBurst: 40, browserFramesPerSecond: 1 } });
-  });
+    gateway = await startTestRelay({ dataPlane: { RELAY_WS_HEARTBEAT_MS: '200', RELAY_BROWSER_FRAME_BURST: '40', RELAY_BROWSER_FRAMES_PER_SECOND: '1' } });
+  }, 120_000);
 
   afterAll(async () => {
-    await gateway.close();
+    await gateway?.close();
   });
 
   it('terminates a peer that stops answering pings, and keeps one that answers', async () => {
-    const workspaceId = randomUUID();
-    const mute = track(connect(`${gateway.wsUrl}/v1/browser?ticket=${directory.addTicket({ workspaceId, origin: ORIGIN })}`, { origin: ORIGIN, autoPong: false }));
+    const workspaceId = await gateway.createWorkspace();
+    const mute = track(connect(await gateway.browserUrl(workspaceId), { origin: ORIGIN, autoPong: false }));
     const alive = await openBrowser(gateway, workspaceId);
     await mute.waitFor((frame) => frame.type === 'session.ready', 'session.ready');
     expect(await mute.waitForClose()).toBe(1006);
-    await waitUntil(
-      () => directory.callsOf('browserSessionEnded').some((call) => (call as { workspaceId: string; reason: string }).workspaceId === workspaceId),
-      { what: 'the session end' },
-    );
-    expect(directory.callsOf('browserSessionEnded')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'heartbeat-timeout' }));
+    await gateway.waitForEvent(workspaceId, 'BrowserSessionEnded', endedWith(workspaceId), 'the session end');
+    expect(await gateway.events(workspaceId, 'BrowserSessionEnded')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'heartbeat-timeout' }));
     expect(alive.ws.readyState).toBe(alive.ws.OPEN);
   });
 
   it('never rate-limits a browser for ACKing every frame of a fast stream, nor spends its request budget on ACKs', async () => {
-    const workspaceId = randomUUID();
-    const device = directory.addDevice(workspaceId);
-    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
+    const { workspaceId, peer } = await onlineCompanion(gateway);
     const session = await openBrowser(gateway, workspaceId);
     session.send(frames.ack(workspaceId, -1));
     await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the first ACK');
@@ -223,7 +194,7 @@ describe('liveness', () => {
   });
 
   it('ends a browser past its frame rate with a retryable session.error RATE_LIMITED (4012)', async () => {
-    const workspaceId = randomUUID();
+    const workspaceId = await gateway.createWorkspace();
     const session = await openBrowser(gateway, workspaceId);
     for (let i = 0; i < 60; i += 1) session.send(frames.ack(workspaceId, -1));
     const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error');
@@ -234,15 +205,22 @@ describe('liveness', () => {
 
 describe('graceful shutdown', () => {
   it('closes every socket with 1001 and records the ends', async () => {
-    const gateway = await startTestGateway({ directory });
-    const workspaceId = randomUUID();
-    const device = directory.addDevice(workspaceId);
-    const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
-    await waitUntil(() => directory.views.get(workspaceId)?.status === 'online', { what: 'online' });
-    const session = await openBrowser(gateway, workspaceId);
-    await gateway.close();
-    expect(await peer.waitForClose()).toBe(1001);
-    expect(await session.waitForClose()).toBe(1001);
-    expect(directory.callsOf('companionDisconnected')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'shutdown' }));
-  });
+    const dir = await createTempDataDir('relay-gateway-shutdown');
+    const gateway = await startTestRelay({ dataDir: dir.dataDir });
+    let reopened: TestRelay | undefined;
+    try {
+      const { workspaceId, peer } = await onlineCompanion(gateway);
+      const session = await openBrowser(gateway, workspaceId);
+      await gateway.close();
+      expect(await peer.waitForClose()).toBe(1001);
+      expect(await session.waitForClose()).toBe(1001);
+      // What the stopped gateway recorded is read back by the next process on the same data dir.
+      reopened = await startTestRelay({ dataDir: dir.dataDir });
+      expect(await reopened.events(workspaceId, 'CompanionDisconnected')).toContainEqual(expect.objectContaining({ workspaceId, reason: 'shutdown' }));
+    } finally {
+      await gateway.close();
+      await reopened?.close();
+      await dir.remove();
+    }
+  }, 120_000);
 });
