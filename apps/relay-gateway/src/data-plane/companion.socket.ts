@@ -11,7 +11,9 @@
  * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it;
  * - 1011: the directory could not be asked (infrastructure failure).
  * After the handshake, an invalid frame is dropped and logged by its issue code, never its content.
- * Frames that arrive while the credential is being checked wait (bounded) and are read in order after.
+ * While the credential is being checked the socket is paused: the Companion's replay (up to its whole
+ * buffer, sent right after `device.connect`) waits in TCP, not in the relay's memory, and is read in order
+ * once the device is live. Only the frames already read from the socket's last chunk wait here (bounded).
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -69,6 +71,8 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
     metrics.rejections({ socket: 'companion', code: rejection });
     logger.log('info', 'companion-refused', { connectionId, code: rejection });
     state = 'closed';
+    // Reads resume so the closing handshake can finish; whatever else arrives is ignored.
+    ws.resume();
     socket.close(code);
   };
   const connectTimer = setTimeout(() => {
@@ -111,6 +115,8 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
       return;
     }
     state = 'authenticating';
+    // Unauthenticated bytes stay in the kernel (TCP backpressure) until the credential is known to be good.
+    ws.pause();
     let device: Awaited<ReturnType<RelayDirectory['authenticateDevice']>>;
     try {
       device = await directory.authenticateDevice(frame.deviceId, frame.pairingToken);
@@ -150,6 +156,7 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
     if ((state as string) === 'closed') return;
     state = 'live';
     for (const [queued, queuedBinary] of waiting.splice(0)) readLive(queued, queuedBinary);
+    ws.resume();
   };
 
   ws.on('message', (data, binary) => {

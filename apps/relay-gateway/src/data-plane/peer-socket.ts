@@ -36,6 +36,12 @@ export class PeerSocket {
       this.alive = true;
     });
     this.heartbeat = setInterval(() => {
+      // A socket the relay paused (a Companion whose credential is being checked) cannot have its pongs
+      // read; its own deadline bounds that phase.
+      if (ws.isPaused) {
+        this.alive = true;
+        return;
+      }
       if (!this.alive) {
         this.stopHeartbeat();
         this.options.onDead();
