@@ -18,12 +18,13 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 
 import { gatewayEndpoints, type SimulatorWireVersion, type TlsTrust } from '../config/simulator-config';
+import { EnrollmentError } from '../enrollment/enrollment.errors';
 import { redeemPairingCode } from '../enrollment/enrollment.client';
 import type { CompanionSimulator, DeviceIdentity } from '../simulator/companion-simulator';
 import type { TransportObserver } from '../transport/companion.transport';
 import { LatencySamples, WorkspaceStamps, classifyFrameText } from './latency-recorder';
 import { emptyLoadReport, type LoadReport } from './load-report';
-import { RelayControlProvisioner, type BrowserSessionDescriptor, type LoadProvisioner, type RelayControlTarget } from './relay-control.provisioner';
+import { ProvisioningError, RelayControlProvisioner, type BrowserSessionDescriptor, type LoadProvisioner, type RelayControlTarget } from './relay-control.provisioner';
 
 export type LoadState = 'starting' | 'running' | 'stopped' | 'failed';
 
@@ -103,6 +104,15 @@ export class LoadStartError extends Error {
 
 const DEFAULT_ORIGIN = 'http://localhost';
 
+/**
+ * What a load run may say about a failure: the messages the simulator writes itself, never the text of an
+ * unexpected error (a driver's, a library's), which reaches SimulatorControl callers and GetStats.
+ */
+function describeFailure(error: unknown): string {
+  if (error instanceof LoadStartError || error instanceof ProvisioningError || error instanceof EnrollmentError) return error.message;
+  return 'an unexpected error';
+}
+
 async function inBatches<T>(items: readonly T[], concurrency: number, run: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
@@ -174,7 +184,7 @@ export class LoadRun {
       await run.begin();
       return run;
     } catch (error) {
-      run.failure = error instanceof Error ? error.message : String(error);
+      run.failure = describeFailure(error);
       await run.stop();
       run.state = 'failed';
       throw error instanceof LoadStartError ? error : new LoadStartError(run.failure);
@@ -254,10 +264,10 @@ export class LoadRun {
     // 1. Workspaces, enrollment and Companions.
     await inBatches(this.slots, concurrency, async (slot, index) => {
       slot.workspaceId = await provisioner.createWorkspace(`load ${index + 1}`).catch((error: unknown) => {
-        throw new LoadStartError(`cannot create workspace ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new LoadStartError(`cannot create workspace ${index + 1}: ${describeFailure(error)}`);
       });
       const identity = await this.enroll(provisioner, slot.workspaceId, endpoints.redeemUrl).catch((error: unknown) => {
-        throw new LoadStartError(`cannot enroll Companion ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new LoadStartError(`cannot enroll Companion ${index + 1}: ${describeFailure(error)}`);
       });
       const companion = options.stack.createCompanion({
         identity,
