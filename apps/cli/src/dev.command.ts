@@ -62,15 +62,19 @@ class ChildApp {
   ) {
     this.log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
     this.process = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.exited = new Promise((resolveExit) =>
+    // A log file that cannot be written (disk full, removed directory) must not crash the launcher.
+    this.log.on('error', () => undefined);
+    this.exited = new Promise((resolveExit) => {
       this.process.once('exit', (code, signal) => {
-        this.exit = { code, signal };
+        this.exit ??= { code, signal };
         resolveExit(this.exit);
-      }),
-    );
-    // A spawn failure (no such executable) is reported as an exit.
-    this.process.once('error', () => {
-      if (!this.exit) this.exit = { code: 127, signal: null };
+      });
+      // A spawn failure (no such executable) emits no 'exit': report it as one, so stop() never waits forever.
+      this.process.once('error', () => {
+        if (this.exit) return;
+        this.exit = { code: 127, signal: null };
+        resolveExit(this.exit);
+      });
     });
     let pending = '';
     this.process.stdout?.on('data', (chunk: Buffer) => {
