@@ -20,8 +20,9 @@ function recordingBus(): EventBus & { calls: EventEnvelope[][] } {
   };
 }
 
-function publisher(bus: EventBus): BatchingPublisher {
+function publisher(bus: EventBus, extra: { maxEnvelopesPerPublish?: number } = {}): BatchingPublisher {
   return new BatchingPublisher({
+    ...extra,
     bus,
     topic: 'relay.workspace-frames.v1',
     producer: 'relay-gateway@test',
@@ -54,6 +55,29 @@ describe('BatchingPublisher', () => {
     expect(bus.calls).toHaveLength(1);
     expect(summary(bus.calls[0] ?? [])).toEqual(['w1:e1:0,1,2,3', 'w2:e1:0,1,2,3']);
     expect(bus.calls[0]?.map((envelope) => envelope.streamVersion)).toEqual([1, 1]);
+  });
+
+  it('splits a flush into publish calls of at most maxEnvelopesPerPublish messages, in order; a failed one is retried with what follows it', async () => {
+    const calls: string[][] = [];
+    let failOnce = true;
+    const bus = {
+      ...recordingBus(),
+      publish: async (_topic: string, envelopes: readonly EventEnvelope[]) => {
+        if (calls.length === 1 && failOnce) {
+          failOnce = false;
+          throw new Error('database busy');
+        }
+        calls.push(summary([...envelopes]));
+      },
+    };
+    const out = publisher(bus, { maxEnvelopesPerPublish: 2 });
+    for (let i = 0; i < 2; i += 1) for (const workspace of ['w1', 'w2', 'w3', 'w4', 'w5']) out.enqueue(workspace, FRAMES_SEQUENCED, { epoch: 'e1', item: frame(i) });
+    await out.drain(5_000);
+    expect(calls[0]).toEqual(['w1:e1:0,1', 'w2:e1:0,1']);
+    // The second call failed: nothing of it or after it was lost, duplicated or reordered.
+    expect(calls.slice(1).flat()).toEqual(['w3:e1:0,1', 'w4:e1:0,1', 'w5:e1:0,1']);
+    expect(calls.every((call) => call.length <= 2)).toBe(true);
+    expect(out.pending).toBe(0);
   });
 
   it('keeps a workspace\'s other records and epochs between its frames', async () => {

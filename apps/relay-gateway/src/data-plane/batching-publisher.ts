@@ -28,6 +28,8 @@ interface Queued {
   eventType: string;
   data: unknown;
   enqueuedAt: number;
+  /** Published (removed from the queue when the flush ends). */
+  sent?: boolean;
 }
 
 export interface BatchingPublisherOptions {
@@ -38,6 +40,12 @@ export interface BatchingPublisherOptions {
   batchFrames: number;
   lingerMs: number;
   maxQueued: number;
+  /**
+   * At most this many bus messages per `publish` call (default: all of a flush in one). An embedded database
+   * writes on this process's event loop and one transaction blocks it from start to commit: a flush in a few
+   * transactions, with the loop free between them, keeps frame delivery from waiting behind the whole flush.
+   */
+  maxEnvelopesPerPublish?: number;
   metrics: DataPlaneMetrics;
   logger: DataPlaneLogger;
 }
@@ -90,17 +98,28 @@ export class BatchingPublisher {
   private flush(): void {
     if (this.flushing || this.queue.length === 0) return;
     const batch = this.queue.slice(0, this.options.batchFrames);
-    const envelopes = this.envelopes(batch);
+    const groups = this.envelopes(batch);
+    const perPublish = Math.max(1, this.options.maxEnvelopesPerPublish ?? groups.length);
     const oldest = batch[0]?.enqueuedAt ?? Date.now();
-    this.flushing = this.options.bus
-      .publish(this.options.topic, envelopes)
+    const publishAll = async () => {
+      for (let start = 0; start < groups.length; start += perPublish) {
+        // The loop is free between transactions: sockets are read and frames delivered in between.
+        if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const chunk = groups.slice(start, start + perPublish);
+        await this.options.bus.publish(this.options.topic, chunk.map((group) => group.envelope));
+        // A later chunk that fails leaves its entries (and everything after) queued, in order, for the retry.
+        let count = 0;
+        for (const group of chunk) {
+          for (const entry of group.entries) entry.sent = true;
+          count += group.entries.length;
+        }
+        this.options.metrics.busPublished({ topic: this.options.topic }, count);
+      }
+    };
+    this.flushing = publishAll()
       .then(
         () => {
-          // Entries may have been dropped from the head meanwhile (queue bound); remove what was sent.
-          const sent = new Set(batch);
-          this.queue = this.queue.filter((entry) => !sent.has(entry));
           this.failures = 0;
-          this.options.metrics.busPublished({ topic: this.options.topic }, batch.length);
           this.options.metrics.busPublishLag({ topic: this.options.topic }, Date.now() - oldest);
         },
         (error: unknown) => {
@@ -114,6 +133,8 @@ export class BatchingPublisher {
         },
       )
       .finally(() => {
+        // Entries may have been dropped from the head meanwhile (queue bound); remove what was sent.
+        this.queue = this.queue.filter((entry) => !entry.sent);
         this.flushing = undefined;
         if (this.queue.length > 0 && !this.closed) {
           this.schedule(this.failures > 0 ? Math.min(5_000, 100 * 2 ** Math.min(this.failures, 6)) : 0);
@@ -121,9 +142,10 @@ export class BatchingPublisher {
       });
   }
 
-  private envelopes(batch: readonly Queued[]): EventEnvelope[] {
-    const out: EventEnvelope[] = [];
-    const open = new Map<string, { data: FramesSequencedData; bytes: number }>();
+  /** The batch as bus messages, in order, each with the queue entries it carries. */
+  private envelopes(batch: readonly Queued[]): Array<{ envelope: EventEnvelope; entries: Queued[] }> {
+    const out: Array<{ envelope: EventEnvelope; entries: Queued[] }> = [];
+    const open = new Map<string, { data: FramesSequencedData; bytes: number; entries: Queued[] }>();
     for (const entry of batch) {
       if (entry.eventType === FRAMES_SEQUENCED) {
         const data = entry.data as { epoch: string; item: SequencedItem };
@@ -132,15 +154,16 @@ export class BatchingPublisher {
         if (group && group.data.epoch === data.epoch && group.bytes + bytes <= GROUP_TEXT_BYTES) {
           group.data.items.push(data.item);
           group.bytes += bytes;
+          group.entries.push(entry);
           continue;
         }
-        const started = { data: { origin: this.options.origin, epoch: data.epoch, items: [data.item] }, bytes };
+        const started = { data: { origin: this.options.origin, epoch: data.epoch, items: [data.item] }, bytes, entries: [entry] };
         open.set(entry.workspaceId, started);
-        out.push(this.envelope(entry.workspaceId, FRAMES_SEQUENCED, started.data));
+        out.push({ envelope: this.envelope(entry.workspaceId, FRAMES_SEQUENCED, started.data), entries: started.entries });
         continue;
       }
       open.delete(entry.workspaceId);
-      out.push(this.envelope(entry.workspaceId, entry.eventType, entry.data));
+      out.push({ envelope: this.envelope(entry.workspaceId, entry.eventType, entry.data), entries: [entry] });
     }
     return out;
   }

@@ -35,11 +35,23 @@ export class MetricsRegistry {
 
   counter(name: string, help: string): (labels?: Labels, by?: number) => void {
     const family = this.family(name, help, 'counter');
+    // Counters are bumped per frame and per send: the series is found by the label values as given (no
+    // sorting, escaping or joining on the hot path); the exposition key is built once per series.
+    const byValues = new Map<string, { labels: Labels; value: number }>();
     return (labels = {}, by = 1) => {
-      const key = seriesKey(labels);
-      const series = family.series.get(key);
-      if (series) series.value += by;
-      else family.series.set(key, { labels, value: by });
+      let raw = '';
+      for (const key in labels) raw += `${key}\u0000${labels[key] ?? ''}\u0001`;
+      let series = byValues.get(raw);
+      if (!series) {
+        const key = seriesKey(labels);
+        series = family.series.get(key);
+        if (!series) {
+          series = { labels: { ...labels }, value: 0 };
+          family.series.set(key, series);
+        }
+        byValues.set(raw, series);
+      }
+      series.value += by;
     };
   }
 

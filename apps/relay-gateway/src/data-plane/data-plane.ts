@@ -43,7 +43,12 @@ const CATCH_UP_WAIT_MS = 30_000;
  * (where the linger is cross-replica latency): fewer, larger transactions on the embedded database, which runs
  * on this event loop. A crash loses at most this much more of the log.
  */
-export const SINGLE_REPLICA_LOG_LINGER_MS = 100;
+export const SINGLE_REPLICA_LOG_LINGER_MS = 250;
+/**
+ * And one flush takes all that lingered (one bus message per workspace): the cost of the embedded log is per
+ * transaction and per message, so every message of a workspace carries its 250 ms of frames.
+ */
+export const SINGLE_REPLICA_LOG_BATCH_FRAMES = 5_000;
 
 export interface DataPlaneOptions {
   config: DataPlaneConfig;
@@ -85,7 +90,11 @@ export class DataPlane {
     this.browserServer.options.maxPayload = options.config.maxBrowserFrameBytes * 2;
     this.hub = new WorkspaceHub({
       config: options.singleReplica
-        ? { ...options.config, publishLingerMs: Math.max(options.config.publishLingerMs, SINGLE_REPLICA_LOG_LINGER_MS) }
+        ? {
+            ...options.config,
+            publishLingerMs: Math.max(options.config.publishLingerMs, SINGLE_REPLICA_LOG_LINGER_MS),
+            publishBatchFrames: Math.max(options.config.publishBatchFrames, SINGLE_REPLICA_LOG_BATCH_FRAMES),
+          }
         : options.config,
       directory: options.directory,
       bus: options.bus,

@@ -94,6 +94,13 @@ export interface BrowserPeer {
   wire: WireVersion;
 }
 
+/**
+ * One replica (embedded database): bus messages (one workspace's lingered frames each) per transaction of the
+ * frames log. One transaction for all 50 workspaces of a flush blocked delivery for tens of ms; one per message
+ * costs far more in all (the cost is per transaction and per message).
+ */
+const SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION = 12;
+
 /** Frames of the Workspace sequence: each one the relay sends a browser entitles it to one ACK. */
 const ACKABLE = new Set(['runtime.event', 'runtime.gap', 'interaction.request', 'interaction.resolved', 'interaction.cancelled', 'runtime.encrypted']);
 
@@ -190,7 +197,12 @@ export class WorkspaceHub {
         metrics: options.metrics,
         logger: options.logger,
       };
-      this.framesPublisher = new BatchingPublisher({ ...common, topic: WORKSPACE_FRAMES_TOPIC });
+      this.framesPublisher = new BatchingPublisher({
+        ...common,
+        topic: WORKSPACE_FRAMES_TOPIC,
+        // The embedded database writes on this event loop: a flush in a few transactions, the loop free between.
+        ...(options.singleReplica ? { maxEnvelopesPerPublish: SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION } : {}),
+      });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
       if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
     }
@@ -631,14 +643,17 @@ export class WorkspaceHub {
     const entry = loggedFrame(frame, relaySequence, text, wire, this.now());
     if (classification !== 'replay') {
       log.append(entry, this.now());
+      // Before confirmStream: sessions that joined meanwhile get the retained interactions as of this frame.
       this.retain(workspace, entry, true);
-      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
-        epoch: log.epoch,
-        item: { relaySequence, text, wire, at: entry.at } satisfies SequencedItem,
-      });
     }
     this.confirmStream(workspace);
+    // Browsers first: the frames log is written after the sends, off the latency path.
     this.fanOut(workspace, classification === 'replay' ? (log.get(relaySequence) ?? entry) : entry);
+    if (classification === 'replay') return;
+    this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
+      epoch: log.epoch,
+      item: { relaySequence, text, wire, at: entry.at } satisfies SequencedItem,
+    });
   }
 
   private sequencedGap(workspace: WorkspaceState, from: number, through: number, text: string, wire: WireVersion, publish: boolean): void {
