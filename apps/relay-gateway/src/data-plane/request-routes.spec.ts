@@ -12,9 +12,9 @@ describe('RequestRoutes', () => {
 
   it('expires routes and bounds them per session and in total', () => {
     const routes = new RequestRoutes({ ttlMs: 1_000, maxTotal: 3, maxPerSession: 2 });
-    expect(routes.add(route('a'), 0)).toBe(true);
-    expect(routes.add(route('b'), 0)).toBe(true);
-    expect(routes.add(route('c'), 0)).toBe(false);
+    expect(routes.add(route('a'), 0)).toBe('added');
+    expect(routes.add(route('b'), 0)).toBe('added');
+    expect(routes.add(route('c'), 0)).toBe('session-full');
     expect(routes.take('w', 'a', 2_000)).toBeUndefined();
     routes.add(route('x', 's2'), 2_000);
     routes.add(route('y', 's3'), 2_000);
@@ -31,5 +31,16 @@ describe('RequestRoutes', () => {
     routes.dropSession('s1');
     expect(routes.take('w', 'a', 1)).toBeUndefined();
     expect(routes.take('w', 'b', 1)).toBeDefined();
+  });
+
+  it("keeps a route with the session awaiting it: another session reusing its requestId cannot take the response", () => {
+    const routes = new RequestRoutes({ ttlMs: 1_000, maxTotal: 10, maxPerSession: 10 });
+    expect(routes.add(route('a', 's1'), 0)).toBe('added');
+    expect(routes.add(route('a', 's2'), 1)).toBe('in-use');
+    // The same session re-sending its request renews its own route.
+    expect(routes.add(route('a', 's1'), 2)).toBe('added');
+    expect(routes.take('w', 'a', 3)).toMatchObject({ sessionId: 's1' });
+    // Once answered (or expired), the id is free again.
+    expect(routes.add(route('a', 's2'), 4)).toBe('added');
   });
 });

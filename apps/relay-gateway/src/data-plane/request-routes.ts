@@ -33,20 +33,26 @@ export class RequestRoutes {
     return this.routes.size;
   }
 
-  /** Adds a route; false when the session already has its maximum of routes awaiting responses. */
-  add(route: Omit<RequestRoute, 'expiresAt'>, now: number): boolean {
+  /**
+   * Adds a route. `session-full`: the session already has its maximum of routes awaiting responses.
+   * `in-use`: another live session is awaiting a response to this `requestId`; taking its route would hand
+   * that session's response to this one, so the route stays with the first (the same session re-sending
+   * its request just renews its own route).
+   */
+  add(route: Omit<RequestRoute, 'expiresAt'>, now: number): 'added' | 'session-full' | 'in-use' {
     this.expire(now);
     const id = key(route.workspaceId, route.requestId);
     const existing = this.routes.get(id);
+    if (existing && existing.sessionId !== route.sessionId) return 'in-use';
     if (existing) this.forget(id, existing);
-    if ((this.perSession.get(route.sessionId) ?? 0) >= this.limits.maxPerSession) return false;
+    if ((this.perSession.get(route.sessionId) ?? 0) >= this.limits.maxPerSession) return 'session-full';
     while (this.routes.size >= this.limits.maxTotal) {
       const oldest = this.routes.entries().next().value as [string, RequestRoute];
       this.forget(oldest[0], oldest[1]);
     }
     this.routes.set(id, { ...route, expiresAt: now + this.limits.ttlMs });
     this.perSession.set(route.sessionId, (this.perSession.get(route.sessionId) ?? 0) + 1);
-    return true;
+    return 'added';
   }
 
   /** Removes and returns the route of a response. */

@@ -544,8 +544,14 @@ export class WorkspaceHub {
         },
         this.now(),
       );
-      if (!added) {
+      if (added === 'session-full') {
         this.sessionError(session, 'RATE_LIMITED');
+        return;
+      }
+      if (added === 'in-use') {
+        // Another session awaits this requestId's response: never forward a request whose response would
+        // go to someone else. Browsers use fresh requestIds (§5), so only a misbehaving client gets here.
+        this.drop('browser', 'REQUEST_ID_IN_USE');
         return;
       }
     }
