@@ -47,6 +47,7 @@ export {
   type FrameCheckOptions,
   type InboundFrame,
 } from './validation/frame-reader';
+export { utf8ByteLength, exceedsUtf8Bytes } from './validation/utf8-length';
 
 export { DIRECTIONS, isDirection, allowedFrameTypes, isAllowedInDirection, type Direction } from './rules/direction.rules';
 export { DEFERRED_RULES, isDeferredRule, checkDeferredRules, type DeferredRule } from './rules/deferred.rules';

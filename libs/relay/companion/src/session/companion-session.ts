@@ -31,6 +31,7 @@ import {
   projectThreadSnapshot,
   validateMethodParams,
   validateMethodResult,
+  utf8ByteLength,
   validateWireFrame,
   type AckDisposition,
   type RequestIdentity,
@@ -49,7 +50,6 @@ import type { CompanionCipher, CompanionSealableFrame } from './companion-cipher
 import { ConnectionGeneration, type OutboundItem, type SendFrame } from './connection-generation';
 import type { CompanionDiagnostic, DiagnosticSink } from './diagnostics';
 import { errorCodeOf, fail, isRetryableError, runtimeFailure, succeed, type RequestOutcome } from './request-outcome';
-import { utf8ByteLength } from './utf8';
 
 export type CompanionWireVersion = '1.2' | '1.1';
 
