@@ -34,7 +34,7 @@ import { BusError } from '../bus.error';
 import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
 import { isTransientFailure, type BusRecord, type PartitionLag, type RecordHandler, type RetryingPartition, type Subscription } from '../event-bus.port';
 import { describeError, type BusLogger } from '../bus-log';
-import { retryDelayMs, waitAlive } from '../retry-backoff';
+import { pause, retryDelayMs, waitAlive } from '../retry-backoff';
 import { TransientRetries } from '../transient-retries';
 
 export interface ConsumerTuning {
@@ -98,10 +98,15 @@ export class KafkaSubscription implements Subscription {
   private assignment: Array<{ topic: string; partitions: number[] }> = [];
   private readonly transient: TransientRetries;
 
+  private consumer: Consumer;
+  /** The recreation of a consumer that crashed for good, while it runs (`stop` waits for it). */
+  private recovering?: Promise<void>;
+  private markJoined: () => void = () => undefined;
+  private markPositioned: () => void = () => undefined;
+
   private constructor(
     private readonly runtime: SubscriptionRuntime,
     private readonly plan: SubscriptionPlan,
-    private readonly consumer: Consumer,
     private readonly registry: SubscriptionRegistry,
   ) {
     this.transient = new TransientRetries({
@@ -112,42 +117,22 @@ export class KafkaSubscription implements Subscription {
       maxRetryBackoffMs: runtime.maxRetryBackoffMs,
       serviceTopic: runtime.serviceTopic,
     });
+    this.consumer = this.createConsumer();
   }
 
   /** Joins the group and resolves once the member has its first assignment. */
   static async start(runtime: SubscriptionRuntime, plan: SubscriptionPlan, registry: SubscriptionRegistry): Promise<KafkaSubscription> {
     const { tuning } = runtime;
-    const consumer = runtime.kafka.consumer({
-      groupId: plan.groupId,
-      sessionTimeout: tuning.sessionTimeoutMs,
-      heartbeatInterval: tuning.heartbeatIntervalMs,
-      rebalanceTimeout: tuning.rebalanceTimeoutMs,
-      maxWaitTimeInMs: tuning.maxWaitTimeMs,
-      allowAutoTopicCreation: true,
-    });
-    const subscription = new KafkaSubscription(runtime, plan, consumer, registry);
+    const subscription = new KafkaSubscription(runtime, plan, registry);
     registry.added(subscription);
+    // A consumer recreated after a crash before the first join resolves these too.
     const joined = new Promise<void>((resolve) => {
-      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-        subscription.assignment = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({
-          topic: runtime.serviceTopic(topic),
-          partitions: [...partitions].sort((a, b) => a - b),
-        }));
-        runtime.logger.log('info', 'kafka consumer: joined group', {
-          groupId: plan.groupId,
-          memberId: payload.memberId,
-          partitions: subscription.assignment.reduce((sum, { partitions }) => sum + partitions.length, 0),
-        });
-        resolve();
-      });
+      subscription.markJoined = resolve;
     });
     // kafkajs positions a member without a committed offset at its first fetch; for `latest`, waiting
     // for that fetch means everything published after `subscribe` resolves is delivered.
     const positioned = new Promise<void>((resolve) => {
-      const removeListener = consumer.on(consumer.events.FETCH, () => {
-        removeListener();
-        resolve();
-      });
+      subscription.markPositioned = resolve;
     });
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<never>((_, reject) => {
@@ -160,20 +145,8 @@ export class KafkaSubscription implements Subscription {
       });
     });
     givenUp.catch(() => undefined); // raced below; a rejection before that must not go unhandled
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      runtime.logger.log('error', 'kafka consumer: crashed', { groupId: plan.groupId, error: describeError(payload.error), restart: payload.restart });
-    });
     try {
-      await consumer.connect();
-      await consumer.subscribe({ topics: plan.topics, fromBeginning: plan.start === 'earliest' });
-      await consumer.run({
-        autoCommit: true,
-        autoCommitInterval: null,
-        autoCommitThreshold: 1,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently,
-        eachBatch: (payload) => subscription.onBatch(payload),
-      });
+      await subscription.runConsumer(subscription.consumer);
       await Promise.race([joined, givenUp]);
       if (plan.start === 'latest') await Promise.race([positioned, givenUp]);
       return subscription;
@@ -182,6 +155,89 @@ export class KafkaSubscription implements Subscription {
       throw error;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** A new group member with this subscription's listeners; `runConsumer` connects it. */
+  private createConsumer(): Consumer {
+    const { runtime, plan } = this;
+    const { tuning } = runtime;
+    const consumer = runtime.kafka.consumer({
+      groupId: plan.groupId,
+      sessionTimeout: tuning.sessionTimeoutMs,
+      heartbeatInterval: tuning.heartbeatIntervalMs,
+      rebalanceTimeout: tuning.rebalanceTimeoutMs,
+      maxWaitTimeInMs: tuning.maxWaitTimeMs,
+      allowAutoTopicCreation: true,
+    });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      if (consumer !== this.consumer) return;
+      this.assignment = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({
+        topic: runtime.serviceTopic(topic),
+        partitions: [...partitions].sort((a, b) => a - b),
+      }));
+      runtime.logger.log('info', 'kafka consumer: joined group', {
+        groupId: plan.groupId,
+        memberId: payload.memberId,
+        partitions: this.assignment.reduce((sum, { partitions }) => sum + partitions.length, 0),
+      });
+      this.markJoined();
+    });
+    const removeFetchListener = consumer.on(consumer.events.FETCH, () => {
+      removeFetchListener();
+      if (consumer === this.consumer) this.markPositioned();
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (consumer !== this.consumer || this.stopping.signal.aborted) return;
+      if (payload.restart) {
+        // kafkajs restarts this consumer itself.
+        runtime.logger.log('warn', 'kafka consumer: crashed; kafkajs restarts it', { groupId: plan.groupId, code: 'CONSUMER_CRASHED_RESTARTING' });
+        return;
+      }
+      // kafkajs gave this consumer up (an error it does not retry): a new member takes its place.
+      this.recovering ??= this.recreate().finally(() => {
+        this.recovering = undefined;
+      });
+    });
+    return consumer;
+  }
+
+  private async runConsumer(consumer: Consumer): Promise<void> {
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.plan.topics, fromBeginning: this.plan.start === 'earliest' });
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: null,
+      autoCommitThreshold: 1,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.runtime.tuning.partitionsConsumedConcurrently,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+  }
+
+  /**
+   * Replaces a consumer kafkajs gave up on: waits the bus's capped backoff, disconnects the old one,
+   * and joins the same group with a new one, until one runs or the subscription stops. Logs a stable
+   * code only: a crash's error text may quote broker answers.
+   */
+  private async recreate(): Promise<void> {
+    const { runtime, plan } = this;
+    for (let attempt = 1; ; attempt += 1) {
+      runtime.logger.log('warn', 'kafka consumer: crashed for good; recreating it', { groupId: plan.groupId, code: 'CONSUMER_RECREATING', attempt });
+      if (!(await pause(retryDelayMs(attempt, runtime.retryBackoffMs, runtime.maxRetryBackoffMs), this.stopping.signal))) return;
+      const previous = this.consumer;
+      await previous.disconnect().catch(() => undefined);
+      if (this.stopping.signal.aborted) return;
+      const next = this.createConsumer();
+      this.consumer = next;
+      try {
+        await this.runConsumer(next);
+        runtime.logger.log('info', 'kafka consumer: recreated', { groupId: plan.groupId, attempt });
+        return;
+      } catch {
+        runtime.logger.log('warn', 'kafka consumer: recreation failed; retrying', { groupId: plan.groupId, code: 'CONSUMER_RECREATE_FAILED', attempt });
+        if (this.stopping.signal.aborted) return;
+      }
     }
   }
 
@@ -199,6 +255,8 @@ export class KafkaSubscription implements Subscription {
     this.stopped ??= (async () => {
       this.stopping.abort();
       try {
+        // A recreation in progress ends at the abort; then the consumer it left is the one to disconnect.
+        await this.recovering;
         await this.consumer.disconnect();
       } finally {
         this.registry.removed(this);
