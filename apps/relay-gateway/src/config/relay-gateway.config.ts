@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 
-import { ConfigError, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
+import { ConfigError, envReader, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
 
 export type TlsMode = 'files' | 'self-signed' | 'off';
 
@@ -79,29 +79,7 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
   }
-  const fail = (variable: string, message: string) => problems.push({ variable, message });
-  const value = (variable: string): string | undefined => {
-    const raw = env[variable];
-    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
-  };
-  const integer = (variable: string, fallback: number, min: number, max: number): number => {
-    const raw = value(variable);
-    if (raw === undefined) return fallback;
-    const parsed = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-      fail(variable, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-      return fallback;
-    }
-    return parsed;
-  };
-  const boolean = (variable: string, fallback: boolean): boolean => {
-    const raw = value(variable);
-    if (raw === undefined) return fallback;
-    if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-    if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
-    fail(variable, `must be true or false (got ${JSON.stringify(raw)})`);
-    return fallback;
-  };
+  const { fail, value, integer, boolean } = envReader(env, problems);
   const host = (variable: string, fallback: string): string => {
     const raw = value(variable) ?? fallback;
     if (!HOST.test(raw)) fail(variable, `must be a host name or IP address (got ${JSON.stringify(raw)})`);

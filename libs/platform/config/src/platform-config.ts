@@ -14,6 +14,7 @@
  * | `TRUSTMESH_BUS_RETRY_BACKOFF_MS` | `200` | first retry delay, doubling per try (0–60000) |
  * | `TRUSTMESH_LOCAL_BUS_PARTITIONS` | `4` | partitions per topic on the local bus (1–256) |
  */
+import { envReader, type Env } from './env-reader';
 
 export type BusAdapter = 'local' | 'kafka';
 
@@ -41,7 +42,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 const TOPIC_PREFIX = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -50,21 +50,7 @@ const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Reads and validates the platform configuration; throws a `ConfigError` naming every bad variable. */
 export function loadPlatformConfig(env: Env): PlatformConfig {
   const problems: ConfigProblem[] = [];
-  const fail = (variable: string, message: string) => problems.push({ variable, message });
-  const value = (variable: string): string | undefined => {
-    const raw = env[variable];
-    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
-  };
-  const integer = (variable: string, fallback: number, min: number, max: number): number => {
-    const raw = value(variable);
-    if (raw === undefined) return fallback;
-    const parsed = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-      fail(variable, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-      return fallback;
-    }
-    return parsed;
-  };
+  const { fail, value, integer } = envReader(env, problems);
 
   const adapterRaw = value('TRUSTMESH_BUS') ?? 'local';
   let adapter: BusAdapter = 'local';
