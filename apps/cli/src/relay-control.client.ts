@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Metadata, credentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { dateFromTimestamp, relayControlV1GrpcJs } from '@trustmesh/contracts';
+import { callUnary, dateFromTimestamp, relayControlV1GrpcJs, type UnaryInvoker } from '@trustmesh/contracts';
 
 export interface RelayControlTarget {
   /** `host:port` of RelayControl. */
@@ -116,15 +116,9 @@ export class RelayControl {
     this.client.close();
   }
 
-  private unary<Req, Res>(
-    rpc: string,
-    invoke: (request: Req, metadata: Metadata, options: { deadline: Date }, callback: (error: ServiceError | null, response: Res) => void) => unknown,
-    request: Req,
-  ): Promise<Res> {
-    return new Promise((resolve, reject) => {
-      invoke(request, this.metadata, { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) }, (error, response) =>
-        error ? reject(new RelayControlError(rpc, error.code, error.details)) : resolve(response),
-      );
+  private unary<Req, Res>(rpc: string, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
+    return callUnary(invoke, request, this.metadata, CALL_TIMEOUT_MS).catch((error: ServiceError) => {
+      throw new RelayControlError(rpc, error.code, error.details);
     });
   }
 }

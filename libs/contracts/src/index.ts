@@ -19,3 +19,4 @@ export type { Timestamp } from './generated/nestjs/google/protobuf/timestamp';
 
 export { PROTO_LOADER_OPTIONS, PROTO_ROOT, protoFilePath, protoRootCandidates, resolveProtoRoot } from './proto-files';
 export { dateFromTimestamp, timestampFromDate } from './timestamps';
+export { callUnary, type UnaryInvoker } from './unary-call';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { ChannelCredentials, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
-import { dateFromTimestamp, relayControlV1GrpcJs } from '@trustmesh/contracts';
+import { callUnary, dateFromTimestamp, relayControlV1GrpcJs, type UnaryInvoker } from '@trustmesh/contracts';
 
 import type { TlsTrust } from '../config/simulator-config';
 
@@ -101,15 +101,9 @@ export class RelayControlProvisioner implements LoadProvisioner {
     this.client.close();
   }
 
-  private unary<Req, Res>(
-    rpc: string,
-    invoke: (request: Req, metadata: Metadata, options: { deadline: Date }, callback: (error: ServiceError | null, response: Res) => void) => unknown,
-    request: Req,
-  ): Promise<Res> {
-    return new Promise((resolve, reject) => {
-      invoke(request, this.metadata, { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) }, (error, response) =>
-        error ? reject(new ProvisioningError(rpc, error.code)) : resolve(response),
-      );
+  private unary<Req, Res>(rpc: string, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
+    return callUnary(invoke, request, this.metadata, CALL_TIMEOUT_MS).catch((error: ServiceError) => {
+      throw new ProvisioningError(rpc, error.code);
     });
   }
 }
