@@ -197,16 +197,22 @@ describe('CompanionTransport against a relay played by a ws server', () => {
     const { transport } = transportFor(relay.url, core, { heartbeatTimeoutMs: 300 });
     transports.push(transport);
     const before = relay.sockets.length;
+    // The relay pings as soon as the socket is up, before the transport's liveness timer can run out, so the
+    // pong proves the answer and not the race between this test and a loaded machine.
+    const pong = new Promise<string>((resolve) =>
+      relay.server.once('connection', (socket: WebSocket) => {
+        socket.once('pong', (data) => resolve(String(data)));
+        socket.ping('beat');
+      }),
+    );
     transport.start();
-    await waitUntil(() => relay.sockets.length > before && transport.stats.state === 'connected', { what: 'a socket' });
-    const socket = relay.sockets[before]!;
-    const pong = new Promise<string>((resolve) => socket.socket.once('pong', (data) => resolve(String(data))));
-    socket.socket.ping('beat');
     await expect(pong).resolves.toBe('beat');
 
+    const socket = relay.sockets[before]!;
     await waitUntil(() => socket.closeCode !== null, { what: 'the silent socket to be dropped' });
+    expect(socket.closeCode).toBe(1006);
     await waitUntil(() => relay.sockets.length > before + 1, { what: 'a reconnect after the silence' });
-  });
+  }, 30_000);
 
   it('closes cleanly with 1000 on stop and does not reconnect', async () => {
     const core = new BufferingCore();
