@@ -9,6 +9,9 @@
  *   `session.error RATE_LIMITED` (retryable) and the close 4012: the browser reconnects later.
  * - A browser too slow to read (its send buffer passed the high-water mark) gets the same: a retryable
  *   `session.error RATE_LIMITED` and 4012; nothing more is queued for it.
+ * - Until the session is open (the workspace's status may need a directory lookup first) the socket is
+ *   paused: what the browser sends early waits in TCP, not in the relay's memory. Only the frames already
+ *   read from the socket's last chunk wait here (bounded), and they are read in order once it opens.
  */
 import type { RawData, WebSocket } from 'ws';
 
@@ -24,6 +27,8 @@ import { TokenBucket } from './token-bucket';
 import type { BrowserPeer, WorkspaceHub } from './workspace-hub';
 
 const MAX_WAITING_FRAMES = 256;
+/** A session still not open after this long (the directory does not answer) is closed, retryable. */
+const DEFAULT_OPEN_TIMEOUT_MS = 15_000;
 const ACK_EXTRA_BURST = 16;
 const ACK_EXTRA_PER_SECOND = 1;
 
@@ -32,6 +37,8 @@ export interface BrowserSocketDeps {
   hub: WorkspaceHub;
   metrics: DataPlaneMetrics;
   logger: DataPlaneLogger;
+  /** How long the session may take to open (default 15 s). */
+  openTimeoutMs?: number;
 }
 
 export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps: BrowserSocketDeps): PeerSocket {
@@ -67,6 +74,17 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
   };
   metrics.connectionsOpened({ socket: 'browser' });
   let reader: FrameReader | undefined;
+  // Paused until the session opens; resumed on every way out of 'opening' (the closing handshake needs reads).
+  ws.pause();
+  const openTimer = setTimeout(() => {
+    if (state !== 'opening') return;
+    metrics.rejections({ socket: 'browser', code: 'OPEN_TIMEOUT' });
+    endReason = 'session-error';
+    state = 'closed';
+    ws.resume();
+    socket.close(CLOSE_CODES.SESSION_ERROR_RETRYABLE);
+  }, deps.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
+  openTimer.unref();
 
   const read = (data: RawData, binary: boolean) => {
     if (state !== 'open' || !reader) return;
@@ -107,6 +125,7 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
       if (waiting.length >= MAX_WAITING_FRAMES) {
         endReason = 'session-error';
         state = 'closed';
+        ws.resume();
         socket.close(CLOSE_CODES.SESSION_ERROR_RETRYABLE);
       } else {
         waiting.push([data, binary]);
@@ -125,12 +144,17 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
 
   void hub.browserOpened(peer).then(
     (outcome) => {
+      clearTimeout(openTimer);
       if (outcome === 'refused') {
         endReason = 'session-error';
         state = 'closed';
+        ws.resume();
         return;
       }
-      if (state === 'closed') return;
+      if (state === 'closed') {
+        ws.resume();
+        return;
+      }
       reader = new FrameReader({
         direction: 'browser-to-relay',
         wire: peer.wire,
@@ -141,10 +165,13 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
       state = 'open';
       logger.log('info', 'browser-session-opened', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, wire: peer.wire });
       for (const [data, binary] of waiting.splice(0)) read(data, binary);
+      ws.resume();
     },
     () => {
+      clearTimeout(openTimer);
       endReason = 'error';
       state = 'closed';
+      ws.resume();
       hub.sessionError(peer, 'RELAY_INTERNAL_ERROR', true);
     },
   );
