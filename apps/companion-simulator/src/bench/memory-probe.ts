@@ -5,9 +5,11 @@
  * `BENCH_MEMORY_PROBE_FILE`. Without that variable it does nothing.
  */
 import { writeFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 
 const file = process.env['BENCH_MEMORY_PROBE_FILE'];
-if (file) {
+// Signals reach the main thread only (a worker that inherits this preload leaves them alone).
+if (file && isMainThread) {
   process.on('SIGUSR2', () => {
     const collect = (globalThis as { gc?: () => void }).gc;
     collect?.();

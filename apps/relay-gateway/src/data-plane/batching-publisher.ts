@@ -42,8 +42,8 @@ export interface BatchingPublisherOptions {
   maxQueued: number;
   /**
    * At most this many bus messages per `publish` call (default: all of a flush in one). An embedded database
-   * writes on this process's event loop and one transaction blocks it from start to commit: a flush in a few
-   * transactions, with the loop free between them, keeps frame delivery from waiting behind the whole flush.
+   * is one connection and a transaction holds it from start to commit: a flush in a few transactions lets
+   * other work on the database run between them instead of waiting behind the whole flush.
    */
   maxEnvelopesPerPublish?: number;
   metrics: DataPlaneMetrics;
@@ -103,8 +103,6 @@ export class BatchingPublisher {
     const oldest = batch[0]?.enqueuedAt ?? Date.now();
     const publishAll = async () => {
       for (let start = 0; start < groups.length; start += perPublish) {
-        // The loop is free between transactions: sockets are read and frames delivered in between.
-        if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         const chunk = groups.slice(start, start + perPublish);
         await this.options.bus.publish(this.options.topic, chunk.map((group) => group.envelope));
         // A later chunk that fails leaves its entries (and everything after) queued, in order, for the retry.

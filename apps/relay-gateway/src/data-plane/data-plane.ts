@@ -40,8 +40,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 const CATCH_UP_WAIT_MS = 30_000;
 /**
  * On one replica the frames log is read only at start, so its appends may linger longer than between replicas
- * (where the linger is cross-replica latency): fewer, larger transactions on the embedded database, which runs
- * on this event loop. A crash loses at most this much more of the log.
+ * (where the linger is cross-replica latency): fewer, larger transactions on the embedded database. A crash
+ * loses at most this much more of the log.
  */
 export const SINGLE_REPLICA_LOG_LINGER_MS = 250;
 /**

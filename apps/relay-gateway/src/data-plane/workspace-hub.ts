@@ -96,8 +96,8 @@ export interface BrowserPeer {
 
 /**
  * One replica (embedded database): bus messages (one workspace's lingered frames each) per transaction of the
- * frames log. One transaction for all 50 workspaces of a flush blocked delivery for tens of ms; one per message
- * costs far more in all (the cost is per transaction and per message).
+ * frames log. PGlite is one connection: a flush in a few short transactions lets other work on the database
+ * (ticket checks, status reads) in between, where one transaction for all 50 workspaces made it wait tens of ms.
  */
 const SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION = 12;
 
@@ -200,7 +200,7 @@ export class WorkspaceHub {
       this.framesPublisher = new BatchingPublisher({
         ...common,
         topic: WORKSPACE_FRAMES_TOPIC,
-        // The embedded database writes on this event loop: a flush in a few transactions, the loop free between.
+        // The embedded database is one connection: a flush in a few transactions, other work in between.
         ...(options.singleReplica ? { maxEnvelopesPerPublish: SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION } : {}),
       });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.

@@ -8,19 +8,23 @@
  *
  * Layout: `<dataDir>/pglite/` is the Postgres cluster, `<dataDir>/pglite.lock` the lock. A `dataDir` of
  * `memory://<name>` keeps the database in memory (tests); it is shared by name within the process.
+ *
+ * PGlite runs on a worker thread of its own (`PgliteThread`), so Postgres' work never blocks this process's
+ * event loop.
  */
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 
 import { DatabaseError, describeDriverError } from './database.errors';
+import { PgliteThread, type ThreadTransaction } from './pglite-thread/pglite-thread';
 import type { SqlConnection, SqlExecutor } from './sql-connection';
 
 interface SharedPglite {
-  readonly pglite: PGlite;
+  readonly pglite: PgliteThread;
   handles: number;
   readonly unlock: () => Promise<void>;
 }
@@ -34,7 +38,7 @@ export const CLUSTER_DIR = 'pglite';
 
 export interface EmbeddedHandle {
   readonly location: string;
-  readonly pglite: PGlite;
+  readonly pglite: PgliteThread;
   prismaAdapter(): SqlDriverAdapterFactory;
   withConnection<T>(work: (connection: SqlConnection) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -63,8 +67,9 @@ export async function openEmbedded(dataDir: string, options: EmbeddedOptions = {
     pglite: shared.pglite,
     // pglite-prisma-adapter 0.6.1 is typed against @prisma/driver-adapter-utils 6.10 (its own copy), whose
     // query argument types differ from 6.19's; at run time it ignores them and works with the 6.19 client
-    // (the event store's contract suite runs on it), so only the type needs bridging.
-    prismaAdapter: () => new PrismaPGlite(shared.pglite) as unknown as SqlDriverAdapterFactory,
+    // (the event store's contract suite runs on it), so only the type needs bridging. It uses PGlite's
+    // `query`, `exec` and `transaction`, which the thread offers with PGlite's behaviour.
+    prismaAdapter: () => new PrismaPGlite(shared.pglite as unknown as PGlite) as unknown as SqlDriverAdapterFactory,
     withConnection: async (work) => {
       if (closed) throw new DatabaseError('DATABASE_CLOSED', `The embedded database at ${key} was closed.`);
       return work(connection);
@@ -106,9 +111,9 @@ async function start(key: string, options: EmbeddedOptions): Promise<SharedPglit
   }
 }
 
-async function createPglite(options: { dataDir?: string; loadDataDir?: Blob | undefined }, location: string): Promise<PGlite> {
+async function createPglite(options: { dataDir?: string; loadDataDir?: Blob | undefined }, location: string): Promise<PgliteThread> {
   try {
-    return await PGlite.create(options);
+    return await PgliteThread.start({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) }, location);
   } catch (error) {
     throw new DatabaseError('DATABASE_OPEN_FAILED', `PGlite could not open the database at ${location}: ${describeDriverError(error)}`, {
       cause: error,
@@ -156,7 +161,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-function pgliteExecutor(target: PGlite | Transaction): SqlExecutor {
+function pgliteExecutor(target: PgliteThread | ThreadTransaction): SqlExecutor {
   return {
     query: async <Row>(sql: string, params: readonly unknown[] = []) => (await target.query<Row>(sql, [...params])).rows,
     exec: async (script: string) => {
@@ -169,7 +174,7 @@ function pgliteExecutor(target: PGlite | Transaction): SqlExecutor {
  * PGlite is one connection. Its `transaction` holds PGlite's own lock until it ends, so statements from
  * other callers wait instead of slipping into our transaction.
  */
-function pgliteConnection(pglite: PGlite): SqlConnection {
+function pgliteConnection(pglite: PgliteThread): SqlConnection {
   return {
     ...pgliteExecutor(pglite),
     transaction: (work) => pglite.transaction((transaction) => work(pgliteExecutor(transaction))),

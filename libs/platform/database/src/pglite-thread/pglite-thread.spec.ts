@@ -1,0 +1,124 @@
+// PGlite on its own thread, as the embedded database runs it: Postgres' work no longer holds the event loop,
+// and callers (the platform's SQL, pglite-prisma-adapter) see PGlite's behaviour: transactions that hold
+// the connection, rollback on a throw, SQLSTATEs on errors, their own parsers applied, and a clear error
+// once the thread is gone.
+import { messages } from '@electric-sql/pglite';
+
+import { DatabaseError } from '../database.errors';
+import { PgliteThread } from './pglite-thread';
+
+describe('PgliteThread', () => {
+  let thread: PgliteThread;
+  beforeAll(async () => {
+    thread = await PgliteThread.start({}, 'memory://pglite-thread-spec');
+    await thread.exec('CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL, at timestamptz NOT NULL DEFAULT now())');
+  });
+  afterAll(async () => {
+    await thread.close();
+  });
+
+  it('keeps the event loop free while Postgres works', async () => {
+    let turns = 0;
+    let working = true;
+    const spin = (): void => {
+      if (!working) return;
+      turns += 1;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const [row] = (await thread.query<{ n: string }>('SELECT count(*)::text AS n FROM generate_series(1, 2000000) AS s(i) WHERE i % 7 = 0')).rows;
+    working = false;
+    expect(row?.n).toBe('285714');
+    // On the main thread the whole statement is one synchronous call: no turn of the loop until it ends.
+    expect(turns).toBeGreaterThan(20);
+  });
+
+  it('returns rows as objects or arrays, with the field types', async () => {
+    await thread.query('INSERT INTO notes (id, body) VALUES ($1, $2), ($3, $4)', [1, 'one', 2, 'two']);
+    const objects = await thread.query<{ id: number; body: string }>('SELECT id, body FROM notes ORDER BY id');
+    expect(objects.rows).toEqual([
+      { id: 1, body: 'one' },
+      { id: 2, body: 'two' },
+    ]);
+    expect(objects.fields).toEqual([
+      { name: 'id', dataTypeID: 23 },
+      { name: 'body', dataTypeID: 25 },
+    ]);
+    const arrays = await thread.query<unknown[]>('SELECT id, body FROM notes ORDER BY id', [], { rowMode: 'array' });
+    expect(arrays.rows).toEqual([
+      [1, 'one'],
+      [2, 'two'],
+    ]);
+  });
+
+  it('applies the caller\'s parsers to the text of their types, and PGlite\'s to the rest', async () => {
+    const result = await thread.query<unknown[]>("SELECT id, at, '{\"a\":1}'::jsonb AS doc, NULL::jsonb AS nothing FROM notes WHERE id = 1", [], {
+      rowMode: 'array',
+      parsers: { 1184: (text: string) => `at:${text.slice(0, 4)}`, 3802: (text: string, typeId: number) => `${typeId}:${text}` },
+    });
+    const [id, at, doc, nothing] = result.rows[0] ?? [];
+    expect(id).toBe(1);
+    expect(at).toBe(`at:${new Date().getUTCFullYear()}`);
+    expect(doc).toBe('3802:{"a": 1}');
+    expect(nothing).toBeNull();
+    const defaults = await thread.query<{ at: unknown; doc: unknown }>('SELECT at, \'{"a":1}\'::jsonb AS doc FROM notes WHERE id = 1');
+    // A Date, made by the structured clone in Node's own realm (not Jest's sandbox, so no instanceof here).
+    expect(Object.prototype.toString.call(defaults.rows[0]?.at)).toBe('[object Date]');
+    expect(defaults.rows[0]?.doc).toEqual({ a: 1 });
+  });
+
+  it('reports Postgres errors as PGlite\'s DatabaseError, SQLSTATE and fields included', async () => {
+    const error = await thread.query('INSERT INTO notes (id, body) VALUES (1, $1)', ['again']).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(messages.DatabaseError);
+    expect(error).toMatchObject({ code: '23505', table: 'notes', constraint: 'notes_pkey', severity: 'ERROR' });
+    expect((error as Error).message).toContain('duplicate key');
+  });
+
+  it('commits a transaction whose work resolves, and holds the connection until it ends', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const transaction = thread.transaction(async (tx) => {
+      await tx.query('INSERT INTO notes (id, body) VALUES (10, $1)', ['in a transaction']);
+      order.push('inserted');
+      await released;
+      order.push('committing');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A statement of another caller waits for the transaction, and then sees its row.
+    const outside = thread.query<{ n: number }>('SELECT count(*)::int AS n FROM notes WHERE id = 10').then((result) => {
+      order.push('outside');
+      return result.rows[0]?.n;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await transaction;
+    await expect(outside).resolves.toBe(1);
+    expect(order).toEqual(['inserted', 'committing', 'outside']);
+  });
+
+  it('rolls back a transaction whose work throws, and one its work rolls back', async () => {
+    await expect(
+      thread.transaction(async (tx) => {
+        await tx.query('INSERT INTO notes (id, body) VALUES (20, $1)', ['doomed']);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    await thread.transaction(async (tx) => {
+      await tx.query('INSERT INTO notes (id, body) VALUES (21, $1)', ['also doomed']);
+      await tx.rollback();
+      await expect(tx.query('SELECT 1')).rejects.toThrow('Transaction is closed');
+    });
+    const left = await thread.query<{ n: number }>('SELECT count(*)::int AS n FROM notes WHERE id IN (20, 21)');
+    expect(left.rows[0]?.n).toBe(0);
+  });
+
+  it('refuses work with DATABASE_CLOSED once the thread is closed', async () => {
+    const other = await PgliteThread.start({}, 'memory://closed-thread');
+    await other.close();
+    const error = await other.query('SELECT 1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DatabaseError);
+    expect(error).toMatchObject({ code: 'DATABASE_CLOSED' });
+    await expect(other.close()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,129 @@
+// The embedded database's own thread: one PGlite instance, driven by `PgliteThread` (pglite-thread.ts) on
+// the main thread. Every request is answered with its id. Requests run as they arrive and PGlite orders them
+// as it does on one thread: a transaction holds its lock from BEGIN to COMMIT or ROLLBACK, and statements of
+// other callers wait for it. Plain JavaScript, so that Node starts it as it is under tsx, Jest or a build.
+import { parentPort } from 'node:worker_threads';
+
+import { PGlite, messages } from '@electric-sql/pglite';
+
+/** Fields a Postgres error carries besides its message (PGlite's `DatabaseError`). */
+const ERROR_FIELDS = [
+  'severity',
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
+];
+
+const identity = (value) => value;
+
+/** @type {PGlite | undefined} */
+let db;
+/** Open transactions by the main thread's id: PGlite's transaction object, and how to end its callback. */
+const transactions = new Map();
+
+function resultOf(result) {
+  return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
+}
+
+function errorOf(error) {
+  if (error instanceof messages.DatabaseError) {
+    const fields = {};
+    for (const name of ERROR_FIELDS) if (error[name] !== undefined) fields[name] = error[name];
+    return { kind: 'postgres', message: error.message, name: error.name, fields };
+  }
+  return { kind: 'other', message: error instanceof Error ? error.message : String(error), name: error instanceof Error ? error.name : 'Error' };
+}
+
+/** Runs `request.sql` on the transaction it names, or on the database. */
+function target(request) {
+  if (request.tx === undefined) return db;
+  const open = transactions.get(request.tx);
+  if (!open) throw new Error('Transaction is closed');
+  return open.tx;
+}
+
+/** Opens a transaction whose callback stays pending until `end`; resolves once BEGIN ran. */
+function begin(txId) {
+  return new Promise((opened, failed) => {
+    let entered = false;
+    const done = db.transaction(
+      (tx) =>
+        new Promise((commit, rollback) => {
+          entered = true;
+          transactions.set(txId, { tx, commit, rollback, done });
+          opened(null);
+        }),
+    );
+    done.catch((error) => {
+      if (!entered) failed(error);
+    });
+  });
+}
+
+/** Ends a transaction: COMMIT (PGlite reports a COMMIT that rolled back), or ROLLBACK unless already done. */
+async function end(txId, outcome) {
+  const open = transactions.get(txId);
+  if (!open) throw new Error('Transaction is closed');
+  transactions.delete(txId);
+  if (outcome === 'commit') {
+    open.commit(null);
+    await open.done;
+    return null;
+  }
+  open.rollback(new Error('rolled back'));
+  await open.done.catch(() => undefined);
+  return null;
+}
+
+async function run(request) {
+  if (request.op === 'open') {
+    db = await PGlite.create(request.options);
+    return null;
+  }
+  if (!db) throw new Error('The embedded database is not open.');
+  switch (request.op) {
+    case 'query': {
+      // Columns of the types the caller parses itself come back as Postgres' text; it applies its parsers.
+      const parsers = {};
+      for (const typeId of request.rawTypes) parsers[typeId] = identity;
+      return resultOf(await target(request).query(request.sql, request.params, { rowMode: request.rowMode, parsers }));
+    }
+    case 'exec':
+      return (await target(request).exec(request.sql)).map(resultOf);
+    case 'begin':
+      return begin(request.tx);
+    case 'rollback':
+      // The caller's own ROLLBACK inside the transaction (PGlite's `tx.rollback()`); `end` follows.
+      await target(request).rollback();
+      return null;
+    case 'end':
+      return end(request.tx, request.outcome);
+    case 'dump':
+      return db.dumpDataDir(request.compression);
+    case 'close':
+      await db.close();
+      db = undefined;
+      return null;
+    default:
+      throw new Error(`Unknown request ${String(request.op)}.`);
+  }
+}
+
+parentPort.on('message', (request) => {
+  run(request).then(
+    (result) => parentPort.postMessage({ id: request.id, result }),
+    (error) => parentPort.postMessage({ id: request.id, error: errorOf(error) }),
+  );
+});
