@@ -3,7 +3,7 @@
  * start to end, so on the main thread every query blocks the event loop for as long as Postgres works on it
  * (a relay writing its frames log spent about a third of its event loop there, and frames waited behind
  * each transaction). Here the instance lives in a worker (`pglite.worker.mjs`) and this class is the part of
- * PGlite's interface the platform uses (`query`, `exec`, `transaction`, `dumpDataDir`, `close`), so
+ * PGlite's interface the platform uses (`query`, `exec`, `transaction`, `close`), so
  * `pglite-prisma-adapter` and the platform's SQL run on it unchanged.
  *
  * - Ordering and transactions are PGlite's own, in the worker: a transaction holds the connection from BEGIN
@@ -54,7 +54,6 @@ type Request =
   | { op: 'begin'; tx: number }
   | { op: 'rollback'; tx: number }
   | { op: 'end'; tx: number; outcome: 'commit' | 'rollback' }
-  | { op: 'dump'; compression: 'auto' | 'gzip' | 'none' }
   | { op: 'close' };
 
 type SerializedError =
@@ -132,10 +131,6 @@ export class PgliteThread {
     closed = true;
     await this.request({ op: 'end', tx: txId, outcome: 'commit' });
     return result;
-  }
-
-  dumpDataDir(compression: 'auto' | 'gzip' | 'none' = 'auto'): Promise<Blob> {
-    return this.request({ op: 'dump', compression }) as Promise<Blob>;
   }
 
   /** Closes PGlite (flushing it to disk) and ends the thread. */

@@ -110,8 +110,6 @@ async function run(request) {
       return null;
     case 'end':
       return end(request.tx, request.outcome);
-    case 'dump':
-      return db.dumpDataDir(request.compression);
     case 'close':
       await db.close();
       db = undefined;
