@@ -11,7 +11,8 @@
  *   `ForwarderProvisioner` for the baseline; the same measurement in both (delivered sequenced frames,
  *   end-to-end latency from the Companion's socket write to the browser's socket receipt).
  * - Rounds interleave gateway and forwarder (alternating which goes first), so the machine's noise hits both
- *   alike; each goal is the median of the per-round ratios.
+ *   alike, and each starts only once both processes are quiet (the gateway works off a round's session ends
+ *   and log writes for a while after it); each goal is the median of the per-round ratios.
  * - Memory per idle connection: on a fresh gateway, 5,000 browser sessions (tickets through RelayControl,
  *   spread over the workspaces) stay idle after `session.ready`; the gateway's RSS (/proc/<pid>/status) and
  *   heap after GC (a preloaded probe, `memory-probe.ts`) before and after.
@@ -260,6 +261,30 @@ interface Target {
   counters?: () => Promise<Map<string, number>>;
 }
 
+/** CPU time (user + system, every thread) a process has used, in clock ticks (`/proc/<pid>/stat`). */
+function cpuTicks(pid: number): number {
+  // Fields after "pid (comm) " start at field 3 (state); utime and stime are fields 14 and 15.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()?.split(' ') ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Waits (at most 60 s) until none of `pids` uses more than 10% of a core over half a second, so that no round
+ * starts while the other target still works off its previous round (closing sessions, writing its log). An
+ * idle gateway still polls its embedded bus and outbox (a few % of a core), so quiet is not zero.
+ */
+async function settle(pids: number[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let before = pids.map(cpuTicks);
+  while (Date.now() < deadline) {
+    await sleep(500);
+    const now = pids.map(cpuTicks);
+    if (now.every((ticks, index) => ticks - (before[index] ?? 0) <= 5)) return;
+    before = now;
+  }
+  console.log('  (the targets did not go quiet within 60 s; measuring anyway)');
+}
+
 interface RoundResult {
   report: LoadReport;
   problems: string[];
@@ -369,12 +394,14 @@ async function main(): Promise<void> {
       `throughput and latency: ${WORKSPACES} workspaces, each 1 Companion streaming generated turns (${TURNS.toolCalls} tool calls, ${TURNS.messageChars}-char message in ${TURNS.chunkChars}-char deltas every ${TURNS.chunkDelayMs} ms, ${TURN_INTERVAL_MS} ms between turns) and ${BROWSERS_PER_WORKSPACE} browsers; ${ROUNDS} interleaved rounds of ${ROUND_MS / 1000} s each`,
     );
     // Warm-up of both paths, not measured.
+    const pids = [gateway.child.process.pid, forwarder.child.process.pid].filter((pid): pid is number => pid !== undefined);
     await round(gatewayTarget, 999);
     await round(forwarderTarget, 999);
     const results: Record<'gateway' | 'forwarder', RoundResult[]> = { gateway: [], forwarder: [] };
     for (let index = 0; index < ROUNDS; index += 1) {
       const order = index % 2 === 0 ? [gatewayTarget, forwarderTarget] : [forwarderTarget, gatewayTarget];
       for (const target of order) {
+        await settle(pids);
         const result = await round(target, index + 1);
         results[target.name].push(result);
         console.log(roundLine(target.name, index, result));
