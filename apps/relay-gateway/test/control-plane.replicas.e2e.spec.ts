@@ -61,7 +61,16 @@ describe.each(['local', 'kafka'] as const)('relay gateway control plane across t
       replicas.push({ gateway, client: controlClient(gateway), directory: gateway.app.get<RelayDirectory>(RELAY_DIRECTORY) });
     }
     auth = bearer(credential);
-  });
+    // The read model's consumer group settles before anything is timed. On the Kafka mock a member can crash
+    // mid-join (kafkajs rejects a SyncGroup answer); the bus recreates it, and the group then waits one session
+    // timeout (30 s) for the member kafkajs abandoned before it rebalances.
+    const canary = await createWorkspace();
+    await redeem(a().gateway, await issueCode(canary.workspaceId));
+    await waitUntil(
+      async () => (await call(b().client, b().client.listDevices, { workspaceId: canary.workspaceId, pageSize: 0, pageToken: '' }, auth)).devices.length === 1,
+      { what: 'the read model to be fed on both replicas', timeoutMs: 120_000, intervalMs: 250 },
+    );
+  }, 180_000);
 
   afterAll(async () => {
     for (const replica of replicas) {
