@@ -48,7 +48,7 @@ export interface ThreadOpenOptions {
 }
 
 type Request =
-  | { op: 'open'; options: ThreadOpenOptions }
+  | { op: 'open'; options: ThreadOpenOptions; niceness: number }
   | { op: 'query'; sql: string; params: unknown[]; rowMode: 'object' | 'array'; rawTypes: number[]; tx?: number }
   | { op: 'exec'; sql: string; tx?: number }
   | { op: 'begin'; tx: number }
@@ -67,6 +67,11 @@ interface Reply {
 }
 
 const WORKER_FILE = join(__dirname, 'pglite.worker.mjs');
+/**
+ * The database thread's nice value (Linux): above the event loop's, so that on busy cores socket traffic is
+ * served first and bookkeeping (logs, audit, projections) waits a little; 5 still gives it a fair share.
+ */
+const THREAD_NICENESS = 5;
 
 export class PgliteThread {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -89,7 +94,7 @@ export class PgliteThread {
     // No flags of this process (loaders, preloads, profilers): the worker is plain JavaScript and PGlite.
     const thread = new PgliteThread(new Worker(WORKER_FILE, { execArgv: [] }), location);
     try {
-      await thread.request({ op: 'open', options });
+      await thread.request({ op: 'open', options, niceness: THREAD_NICENESS });
     } catch (error) {
       await thread.worker.terminate();
       throw error;

@@ -2,6 +2,8 @@
 // the main thread. Every request is answered with its id. Requests run as they arrive and PGlite orders them
 // as it does on one thread: a transaction holds its lock from BEGIN to COMMIT or ROLLBACK, and statements of
 // other callers wait for it. Plain JavaScript, so that Node starts it as it is under tsx, Jest or a build.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 
 import { PGlite, messages } from '@electric-sql/pglite';
@@ -87,8 +89,23 @@ async function end(txId, outcome) {
   return null;
 }
 
+/**
+ * Lowers this thread's scheduling priority (Linux gives each thread its own nice value): when the cores are
+ * busy, the event loop serving the process's sockets runs first and the database's work waits a little.
+ * Best effort: elsewhere, or without /proc, the thread keeps the default priority.
+ */
+function yieldToEventLoop(niceness) {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, niceness);
+  } catch {
+    // Not Linux, or not permitted.
+  }
+}
+
 async function run(request) {
   if (request.op === 'open') {
+    if (request.niceness > 0) yieldToEventLoop(request.niceness);
     db = await PGlite.create(request.options);
     return null;
   }
