@@ -141,6 +141,12 @@ describe.each(BUS_KINDS)('two gateway processes on the %s bus', (bus) => {
     });
     expect(redeemed.status).toBe(200);
     device = (await redeemed.json()) as { deviceId: string; deviceCredential: string };
+    // The read model's consumer group (shared by both replicas) settles before anything is timed: on the Kafka
+    // mock a member can crash mid-join and the group then waits one session timeout (30 s) to rebalance.
+    await waitUntil(
+      async () => (await call(replicaB.client, replicaB.client.listDevices, { workspaceId, pageSize: 0, pageToken: '' }, auth)).devices.length === 1,
+      { what: 'the device in the read model on replica B', timeoutMs: 120_000, intervalMs: 250 },
+    );
     tickets = [];
     for (let index = 0; index < 2; index += 1) {
       const { descriptor } = await call(
