@@ -138,6 +138,7 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
     endReason = 'error';
   });
   ws.once('close', (code) => {
+    clearTimeout(openTimer);
     state = 'closed';
     hub.browserClosed(peer, endReason, code);
   });
