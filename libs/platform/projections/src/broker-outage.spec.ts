@@ -14,14 +14,15 @@
  */
 import { createKafkaEventBus, createLocalEventBus, deadLetterTopic, jsonLineBusLogger, LOCAL_BUS_MIGRATIONS, type BusLogger, type EventBus } from '@trustmesh/platform-bus';
 import { KAFKA_TEST_TUNING } from '@trustmesh/platform-bus/testing';
-import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
+import { applyMigrations, type Database } from '@trustmesh/platform-database';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { ConcurrencyError, EVENT_STORE_MIGRATIONS, EventStoreError, openEventStore, OutboxPublisher, type EventStore } from '@trustmesh/platform-event-store';
 import { createBrokerGate, uniqueName, useKafkaCluster, waitUntil, type BrokerGate } from '@trustmesh/platform-testing';
 
 import { PROJECTION_MIGRATIONS } from './projection-migrations';
-import { ProjectionRunner, type ProjectionDefinition, type ProjectionStatus } from './projection-runner';
+import { ProjectionRunner, type ProjectionStatus } from './projection-runner';
 import { sqlTransactions } from './projection-transactions';
+import { APPLIES_READ_MODEL, appliesProjection } from './test/applies-read-model';
 import { databaseOutage, type DatabaseOutage } from './test/database-outage';
 
 const cluster = useKafkaCluster();
@@ -39,36 +40,8 @@ const KAFKA_SESSION_TIMEOUT_MS = KAFKA_TEST_TUNING.sessionTimeoutMs;
 const LOCAL_SESSION_TIMEOUT_MS = 3_000;
 const BUS_SETTINGS = { topicPrefix: '', maxAttempts: 3, retryBackoffMs: 20, localPartitions: 4 };
 
-const READ_MODEL = `
-  CREATE SEQUENCE outage_apply_order;
-  CREATE TABLE outage_applies (
-    stream_id      TEXT    NOT NULL,
-    stream_version INTEGER NOT NULL,
-    event_id       TEXT    NOT NULL,
-    applies        INTEGER NOT NULL,
-    first_apply    BIGINT  NOT NULL,
-    PRIMARY KEY (stream_id, stream_version)
-  );`;
-
-/** A read model that remembers how often, and in which order, each event was applied. */
-function appliesProjection(topic: string): ProjectionDefinition<SqlExecutor> {
-  return {
-    name: 'outage-applies',
-    version: 1,
-    topics: [topic],
-    async apply(envelope, { tx }) {
-      await tx.query(
-        `INSERT INTO outage_applies (stream_id, stream_version, event_id, applies, first_apply)
-         VALUES ($1, $2, $3, 1, nextval('outage_apply_order'))
-         ON CONFLICT (stream_id, stream_version) DO UPDATE SET applies = outage_applies.applies + 1`,
-        [envelope.streamId, envelope.streamVersion, envelope.eventId],
-      );
-    },
-  };
-}
-
 async function appliedCount(database: Database): Promise<number> {
-  const [row] = await database.withConnection((sql) => sql.query<{ applied: string }>('SELECT count(*)::text AS applied FROM outage_applies'));
+  const [row] = await database.withConnection((sql) => sql.query<{ applied: string }>('SELECT count(*)::text AS applied FROM applies'));
   return Number(row?.applied ?? 0);
 }
 
@@ -128,7 +101,7 @@ async function applyReport(database: Database, store: EventStore) {
   const events = await store.readAll({ limit: 10_000 });
   const rows = await database.withConnection((sql) =>
     sql.query<{ stream_id: string; stream_version: number; event_id: string; applies: number; first_apply: string }>(
-      'SELECT stream_id, stream_version, event_id, applies, first_apply::text AS first_apply FROM outage_applies ORDER BY stream_id, stream_version',
+      'SELECT stream_id, stream_version, event_id, applies, first_apply::text AS first_apply FROM applies ORDER BY stream_id, stream_version',
     ),
   );
   const key = (streamId: string, version: number) => `${streamId}@${version}`;
@@ -171,7 +144,7 @@ async function backbone(kind: (typeof TEST_DATABASE_KINDS)[number], label: strin
   const database = await testDb.open();
   // A server database is migrated by the deploy step before services start; here, by the test.
   await applyMigrations(database, [EVENT_STORE_MIGRATIONS, PROJECTION_MIGRATIONS, LOCAL_BUS_MIGRATIONS]);
-  await database.withConnection((sql) => sql.exec(READ_MODEL));
+  await database.withConnection((sql) => sql.exec(APPLIES_READ_MODEL));
   return { testDb, database };
 }
 
@@ -209,7 +182,7 @@ describe.each(TEST_DATABASE_KINDS)('the event backbone on %s, through a Kafka br
     const topic = uniqueName('projection.kafka-outage');
     const store = await openEventStore(database, { producer: 'broker-outage-test@1' });
     const publisher = new OutboxPublisher(store, bus, { idleMs: 20, maxBackoffMs: 500, batchSize: 20 });
-    const runner = new ProjectionRunner(appliesProjection(topic), sqlTransactions(database), bus);
+    const runner = new ProjectionRunner(appliesProjection({ name: 'outage-applies', topic }), sqlTransactions(database), bus);
     try {
       await runner.start();
       publisher.start();
@@ -290,7 +263,7 @@ describe('the event backbone on postgres, through a database outage under the lo
     const topic = uniqueName('projection.local-outage');
     const store = await openEventStore(database, { producer: 'broker-outage-test@1' });
     const publisher = new OutboxPublisher(store, bus, { idleMs: 20, maxBackoffMs: 500, batchSize: 20 });
-    const runner = new ProjectionRunner(appliesProjection(topic), sqlTransactions(database), bus);
+    const runner = new ProjectionRunner(appliesProjection({ name: 'outage-applies', topic }), sqlTransactions(database), bus);
     try {
       await runner.start();
       publisher.start();

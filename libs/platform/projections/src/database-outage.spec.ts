@@ -8,14 +8,15 @@
  */
 import { createKafkaEventBus, createLocalEventBus, deadLetterTopic, DLQ_HEADERS, jsonLineBusLogger, type EventBus } from '@trustmesh/platform-bus';
 import { KAFKA_TEST_TUNING, TEST_BUS_KINDS, type TestBusKind } from '@trustmesh/platform-bus/testing';
-import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
+import { applyMigrations, type Database } from '@trustmesh/platform-database';
 import { createTestDatabase, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 import { readTopic, uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { PROJECTION_MIGRATIONS } from './projection-migrations';
-import { PROJECTION_DATABASE_UNAVAILABLE, ProjectionRunner, type ProjectionDefinition } from './projection-runner';
+import { PROJECTION_DATABASE_UNAVAILABLE, ProjectionRunner } from './projection-runner';
 import { sqlTransactions } from './projection-transactions';
+import { APPLIES_READ_MODEL, appliesProjection } from './test/applies-read-model';
 import { databaseOutage, type DatabaseOutage } from './test/database-outage';
 
 const cluster = useKafkaCluster();
@@ -23,33 +24,6 @@ const cluster = useKafkaCluster();
 const MAX_ATTEMPTS = 3;
 const BUS_SETTINGS = { topicPrefix: '', maxAttempts: MAX_ATTEMPTS, retryBackoffMs: 20, localPartitions: 4 };
 const STREAMS = 4;
-
-const READ_MODEL = `
-  CREATE SEQUENCE applies_order;
-  CREATE TABLE applies (
-    stream_id      TEXT    NOT NULL,
-    stream_version INTEGER NOT NULL,
-    applies        INTEGER NOT NULL,
-    first_apply    BIGINT  NOT NULL,
-    PRIMARY KEY (stream_id, stream_version)
-  );`;
-
-/** Counts every apply of every event; rejects `poison:1` as a projection rejects an event it cannot apply. */
-function appliesProjection(topic: string): ProjectionDefinition<SqlExecutor> {
-  return {
-    name: 'database-outage',
-    version: 1,
-    topics: [topic],
-    async apply(envelope, { tx }) {
-      if (envelope.streamId === 'poison' && envelope.streamVersion === 1) throw new Error('this event cannot be applied');
-      await tx.query(
-        `INSERT INTO applies (stream_id, stream_version, applies, first_apply) VALUES ($1, $2, 1, nextval('applies_order'))
-         ON CONFLICT (stream_id, stream_version) DO UPDATE SET applies = applies.applies + 1`,
-        [envelope.streamId, envelope.streamVersion],
-      );
-    },
-  };
-}
 
 function events(streamIds: readonly string[], fromVersion: number, toVersion: number): EventEnvelope[] {
   const out: EventEnvelope[] = [];
@@ -133,7 +107,7 @@ describe.each(TEST_BUS_KINDS)('a projection on postgres over the %s bus, through
     testDb = await createTestDatabase('postgres', 'projection-database-outage');
     const database = await testDb.open();
     await applyMigrations(database, [PROJECTION_MIGRATIONS]);
-    await database.withConnection((sql) => sql.exec(READ_MODEL));
+    await database.withConnection((sql) => sql.exec(APPLIES_READ_MODEL));
     const databaseGoes = await databaseOutage(testDb);
     outage = databaseGoes;
     const lines: string[] = [];
@@ -142,7 +116,8 @@ describe.each(TEST_BUS_KINDS)('a projection on postgres over the %s bus, through
     const { bus } = busUnderTest;
     const topic = uniqueName('projection.database-outage');
     const streams = Array.from({ length: STREAMS }, (_, index) => `counter-${index}`);
-    const runner = new ProjectionRunner(appliesProjection(topic), sqlTransactions(database), bus);
+    const projection = appliesProjection({ name: 'database-outage', topic, rejects: (envelope) => envelope.streamId === 'poison' && envelope.streamVersion === 1 });
+    const runner = new ProjectionRunner(projection, sqlTransactions(database), bus);
     try {
       await runner.start();
       await bus.publish(topic, events(streams, 1, 3));
