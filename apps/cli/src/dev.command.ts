@@ -28,6 +28,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStrea
 import { get as httpsGet } from 'node:https';
 import { get as httpGet } from 'node:http';
 import { join, relative, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
@@ -76,23 +77,24 @@ class ChildApp {
         resolveExit(this.exit);
       });
     });
-    let pending = '';
-    this.process.stdout?.on('data', (chunk: Buffer) => {
-      this.log.write(chunk);
-      pending += chunk.toString('utf8');
-      const parts = pending.split('\n');
-      pending = parts.pop() ?? '';
-      // Keep only what the launcher reads: the start-up lines, not the whole log.
-      for (const line of parts) if (this.lines.length < 200) this.lines.push(line);
+    // The raw output goes to the log file; each complete line is handed on.
+    const eachLine = (stream: Readable | null, onLine: (line: string) => void) => {
+      let pending = '';
+      stream?.on('data', (chunk: Buffer) => {
+        this.log.write(chunk);
+        pending += chunk.toString('utf8');
+        const parts = pending.split('\n');
+        pending = parts.pop() ?? '';
+        for (const line of parts) onLine(line);
+      });
+    };
+    // Keep only what the launcher reads: the start-up lines, not the whole log.
+    eachLine(this.process.stdout, (line) => {
+      if (this.lines.length < 200) this.lines.push(line);
     });
-    let pendingErr = '';
-    this.process.stderr?.on('data', (chunk: Buffer) => {
-      this.log.write(chunk);
-      pendingErr += chunk.toString('utf8');
-      const parts = pendingErr.split('\n');
-      pendingErr = parts.pop() ?? '';
-      // The terminal gets warnings and errors; info lines stay in the log file.
-      for (const line of parts) if (line.trim() && !/^\{.*"level":"(debug|info)"/.test(line)) io.stderr(`[${name}] ${line}\n`);
+    // The terminal gets warnings and errors; info lines stay in the log file.
+    eachLine(this.process.stderr, (line) => {
+      if (line.trim() && !/^\{.*"level":"(debug|info)"/.test(line)) io.stderr(`[${name}] ${line}\n`);
     });
   }
 
