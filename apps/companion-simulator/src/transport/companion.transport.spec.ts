@@ -88,14 +88,15 @@ describe('CompanionTransport against a relay played by a ws server', () => {
   let relay: FakeRelay;
   const transports: CompanionTransport[] = [];
 
-  beforeAll(async () => {
+  // A relay of its own per test: a connection a stopped transport still had in flight can never reach the
+  // next test's relay and pass for that test's socket.
+  beforeEach(async () => {
     relay = await startRelay();
   });
   afterEach(async () => {
     await Promise.all(transports.splice(0).map((t) => t.stop()));
-    relay.refuse = false;
+    await relay.close();
   });
-  afterAll(() => relay.close());
 
   it('sends device.connect with the device credential first, then the core streams on generation 1', async () => {
     const core = new BufferingCore();
