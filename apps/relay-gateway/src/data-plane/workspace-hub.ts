@@ -65,6 +65,7 @@ import {
   type ResponseRoutedData,
   type SequencedItem,
 } from './frames-bus.records';
+import { InteractionRetention } from './interaction-retention';
 import type { PeerSocket } from './peer-socket';
 import { RequestRoutes } from './request-routes';
 import { WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
@@ -129,8 +130,8 @@ interface SessionState {
 interface WorkspaceState {
   readonly id: string;
   readonly log: WorkspaceFrameLog;
-  /** Unresolved interaction requests by interactionId, in arrival order (§8 retention). */
-  readonly retained: Map<string, LoggedFrame>;
+  /** Unresolved interaction requests (§8 retention). */
+  readonly retained: InteractionRetention;
   readonly sessions: Map<string, SessionState>;
   companion: CompanionPeer | undefined;
   /** The directory's latest view (all replicas). */
@@ -694,15 +695,7 @@ export class WorkspaceHub {
   /** Interaction retention (§8) and its audit. */
   private retain(workspace: WorkspaceState, entry: LoggedFrame, audit: boolean): void {
     if (!entry.interactionId) return;
-    if (entry.type === 'interaction.request') {
-      workspace.retained.set(entry.interactionId, entry);
-      if (workspace.retained.size > this.options.config.maxRetainedInteractions) {
-        const oldest = workspace.retained.keys().next().value as string;
-        workspace.retained.delete(oldest);
-      }
-    } else {
-      workspace.retained.delete(entry.interactionId);
-    }
+    workspace.retained.note(entry);
     if (!audit) return;
     const phase = entry.type === 'interaction.request' ? 'requested' : entry.type === 'interaction.resolved' ? 'resolved' : 'cancelled';
     void this.directoryCall('recordInteraction', () =>
@@ -719,26 +712,20 @@ export class WorkspaceHub {
 
   private redeliverInteractions(workspace: WorkspaceState, session: SessionState): void {
     const now = this.now();
-    const kept = [...workspace.retained.values()].filter((entry) => {
-      if (entry.expiresAt !== undefined && entry.expiresAt < now) {
-        // Expired requests may be dropped (§8); the Companion cancels them on its own timer.
-        workspace.retained.delete(entry.interactionId as string);
-        void this.directoryCall('recordInteraction', () =>
-          this.options.directory.recordInteraction({
-            workspaceId: workspace.id,
-            interactionId: entry.interactionId as string,
-            method: entry.interactionMethod ?? 'unknown',
-            phase: 'expired',
-            relaySequence: entry.relaySequence,
-            occurredAt: new Date(now),
-          }),
-        );
-        return false;
-      }
-      return true;
-    });
-    kept.sort((a, b) => a.relaySequence - b.relaySequence);
-    for (const entry of kept) {
+    const { live, expired } = workspace.retained.redeliverable(now);
+    for (const entry of expired) {
+      void this.directoryCall('recordInteraction', () =>
+        this.options.directory.recordInteraction({
+          workspaceId: workspace.id,
+          interactionId: entry.interactionId as string,
+          method: entry.interactionMethod ?? 'unknown',
+          phase: 'expired',
+          relaySequence: entry.relaySequence,
+          occurredAt: new Date(now),
+        }),
+      );
+    }
+    for (const entry of live) {
       const text = this.textFor(session, entry);
       if (text === null) continue;
       this.sendToBrowser(session, text, entry.type);
@@ -954,7 +941,7 @@ export class WorkspaceHub {
       workspace = {
         id: workspaceId,
         log: new WorkspaceFrameLog({ frames: retentionFrames, bytes: retentionBytes, ms: retentionMs }),
-        retained: new Map(),
+        retained: new InteractionRetention({ maxCount: this.options.config.maxRetainedInteractions }),
         sessions: new Map(),
         companion: undefined,
         view: undefined,
