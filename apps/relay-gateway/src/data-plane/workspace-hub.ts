@@ -6,7 +6,8 @@
  * - `runtime.request` (and encrypted requests) → the workspace's Companion, here or on another replica
  *   (through `relay.companion-inbound.v1`); the route back (requestId → session, method) is remembered.
  * - `runtime.response` → only the session that sent the request (through the frames topic when that
- *   session is on another replica), downgraded for a 1.1 session by the request's method.
+ *   session is on another replica), checked against the request's method and downgraded for a 1.1
+ *   session (`companion-response.rules.ts`); a refused one is answered with `COMPANION_ERROR`.
  * - sequenced frames (`runtime.event`, `interaction.*`, sequenced `runtime.encrypted`) and
  *   `runtime.gap` → every browser session of the workspace, in order, each frame at most once per
  *   session and stream epoch; written to the frames log (`relay.workspace-frames.v1`) off the latency
@@ -65,6 +66,7 @@ import {
   type ResponseRoutedData,
   type SequencedItem,
 } from './frames-bus.records';
+import { checkCompanionResponse } from './companion-response.rules';
 import { InteractionRetention } from './interaction-retention';
 import type { PeerSocket } from './peer-socket';
 import { RequestRoutes } from './request-routes';
@@ -123,6 +125,12 @@ interface SessionState {
   ackCredits: number;
   /** The retained interaction requests are redelivered once the stream is confirmed. */
   redeliveryDeferred: boolean;
+  /**
+   * Sequences of the retained interaction requests this session got by redelivery (§8), above its cursor
+   * maybe, and the epoch they belong to: catch-up and live fan-out skip them, so each frame reaches a
+   * session at most once (`alreadyRedelivered`).
+   */
+  redelivered: { epoch: string | null; sequences: Set<number> };
   lastStatus: 'online' | 'offline';
   ended: boolean;
 }
@@ -353,6 +361,7 @@ export class WorkspaceHub {
       firstAckTimer: undefined,
       parkedCursor: undefined,
       redeliveryDeferred: false,
+      redelivered: { epoch: null, sequences: new Set() },
       ackCredits: 0,
       lastStatus: status,
       ended: false,
@@ -581,8 +590,15 @@ export class WorkspaceHub {
       this.drop('companion', 'RESPONSE_UNROUTABLE');
       return;
     }
+    let checked = text;
+    if (frame?.type === 'runtime.response') {
+      // Checked here against the Companion's version, before it is forwarded anywhere (the bus included).
+      const verdict = checkCompanionResponse(frame, text, route.method, wire, wire);
+      if (!verdict.ok) this.drop('companion', verdict.refusal);
+      checked = verdict.text;
+    }
     if (route.replicaId === this.options.instanceId) {
-      this.deliverResponse(workspace, route.sessionId, text, wire, route.method ?? null, route.interaction ?? null, frame);
+      this.deliverResponse(workspace, route.sessionId, checked, wire, route.method ?? null, route.interaction ?? null, checked === text ? frame : undefined);
       return;
     }
     this.framesPublisher?.enqueue(workspace.id, RESPONSE_ROUTED, {
@@ -592,7 +608,7 @@ export class WorkspaceHub {
       requestId,
       method: route.method ?? null,
       candidate: route.interaction ?? null,
-      text,
+      text: checked,
       wire,
     } satisfies ResponseRoutedData);
   }
@@ -613,17 +629,16 @@ export class WorkspaceHub {
     if (session.peer.wire === '1.1' && wire === '1.2') {
       frame ??= JSON.parse(text) as AnyWireFrame;
       if (frame.type === 'runtime.response') {
-        const downgraded = downgradeFrameTo11(frame as Wire12.WireFrame, () => method ?? undefined);
-        if (!downgraded.ok) {
-          this.drop('companion', 'DOWNGRADE_INVALID');
-          return;
-        }
-        out = JSON.stringify(downgraded.value);
+        // The result was checked in the Companion's version; a 1.1 session needs it to hold in 1.1 too.
+        const verdict = checkCompanionResponse(frame, text, method ?? undefined, wire, session.peer.wire);
+        if (!verdict.ok) this.drop('companion', verdict.refusal);
+        out = verdict.text;
+        if (!verdict.ok) frame = undefined;
       }
     }
     this.sendToBrowser(session, out, 'runtime.response');
     if (candidate) {
-      frame ??= JSON.parse(text) as AnyWireFrame;
+      frame ??= JSON.parse(out) as AnyWireFrame;
       const error = frame.type === 'runtime.response' ? frame.error : undefined;
       void this.directoryCall('recordInteraction', () =>
         this.options.directory.recordInteraction({
@@ -725,10 +740,12 @@ export class WorkspaceHub {
         }),
       );
     }
+    session.redelivered = { epoch: workspace.log.epoch, sequences: new Set() };
     for (const entry of live) {
       const text = this.textFor(session, entry);
       if (text === null) continue;
       this.sendToBrowser(session, text, entry.type);
+      session.redelivered.sequences.add(entry.relaySequence);
       this.options.metrics.redelivered();
     }
   }
@@ -752,6 +769,7 @@ export class WorkspaceHub {
 
   private sendSequenced(session: SessionState, entry: LoggedFrame): void {
     session.deliveredThrough = Math.max(session.deliveredThrough, entry.relaySequence);
+    if (this.alreadyRedelivered(session, entry.relaySequence)) return;
     const text = this.textFor(session, entry);
     if (text !== null) this.sendToBrowser(session, text, entry.type);
   }
@@ -792,13 +810,27 @@ export class WorkspaceHub {
     for (const item of log.catchUp(cursor, this.now())) {
       if (item.kind === 'gap') {
         this.sendGap(workspace, session, item.from, item.through);
-      } else {
+      } else if (!this.alreadyRedelivered(session, item.frame.relaySequence)) {
         const text = this.textFor(session, item.frame);
         if (text !== null) this.sendToBrowser(session, text, item.frame.type);
         this.options.metrics.replayed();
       }
     }
     session.deliveredThrough = head;
+  }
+
+  /**
+   * Whether the frame already reached the session as a redelivered interaction request: sent once, never
+   * again by catch-up or fan-out. Only for the epoch of the redelivery (a new epoch reuses the numbers).
+   */
+  private alreadyRedelivered(session: SessionState, relaySequence: number): boolean {
+    const { redelivered } = session;
+    if (redelivered.sequences.size === 0) return false;
+    if (redelivered.epoch !== session.epoch) {
+      redelivered.sequences.clear();
+      return false;
+    }
+    return redelivered.sequences.delete(relaySequence);
   }
 
   /** The first ACK while the stream is unconfirmed: held until `confirmStream`. */

@@ -1,0 +1,140 @@
+/**
+ * What the relay delivers to a browser, end to end through real sockets against the real gateway (one
+ * gateway for the file, a workspace per test, devices enrolled with pairing codes, tickets from
+ * CreateBrowserSession):
+ *
+ * - a Companion's `runtime.response` is checked against the result schema of the request's method and
+ *   the §9 rules in every session version; a result that fails never reaches the browser, which gets the
+ *   protocol's `COMPANION_ERROR` response instead of silence;
+ * - each sequenced frame reaches a session at most once, whether by interaction redelivery, catch-up or
+ *   live fan-out;
+ * - retained interactions are bounded in bytes (per workspace) and in time (`expiresAt` is capped).
+ */
+import { randomUUID } from 'node:crypto';
+
+import { validateWireFrame, wireError } from '@trustmesh/relay-protocol';
+
+import { frames } from './support/frames';
+import { browser, companion, type Frame, type TestPeer } from './support/peers';
+import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
+
+let gateway: TestRelay;
+const peers: TestPeer[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestRelay({
+    dataPlane: { RELAY_FIRST_ACK_TIMEOUT_MS: '60000' },
+  });
+}, 120_000);
+
+afterEach(() => {
+  for (const peer of peers.splice(0)) peer.close();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+});
+
+function track<T extends TestPeer>(peer: T): T {
+  peers.push(peer);
+  return peer;
+}
+
+async function onlineWorkspace(version = '1.2') {
+  const device = await gateway.enrollCompanion();
+  const { workspaceId } = device;
+  const peer = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential, version)));
+  await gateway.waitForStatus(workspaceId, 'online');
+  return { workspaceId, device, companion: peer };
+}
+
+async function openBrowser(workspaceId: string, ticket: { acceptedWireVersions?: string[]; userId?: string } = {}): Promise<TestPeer> {
+  return track(await browser(gateway.wsUrl, await gateway.browserTicket(workspaceId, ticket), ORIGIN));
+}
+
+const rejections = (code: string) => gateway.dataPlane.metrics.registry.value('relay_rejections_total', { socket: 'companion', code });
+
+/** A request from the browser, seen at the Companion, answered with `answer`; the browser's response. */
+async function roundTrip(workspaceId: string, session: TestPeer, peer: TestPeer, request: ReturnType<typeof frames.request>, answer: unknown): Promise<Frame> {
+  session.send(request);
+  await peer.waitFor((frame) => frame['requestId'] === request.requestId, 'the request at the Companion');
+  peer.send(answer);
+  const [response] = await session.waitFor((frame) => frame.type === 'runtime.response' && frame['requestId'] === request.requestId, 'the response');
+  return response as Frame;
+}
+
+describe('responses: the result schema of the request method and §9, for every session version', () => {
+  it.each([['1.2'], ['1.1']])('answers a %s session COMPANION_ERROR for a result with an extra key, never forwarding it', async (sessionWire) => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const session = await openBrowser(workspaceId, { acceptedWireVersions: [sessionWire] });
+    const sentinel = `relay-security-sentinel-${randomUUID()}`;
+    const before = rejections('RESPONSE_RESULT_INVALID');
+    const request = frames.request(workspaceId, 'thread.list', { limit: 10 });
+    const response = await roundTrip(workspaceId, session, peer, request, frames.response(workspaceId, request.requestId, { items: [], nextCursor: null, secret: sentinel }));
+    expect(response).toEqual({ type: 'runtime.response', requestId: request.requestId, workspaceId, error: wireError('COMPANION_ERROR') });
+    expect(validateWireFrame(sessionWire as '1.1' | '1.2', response).ok).toBe(true);
+    expect(session.raw.join('\n')).not.toContain(sentinel);
+    expect(rejections('RESPONSE_RESULT_INVALID')).toBe(before + 1);
+
+    // A valid result still goes through unchanged.
+    const next = frames.request(workspaceId, 'thread.list', { limit: 10 });
+    expect(await roundTrip(workspaceId, session, peer, next, frames.response(workspaceId, next.requestId))).toEqual(frames.response(workspaceId, next.requestId));
+  });
+
+  it('checks the result against the method the request named (interaction.candidate is exactly {accepted:true})', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.1');
+    const session = await openBrowser(workspaceId);
+    const candidate = frames.candidate(workspaceId, randomUUID());
+    session.send(candidate);
+    await peer.waitFor((frame) => frame['requestId'] === candidate.requestId, 'the candidate at the Companion');
+    // A thread.list result is a valid result of another method, not of interaction.candidate.
+    peer.send(frames.response(workspaceId, candidate.requestId, { items: [], nextCursor: null }));
+    const [response] = await session.waitFor((frame) => frame['requestId'] === candidate.requestId, 'the candidate response');
+    expect(response?.['error']).toEqual(wireError('COMPANION_ERROR'));
+  });
+
+  it('replaces error text with the fixed message of its code: local text never crosses (§9, §10)', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const session = await openBrowser(workspaceId);
+    const sentinel = `relay-security-sentinel-${randomUUID()}`;
+    const request = frames.request(workspaceId);
+    const response = await roundTrip(workspaceId, session, peer, request, {
+      type: 'runtime.response',
+      requestId: request.requestId,
+      workspaceId,
+      error: { code: 'INVALID_PARAMS', message: `at /home/someone: ${sentinel}`, retryable: false },
+    });
+    expect(response['error']).toEqual(wireError('INVALID_PARAMS'));
+    const runtime = frames.request(workspaceId);
+    const passedThrough = await roundTrip(workspaceId, session, peer, runtime, {
+      type: 'runtime.response',
+      requestId: runtime.requestId,
+      workspaceId,
+      error: { code: 'JSON_RPC_-32603', message: sentinel, retryable: true },
+    });
+    expect(passedThrough['error']).toEqual({ code: 'JSON_RPC_-32603', message: 'The runtime reported an error.', retryable: true });
+    expect(session.raw.join('\n')).not.toContain(sentinel);
+  });
+});
+
+describe('each sequenced frame at most once per session', () => {
+  it('does not repeat a redelivered interaction in the catch-up that follows', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const first = await openBrowser(workspaceId);
+    first.send(frames.ack(workspaceId, -1));
+    const interactionId = randomUUID();
+    peer.send(frames.event(workspaceId, 0));
+    peer.send(frames.event(workspaceId, 1));
+    peer.send(frames.interactionRequest(workspaceId, 2, interactionId));
+    peer.send(frames.event(workspaceId, 3));
+    await first.waitFor((frame) => frame['relaySequence'] === 3, 'the stream at the first session');
+
+    const second = await openBrowser(workspaceId);
+    await second.waitFor((frame) => frame.type === 'interaction.request', 'the redelivered interaction');
+    second.send(frames.ack(workspaceId, -1));
+    peer.send(frames.event(workspaceId, 4));
+    await second.waitFor((frame) => frame['relaySequence'] === 4, 'the live frame after the catch-up');
+    const sequences = second.received.filter((frame) => typeof frame['relaySequence'] === 'number').map((frame) => frame['relaySequence']);
+    expect(sequences).toEqual([2, 0, 1, 3, 4]);
+  });
+});
