@@ -20,9 +20,9 @@ function recordingBus(): EventBus & { calls: EventEnvelope[][] } {
   };
 }
 
-function publisher(bus: EventBus, extra: { maxEnvelopesPerPublish?: number } = {}): BatchingPublisher {
+function publisher(bus: EventBus, extra: { maxEnvelopesPerPublish?: number; maxQueuedBytes?: number; metrics?: DataPlaneMetrics } = {}): BatchingPublisher {
   return new BatchingPublisher({
-    ...extra,
+    ...(extra.maxEnvelopesPerPublish !== undefined ? { maxEnvelopesPerPublish: extra.maxEnvelopesPerPublish } : {}),
     bus,
     topic: 'relay.workspace-frames.v1',
     producer: 'relay-gateway@test',
@@ -30,7 +30,8 @@ function publisher(bus: EventBus, extra: { maxEnvelopesPerPublish?: number } = {
     batchFrames: 500,
     lingerMs: 1,
     maxQueued: 10_000,
-    metrics: new DataPlaneMetrics(),
+    maxQueuedBytes: extra.maxQueuedBytes ?? 64 * 1024 * 1024,
+    metrics: extra.metrics ?? new DataPlaneMetrics(),
     logger: { log: () => undefined },
   });
 }
@@ -104,5 +105,25 @@ describe('BatchingPublisher', () => {
     for (let i = 0; i < 5; i += 1) out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(i, big) });
     await out.drain(5_000);
     expect(summary(bus.calls.flat())).toEqual(['w1:e1:0,1', 'w1:e1:2,3', 'w1:e1:4']);
+  });
+
+  it('bounds the queue by bytes of frame text, not only by count: the oldest are given up during an outage', async () => {
+    let down = true;
+    const bus = {
+      ...recordingBus(),
+      publish: async () => {
+        if (down) throw new Error('broker unavailable');
+      },
+    };
+    const metrics = new DataPlaneMetrics();
+    const out = publisher(bus, { maxQueuedBytes: 300 * 1024, metrics });
+    const big = 'x'.repeat(100 * 1024);
+    for (let i = 0; i < 10; i += 1) out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(i, big) });
+    expect(out.pending).toBe(3);
+    expect(out.pendingBytes).toBeLessThanOrEqual(300 * 1024);
+    expect(metrics.registry.value('relay_bus_queue_drops_total', { topic: 'relay.workspace-frames.v1' })).toBe(7);
+    down = false;
+    await out.drain(10_000);
+    expect(out.pendingBytes).toBe(0);
   });
 });

@@ -3,8 +3,9 @@
  * one flush at a time sends what has accumulated (after `lingerMs`, at most `batchFrames` entries) in a
  * single `publish` call. One flush in flight at a time keeps each workspace's records in order; a failed
  * flush keeps its entries and retries with a doubling delay. The queue is bounded: past
- * `maxQueued` entries the oldest are given up (counted in `relay_bus_queue_drops_total`), so a bus
- * outage never grows memory without bound.
+ * `maxQueued` entries or `maxQueuedBytes` of frame text (a count alone lets 1 MiB frames hold gigabytes)
+ * the oldest are given up (counted in `relay_bus_queue_drops_total`), so a bus outage never grows memory
+ * without bound.
  *
  * The `RelayFramesSequenced` entries of one workspace and epoch in a batch share one envelope (up to
  * `GROUP_TEXT_BYTES` of frame text), even when other workspaces' entries come between them: with many
@@ -28,6 +29,8 @@ interface Queued {
   eventType: string;
   data: unknown;
   enqueuedAt: number;
+  /** Characters of frame text the entry holds (its memory, near enough). */
+  bytes: number;
   /** Published (removed from the queue when the flush ends). */
   sent?: boolean;
 }
@@ -40,6 +43,7 @@ export interface BatchingPublisherOptions {
   batchFrames: number;
   lingerMs: number;
   maxQueued: number;
+  maxQueuedBytes: number;
   /**
    * At most this many bus messages per `publish` call (default: all of a flush in one). An embedded database
    * is one connection and a transaction holds it from start to commit: a flush in a few transactions lets
@@ -55,6 +59,7 @@ export class BatchingPublisher {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private failures = 0;
+  private queuedBytes = 0;
   private closed = false;
   private readonly versions = new Map<string, number>();
 
@@ -64,11 +69,22 @@ export class BatchingPublisher {
     return this.queue.length;
   }
 
+  /** Characters of frame text queued. */
+  get pendingBytes(): number {
+    return this.queuedBytes;
+  }
+
   enqueue(workspaceId: string, eventType: string, data: unknown): void {
     if (this.closed) return;
-    this.queue.push({ workspaceId, eventType, data, enqueuedAt: Date.now() });
-    if (this.queue.length > this.options.maxQueued) {
-      const dropped = this.queue.length - this.options.maxQueued;
+    const bytes = textOf(data).length;
+    this.queue.push({ workspaceId, eventType, data, enqueuedAt: Date.now(), bytes });
+    this.queuedBytes += bytes;
+    let dropped = 0;
+    while (this.queue.length - dropped > this.options.maxQueued || (this.queuedBytes > this.options.maxQueuedBytes && this.queue.length - dropped > 1)) {
+      this.queuedBytes -= (this.queue[dropped] as Queued).bytes;
+      dropped += 1;
+    }
+    if (dropped > 0) {
       this.queue.splice(0, dropped);
       this.options.metrics.busQueueDrops({ topic: this.options.topic }, dropped);
     }
@@ -132,7 +148,10 @@ export class BatchingPublisher {
       )
       .finally(() => {
         // Entries may have been dropped from the head meanwhile (queue bound); remove what was sent.
-        this.queue = this.queue.filter((entry) => !entry.sent);
+        this.queue = this.queue.filter((entry) => {
+          if (entry.sent) this.queuedBytes -= entry.bytes;
+          return !entry.sent;
+        });
         this.flushing = undefined;
         if (this.queue.length > 0 && !this.closed) {
           this.schedule(this.failures > 0 ? Math.min(5_000, 100 * 2 ** Math.min(this.failures, 6)) : 0);
@@ -172,4 +191,11 @@ export class BatchingPublisher {
     this.versions.set(workspaceId, version);
     return createEnvelope({ eventType, data }, { streamId: workspaceId, streamVersion: version, producer: this.options.producer });
   }
+}
+
+/** The frame text a record carries: a sequenced item's, or a routed frame's. */
+function textOf(data: unknown): string {
+  const record = data as { text?: unknown; item?: { text?: unknown } };
+  const text = record.text ?? record.item?.text;
+  return typeof text === 'string' ? text : '';
 }

@@ -18,21 +18,30 @@ export interface DataPlaneConfig {
   browserFrameBurst: number;
   companionFramesPerSecond: number;
   companionFrameBurst: number;
-  /** Requests a browser session may have awaiting a response at once. */
+  /** Requests awaiting a response at once (their routes back): per browser session, per workspace, per process. */
   maxPendingRequestsPerSession: number;
+  maxPendingRequestsPerWorkspace: number;
+  maxPendingRequests: number;
   /** How long a forwarded request's route back (requestId → session, method) is kept. */
   requestRouteTtlMs: number;
   /** The frames log kept in memory per workspace, for catch-up (whichever limit is reached first). */
   retentionFrames: number;
   retentionBytes: number;
   retentionMs: number;
-  /** Unresolved interaction requests kept per workspace for redelivery (§8). */
+  /** Bytes of every workspace's frames ring together; past it the largest rings give up their oldest frames. */
+  retentionProcessBytes: number;
+  /** Unresolved interaction requests kept for redelivery (§8): count and bytes per workspace, bytes per process. */
   maxRetainedInteractions: number;
+  retainedInteractionsBytes: number;
+  retainedInteractionsProcessBytes: number;
+  /** How long an interaction request is retained at most, whatever its `expiresAt` (it is still forwarded). */
+  interactionRetentionMaxMs: number;
   /** Frames log publishing: most frames per batch, and how long a batch may wait to fill. */
   publishBatchFrames: number;
   publishLingerMs: number;
-  /** Frames awaiting publication per workspace before the oldest are given up (memory bound). */
+  /** Records awaiting publication (per topic, whole process) before the oldest are given up: count and bytes. */
   publishQueueFrames: number;
+  publishQueueBytes: number;
   /** How long a new browser session may take to send its first ACK before live frames start anyway. */
   firstAckTimeoutMs: number;
   /** How long shutdown waits for peers to finish their closing handshakes. */
@@ -55,14 +64,21 @@ const VARIABLES: ReadonlyArray<[string, keyof DataPlaneConfig, number, number, n
   ['RELAY_COMPANION_FRAMES_PER_SECOND', 'companionFramesPerSecond', 5_000, 1, 1_000_000],
   ['RELAY_COMPANION_FRAME_BURST', 'companionFrameBurst', 20_000, 1, 1_000_000],
   ['RELAY_MAX_PENDING_REQUESTS_PER_SESSION', 'maxPendingRequestsPerSession', 256, 1, 100_000],
+  ['RELAY_MAX_PENDING_REQUESTS_PER_WORKSPACE', 'maxPendingRequestsPerWorkspace', 4_096, 1, 10_000_000],
+  ['RELAY_MAX_PENDING_REQUESTS', 'maxPendingRequests', 256_000, 1, 10_000_000],
   ['RELAY_REQUEST_ROUTE_TTL_MS', 'requestRouteTtlMs', 120_000, 1_000, 3_600_000],
   ['RELAY_FRAMES_RETENTION_FRAMES', 'retentionFrames', 10_000, 0, 10_000_000],
   ['RELAY_FRAMES_RETENTION_BYTES', 'retentionBytes', 33_554_432, 0, 4_294_967_296],
   ['RELAY_FRAMES_RETENTION_MS', 'retentionMs', 3_600_000, 0, 30 * 86_400_000],
+  ['RELAY_FRAMES_RETENTION_PROCESS_BYTES', 'retentionProcessBytes', 536_870_912, 0, 1_099_511_627_776],
   ['RELAY_MAX_RETAINED_INTERACTIONS', 'maxRetainedInteractions', 1_000, 1, 100_000],
+  ['RELAY_RETAINED_INTERACTIONS_BYTES', 'retainedInteractionsBytes', 16_777_216, 1_024, 4_294_967_296],
+  ['RELAY_RETAINED_INTERACTIONS_PROCESS_BYTES', 'retainedInteractionsProcessBytes', 268_435_456, 1_024, 1_099_511_627_776],
+  ['RELAY_INTERACTION_RETENTION_MAX_MS', 'interactionRetentionMaxMs', 86_400_000, 1_000, 30 * 86_400_000],
   ['RELAY_FRAMES_PUBLISH_BATCH', 'publishBatchFrames', 500, 1, 100_000],
   ['RELAY_FRAMES_PUBLISH_LINGER_MS', 'publishLingerMs', 5, 0, 10_000],
   ['RELAY_FRAMES_PUBLISH_QUEUE_FRAMES', 'publishQueueFrames', 50_000, 1, 10_000_000],
+  ['RELAY_FRAMES_PUBLISH_QUEUE_BYTES', 'publishQueueBytes', 268_435_456, 1_048_576, 1_099_511_627_776],
   ['RELAY_FIRST_ACK_TIMEOUT_MS', 'firstAckTimeoutMs', 5_000, 0, 600_000],
   ['RELAY_SHUTDOWN_DRAIN_MS', 'shutdownDrainMs', 5_000, 0, 600_000],
   ['RELAY_MAX_COMPANION_CONNECTIONS', 'maxCompanionConnections', 20_000, 1, 10_000_000],

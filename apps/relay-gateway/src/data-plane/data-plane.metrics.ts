@@ -102,7 +102,12 @@ export class DataPlaneMetrics {
   readonly busPublished = this.registry.counter('relay_bus_published_total', 'Frames-log and routing records published, by topic.');
   readonly busPublishFailures = this.registry.counter('relay_bus_publish_failures_total', 'Failed bus publications, by topic.');
   readonly busPublishLag = this.registry.gauge('relay_bus_publish_lag_ms', 'Age of the oldest frame awaiting publication when the last batch was sent, by topic.');
-  readonly busQueueDrops = this.registry.counter('relay_bus_queue_drops_total', 'Frames given up because a workspace publish queue was full.');
+  readonly busQueueDrops = this.registry.counter('relay_bus_queue_drops_total', 'Records given up because the publish queue was full (count or bytes), by topic.');
+  readonly retentionEvictions = this.registry.counter(
+    'relay_retention_evictions_total',
+    'Entries given up by a memory bound before their time: structure (frames-log, interactions) and bound (workspace, process).',
+  );
+  readonly retentionClamped = this.registry.counter('relay_retention_clamped_total', 'Interaction requests whose expiresAt lay beyond the retention cap (kept only until the cap).');
 
   render(): string {
     return this.registry.render();

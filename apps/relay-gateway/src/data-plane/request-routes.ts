@@ -3,7 +3,8 @@
  * request (§13), and a 1.1 session behind a 1.2 Companion needs the request's method to downgrade the
  * response (§2). Each forwarded request leaves a route here, keyed by workspace and `requestId`, which
  * the response consumes. Routes expire (a Companion that never answers leaks nothing), and their
- * number is bounded in total and per session.
+ * number is bounded per session, per workspace and in total. A full table refuses the new request rather
+ * than evicting an older route: eviction would silently lose another session's (another tenant's) response.
  *
  * Pure: the clock is passed in.
  */
@@ -26,32 +27,32 @@ export class RequestRoutes {
   // Insertion order is expiry order (one TTL for all), so the oldest routes are first.
   private readonly routes = new Map<string, RequestRoute>();
   private readonly perSession = new Map<string, number>();
+  private readonly perWorkspace = new Map<string, number>();
 
-  constructor(private readonly limits: { ttlMs: number; maxTotal: number; maxPerSession: number }) {}
+  constructor(private readonly limits: { ttlMs: number; maxTotal: number; maxPerSession: number; maxPerWorkspace: number }) {}
 
   get size(): number {
     return this.routes.size;
   }
 
   /**
-   * Adds a route. `session-full`: the session already has its maximum of routes awaiting responses.
-   * `in-use`: another live session is awaiting a response to this `requestId`; taking its route would hand
+   * Adds a route. `session-full` / `workspace-full` / `full`: the session, its workspace or the process
+   * already has its maximum of routes awaiting responses. `in-use`: another live session is awaiting a response to this `requestId`; taking its route would hand
    * that session's response to this one, so the route stays with the first (the same session re-sending
    * its request just renews its own route).
    */
-  add(route: Omit<RequestRoute, 'expiresAt'>, now: number): 'added' | 'session-full' | 'in-use' {
+  add(route: Omit<RequestRoute, 'expiresAt'>, now: number): 'added' | 'session-full' | 'workspace-full' | 'full' | 'in-use' {
     this.expire(now);
     const id = key(route.workspaceId, route.requestId);
     const existing = this.routes.get(id);
     if (existing && existing.sessionId !== route.sessionId) return 'in-use';
     if (existing) this.forget(id, existing);
     if ((this.perSession.get(route.sessionId) ?? 0) >= this.limits.maxPerSession) return 'session-full';
-    while (this.routes.size >= this.limits.maxTotal) {
-      const oldest = this.routes.entries().next().value as [string, RequestRoute];
-      this.forget(oldest[0], oldest[1]);
-    }
+    if ((this.perWorkspace.get(route.workspaceId) ?? 0) >= this.limits.maxPerWorkspace) return 'workspace-full';
+    if (this.routes.size >= this.limits.maxTotal) return 'full';
     this.routes.set(id, { ...route, expiresAt: now + this.limits.ttlMs });
     this.perSession.set(route.sessionId, (this.perSession.get(route.sessionId) ?? 0) + 1);
+    this.perWorkspace.set(route.workspaceId, (this.perWorkspace.get(route.workspaceId) ?? 0) + 1);
     return 'added';
   }
 
@@ -84,8 +85,13 @@ export class RequestRoutes {
 
   private forget(id: string, route: RequestRoute): void {
     this.routes.delete(id);
-    const count = (this.perSession.get(route.sessionId) ?? 1) - 1;
-    if (count <= 0) this.perSession.delete(route.sessionId);
-    else this.perSession.set(route.sessionId, count);
+    decrement(this.perSession, route.sessionId);
+    decrement(this.perWorkspace, route.workspaceId);
   }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const count = (counts.get(key) ?? 1) - 1;
+  if (count <= 0) counts.delete(key);
+  else counts.set(key, count);
 }

@@ -1,3 +1,4 @@
+import { ByteBudget, relieve } from './byte-budget';
 import { WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
 
 const frame = (relaySequence: number, text = `frame-${relaySequence}`, at = 0): LoggedFrame => ({
@@ -91,5 +92,44 @@ describe('WorkspaceFrameLog', () => {
     for (const sequence of [0, 1, 3]) log.append(frame(sequence), 0);
     expect(log.contiguous(-1, 1)?.map((entry) => entry.relaySequence)).toEqual([0, 1]);
     expect(log.contiguous(0, 3)).toBeUndefined();
+  });
+});
+
+describe('WorkspaceFrameLog and the process budget', () => {
+  const limits = { frames: 1_000, bytes: 1_000_000, ms: 60_000 };
+  const entry = (relaySequence: number, bytes = 100) => ({ relaySequence, text: `f${relaySequence}`, wire: '1.2' as const, type: 'runtime.event', bytes, at: 0 });
+
+  it('counts its bytes in the shared budget, gives them back when pruned, cut or restarted', () => {
+    const budget = new ByteBudget(10_000);
+    const a = new WorkspaceFrameLog(limits, budget);
+    const b = new WorkspaceFrameLog({ ...limits, frames: 2 }, budget);
+    a.startEpoch('e1');
+    b.startEpoch('e1');
+    for (let sequence = 0; sequence < 5; sequence += 1) {
+      a.append(entry(sequence), 0);
+      b.append(entry(sequence), 0);
+    }
+    expect(budget.used).toBe(500 + 200);
+    a.shrinkTo(250);
+    expect(a.size).toBe(2);
+    expect(a.catchUp(-1, 0)[0]).toEqual({ kind: 'gap', from: 0, through: 2 });
+    expect(budget.used).toBe(200 + 200);
+    a.startEpoch('e2');
+    expect(budget.used).toBe(200);
+  });
+
+  it('lets the process bound cut the largest ring first', () => {
+    const budget = new ByteBudget(1_000);
+    const big = new WorkspaceFrameLog(limits, budget);
+    const small = new WorkspaceFrameLog(limits, budget);
+    big.startEpoch('e1');
+    small.startEpoch('e1');
+    for (let sequence = 0; sequence < 10; sequence += 1) big.append(entry(sequence), 0);
+    small.append(entry(0), 0);
+    small.append(entry(1), 0);
+    expect(budget.over).toBe(true);
+    relieve(budget, [big, small]);
+    expect(small.size).toBe(2);
+    expect(budget.used).toBeLessThanOrEqual(900);
   });
 });

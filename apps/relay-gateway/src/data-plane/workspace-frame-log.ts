@@ -2,7 +2,8 @@
  * One workspace's frames log as this replica holds it in memory: the sequenced frames the Companion sent
  * (`runtime.event`, `interaction.*`, sequenced `runtime.encrypted`), newest last, for catching up browsers
  * that reconnect with their ACK cursor. The durable copy is the bus topic `relay.workspace-frames.v1`;
- * this ring is bounded by count, bytes and age (whichever is reached first).
+ * this ring is bounded by count, bytes and age (whichever is reached first), and its bytes count against
+ * the process's budget for all rings (`ByteBudget`), which may cut it further (`shrinkTo`).
  *
  * Stream epochs. The Companion numbers frames from 0 and restarts at 0 when it restarts (§6), so one
  * workspace's log is a series of epochs. The replica holding the Companion decides the epoch of each
@@ -14,6 +15,8 @@
  * Pure: no I/O, no timers; the clock is passed in.
  */
 import type { WireVersion } from '@trustmesh/relay-protocol';
+
+import type { BudgetHolder, ByteBudget } from './byte-budget';
 
 export interface LoggedFrame {
   relaySequence: number;
@@ -47,14 +50,18 @@ export type FrameClassification = 'append' | 'replay' | 'new-epoch';
 /** What a browser with cursor `after` needs, in order: frames, and gaps for what is no longer retained. */
 export type CatchUpItem = { kind: 'frame'; frame: LoggedFrame } | { kind: 'gap'; from: number; through: number };
 
-export class WorkspaceFrameLog {
+export class WorkspaceFrameLog implements BudgetHolder {
   private frames: LoggedFrame[] = [];
   private start = 0;
   private totalBytes = 0;
   private currentEpoch: string | null = null;
   private headSequence = -1;
 
-  constructor(private readonly limits: RetentionLimits) {}
+  constructor(
+    private readonly limits: RetentionLimits,
+    /** The process's bound over every ring; none in unit tests of one ring. */
+    private readonly budget?: ByteBudget,
+  ) {}
 
   get epoch(): string | null {
     return this.currentEpoch;
@@ -91,6 +98,7 @@ export class WorkspaceFrameLog {
     this.currentEpoch = epoch;
     this.frames = [];
     this.start = 0;
+    this.budget?.add(-this.totalBytes);
     this.totalBytes = 0;
     this.headSequence = -1;
   }
@@ -102,6 +110,7 @@ export class WorkspaceFrameLog {
     if (this.limits.frames > 0 && this.limits.bytes > 0 && this.limits.ms > 0) {
       this.frames.push(frame);
       this.totalBytes += frame.bytes;
+      this.budget?.add(frame.bytes);
     }
     this.prune(now);
     return true;
@@ -171,10 +180,20 @@ export class WorkspaceFrameLog {
   /** Drops the oldest frames past any retention limit. */
   prune(now: number): void {
     const { frames: maxFrames, bytes: maxBytes, ms: maxAge } = this.limits;
+    this.dropOldestWhile((oldest) => this.frames.length - this.start > maxFrames || this.totalBytes > maxBytes || now - oldest.at > maxAge);
+  }
+
+  /** Drops the oldest frames until the ring holds at most `bytes` (the process's budget is over). */
+  shrinkTo(bytes: number): void {
+    this.dropOldestWhile(() => this.totalBytes > bytes);
+  }
+
+  private dropOldestWhile(past: (oldest: LoggedFrame) => boolean): void {
     while (this.start < this.frames.length) {
       const oldest = this.frames[this.start] as LoggedFrame;
-      if (this.frames.length - this.start <= maxFrames && this.totalBytes <= maxBytes && now - oldest.at <= maxAge) break;
+      if (!past(oldest)) break;
       this.totalBytes -= oldest.bytes;
+      this.budget?.add(-oldest.bytes);
       this.frames[this.start] = undefined as unknown as LoggedFrame;
       this.start += 1;
     }

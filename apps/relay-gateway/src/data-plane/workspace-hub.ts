@@ -51,6 +51,7 @@ import type {
   BrowserSessionEndReason,
 } from '../control/relay-directory.port';
 import { BatchingPublisher } from './batching-publisher';
+import { ByteBudget, relieve } from './byte-budget';
 import type { DataPlaneConfig } from './data-plane.config';
 import type { DataPlaneLogger } from './data-plane.log';
 import type { DataPlaneMetrics } from './data-plane.metrics';
@@ -185,15 +186,21 @@ export class WorkspaceHub {
   private readonly inboundPublisher: BatchingPublisher | undefined;
   private readonly now: () => number;
   private readonly startedAt: number;
+  /** The process's memory bounds over every workspace's frames ring and retained interactions. */
+  private readonly framesBudget: ByteBudget;
+  private readonly interactionsBudget: ByteBudget;
 
   constructor(private readonly options: WorkspaceHubOptions) {
     const { config, bus } = options;
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
+    this.framesBudget = new ByteBudget(config.retentionProcessBytes);
+    this.interactionsBudget = new ByteBudget(config.retainedInteractionsProcessBytes);
     this.routes = new RequestRoutes({
       ttlMs: config.requestRouteTtlMs,
-      maxTotal: Math.max(10_000, config.maxPendingRequestsPerSession * 1_000),
+      maxTotal: config.maxPendingRequests,
       maxPerSession: config.maxPendingRequestsPerSession,
+      maxPerWorkspace: config.maxPendingRequestsPerWorkspace,
     });
     if (bus) {
       const common = {
@@ -203,6 +210,7 @@ export class WorkspaceHub {
         batchFrames: config.publishBatchFrames,
         lingerMs: config.publishLingerMs,
         maxQueued: config.publishQueueFrames,
+        maxQueuedBytes: config.publishQueueBytes,
         metrics: options.metrics,
         logger: options.logger,
       };
@@ -232,6 +240,19 @@ export class WorkspaceHub {
       for (const workspace of this.workspaces.values()) frames += workspace.log.size;
       return [{ labels: {}, value: frames }];
     });
+    const gauge = (name: string, help: string, value: () => number) => options.metrics.registry.collected(name, help, () => [{ labels: {}, value: value() }]);
+    gauge('relay_frames_log_retained_bytes', 'Bytes of frames held for catch-up, over all workspaces (bounded by RELAY_FRAMES_RETENTION_PROCESS_BYTES).', () => this.framesBudget.used);
+    gauge('relay_retained_interactions', 'Unresolved interaction requests held for redelivery, over all workspaces.', () => {
+      let count = 0;
+      for (const workspace of this.workspaces.values()) count += workspace.retained.size;
+      return count;
+    });
+    gauge('relay_retained_interactions_bytes', 'Bytes of retained interaction requests, over all workspaces (bounded by RELAY_RETAINED_INTERACTIONS_PROCESS_BYTES).', () => this.interactionsBudget.used);
+    gauge('relay_request_routes', 'Requests awaiting a response (routes back), over all workspaces.', () => this.routes.size);
+    options.metrics.registry.collected('relay_bus_queue_bytes', 'Characters of frame text awaiting publication, by topic.', () => [
+      ...(this.framesPublisher ? [{ labels: { topic: WORKSPACE_FRAMES_TOPIC }, value: this.framesPublisher.pendingBytes }] : []),
+      ...(this.inboundPublisher ? [{ labels: { topic: COMPANION_INBOUND_TOPIC }, value: this.inboundPublisher.pendingBytes }] : []),
+    ]);
   }
 
   // ---------------------------------------------------------------- Companions
@@ -554,7 +575,9 @@ export class WorkspaceHub {
         },
         this.now(),
       );
-      if (added === 'session-full') {
+      if (added === 'session-full' || added === 'workspace-full' || added === 'full') {
+        // Too many requests awaiting responses (this session's, its workspace's or the process's): refused
+        // openly rather than by evicting an older route, which would lose someone else's response.
         this.sessionError(session, 'RATE_LIMITED');
         return;
       }
@@ -665,6 +688,7 @@ export class WorkspaceHub {
     const entry = loggedFrame(frame, relaySequence, text, wire, this.now());
     if (classification !== 'replay') {
       log.append(entry, this.now());
+      if (this.framesBudget.over) this.relieve('frames-log');
       // Before confirmStream: sessions that joined meanwhile get the retained interactions as of this frame.
       this.retain(workspace, entry, true);
     }
@@ -710,7 +734,10 @@ export class WorkspaceHub {
   /** Interaction retention (§8) and its audit. */
   private retain(workspace: WorkspaceState, entry: LoggedFrame, audit: boolean): void {
     if (!entry.interactionId) return;
-    workspace.retained.note(entry);
+    const { evicted, clamped } = workspace.retained.note(entry);
+    if (evicted > 0) this.options.metrics.retentionEvictions({ structure: 'interactions', bound: 'workspace' }, evicted);
+    if (clamped) this.options.metrics.retentionClamped();
+    if (this.interactionsBudget.over) this.relieve('interactions');
     if (!audit) return;
     const phase = entry.type === 'interaction.request' ? 'requested' : entry.type === 'interaction.resolved' ? 'resolved' : 'cancelled';
     void this.directoryCall('recordInteraction', () =>
@@ -728,6 +755,19 @@ export class WorkspaceHub {
   private redeliverInteractions(workspace: WorkspaceState, session: SessionState): void {
     const now = this.now();
     const { live, expired } = workspace.retained.redeliverable(now);
+    this.auditExpired(workspace, expired, now);
+    session.redelivered = { epoch: workspace.log.epoch, sequences: new Set() };
+    for (const entry of live) {
+      const text = this.textFor(session, entry);
+      if (text === null) continue;
+      this.sendToBrowser(session, text, entry.type);
+      session.redelivered.sequences.add(entry.relaySequence);
+      this.options.metrics.redelivered();
+    }
+  }
+
+  /** Retained requests given up at their (clamped) expiry (§8: expired requests may be dropped). */
+  private auditExpired(workspace: WorkspaceState, expired: readonly LoggedFrame[], now: number): void {
     for (const entry of expired) {
       void this.directoryCall('recordInteraction', () =>
         this.options.directory.recordInteraction({
@@ -740,13 +780,21 @@ export class WorkspaceHub {
         }),
       );
     }
-    session.redelivered = { epoch: workspace.log.epoch, sequences: new Set() };
-    for (const entry of live) {
-      const text = this.textFor(session, entry);
-      if (text === null) continue;
-      this.sendToBrowser(session, text, entry.type);
-      session.redelivered.sequences.add(entry.relaySequence);
-      this.options.metrics.redelivered();
+  }
+
+  /**
+   * A process-wide memory bound is passed: the workspaces holding the most give up their oldest entries
+   * first (`relieve`), so one tenant's volume cannot push another's small ring or interactions out.
+   */
+  private relieve(structure: 'frames-log' | 'interactions'): void {
+    const holders = [...this.workspaces.values()].map((workspace) => (structure === 'frames-log' ? workspace.log : workspace.retained));
+    const count = () => holders.reduce((sum, holder) => sum + holder.size, 0);
+    const before = count();
+    relieve(structure === 'frames-log' ? this.framesBudget : this.interactionsBudget, holders);
+    const evicted = before - count();
+    if (evicted > 0) {
+      this.options.metrics.retentionEvictions({ structure, bound: 'process' }, evicted);
+      this.options.logger.log('warn', 'retention-process-bound', { structure, evicted });
     }
   }
 
@@ -913,6 +961,7 @@ export class WorkspaceHub {
         const frame = JSON.parse(item.text) as AnyWireFrame;
         const entry = loggedFrame(frame, item.relaySequence, item.text, item.wire, item.at ?? occurredAt);
         if (!workspace.log.append(entry, this.now())) continue;
+        if (this.framesBudget.over) this.relieve('frames-log');
         this.retain(workspace, entry, false);
         this.confirmStream(workspace);
         this.fanOut(workspace, entry);
@@ -972,8 +1021,15 @@ export class WorkspaceHub {
       const { retentionFrames, retentionBytes, retentionMs } = this.options.config;
       workspace = {
         id: workspaceId,
-        log: new WorkspaceFrameLog({ frames: retentionFrames, bytes: retentionBytes, ms: retentionMs }),
-        retained: new InteractionRetention({ maxCount: this.options.config.maxRetainedInteractions }),
+        log: new WorkspaceFrameLog({ frames: retentionFrames, bytes: retentionBytes, ms: retentionMs }, this.framesBudget),
+        retained: new InteractionRetention(
+          {
+            maxCount: this.options.config.maxRetainedInteractions,
+            maxBytes: this.options.config.retainedInteractionsBytes,
+            maxAgeMs: this.options.config.interactionRetentionMaxMs,
+          },
+          this.interactionsBudget,
+        ),
         sessions: new Map(),
         companion: undefined,
         view: undefined,
@@ -988,12 +1044,15 @@ export class WorkspaceHub {
   }
 
   /**
-   * Periodic upkeep: prunes every ring by age, forgets catch-up trust records older than the retention, and
-   * drops workspaces that hold nothing (so idle workspaces cost no memory).
+   * Periodic upkeep: prunes every ring by age, gives up expired interactions, forgets catch-up trust records
+   * older than the retention, and drops workspaces that hold nothing (so idle workspaces cost no memory).
    */
   sweep(): void {
-    const horizon = this.now() - this.options.config.retentionMs;
+    const now = this.now();
+    const horizon = now - this.options.config.retentionMs;
     for (const workspace of [...this.workspaces.values()]) {
+      // Expired interactions free their memory now, not when the next session happens to open.
+      this.auditExpired(workspace, workspace.retained.expire(now), now);
       for (const [userId, ended] of workspace.endedSessions) {
         const kept = ended.filter((entry) => entry.at >= horizon);
         if (kept.length === 0) workspace.endedSessions.delete(userId);

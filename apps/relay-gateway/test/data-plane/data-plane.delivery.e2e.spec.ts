@@ -12,18 +12,20 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { waitUntil } from '@trustmesh/platform-testing';
 import { validateWireFrame, wireError } from '@trustmesh/relay-protocol';
 
-import { frames } from './support/frames';
+import { frames, THREAD_ID, TURN_ID } from './support/frames';
 import { browser, companion, type Frame, type TestPeer } from './support/peers';
 import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
 
+const RETAINED_BYTES_PER_WORKSPACE = 64 * 1024;
 let gateway: TestRelay;
 const peers: TestPeer[] = [];
 
 beforeAll(async () => {
   gateway = await startTestRelay({
-    dataPlane: { RELAY_FIRST_ACK_TIMEOUT_MS: '60000' },
+    dataPlane: { RELAY_FIRST_ACK_TIMEOUT_MS: '60000', RELAY_RETAINED_INTERACTIONS_BYTES: String(RETAINED_BYTES_PER_WORKSPACE) },
   });
 }, 120_000);
 
@@ -136,5 +138,62 @@ describe('each sequenced frame at most once per session', () => {
     await second.waitFor((frame) => frame['relaySequence'] === 4, 'the live frame after the catch-up');
     const sequences = second.received.filter((frame) => typeof frame['relaySequence'] === 'number').map((frame) => frame['relaySequence']);
     expect(sequences).toEqual([2, 0, 1, 3, 4]);
+  });
+});
+
+describe('retained interactions are bounded', () => {
+  /** A schema-valid user-input request of about `bytes` bytes (its controls' descriptions fill it). */
+  const bigUserInput = (workspaceId: string, relaySequence: number, interactionId: string, expiresAt = '2099-01-01T00:00:00.000Z') => ({
+    type: 'interaction.request',
+    workspaceId,
+    relaySequence,
+    interactionId,
+    threadId: THREAD_ID,
+    turnId: TURN_ID,
+    expiresAt,
+    sensitivity: 'normal',
+    method: 'userInput.request',
+    projection: {
+      controls: Array.from({ length: 16 }, (_, index) => ({ type: 'text', id: `field-${index}`, label: `Field ${index}`, description: 'x'.repeat(500), required: false })),
+    },
+  });
+
+  it('by bytes per workspace: the oldest are given up, new sessions get only what fits, /metrics shows the usage', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const first = await openBrowser(workspaceId);
+    first.send(frames.ack(workspaceId, -1));
+    const ids = Array.from({ length: 16 }, () => randomUUID());
+    ids.forEach((id, index) => peer.send(bigUserInput(workspaceId, index, id)));
+    await first.waitFor((frame) => frame.type === 'interaction.request', 'every interaction live', ids.length);
+    const sizes = ids.map((id) => Buffer.byteLength(first.raw.find((text) => text.includes(id)) as string));
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(RETAINED_BYTES_PER_WORKSPACE);
+    // The newest that fit the bound together.
+    let kept = 0;
+    for (let total = 0; kept < sizes.length && total + (sizes[sizes.length - 1 - kept] as number) <= RETAINED_BYTES_PER_WORKSPACE; kept += 1) {
+      total += sizes[sizes.length - 1 - kept] as number;
+    }
+
+    const later = await openBrowser(workspaceId);
+    await later.waitFor((frame) => frame.type === 'interaction.request', 'the redelivered interactions', kept);
+    later.send(frames.ack(workspaceId, ids.length - 1));
+    peer.send(frames.event(workspaceId, ids.length));
+    await later.waitFor((frame) => frame.type === 'runtime.event', 'a live frame after the redelivery');
+    expect(later.ofType('interaction.request').map((frame) => frame['interactionId'])).toEqual(ids.slice(ids.length - kept));
+    const metrics = await (await fetch(`${gateway.httpUrl}/metrics`)).text();
+    expect(metrics).toMatch(/relay_retained_interactions_bytes \d+/);
+    expect(metrics).toMatch(/relay_retention_evictions_total\{bound="workspace",structure="interactions"\} [1-9]/);
+  });
+
+  it('in time: an expiresAt in 2099 is retained no longer than the cap, and still forwarded unchanged', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const first = await openBrowser(workspaceId);
+    first.send(frames.ack(workspaceId, -1));
+    const clamped = () => gateway.dataPlane.metrics.registry.value('relay_retention_clamped_total');
+    const before = clamped();
+    const request = frames.interactionRequest(workspaceId, 0, randomUUID());
+    peer.send(request);
+    const [live] = await first.waitFor((frame) => frame.type === 'interaction.request', 'the live interaction');
+    expect(live).toEqual(request);
+    await waitUntil(() => clamped() === before + 1, { what: 'the clamp counted' });
   });
 });
