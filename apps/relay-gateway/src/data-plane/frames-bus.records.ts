@@ -15,7 +15,8 @@
  *
  * Every record names its writer (`origin`, one id per gateway process): a replica skips its own
  * records, which it already delivered on the in-process fast path, so no frame reaches a peer twice.
- * Frames travel as the exact text the peer sent (validated before it was written).
+ * Frames travel as the exact text the peer sent, validated before it was written and again when read
+ * (`frames-bus.validation.ts`): a record is input, whoever wrote it.
  */
 import type { WireVersion } from '@trustmesh/relay-protocol';
 

@@ -68,6 +68,7 @@ import {
   type SequencedItem,
 } from './frames-bus.records';
 import { checkCompanionResponse } from './companion-response.rules';
+import { readBusFrame } from './frames-bus.validation';
 import { InteractionRetention } from './interaction-retention';
 import type { PeerSocket } from './peer-socket';
 import { RequestRoutes } from './request-routes';
@@ -941,11 +942,18 @@ export class WorkspaceHub {
 
   // ---------------------------------------------------------------- bus records from other replicas
 
-  /** A record of `relay.workspace-frames.v1` (any replica, including earlier processes). */
+  /**
+   * A record of `relay.workspace-frames.v1` (any replica, including earlier processes). Every frame in it is
+   * checked again (`readBusFrame`) before it reaches a peer or the ring.
+   */
   framesRecord(workspaceId: string, eventType: string, data: unknown, occurredAt: number): void {
     if ((data as { origin?: unknown }).origin === this.options.instanceId) return; // delivered on the fast path
     if (eventType === FRAMES_SEQUENCED) {
       const { epoch, items } = data as FramesSequencedData;
+      if (typeof epoch !== 'string' || !Array.isArray(items)) {
+        this.drop('bus', 'BUS_RECORD_INVALID');
+        return;
+      }
       const workspace = this.workspace(workspaceId);
       if (workspace.log.epoch !== epoch) {
         // Epoch ids are UUIDv7, ordered by creation: a late record of an older epoch (a previous holder of
@@ -954,12 +962,13 @@ export class WorkspaceHub {
         this.newEpoch(workspace, epoch);
       }
       for (const item of items) {
+        const checked = this.sequencedItem(workspaceId, item);
+        if (!checked) continue;
         if ('gap' in item) {
-          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, item.wire, false);
+          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, checked.wire, false);
           continue;
         }
-        const frame = JSON.parse(item.text) as AnyWireFrame;
-        const entry = loggedFrame(frame, item.relaySequence, item.text, item.wire, item.at ?? occurredAt);
+        const entry = loggedFrame(checked.frame, item.relaySequence, item.text, checked.wire, typeof item.at === 'number' ? item.at : occurredAt);
         if (!workspace.log.append(entry, this.now())) continue;
         if (this.framesBudget.over) this.relieve('frames-log');
         this.retain(workspace, entry, false);
@@ -973,27 +982,99 @@ export class WorkspaceHub {
       const response = data as ResponseRoutedData;
       if (response.targetInstance !== this.options.instanceId) return;
       const workspace = this.workspaces.get(workspaceId);
-      if (workspace) this.deliverResponse(workspace, response.sessionId, response.text, response.wire, response.method, response.candidate, undefined);
+      if (!workspace) return;
+      const checked = readBusFrame(response.text, { direction: 'companion-to-relay', workspaceId, wire: response.wire, maxFrameBytes: this.options.config.maxCompanionFrameBytes });
+      if (!checked.ok) {
+        this.drop('bus', checked.code);
+        return;
+      }
+      const { frame } = checked;
+      const requestId = frame.type === 'runtime.response' || (frame.type === 'runtime.encrypted' && frame.payloadKind === 'response') ? frame.requestId : undefined;
+      // Only an answer to a request this replica forwarded for that session: the route it made then is taken
+      // (freeing the session's budget) and names the method, whatever the record says.
+      const route = requestId === undefined || requestId !== response.requestId ? undefined : this.routes.take(workspaceId, requestId, this.now());
+      if (!route || route.sessionId !== response.sessionId || route.replicaId !== this.options.instanceId) {
+        this.drop('bus', 'RESPONSE_UNROUTABLE');
+        return;
+      }
+      let text = response.text;
+      let parsed: AnyWireFrame | undefined = frame;
+      if (frame.type === 'runtime.response') {
+        const verdict = checkCompanionResponse(frame, text, route.method, checked.wire, checked.wire);
+        if (!verdict.ok) {
+          this.drop('bus', verdict.refusal);
+          parsed = undefined;
+        }
+        text = verdict.text;
+      }
+      this.deliverResponse(workspace, route.sessionId, text, checked.wire, route.method ?? null, route.interaction ?? null, parsed);
     }
   }
 
-  /** A record of `relay.companion-inbound.v1`: forwarded if this replica holds the workspace's Companion. */
+  /** A sequenced item of a frames record, checked as the Companion's socket checked it; undefined (counted) when it fails. */
+  private sequencedItem(workspaceId: string, item: SequencedItem): { frame: AnyWireFrame; wire: WireVersion } | undefined {
+    const checked = readBusFrame(item?.text, { direction: 'companion-to-relay', workspaceId, wire: item?.wire, maxFrameBytes: this.options.config.maxCompanionFrameBytes });
+    if (!checked.ok) {
+      this.drop('bus', checked.code);
+      return undefined;
+    }
+    const { frame } = checked;
+    const fits =
+      'gap' in item
+        ? frame.type === 'runtime.gap' && frame.fromRelaySequence === item.gap?.from && frame.throughRelaySequence === item.gap?.through
+        : (SEQUENCED_TYPES.has(frame.type) || (frame.type === 'runtime.encrypted' && (frame.payloadKind === 'event' || frame.payloadKind === 'interaction'))) &&
+          (frame as { relaySequence?: unknown }).relaySequence === item.relaySequence;
+    if (!fits) {
+      this.drop('bus', 'BUS_RECORD_INVALID');
+      return undefined;
+    }
+    return checked;
+  }
+
+  /**
+   * A record of `relay.companion-inbound.v1`: forwarded if this replica holds the workspace's Companion, once
+   * its frame passes the browser socket's checks again in the Companion's version. The route back is made from
+   * the frame itself (requestId, method), and refused as on one replica when another session awaits that
+   * requestId (REQUEST_ID_IN_USE) or the routes are full.
+   */
   inboundRecord(workspaceId: string, data: CompanionFrameRoutedData, occurredAt: number): void {
     if (data.origin === this.options.instanceId || occurredAt < this.startedAt) return;
     const companion = this.workspaces.get(workspaceId)?.companion;
     if (!companion) return;
-    if (data.kind === 'request' && data.requestId) {
-      this.routes.add(
+    const checked = readBusFrame(data.text, { direction: 'browser-to-relay', workspaceId, wire: companion.wire, maxFrameBytes: this.options.config.maxBrowserFrameBytes });
+    if (!checked.ok) {
+      this.drop('bus', checked.code);
+      return;
+    }
+    const { frame } = checked;
+    const requestId = frame.type === 'runtime.request' || (frame.type === 'runtime.encrypted' && frame.payloadKind === 'request') ? frame.requestId : undefined;
+    const kindFits = data.kind === 'ack' ? frame.type === 'runtime.ack' : data.kind === 'request' && requestId !== undefined && requestId === data.requestId;
+    if (!kindFits || typeof data.sessionId !== 'string' || typeof data.origin !== 'string') {
+      this.drop('bus', 'BUS_RECORD_INVALID');
+      return;
+    }
+    if (requestId !== undefined) {
+      const added = this.routes.add(
         {
           workspaceId,
-          requestId: data.requestId,
+          requestId,
           sessionId: data.sessionId,
           replicaId: data.origin,
-          method: data.method ?? undefined,
-          ...(data.candidate ? { interaction: data.candidate } : {}),
+          method: frame.type === 'runtime.request' ? frame.method : undefined,
+          ...(frame.type === 'runtime.request' && candidateContext(frame) ? { interaction: candidateContext(frame) as CandidateContext } : {}),
         },
         this.now(),
       );
+      if (added === 'in-use') {
+        // Another session (on any replica) awaits this requestId's response: never forward a request whose
+        // response would go to someone else.
+        this.drop('browser', 'REQUEST_ID_IN_USE');
+        return;
+      }
+      if (added !== 'added') {
+        this.drop('browser', 'REQUEST_ROUTES_FULL');
+        return;
+      }
     }
     this.sendToCompanion(companion, data.text, data.kind === 'ack' ? 'runtime.ack' : 'runtime.request');
   }
@@ -1010,7 +1091,7 @@ export class WorkspaceHub {
     if (ACKABLE.has(type)) session.ackCredits += 1;
   }
 
-  private drop(socket: 'companion' | 'browser', code: string): void {
+  private drop(socket: 'companion' | 'browser' | 'bus', code: string): void {
     this.options.metrics.rejections({ socket, code });
     this.options.logger.log('debug', 'frame-dropped', { socket, code });
   }
