@@ -9,8 +9,12 @@
 export type FrameSender = (frameText: string) => Promise<void>;
 
 export interface CompanionCore {
-  /** A transport opened and `device.connect` was written: start a generation that sends through `send`. */
-  connect(send: FrameSender): number;
+  /**
+   * A transport opened and `device.connect` was written: start a generation that sends through `send`.
+   * `onEnded` hears when the core gives the generation up on its own (`send-backlog`: the relay stopped
+   * reading), so the transport closes that socket.
+   */
+  connect(send: FrameSender, onEnded?: (end: { generation: number; reason: string }) => void): number;
   /** A text frame arrived on generation `generation`'s socket; the transport does not await the result. */
   receive(frameText: string, generation: number): unknown;
   /** Generation `generation`'s socket is gone; its sends and candidate attempts end. */

@@ -221,7 +221,13 @@ export class CompanionTransport {
       this.connectedSince = new Date();
       this.setState('connected');
       this.armLiveness(socket);
-      generation = this.core.connect((frameText) => this.sendOn(socket, frameText));
+      generation = this.core.connect(
+        (frameText) => this.sendOn(socket, frameText),
+        // The relay stopped reading and the core gave this generation up: close, and the close handler reconnects.
+        (end) => {
+          if (end.reason === 'send-backlog' && this.socket === socket) socket.terminate();
+        },
+      );
       this.generation = generation;
     });
     socket.on('message', (data: RawData, isBinary: boolean) => {

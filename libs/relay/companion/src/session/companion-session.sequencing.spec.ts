@@ -182,6 +182,24 @@ describe('reconnect replay (§6)', () => {
     expect(harness.sequencesSent(second)).toEqual([0]);
   });
 
+  it('a relay that stops reading ends the generation once its unsent frames pass the backlog bound; the buffer keeps what it can', async () => {
+    const harness = await Harness.started({ limits: { maxSendBacklogBytes: 4_000, replayBytes: 2_000, maxOutboundFrameBytes: 1_000 } });
+    const ended: unknown[] = [];
+    // A transport whose sends never complete: the relay does not read.
+    const stalled = harness.session.connect(() => new Promise<void>(() => undefined), (end) => ended.push(end));
+    for (let index = 0; index < 100; index += 1) harness.runtime.emit(delta('x'.repeat(100)));
+    expect(ended).toEqual([{ generation: stalled, reason: 'send-backlog' }]);
+    expect(harness.session.stats().generation).toBeNull();
+    // The next generation replays the bounded buffer: a gap for what it gave up, then the newest frames.
+    const next = harness.connect();
+    await harness.flush();
+    const sequences = harness.sequencesSent(next);
+    const gap = harness.framesOf('runtime.gap', next)[0]!;
+    expect(sequences.at(-1)).toBe(99);
+    expect(gap['throughRelaySequence']).toBe((sequences[0] as number) - 1);
+    expect(harness.session.isCurrent(next)).toBe(true);
+  });
+
   it('a new connect supersedes the old generation, whose pending responses are never sent', async () => {
     const harness = await Harness.started();
     const slow = deferred<{ turnId: string }>();

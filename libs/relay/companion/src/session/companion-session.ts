@@ -68,6 +68,12 @@ export interface CompanionLimits {
   legacyInteractionTtlMs: number;
   /** `limit` used for `thread.open` (the newest page; default 100). */
   openPageLimit: number;
+  /**
+   * Frame text a generation may have queued for sending (default 64 MiB): past it the relay is not reading,
+   * and the generation ends with `send-backlog` (reconnect; the replay buffer keeps the sequenced frames).
+   * Never below `replayBytes` + `maxOutboundFrameBytes`, so a reconnect's replay fits its own generation.
+   */
+  maxSendBacklogBytes: number;
 }
 
 export const DEFAULT_COMPANION_LIMITS: Readonly<CompanionLimits> = {
@@ -78,6 +84,7 @@ export const DEFAULT_COMPANION_LIMITS: Readonly<CompanionLimits> = {
   maxInboundFrameBytes: DEFAULT_MAX_FRAME_BYTES,
   legacyInteractionTtlMs: LEGACY_INTERACTION_TTL_MS,
   openPageLimit: 100,
+  maxSendBacklogBytes: 64 * 1024 * 1024,
 };
 
 export interface CompanionSessionOptions {
@@ -97,7 +104,7 @@ export interface CompanionSessionOptions {
   onDiagnostic?: DiagnosticSink;
 }
 
-export type GenerationEndReason = 'superseded' | 'disconnected' | 'send-failed' | 'encode-failed' | 'shutdown';
+export type GenerationEndReason = 'superseded' | 'disconnected' | 'send-failed' | 'send-backlog' | 'encode-failed' | 'shutdown';
 
 export interface GenerationEnd {
   generation: number;
@@ -231,7 +238,9 @@ export class CompanionSession {
    * the previous generation (its candidate attempts are aborted and its pending responses never sent),
    * then queues `replay(acknowledgedThrough)`: the gap first, then every unacked frame in order; live
    * frames follow. `send` must resolve once the frame was handed to the socket and reject if it was not;
-   * a rejection ends the generation (`onEnded` with `send-failed`), and the host reconnects with backoff.
+   * a rejection ends the generation (`onEnded` with `send-failed`), and the host reconnects with backoff. So
+   * does a generation whose unsent frames pass `limits.maxSendBacklogBytes` (`send-backlog`): the host must
+   * close that socket.
    */
   connect(send: SendFrame, onEnded?: (end: GenerationEnd) => void): number {
     if (this.closed) throw new Error('The Companion session is shut down.');
@@ -241,7 +250,8 @@ export class CompanionSession {
       this.generations,
       send,
       (item) => this.encode(item),
-      (failed, code) => this.endGeneration(failed, code === 'encode-failed' ? 'encode-failed' : 'send-failed'),
+      (failed, code) => this.endGeneration(failed, code === 'encode-failed' || code === 'send-backlog' ? code : 'send-failed'),
+      Math.max(this.limits.maxSendBacklogBytes, this.limits.replayBytes + this.limits.maxOutboundFrameBytes),
     );
     this.current = generation;
     if (onEnded) this.endListeners.set(generation.id, onEnded);

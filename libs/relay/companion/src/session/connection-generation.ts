@@ -3,6 +3,11 @@
  * send queue and its own `advertisedThrough` (−1 at start), the highest sequence whose send completed on
  * this connection; a sent gap raises it to the gap's `through`. Because sends are serialized,
  * `advertisedThrough` is a contiguous prefix. A failed send ends the generation.
+ *
+ * The queue is bounded by the bytes of frame text waiting in it (`maxBacklogBytes`): a relay that stops
+ * reading would otherwise make the Companion hold every event and response it produces. Past the bound the
+ * generation ends (`send-backlog`) and the host reconnects; the sequenced frames are still in the replay
+ * buffer (itself bounded), and the next generation replays them or a gap.
  */
 export type OutboundItem =
   | { kind: 'sequenced'; sequence: number; text: string }
@@ -15,6 +20,7 @@ export class ConnectionGeneration {
   private sentThrough = -1;
   private live = true;
   private tail: Promise<unknown> = Promise.resolve();
+  private backlogBytes = 0;
   framesSent = 0;
 
   constructor(
@@ -22,6 +28,7 @@ export class ConnectionGeneration {
     private readonly send: SendFrame,
     private readonly encode: (item: OutboundItem) => Promise<string>,
     private readonly failed: (generation: ConnectionGeneration, code: string) => void,
+    private readonly maxBacklogBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   get alive(): boolean {
@@ -34,9 +41,24 @@ export class ConnectionGeneration {
 
   /** Queues a frame behind every frame queued before it; resolves `true` once it was sent. */
   enqueue(item: OutboundItem): Promise<boolean> {
-    const sent = this.tail.then(() => this.deliver(item));
+    const bytes = item.text.length;
+    if (this.live && this.backlogBytes > 0 && this.backlogBytes + bytes > this.maxBacklogBytes) {
+      this.failed(this, 'send-backlog');
+      return Promise.resolve(false);
+    }
+    this.backlogBytes += bytes;
+    const sent = this.tail
+      .then(() => this.deliver(item))
+      .finally(() => {
+        this.backlogBytes -= bytes;
+      });
     this.tail = sent;
     return sent;
+  }
+
+  /** Characters of frame text queued and not yet sent. */
+  get backlog(): number {
+    return this.backlogBytes;
   }
 
   /** Resolves when everything queued so far was sent or skipped. */

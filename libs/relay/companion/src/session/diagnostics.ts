@@ -11,7 +11,7 @@ export type CompanionDiagnosticEvent =
   | 'interaction-refused'
   /** A result failed projection or its result schema; the browser got COMPANION_ERROR. */
   | 'projection-failed'
-  /** A connection generation ended (`code`: superseded, disconnected, send-failed, shutdown). */
+  /** A connection generation ended (`code`: superseded, disconnected, send-failed, send-backlog, encode-failed, shutdown). */
   | 'generation-ended'
   /** A Runtime call made by the broker (resolve/cancel) failed. */
   | 'runtime-call-failed';
