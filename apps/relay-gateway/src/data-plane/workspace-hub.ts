@@ -1132,8 +1132,10 @@ export class WorkspaceHub {
     const now = this.now();
     const horizon = now - this.options.config.retentionMs;
     for (const workspace of [...this.workspaces.values()]) {
-      // Expired interactions free their memory now, not when the next session happens to open.
-      this.auditExpired(workspace, workspace.retained.expire(now), now);
+      // Expired interactions free their memory now, not when the next session happens to open. Every replica
+      // holds a copy: the one holding the Companion (or the only one) records the expiry, once.
+      const expired = workspace.retained.expire(now);
+      if (workspace.companion || this.options.singleReplica) this.auditExpired(workspace, expired, now);
       for (const [userId, ended] of workspace.endedSessions) {
         const kept = ended.filter((entry) => entry.at >= horizon);
         if (kept.length === 0) workspace.endedSessions.delete(userId);

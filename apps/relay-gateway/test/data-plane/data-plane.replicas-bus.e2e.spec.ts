@@ -24,6 +24,7 @@ import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { createEnvelope, uuidv7 } from '@trustmesh/platform-events';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
 import { waitUntil } from '@trustmesh/platform-testing';
+import { wireError } from '@trustmesh/relay-protocol';
 
 import { COMPANION_FRAME_ROUTED, COMPANION_INBOUND_TOPIC, FRAMES_SEQUENCED, WORKSPACE_FRAMES_TOPIC } from '../../src/data-plane/frames-bus.records';
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
@@ -35,6 +36,8 @@ const workspaceRoot = join(__dirname, '../../../..');
 const ORIGIN = 'https://app.example';
 const credential = `tmsc_${randomBytes(32).toString('base64url')}`;
 const auth = bearer(credential);
+/** Requests a session may have awaiting responses: small, so a route that is never given back shows. */
+const PENDING_PER_SESSION = 4;
 
 interface Replica {
   wsUrl: string;
@@ -73,6 +76,7 @@ function startReplica(replicaId: string): Promise<Replica> {
       LOG_LEVEL: 'warn',
       RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
       RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
+      RELAY_MAX_PENDING_REQUESTS_PER_SESSION: String(PENDING_PER_SESSION),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -191,6 +195,30 @@ it('drops a request from replica A whose requestId a session on replica B awaits
   companionPeer.send(frames.response(workspaceId, requestId));
   await onB.waitFor((frame) => frame.type === 'runtime.response' && frame['requestId'] === requestId, 'the response at the session that asked first');
   expect(onA.received.filter((frame) => frame['requestId'] === requestId)).toEqual([]);
+});
+
+it('answers a session on replica A COMPANION_ERROR for a result that fails its schema at replica B; the result never crosses', async () => {
+  const onA = await openSession(replicaA);
+  const sentinel = `relay-security-sentinel-${randomUUID()}`;
+  const request = frames.request(workspaceId, 'thread.list', { limit: 10 });
+  onA.send(request);
+  await companionPeer.waitFor((frame) => frame['requestId'] === request.requestId, 'the request at the Companion');
+  companionPeer.send(frames.response(workspaceId, request.requestId, { items: [], nextCursor: null, secret: sentinel }));
+  const [response] = await onA.waitFor((frame) => frame['requestId'] === request.requestId, 'the answer on replica A');
+  expect(response).toEqual({ type: 'runtime.response', requestId: request.requestId, workspaceId, error: wireError('COMPANION_ERROR') });
+  expect(onA.raw.join('\n')).not.toContain(sentinel);
+});
+
+it('gives a session on replica A its pending-request budget back when the answers come from replica B', async () => {
+  const onA = await openSession(replicaA);
+  for (let index = 0; index < PENDING_PER_SESSION * 2; index += 1) {
+    const request = frames.request(workspaceId);
+    onA.send(request);
+    await companionPeer.waitFor((frame) => frame['requestId'] === request.requestId, `request ${index} at the Companion`);
+    companionPeer.send(frames.response(workspaceId, request.requestId));
+    await onA.waitFor((frame) => frame['requestId'] === request.requestId, `response ${index} on replica A`);
+  }
+  expect(onA.ofType('session.error')).toEqual([]);
 });
 
 it('checks a sequenced record again: an invalid frame written onto the frames topic never reaches a browser', async () => {
