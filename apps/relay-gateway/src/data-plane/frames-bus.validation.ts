@@ -18,14 +18,19 @@ export interface BusFrameExpectation {
   /** The frame's Wire version as the record states it (checked: 1.1 or 1.2 only). */
   wire: unknown;
   maxFrameBytes: number;
+  /**
+   * Whether `runtime.encrypted` may cross (default true: sequenced and response envelopes are routed on their
+   * visible metadata, and the hub sends them only to encrypted sessions). A request for a Companion takes the
+   * Companion's profile.
+   */
+  encryption?: boolean;
 }
 
 /** Checks the frame text a bus record carries; `code` is a stable frame issue code, or `BUS_RECORD_INVALID`. */
 export function readBusFrame(text: unknown, expected: BusFrameExpectation): BusFrameVerdict {
   const { wire } = expected;
   if (typeof text !== 'string' || !isWireVersion(wire) || !REMOTE_WIRE_VERSIONS.includes(wire)) return { ok: false, code: 'BUS_RECORD_INVALID' };
-  // Encrypted frames are routed on their visible metadata; the hub sends them only to encrypted sessions.
-  const verdict = decodeFrame(text, { wire, direction: expected.direction, encryption: true, maxFrameBytes: expected.maxFrameBytes });
+  const verdict = decodeFrame(text, { wire, direction: expected.direction, encryption: expected.encryption ?? true, maxFrameBytes: expected.maxFrameBytes });
   if (!verdict.ok) return { ok: false, code: verdict.issues[0]?.code ?? 'BUS_RECORD_INVALID' };
   const frame = verdict.value as AnyWireFrame;
   if (!('workspaceId' in frame) || frame.workspaceId !== expected.workspaceId) return { ok: false, code: 'WORKSPACE_MISMATCH' };

@@ -1041,7 +1041,13 @@ export class WorkspaceHub {
     if (data.origin === this.options.instanceId || occurredAt < this.startedAt) return;
     const companion = this.workspaces.get(workspaceId)?.companion;
     if (!companion) return;
-    const checked = readBusFrame(data.text, { direction: 'browser-to-relay', workspaceId, wire: companion.wire, maxFrameBytes: this.options.config.maxBrowserFrameBytes });
+    const checked = readBusFrame(data.text, {
+      direction: 'browser-to-relay',
+      workspaceId,
+      wire: companion.wire,
+      maxFrameBytes: this.options.config.maxBrowserFrameBytes,
+      encryption: companion.encrypted,
+    });
     if (!checked.ok) {
       this.drop('bus', checked.code);
       return;
