@@ -7,10 +7,10 @@ import { checkCompanionResponse } from './companion-response.rules';
 const workspaceId = randomUUID();
 const response = (extra: Record<string, unknown>) => ({ type: 'runtime.response' as const, requestId: randomUUID(), workspaceId, ...extra });
 const check = (frame: ReturnType<typeof response>, method: string | undefined, from: '1.1' | '1.2' = '1.2', to: '1.1' | '1.2' = from) =>
-  checkCompanionResponse(frame, JSON.stringify(frame), method, from, to);
+  checkCompanionResponse(frame, method, from, to);
 
 describe('checkCompanionResponse', () => {
-  it('passes a valid result unchanged (the same text)', () => {
+  it('passes a valid result unchanged', () => {
     const frame = response({ result: { items: [], nextCursor: null } });
     expect(check(frame, 'thread.list')).toEqual({ ok: true, text: JSON.stringify(frame) });
   });

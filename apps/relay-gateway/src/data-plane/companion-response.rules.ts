@@ -13,7 +13,9 @@
  *   refused result is never forwarded.
  *
  * Result and error together are left as the Companion sent them once both are valid (§3 deferred rule: the
- * browser takes the error). Pure: no I/O.
+ * browser takes the error). What goes on is the checked value, serialized again, never the received text: a
+ * text with a duplicate key (the parser keeps the last) would carry the first, unchecked one along.
+ * Pure: no I/O.
  */
 import {
   downgradeFrameTo11,
@@ -30,6 +32,7 @@ import {
 export type ResponseRefusal = 'RESPONSE_RESULT_INVALID' | 'RESPONSE_RESULT_UNCHECKABLE' | 'RESPONSE_DOWNGRADE_INVALID' | 'RESPONSE_ERROR_CODE_INVALID';
 
 export type ResponseVerdict =
+  /** `text` is the checked response, serialized from the checked value. */
   | { ok: true; text: string }
   /** `text` is the `COMPANION_ERROR` response to send instead. */
   | { ok: false; refusal: ResponseRefusal; text: string };
@@ -47,11 +50,10 @@ const ERROR_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * Checks a schema-valid `runtime.response` of a Companion speaking `from` for a session speaking `to`;
- * `method` is the request's (undefined when the request was encrypted). `text` is the frame as received.
+ * `method` is the request's (undefined when the request was encrypted).
  */
-export function checkCompanionResponse(frame: PlainResponse, text: string, method: string | undefined, from: WireVersion, to: WireVersion): ResponseVerdict {
+export function checkCompanionResponse(frame: PlainResponse, method: string | undefined, from: WireVersion, to: WireVersion): ResponseVerdict {
   let out: PlainResponse = frame;
-  let changed = false;
   if (frame.result !== undefined) {
     if (method === undefined) return refuse(frame, 'RESPONSE_RESULT_UNCHECKABLE');
     if (!validateMethodResult(from, method, frame.result).ok) return refuse(frame, 'RESPONSE_RESULT_INVALID');
@@ -61,20 +63,14 @@ export function checkCompanionResponse(frame: PlainResponse, text: string, metho
     if (!ERROR_CODE.test(code)) return refuse(frame, 'RESPONSE_ERROR_CODE_INVALID');
     // Protocol codes are never retryable (§10); a Runtime's code keeps its own `retryable`.
     const fixed = wireErrorRetryability(from, code) === undefined ? runtimeError(code, retryable) : wireError(code as WireErrorCode);
-    if (fixed.message !== frame.error.message || fixed.retryable !== retryable) {
-      out = { ...out, error: fixed };
-      changed = true;
-    }
+    if (fixed.message !== frame.error.message || fixed.retryable !== retryable) out = { ...out, error: fixed };
   }
   if (to === '1.1' && from === '1.2') {
     const downgraded = downgradeFrameTo11(out as Wire12.WireFrame, () => method);
     if (!downgraded.ok) return refuse(frame, 'RESPONSE_DOWNGRADE_INVALID');
-    if (downgraded.value !== (out as unknown)) {
-      out = downgraded.value as PlainResponse;
-      changed = true;
-    }
+    out = downgraded.value as PlainResponse;
   }
-  return { ok: true, text: changed ? JSON.stringify(out) : text };
+  return { ok: true, text: JSON.stringify(out) };
 }
 
 /** The relay's answer to a request whose response it refused. */

@@ -615,14 +615,18 @@ export class WorkspaceHub {
       return;
     }
     let checked = text;
+    let parsed = frame;
     if (frame?.type === 'runtime.response') {
       // Checked here against the Companion's version, before it is forwarded anywhere (the bus included).
-      const verdict = checkCompanionResponse(frame, text, route.method, wire, wire);
-      if (!verdict.ok) this.drop('companion', verdict.refusal);
+      const verdict = checkCompanionResponse(frame, route.method, wire, wire);
+      if (!verdict.ok) {
+        this.drop('companion', verdict.refusal);
+        parsed = undefined;
+      }
       checked = verdict.text;
     }
     if (route.replicaId === this.options.instanceId) {
-      this.deliverResponse(workspace, route.sessionId, checked, wire, route.method ?? null, route.interaction ?? null, checked === text ? frame : undefined);
+      this.deliverResponse(workspace, route.sessionId, checked, wire, route.method ?? null, route.interaction ?? null, parsed);
       return;
     }
     this.framesPublisher?.enqueue(workspace.id, RESPONSE_ROUTED, {
@@ -654,7 +658,7 @@ export class WorkspaceHub {
       frame ??= JSON.parse(text) as AnyWireFrame;
       if (frame.type === 'runtime.response') {
         // The result was checked in the Companion's version; a 1.1 session needs it to hold in 1.1 too.
-        const verdict = checkCompanionResponse(frame, text, method ?? undefined, wire, session.peer.wire);
+        const verdict = checkCompanionResponse(frame, method ?? undefined, wire, session.peer.wire);
         if (!verdict.ok) this.drop('companion', verdict.refusal);
         out = verdict.text;
         if (!verdict.ok) frame = undefined;
@@ -1000,7 +1004,7 @@ export class WorkspaceHub {
       let text = response.text;
       let parsed: AnyWireFrame | undefined = frame;
       if (frame.type === 'runtime.response') {
-        const verdict = checkCompanionResponse(frame, text, route.method, checked.wire, checked.wire);
+        const verdict = checkCompanionResponse(frame, route.method, checked.wire, checked.wire);
         if (!verdict.ok) {
           this.drop('bus', verdict.refusal);
           parsed = undefined;

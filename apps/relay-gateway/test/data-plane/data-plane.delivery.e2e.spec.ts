@@ -83,6 +83,18 @@ describe('responses: the result schema of the request method and §9, for every 
     expect(await roundTrip(workspaceId, session, peer, next, frames.response(workspaceId, next.requestId))).toEqual(frames.response(workspaceId, next.requestId));
   });
 
+  it('forwards the result it checked, never the text: a duplicate `result` key cannot carry an unchecked one along', async () => {
+    const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
+    const session = await openBrowser(workspaceId);
+    const sentinel = `relay-security-sentinel-${randomUUID()}`;
+    const request = frames.request(workspaceId, 'thread.list', { limit: 10 });
+    // JSON.parse keeps the last of two keys: the first `result` would pass unchecked if the text went on.
+    const text = `{"type":"runtime.response","requestId":"${request.requestId}","workspaceId":"${workspaceId}","result":{"items":[],"nextCursor":null,"secret":"${sentinel}"},"result":{"items":[],"nextCursor":null}}`;
+    const response = await roundTrip(workspaceId, session, peer, request, text);
+    expect(response).toEqual(frames.response(workspaceId, request.requestId));
+    expect(session.raw.join('\n')).not.toContain(sentinel);
+  });
+
   it('checks the result against the method the request named (interaction.candidate is exactly {accepted:true})', async () => {
     const { workspaceId, companion: peer } = await onlineWorkspace('1.1');
     const session = await openBrowser(workspaceId);
