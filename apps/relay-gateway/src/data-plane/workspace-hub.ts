@@ -27,7 +27,11 @@
  *   `runtime.gap {0 … head}`, which makes the browser rebuild from snapshots instead of applying frames
  *   of one epoch on top of state from another.
  * Live frames are held back from a session until its first ACK (or `firstAckTimeoutMs`) so catch-up
- * and live traffic never interleave.
+ * and live traffic never interleave. A catch-up is paced by what the browser reads (`pump`): frames go out
+ * while the socket's unsent bytes stay under a low-water mark and resume once they have been written, and
+ * live frames reach a session still catching up through the same ring, behind the catch-up. A large
+ * catch-up therefore never trips the slow-reader limit, and responses never wait behind more than the
+ * low-water mark of it.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
@@ -122,6 +126,15 @@ interface SessionState {
   ackCredits: number;
   /** The retained interaction requests are redelivered once the stream is confirmed. */
   redeliveryDeferred: boolean;
+  /**
+   * Being caught up from the ring (`pump`): live frames are not sent directly but read from the ring after
+   * the catch-up, so they queue behind it in order; bounded by the ring itself.
+   */
+  catchingUp: boolean;
+  /** The catch-up waits for the socket to write what it has (see `pump`). */
+  pumpWaiting: boolean;
+  /** Catch-up frames handed to the socket and not yet written to the kernel. */
+  pumpUnwritten: number;
   lastStatus: 'online' | 'offline';
   ended: boolean;
 }
@@ -153,6 +166,10 @@ interface WorkspaceState {
 const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
 const SEQUENCED_TYPES = new Set(['runtime.event', 'interaction.request', 'interaction.resolved', 'interaction.cancelled']);
 const MAX_ENDED_PER_USER = 16;
+/** Ring items a catch-up takes per step between two checks of the socket's unsent bytes. */
+const CATCH_UP_SLICE = 64;
+/** A catch-up waiting on a socket whose unsent bytes are not its own looks again after this long. */
+const CATCH_UP_RECHECK_MS = 20;
 
 export interface WorkspaceHubOptions {
   config: DataPlaneConfig;
@@ -352,6 +369,9 @@ export class WorkspaceHub {
       firstAckTimer: undefined,
       parkedCursor: undefined,
       redeliveryDeferred: false,
+      catchingUp: false,
+      pumpWaiting: false,
+      pumpUnwritten: 0,
       ackCredits: 0,
       lastStatus: status,
       ended: false,
@@ -755,7 +775,8 @@ export class WorkspaceHub {
 
   /** Whether live frames may go to the session; moves it to the log's current epoch. */
   private ready(workspace: WorkspaceState, session: SessionState): boolean {
-    if (session.awaitingFirstAck || session.ended) return false;
+    // A session still catching up takes live frames from the ring, behind its catch-up (`pump`).
+    if (session.awaitingFirstAck || session.ended || session.catchingUp) return false;
     if (session.epoch !== workspace.log.epoch) {
       session.epoch = workspace.log.epoch;
       session.deliveredThrough = -1;
@@ -802,16 +823,69 @@ export class WorkspaceHub {
       session.deliveredThrough = cursor;
       return;
     }
-    for (const item of log.catchUp(cursor, this.now())) {
-      if (item.kind === 'gap') {
-        this.sendGap(workspace, session, item.from, item.through);
-      } else {
+    session.deliveredThrough = cursor;
+    session.catchingUp = true;
+    this.pump(workspace, session);
+  }
+
+  /**
+   * Sends a session's catch-up from the ring, paced by what the browser reads: while the socket's unsent
+   * bytes stay under the low-water mark (a quarter of the high-water mark), a slice at a time; then it waits
+   * until its frames have been written to the kernel and goes on. Frames that arrive meanwhile are in the
+   * ring, so they follow in order; frames the ring dropped meanwhile (retention) become a gap; a new epoch
+   * meanwhile restarts the catch-up at the new stream's start. It ends at the head: live frames then flow.
+   */
+  private pump(workspace: WorkspaceState, session: SessionState): void {
+    if (!session.catchingUp || session.pumpWaiting) return;
+    const { log } = workspace;
+    const socket = session.peer.socket;
+    const lowWater = Math.max(16 * 1024, Math.floor(this.options.config.sendHighWaterBytes / 4));
+    const written = () => {
+      session.pumpUnwritten -= 1;
+      if (session.pumpWaiting && session.pumpUnwritten === 0) this.resumePump(workspace, session);
+    };
+    for (;;) {
+      if (session.ended || !socket.isOpen) {
+        session.catchingUp = false;
+        return;
+      }
+      if (session.epoch !== log.epoch) {
+        session.epoch = log.epoch;
+        session.deliveredThrough = -1;
+      }
+      if (session.deliveredThrough >= log.head) {
+        session.catchingUp = false;
+        return;
+      }
+      if (socket.bufferedAmount >= lowWater) {
+        session.pumpWaiting = true;
+        // What fills the socket is not ours (responses, control): look again shortly.
+        if (session.pumpUnwritten === 0) setTimeout(() => this.resumePump(workspace, session), CATCH_UP_RECHECK_MS).unref();
+        return;
+      }
+      for (const item of log.catchUp(session.deliveredThrough, this.now(), CATCH_UP_SLICE)) {
+        if (item.kind === 'gap') {
+          session.pumpUnwritten += 1;
+          if (!this.sendGap(workspace, session, item.from, item.through, written)) session.pumpUnwritten -= 1;
+          session.deliveredThrough = item.through;
+          continue;
+        }
         const text = this.textFor(session, item.frame);
-        if (text !== null) this.sendToBrowser(session, text, item.frame.type);
+        if (text !== null) {
+          session.pumpUnwritten += 1;
+          if (!this.sendToBrowser(session, text, item.frame.type, written)) session.pumpUnwritten -= 1;
+        }
         this.options.metrics.replayed();
+        session.deliveredThrough = item.frame.relaySequence;
+        if (socket.bufferedAmount >= lowWater) break;
       }
     }
-    session.deliveredThrough = head;
+  }
+
+  private resumePump(workspace: WorkspaceState, session: SessionState): void {
+    if (!session.pumpWaiting) return;
+    session.pumpWaiting = false;
+    this.pump(workspace, session);
   }
 
   /** The first ACK while the stream is unconfirmed: held until `confirmStream`. */
@@ -863,13 +937,15 @@ export class WorkspaceHub {
     return trusted;
   }
 
-  private sendGap(workspace: WorkspaceState, session: SessionState, from: number, through: number): void {
-    this.sendToBrowser(
+  private sendGap(workspace: WorkspaceState, session: SessionState, from: number, through: number, written?: () => void): boolean {
+    const sent = this.sendToBrowser(
       session,
       JSON.stringify({ type: 'runtime.gap', workspaceId: workspace.id, fromRelaySequence: from, throughRelaySequence: through, recovery: 'thread.snapshot' }),
       'runtime.gap',
+      written,
     );
     this.options.metrics.gaps({ origin: 'relay-retention' });
+    return sent;
   }
 
   // ---------------------------------------------------------------- bus records from other replicas
@@ -936,10 +1012,11 @@ export class WorkspaceHub {
     this.sendToBrowser(session, JSON.stringify(message), message['type'] as string);
   }
 
-  private sendToBrowser(session: SessionState, text: string, type: string): void {
-    if (!session.peer.socket.send(text)) return;
+  private sendToBrowser(session: SessionState, text: string, type: string, written?: () => void): boolean {
+    if (!session.peer.socket.send(text, written)) return false;
     this.options.metrics.frames({ type, direction: 'outbound' });
     if (ACKABLE.has(type)) session.ackCredits += 1;
+    return true;
   }
 
   private drop(socket: 'companion' | 'browser', code: string): void {
