@@ -12,7 +12,9 @@
  *   session and stream epoch; written to the frames log (`relay.workspace-frames.v1`) off the latency
  *   path.
  * - `runtime.ack` → the Companion, unchanged; dropped while it is offline. The relay never originates
- *   ACKs.
+ *   ACKs. An ACK reaches the Companion only once the frames it covers are durable in the frames log
+ *   (`forwardAck`): until then it is held (the highest one per workspace), so the Companion keeps in its
+ *   replay buffer whatever the relay could still lose in a crash, and re-sends it after a restart.
  *
  * Several browser sessions on one workspace (the policy §13 leaves open): every session is a full peer.
  * Each receives every sequenced frame, may send requests, and gets the responses to its own requests
@@ -161,6 +163,10 @@ interface WorkspaceState {
    * the browser's reset detection (§6 `resync`) and make the new stream's first frames look like duplicates.
    */
   streamUnconfirmed: boolean;
+  /** The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`). */
+  durable: { epoch: string | null; through: number };
+  /** The highest browser ACK not yet forwarded because it covers frames not yet durable. */
+  heldAck: { through: number; text: string } | undefined;
 }
 
 const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
@@ -219,6 +225,7 @@ export class WorkspaceHub {
         topic: WORKSPACE_FRAMES_TOPIC,
         // The embedded database is one connection: a flush in a few transactions, other work in between.
         ...(options.singleReplica ? { maxEnvelopesPerPublish: SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION } : {}),
+        onPublished: (records) => this.framesPublished(records),
       });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
       if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
@@ -576,7 +583,8 @@ export class WorkspaceHub {
       }
     }
     if (companion) {
-      this.sendToCompanion(companion, text, kind === 'ack' ? 'runtime.ack' : 'runtime.request');
+      if (kind === 'ack') this.forwardAck(workspace, companion, text);
+      else this.sendToCompanion(companion, text, 'runtime.request');
       return;
     }
     this.inboundPublisher?.enqueue(workspace.id, COMPANION_FRAME_ROUTED, {
@@ -706,6 +714,8 @@ export class WorkspaceHub {
 
   private newEpoch(workspace: WorkspaceState, epoch: string): void {
     workspace.log.startEpoch(epoch);
+    // An ACK held for the previous stream says nothing about the new one.
+    workspace.heldAck = undefined;
     // Interactions of a previous epoch died with the Companion that raised them.
     workspace.retained.clear();
     this.options.logger.log('info', 'stream-epoch-started', { workspaceId: workspace.id, epoch });
@@ -965,10 +975,13 @@ export class WorkspaceHub {
       for (const item of items) {
         if ('gap' in item) {
           this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, item.wire, false);
+          this.markDurable(workspace, epoch, item.gap.through);
           continue;
         }
         const frame = JSON.parse(item.text) as AnyWireFrame;
         const entry = loggedFrame(frame, item.relaySequence, item.text, item.wire, item.at ?? occurredAt);
+        // Read from the log: durable.
+        this.markDurable(workspace, epoch, item.relaySequence);
         if (!workspace.log.append(entry, this.now())) continue;
         this.retain(workspace, entry, false);
         this.confirmStream(workspace);
@@ -1003,7 +1016,52 @@ export class WorkspaceHub {
         this.now(),
       );
     }
-    this.sendToCompanion(companion, data.text, data.kind === 'ack' ? 'runtime.ack' : 'runtime.request');
+    if (data.kind === 'ack') this.forwardAck(this.workspace(workspaceId), companion, data.text);
+    else this.sendToCompanion(companion, data.text, 'runtime.request');
+  }
+
+  // ---------------------------------------------------------------- ACKs and the log's durability
+
+  /**
+   * A browser ACK for the workspace's Companion (held by this replica, which also writes the frames log).
+   * Browsers get frames before the log write (the latency path), so an ACK can cover frames the relay would
+   * lose in a crash; the Companion trims its replay buffer by it. So an ACK goes on, unchanged, only once
+   * the log holds every frame it covers; until then the highest one waits (lower ones add nothing to it).
+   */
+  private forwardAck(workspace: WorkspaceState, companion: CompanionPeer, text: string): void {
+    const through = ackThrough(text);
+    if (!this.framesPublisher || through === undefined || through <= this.durableThrough(workspace)) {
+      this.sendToCompanion(companion, text, 'runtime.ack');
+      return;
+    }
+    if (!workspace.heldAck || through > workspace.heldAck.through) workspace.heldAck = { through, text };
+  }
+
+  /** The highest sequence of the current epoch in the durable log (−1 if none). */
+  private durableThrough(workspace: WorkspaceState): number {
+    return workspace.durable.epoch === workspace.log.epoch ? workspace.durable.through : -1;
+  }
+
+  /** Frames of an epoch reached the durable log (published here, or read from the bus): held ACKs may go. */
+  private markDurable(workspace: WorkspaceState, epoch: string | null, through: number): void {
+    if (epoch === null || epoch !== workspace.log.epoch) return;
+    if (workspace.durable.epoch !== epoch) workspace.durable = { epoch, through: -1 };
+    if (through > workspace.durable.through) workspace.durable.through = through;
+    const held = workspace.heldAck;
+    if (held && held.through <= workspace.durable.through) {
+      workspace.heldAck = undefined;
+      if (workspace.companion) this.sendToCompanion(workspace.companion, held.text, 'runtime.ack');
+    }
+  }
+
+  private framesPublished(records: ReadonlyArray<{ workspaceId: string; eventType: string; data: unknown }>): void {
+    for (const record of records) {
+      if (record.eventType !== FRAMES_SEQUENCED) continue;
+      const workspace = this.workspaces.get(record.workspaceId);
+      if (!workspace) continue;
+      const { epoch, item } = record.data as { epoch: string | null; item: SequencedItem };
+      this.markDurable(workspace, epoch, 'gap' in item ? item.gap.through : item.relaySequence);
+    }
   }
 
   // ---------------------------------------------------------------- plumbing
@@ -1039,6 +1097,8 @@ export class WorkspaceHub {
         endedConnections: [],
         streamConnection: null,
         streamUnconfirmed: false,
+        durable: { epoch: null, through: -1 },
+        heldAck: undefined,
       };
       this.workspaces.set(workspaceId, workspace);
     }
@@ -1108,6 +1168,12 @@ function loggedFrame(frame: AnyWireFrame, relaySequence: number, text: string, w
     if (frame.type === 'interaction.request') entry.expiresAt = Date.parse(frame.expiresAt);
   }
   return entry;
+}
+
+/** The cursor of a validated `runtime.ack` text. */
+function ackThrough(text: string): number | undefined {
+  const through = (JSON.parse(text) as { throughRelaySequence?: unknown }).throughRelaySequence;
+  return typeof through === 'number' ? through : undefined;
 }
 
 function candidateContext(frame: AnyWireFrame & { type: 'runtime.request' }): CandidateContext | null {
