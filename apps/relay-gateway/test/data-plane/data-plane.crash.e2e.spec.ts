@@ -4,8 +4,11 @@
  * frames it covers are in the frames log, so frames the gateway lost are re-sent by the Companion and never leave
  * a hole without a gap; and the restarted gateway does not report the dead Companion as online.
  */
+import { WebSocket } from 'ws';
+
 import { createTempDataDir } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
+import { RelayClient, RelayClientError } from '@trustmesh/relay-client';
 
 import { enrollThrough, startGatewayChild, statusFrom, ticketFrom, type GatewayChild } from './support/gateway.child';
 import { frames } from './support/frames';
@@ -105,5 +108,44 @@ describe('a gateway killed mid-stream', () => {
     sim.send(1);
     await a.waitFor((frame) => frame.type === 'runtime.event' && frame['relaySequence'] === 35, 'frame 35 at A');
     expect(holes(a.received, 14)).toEqual([]);
+  }, 240_000);
+
+  it('a restarted gateway reports the Companion that died with its predecessor offline at once, and requests fail with WORKSPACE_OFFLINE', async () => {
+    // No RELAY_REPLICA_ID: each process has its own replica id, as with `npm start`.
+    let gateway = await start(null);
+    const device = await enrollThrough(gateway);
+    const { workspaceId } = device;
+    const sim = new ReplayingCompanion(device);
+    await sim.connect(gateway.wsUrl);
+    peers.push(sim.peer as TestPeer);
+    await waitUntil(async () => (await statusFrom(gateway, workspaceId)).status === 'online', { what: 'the workspace online' });
+    await gateway.kill();
+    sim.close();
+
+    gateway = await start(null);
+    // At once, not after the dead replica's liveness timeout.
+    expect(await statusFrom(gateway, workspaceId)).toEqual({ status: 'offline', deviceId: '' });
+    const session = await openBrowser(gateway, workspaceId, 'user-a');
+    expect(session.received[0]).toMatchObject({ type: 'session.ready', workspaceStatus: 'offline' });
+
+    // The project's browser library: a request gets the protocol's WORKSPACE_OFFLINE, not a silent timeout.
+    const current = gateway;
+    const client = new RelayClient({
+      descriptor: async () => ({ connectUrl: `${current.wsUrl}/v1/browser?ticket=${encodeURIComponent(await ticketFrom(current, workspaceId, 'user-c', ORIGIN))}`, expiresAt: new Date(Date.now() + 60_000).toISOString() }),
+      createSocket: (url) => new WebSocket(url, { origin: ORIGIN }),
+      allowInsecureLoopback: true,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const failure = await client.threads.list().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(RelayClientError);
+      expect(failure).toMatchObject({ code: 'WORKSPACE_OFFLINE' });
+    } finally {
+      client.close();
+    }
   }, 240_000);
 });
