@@ -163,6 +163,11 @@ interface WorkspaceState {
    * the browser's reset detection (§6 `resync`) and make the new stream's first frames look like duplicates.
    */
   streamUnconfirmed: boolean;
+  /**
+   * The Companion connection whose frames the ring's current stream last came from (from this replica's own
+   * Companion, or from the log's records): a live connection other than this one has not confirmed the stream.
+   */
+  logConnection: string | null;
   /** The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`). */
   durable: { epoch: string | null; through: number };
   /** The highest browser ACK not yet forwarded because it covers frames not yet durable. */
@@ -326,7 +331,7 @@ export class WorkspaceHub {
         this.routeResponse(workspace, frame.requestId, text, peer.wire, frame);
         return;
       case 'runtime.gap':
-        this.sequencedGap(workspace, frame.fromRelaySequence, frame.throughRelaySequence, text, peer.wire, true);
+        this.sequencedGap(workspace, frame.fromRelaySequence, frame.throughRelaySequence, text, peer.wire, true, peer.connectionId);
         return;
       case 'runtime.encrypted':
         if ((frame.payloadKind === 'event' || frame.payloadKind === 'interaction') && frame.relaySequence !== undefined) {
@@ -360,8 +365,12 @@ export class WorkspaceHub {
         (found) => found,
         () => undefined,
       );
-      if (view) workspace.view = view;
-      else lookup = view === null ? 'unknown' : 'failed';
+      if (view) {
+        workspace.view = view;
+        this.noteLiveConnection(workspace);
+      } else {
+        lookup = view === null ? 'unknown' : 'failed';
+      }
     }
     if (!peer.socket.isOpen) return 'refused';
     const companionWire = this.companionWire(peer.workspaceId);
@@ -518,13 +527,41 @@ export class WorkspaceHub {
     return workspace.companion || workspace.view?.status === 'online' ? 'online' : 'offline';
   }
 
+  /** The Companion connection that is live (here or on another replica), if any. */
+  private liveConnection(workspace: WorkspaceState): string | null {
+    return workspace.companion?.connectionId ?? (workspace.view?.status === 'online' ? (workspace.view.connectionId ?? null) : null);
+  }
+
+  /**
+   * Learns which Companion connection is live (however the view came: this replica's own Companion, the
+   * directory's feed, or a lookup when a session opens). A connection other than the one whose frames the ring
+   * holds may be a restart: the stream is unconfirmed until the live connection's first frame is classified.
+   */
+  private noteLiveConnection(workspace: WorkspaceState): void {
+    const connection = this.liveConnection(workspace);
+    if (connection === null || connection === workspace.streamConnection) return;
+    workspace.streamConnection = connection;
+    if (workspace.log.head >= 0 && workspace.logConnection !== connection) workspace.streamUnconfirmed = true;
+  }
+
+  /**
+   * A frame or gap of `connection` was classified into the ring: the ring now holds that connection's stream.
+   * It confirms the stream only when it is the live connection's (or of unknown origin: records of older
+   * gateways); a dead connection's frames read from the log leave the stream unconfirmed instead.
+   */
+  private streamFrom(workspace: WorkspaceState, connection: string | null | undefined): void {
+    if (connection) workspace.logConnection = connection;
+    const live = this.liveConnection(workspace);
+    if (!connection || connection === live) {
+      this.confirmStream(workspace);
+    } else if (live !== null && workspace.log.head >= 0) {
+      workspace.streamUnconfirmed = true;
+    }
+  }
+
   private statusChanged(workspace: WorkspaceState): void {
     const status = this.statusOf(workspace);
-    const connection = workspace.companion?.connectionId ?? (workspace.view?.status === 'online' ? (workspace.view.connectionId ?? null) : null);
-    if (status === 'online' && connection !== null && connection !== workspace.streamConnection) {
-      workspace.streamConnection = connection;
-      if (workspace.log.head >= 0) workspace.streamUnconfirmed = true;
-    }
+    this.noteLiveConnection(workspace);
     const companionWire = this.companionWire(workspace.id);
     for (const session of workspace.sessions.values()) {
       if (session.ended) continue;
@@ -680,23 +717,35 @@ export class WorkspaceHub {
       // Before confirmStream: sessions that joined meanwhile get the retained interactions as of this frame.
       this.retain(workspace, entry, true);
     }
-    this.confirmStream(workspace);
+    const connectionId = workspace.companion?.connectionId;
+    this.streamFrom(workspace, connectionId);
     // Browsers first: the frames log is written after the sends, off the latency path.
     this.fanOut(workspace, classification === 'replay' ? (log.get(relaySequence) ?? entry) : entry);
     if (classification === 'replay') return;
     this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
       epoch: log.epoch,
-      item: { relaySequence, text, wire, at: entry.at } satisfies SequencedItem,
+      item: { relaySequence, text, wire, at: entry.at, ...(connectionId ? { connectionId } : {}) } satisfies SequencedItem,
     });
   }
 
-  private sequencedGap(workspace: WorkspaceState, from: number, through: number, text: string, wire: WireVersion, publish: boolean): void {
+  private sequencedGap(
+    workspace: WorkspaceState,
+    from: number,
+    through: number,
+    text: string,
+    wire: WireVersion,
+    publish: boolean,
+    connectionId: string | undefined,
+  ): void {
     const { log } = workspace;
     if (log.epoch === null) this.newEpoch(workspace, uuidv7(this.now()));
     log.noteGap(through);
-    this.confirmStream(workspace);
+    this.streamFrom(workspace, connectionId);
     if (publish) {
-      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, { epoch: log.epoch, item: { gap: { from, through }, text, wire, at: this.now() } satisfies SequencedItem });
+      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
+        epoch: log.epoch,
+        item: { gap: { from, through }, text, wire, at: this.now(), ...(connectionId ? { connectionId } : {}) } satisfies SequencedItem,
+      });
     }
     for (const session of workspace.sessions.values()) {
       if (!this.ready(workspace, session) || through <= session.deliveredThrough) continue;
@@ -974,7 +1023,7 @@ export class WorkspaceHub {
       }
       for (const item of items) {
         if ('gap' in item) {
-          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, item.wire, false);
+          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, item.wire, false, item.connectionId);
           this.markDurable(workspace, epoch, item.gap.through);
           continue;
         }
@@ -984,7 +1033,7 @@ export class WorkspaceHub {
         this.markDurable(workspace, epoch, item.relaySequence);
         if (!workspace.log.append(entry, this.now())) continue;
         this.retain(workspace, entry, false);
-        this.confirmStream(workspace);
+        this.streamFrom(workspace, item.connectionId);
         this.fanOut(workspace, entry);
       }
       this.collect(workspace);
@@ -1097,6 +1146,7 @@ export class WorkspaceHub {
         endedConnections: [],
         streamConnection: null,
         streamUnconfirmed: false,
+        logConnection: null,
         durable: { epoch: null, through: -1 },
         heldAck: undefined,
       };
