@@ -97,9 +97,11 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
     endpoints.resolve(config.publicBaseUrl ?? `https://localhost:${address.port}`);
 
-    // A predecessor with this replica id that crashed left its presence behind: end it before serving.
+    // A predecessor with this replica id that crashed left its presence behind: end it before serving. On the
+    // embedded database every predecessor was this one replica, whatever id it had.
     const presence = app.get(WorkspacePresence);
-    await presence.releaseReplica();
+    if (config.platform.database.mode === 'embedded') await presence.releaseEveryReplica();
+    else await presence.releaseReplica();
     const startedLiveness = app.get(ReplicaLiveness);
     liveness = startedLiveness;
     await startedLiveness.start();

@@ -172,6 +172,23 @@ export class WorkspacePresence {
     return released;
   }
 
+  /**
+   * One replica on an embedded database: the database belongs to one process at a time, so whatever presence
+   * it records was left by a dead predecessor, whatever replica id that one had (each start picks a new id
+   * unless RELAY_REPLICA_ID is set). All of it is ended at start, so status and `session.ready` never report
+   * a Companion that died with the previous process.
+   */
+  async releaseEveryReplica(): Promise<number> {
+    const [companions, sessions] = await Promise.all([
+      this.prisma.relayWorkspacePresence.findMany({ where: { online: true }, select: { replicaId: true } }),
+      this.prisma.relayLiveBrowserSession.findMany({ select: { replicaId: true } }),
+    ]);
+    const replicas = new Set([...companions, ...sessions].map((row) => row.replicaId).filter((id): id is string => typeof id === 'string'));
+    let released = 0;
+    for (const replicaId of replicas) released += await this.releaseReplica(replicaId, 'shutdown');
+    return released;
+  }
+
   /** The workspace's status as all replicas see it; null if the workspace is unknown. */
   async status(workspaceId: string): Promise<WorkspaceStatusView | null> {
     const workspace = await this.workspaces.find(workspaceId);

@@ -52,6 +52,11 @@ export interface BatchingPublisherOptions {
   maxEnvelopesPerPublish?: number;
   metrics: DataPlaneMetrics;
   logger: DataPlaneLogger;
+  /**
+   * Called after each successful `publish` with the records it made durable, in order (the frames log's
+   * durability decides when browser ACKs may reach the Companion).
+   */
+  onPublished?: (records: ReadonlyArray<{ workspaceId: string; eventType: string; data: unknown }>) => void;
 }
 
 export class BatchingPublisher {
@@ -128,6 +133,7 @@ export class BatchingPublisher {
           count += group.entries.length;
         }
         this.options.metrics.busPublished({ topic: this.options.topic }, count);
+        this.options.onPublished?.(chunk.flatMap((group) => group.entries));
       }
     };
     this.flushing = publishAll()

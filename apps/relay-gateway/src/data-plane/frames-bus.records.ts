@@ -27,9 +27,14 @@ export const FRAMES_SEQUENCED = 'RelayFramesSequenced';
 export const RESPONSE_ROUTED = 'RelayResponseRouted';
 export const COMPANION_FRAME_ROUTED = 'RelayCompanionFrameRouted';
 
+/**
+ * `connectionId`: the Companion connection that sent it (absent in records of older gateways). A replica that
+ * rebuilds its rings from the log learns from it whose stream the ring holds, and so whether the Companion that
+ * is live now has confirmed it.
+ */
 export type SequencedItem =
-  | { relaySequence: number; text: string; wire: WireVersion; at: number }
-  | { gap: { from: number; through: number }; text: string; wire: WireVersion; at: number };
+  | { relaySequence: number; text: string; wire: WireVersion; at: number; connectionId?: string }
+  | { gap: { from: number; through: number }; text: string; wire: WireVersion; at: number; connectionId?: string };
 
 export interface FramesSequencedData {
   origin: string;

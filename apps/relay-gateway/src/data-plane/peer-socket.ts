@@ -5,6 +5,8 @@
  * - a high-water mark on the send buffer: before a frame is queued, `bufferedAmount` (bytes the socket
  *   has not handed to the kernel) plus the frame must stay under the mark, else the peer is too slow
  *   and `onSlow` runs (it closes the socket); nothing is queued past the mark, so memory stays bounded;
+ * - for senders that pace themselves by what the peer reads (a catch-up), `bufferedAmount` and a callback
+ *   once a frame has been handed to the kernel;
  * - close with a code, then terminate if the closing handshake does not finish in time.
  */
 import type { WebSocket } from 'ws';
@@ -63,8 +65,16 @@ export class PeerSocket {
     return !this.closing && this.ws.readyState === this.ws.OPEN;
   }
 
-  /** Queues a text frame; false (and the socket closed as slow) when it would pass the high-water mark. */
-  send(text: string): boolean {
+  /** Bytes queued on this socket that the kernel has not taken yet. */
+  get bufferedAmount(): number {
+    return this.ws.bufferedAmount;
+  }
+
+  /**
+   * Queues a text frame; false (and the socket closed as slow) when it would pass the high-water mark.
+   * `written` runs once the frame was handed to the kernel (or the socket failed).
+   */
+  send(text: string, written?: () => void): boolean {
     if (!this.isOpen) return false;
     // String length is a lower bound of the UTF-8 size and exact for ASCII JSON: cheap on the hot path.
     if (this.ws.bufferedAmount + text.length > this.options.sendHighWaterBytes) {
@@ -74,7 +84,8 @@ export class PeerSocket {
       }
       return false;
     }
-    this.ws.send(text);
+    if (written) this.ws.send(text, () => written());
+    else this.ws.send(text);
     return true;
   }
 

@@ -93,6 +93,21 @@ describe('WorkspaceFrameLog', () => {
     expect(log.contiguous(-1, 1)?.map((entry) => entry.relaySequence)).toEqual([0, 1]);
     expect(log.contiguous(0, 3)).toBeUndefined();
   });
+
+  it('hands a catch-up out in slices: each from the last item taken, the trailing gap only in the last one', () => {
+    const log = new WorkspaceFrameLog(limits);
+    log.startEpoch('e1');
+    for (const sequence of [0, 1, 3, 4]) log.append(frame(sequence), 0);
+    log.noteGap(6);
+    const first = log.catchUp(-1, 0, 2);
+    expect(first.map((item) => (item.kind === 'gap' ? `gap ${item.from}-${item.through}` : item.frame.relaySequence))).toEqual([0, 1]);
+    // A gap and the frame after it come together.
+    const second = log.catchUp(1, 0, 2);
+    expect(second.map((item) => (item.kind === 'gap' ? `gap ${item.from}-${item.through}` : item.frame.relaySequence))).toEqual(['gap 2-2', 3]);
+    const third = log.catchUp(3, 0, 2);
+    expect(third.map((item) => (item.kind === 'gap' ? `gap ${item.from}-${item.through}` : item.frame.relaySequence))).toEqual([4, 'gap 5-6']);
+    expect([...first, ...second, ...third]).toEqual(log.catchUp(-1, 0));
+  });
 });
 
 describe('WorkspaceFrameLog and the process budget', () => {

@@ -137,13 +137,17 @@ export class WorkspaceFrameLog implements BudgetHolder {
 
   /**
    * Everything above `after` up to the head: retained frames in order, with a gap wherever frames are
-   * missing (older than the retention, or never received because the Companion itself sent a gap).
+   * missing (older than the retention, or never received because the Companion itself sent a gap). With a
+   * `limit`, the first items only (at least `limit`, at most one more), without the trailing gap: the caller
+   * asks again from the last item it took.
    */
-  catchUp(after: number, now: number): CatchUpItem[] {
+  catchUp(after: number, now: number, limit = Number.POSITIVE_INFINITY): CatchUpItem[] {
     this.prune(now);
     const items: CatchUpItem[] = [];
     let expected = after + 1;
     for (let index = this.firstIndexAbove(after); index < this.frames.length; index += 1) {
+      // A slice of the catch-up (it is paced by what the browser reads): the rest comes on the next call.
+      if (items.length >= limit) return items;
       const frame = this.frames[index] as LoggedFrame;
       if (frame.relaySequence > expected) items.push({ kind: 'gap', from: expected, through: frame.relaySequence - 1 });
       items.push({ kind: 'frame', frame });

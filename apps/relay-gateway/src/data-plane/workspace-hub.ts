@@ -13,7 +13,9 @@
  *   session and stream epoch; written to the frames log (`relay.workspace-frames.v1`) off the latency
  *   path.
  * - `runtime.ack` → the Companion, unchanged; dropped while it is offline. The relay never originates
- *   ACKs.
+ *   ACKs. An ACK reaches the Companion only once the frames it covers are durable in the frames log
+ *   (`forwardAck`): until then it is held (the highest one per workspace), so the Companion keeps in its
+ *   replay buffer whatever the relay could still lose in a crash, and re-sends it after a restart.
  *
  * Several browser sessions on one workspace (the policy §13 leaves open): every session is a full peer.
  * Each receives every sequenced frame, may send requests, and gets the responses to its own requests
@@ -28,7 +30,11 @@
  *   `runtime.gap {0 … head}`, which makes the browser rebuild from snapshots instead of applying frames
  *   of one epoch on top of state from another.
  * Live frames are held back from a session until its first ACK (or `firstAckTimeoutMs`) so catch-up
- * and live traffic never interleave.
+ * and live traffic never interleave. A catch-up is paced by what the browser reads (`pump`): frames go out
+ * while the socket's unsent bytes stay under a low-water mark and resume once they have been written, and
+ * live frames reach a session still catching up through the same ring, behind the catch-up. A large
+ * catch-up therefore never trips the slow-reader limit, and responses never wait behind more than the
+ * low-water mark of it.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
@@ -133,6 +139,15 @@ interface SessionState {
    * session at most once (`alreadyRedelivered`).
    */
   redelivered: { epoch: string | null; sequences: Set<number> };
+  /**
+   * Being caught up from the ring (`pump`): live frames are not sent directly but read from the ring after
+   * the catch-up, so they queue behind it in order; bounded by the ring itself.
+   */
+  catchingUp: boolean;
+  /** The catch-up waits for the socket to write what it has (see `pump`). */
+  pumpWaiting: boolean;
+  /** Catch-up frames handed to the socket and not yet written to the kernel. */
+  pumpUnwritten: number;
   lastStatus: 'online' | 'offline';
   ended: boolean;
 }
@@ -159,11 +174,24 @@ interface WorkspaceState {
    * the browser's reset detection (§6 `resync`) and make the new stream's first frames look like duplicates.
    */
   streamUnconfirmed: boolean;
+  /**
+   * The Companion connection whose frames the ring's current stream last came from (from this replica's own
+   * Companion, or from the log's records): a live connection other than this one has not confirmed the stream.
+   */
+  logConnection: string | null;
+  /** The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`). */
+  durable: { epoch: string | null; through: number };
+  /** The highest browser ACK not yet forwarded because it covers frames not yet durable. */
+  heldAck: { through: number; text: string } | undefined;
 }
 
 const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
 const SEQUENCED_TYPES = new Set(['runtime.event', 'interaction.request', 'interaction.resolved', 'interaction.cancelled']);
 const MAX_ENDED_PER_USER = 16;
+/** Ring items a catch-up takes per step between two checks of the socket's unsent bytes. */
+const CATCH_UP_SLICE = 64;
+/** A catch-up waiting on a socket whose unsent bytes are not its own looks again after this long. */
+const CATCH_UP_RECHECK_MS = 20;
 
 export interface WorkspaceHubOptions {
   config: DataPlaneConfig;
@@ -220,6 +248,7 @@ export class WorkspaceHub {
         topic: WORKSPACE_FRAMES_TOPIC,
         // The embedded database is one connection: a flush in a few transactions, other work in between.
         ...(options.singleReplica ? { maxEnvelopesPerPublish: SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION } : {}),
+        onPublished: (records) => this.framesPublished(records),
       });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
       if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
@@ -333,7 +362,7 @@ export class WorkspaceHub {
         this.routeResponse(workspace, frame.requestId, text, peer.wire, frame);
         return;
       case 'runtime.gap':
-        this.sequencedGap(workspace, frame.fromRelaySequence, frame.throughRelaySequence, text, peer.wire, true);
+        this.sequencedGap(workspace, frame.fromRelaySequence, frame.throughRelaySequence, text, peer.wire, true, peer.connectionId);
         return;
       case 'runtime.encrypted':
         if ((frame.payloadKind === 'event' || frame.payloadKind === 'interaction') && frame.relaySequence !== undefined) {
@@ -367,8 +396,12 @@ export class WorkspaceHub {
         (found) => found,
         () => undefined,
       );
-      if (view) workspace.view = view;
-      else lookup = view === null ? 'unknown' : 'failed';
+      if (view) {
+        workspace.view = view;
+        this.noteLiveConnection(workspace);
+      } else {
+        lookup = view === null ? 'unknown' : 'failed';
+      }
     }
     if (!peer.socket.isOpen) return 'refused';
     const companionWire = this.companionWire(peer.workspaceId);
@@ -384,6 +417,9 @@ export class WorkspaceHub {
       parkedCursor: undefined,
       redeliveryDeferred: false,
       redelivered: { epoch: null, sequences: new Set() },
+      catchingUp: false,
+      pumpWaiting: false,
+      pumpUnwritten: 0,
       ackCredits: 0,
       lastStatus: status,
       ended: false,
@@ -523,13 +559,41 @@ export class WorkspaceHub {
     return workspace.companion || workspace.view?.status === 'online' ? 'online' : 'offline';
   }
 
+  /** The Companion connection that is live (here or on another replica), if any. */
+  private liveConnection(workspace: WorkspaceState): string | null {
+    return workspace.companion?.connectionId ?? (workspace.view?.status === 'online' ? (workspace.view.connectionId ?? null) : null);
+  }
+
+  /**
+   * Learns which Companion connection is live (however the view came: this replica's own Companion, the
+   * directory's feed, or a lookup when a session opens). A connection other than the one whose frames the ring
+   * holds may be a restart: the stream is unconfirmed until the live connection's first frame is classified.
+   */
+  private noteLiveConnection(workspace: WorkspaceState): void {
+    const connection = this.liveConnection(workspace);
+    if (connection === null || connection === workspace.streamConnection) return;
+    workspace.streamConnection = connection;
+    if (workspace.log.head >= 0 && workspace.logConnection !== connection) workspace.streamUnconfirmed = true;
+  }
+
+  /**
+   * A frame or gap of `connection` was classified into the ring: the ring now holds that connection's stream.
+   * It confirms the stream only when it is the live connection's (or of unknown origin: records of older
+   * gateways); a dead connection's frames read from the log leave the stream unconfirmed instead.
+   */
+  private streamFrom(workspace: WorkspaceState, connection: string | null | undefined): void {
+    if (connection) workspace.logConnection = connection;
+    const live = this.liveConnection(workspace);
+    if (!connection || connection === live) {
+      this.confirmStream(workspace);
+    } else if (live !== null && workspace.log.head >= 0) {
+      workspace.streamUnconfirmed = true;
+    }
+  }
+
   private statusChanged(workspace: WorkspaceState): void {
     const status = this.statusOf(workspace);
-    const connection = workspace.companion?.connectionId ?? (workspace.view?.status === 'online' ? (workspace.view.connectionId ?? null) : null);
-    if (status === 'online' && connection !== null && connection !== workspace.streamConnection) {
-      workspace.streamConnection = connection;
-      if (workspace.log.head >= 0) workspace.streamUnconfirmed = true;
-    }
+    this.noteLiveConnection(workspace);
     const companionWire = this.companionWire(workspace.id);
     for (const session of workspace.sessions.values()) {
       if (session.ended) continue;
@@ -590,7 +654,8 @@ export class WorkspaceHub {
       }
     }
     if (companion) {
-      this.sendToCompanion(companion, text, kind === 'ack' ? 'runtime.ack' : 'runtime.request');
+      if (kind === 'ack') this.forwardAck(workspace, companion, text);
+      else this.sendToCompanion(companion, text, 'runtime.request');
       return;
     }
     this.inboundPublisher?.enqueue(workspace.id, COMPANION_FRAME_ROUTED, {
@@ -697,23 +762,35 @@ export class WorkspaceHub {
       // Before confirmStream: sessions that joined meanwhile get the retained interactions as of this frame.
       this.retain(workspace, entry, true);
     }
-    this.confirmStream(workspace);
+    const connectionId = workspace.companion?.connectionId;
+    this.streamFrom(workspace, connectionId);
     // Browsers first: the frames log is written after the sends, off the latency path.
     this.fanOut(workspace, classification === 'replay' ? (log.get(relaySequence) ?? entry) : entry);
     if (classification === 'replay') return;
     this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
       epoch: log.epoch,
-      item: { relaySequence, text, wire, at: entry.at } satisfies SequencedItem,
+      item: { relaySequence, text, wire, at: entry.at, ...(connectionId ? { connectionId } : {}) } satisfies SequencedItem,
     });
   }
 
-  private sequencedGap(workspace: WorkspaceState, from: number, through: number, text: string, wire: WireVersion, publish: boolean): void {
+  private sequencedGap(
+    workspace: WorkspaceState,
+    from: number,
+    through: number,
+    text: string,
+    wire: WireVersion,
+    publish: boolean,
+    connectionId: string | undefined,
+  ): void {
     const { log } = workspace;
     if (log.epoch === null) this.newEpoch(workspace, uuidv7(this.now()));
     log.noteGap(through);
-    this.confirmStream(workspace);
+    this.streamFrom(workspace, connectionId);
     if (publish) {
-      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, { epoch: log.epoch, item: { gap: { from, through }, text, wire, at: this.now() } satisfies SequencedItem });
+      this.framesPublisher?.enqueue(workspace.id, FRAMES_SEQUENCED, {
+        epoch: log.epoch,
+        item: { gap: { from, through }, text, wire, at: this.now(), ...(connectionId ? { connectionId } : {}) } satisfies SequencedItem,
+      });
     }
     for (const session of workspace.sessions.values()) {
       if (!this.ready(workspace, session) || through <= session.deliveredThrough) continue;
@@ -731,6 +808,8 @@ export class WorkspaceHub {
 
   private newEpoch(workspace: WorkspaceState, epoch: string): void {
     workspace.log.startEpoch(epoch);
+    // An ACK held for the previous stream says nothing about the new one.
+    workspace.heldAck = undefined;
     // Interactions of a previous epoch died with the Companion that raised them.
     workspace.retained.clear();
     this.options.logger.log('info', 'stream-epoch-started', { workspaceId: workspace.id, epoch });
@@ -812,7 +891,8 @@ export class WorkspaceHub {
 
   /** Whether live frames may go to the session; moves it to the log's current epoch. */
   private ready(workspace: WorkspaceState, session: SessionState): boolean {
-    if (session.awaitingFirstAck || session.ended) return false;
+    // A session still catching up takes live frames from the ring, behind its catch-up (`pump`).
+    if (session.awaitingFirstAck || session.ended || session.catchingUp) return false;
     if (session.epoch !== workspace.log.epoch) {
       session.epoch = workspace.log.epoch;
       session.deliveredThrough = -1;
@@ -860,16 +940,74 @@ export class WorkspaceHub {
       session.deliveredThrough = cursor;
       return;
     }
-    for (const item of log.catchUp(cursor, this.now())) {
-      if (item.kind === 'gap') {
-        this.sendGap(workspace, session, item.from, item.through);
-      } else if (!this.alreadyRedelivered(session, item.frame.relaySequence)) {
+    session.deliveredThrough = cursor;
+    session.catchingUp = true;
+    this.pump(workspace, session);
+  }
+
+  /**
+   * Sends a session's catch-up from the ring, paced by what the browser reads: while the socket's unsent
+   * bytes stay under the low-water mark (a quarter of the high-water mark), a slice at a time; then it waits
+   * until its frames have been written to the kernel and goes on. Frames that arrive meanwhile are in the
+   * ring, so they follow in order; frames the ring dropped meanwhile (retention) become a gap; a new epoch
+   * meanwhile restarts the catch-up at the new stream's start. It ends at the head: live frames then flow.
+   */
+  private pump(workspace: WorkspaceState, session: SessionState): void {
+    if (!session.catchingUp || session.pumpWaiting) return;
+    const { log } = workspace;
+    const socket = session.peer.socket;
+    const lowWater = Math.max(16 * 1024, Math.floor(this.options.config.sendHighWaterBytes / 4));
+    const written = () => {
+      session.pumpUnwritten -= 1;
+      if (session.pumpWaiting && session.pumpUnwritten === 0) this.resumePump(workspace, session);
+    };
+    for (;;) {
+      if (session.ended || !socket.isOpen) {
+        session.catchingUp = false;
+        return;
+      }
+      if (session.epoch !== log.epoch) {
+        session.epoch = log.epoch;
+        session.deliveredThrough = -1;
+      }
+      if (session.deliveredThrough >= log.head) {
+        session.catchingUp = false;
+        return;
+      }
+      if (socket.bufferedAmount >= lowWater) {
+        session.pumpWaiting = true;
+        // What fills the socket is not ours (responses, control): look again shortly.
+        if (session.pumpUnwritten === 0) setTimeout(() => this.resumePump(workspace, session), CATCH_UP_RECHECK_MS).unref();
+        return;
+      }
+      for (const item of log.catchUp(session.deliveredThrough, this.now(), CATCH_UP_SLICE)) {
+        if (item.kind === 'gap') {
+          session.pumpUnwritten += 1;
+          if (!this.sendGap(workspace, session, item.from, item.through, written)) session.pumpUnwritten -= 1;
+          session.deliveredThrough = item.through;
+          continue;
+        }
+        // Already sent to this session by the redelivery of retained interactions (§8): at most once.
+        if (this.alreadyRedelivered(session, item.frame.relaySequence)) {
+          session.deliveredThrough = item.frame.relaySequence;
+          continue;
+        }
         const text = this.textFor(session, item.frame);
-        if (text !== null) this.sendToBrowser(session, text, item.frame.type);
+        if (text !== null) {
+          session.pumpUnwritten += 1;
+          if (!this.sendToBrowser(session, text, item.frame.type, written)) session.pumpUnwritten -= 1;
+        }
         this.options.metrics.replayed();
+        session.deliveredThrough = item.frame.relaySequence;
+        if (socket.bufferedAmount >= lowWater) break;
       }
     }
-    session.deliveredThrough = head;
+  }
+
+  private resumePump(workspace: WorkspaceState, session: SessionState): void {
+    if (!session.pumpWaiting) return;
+    session.pumpWaiting = false;
+    this.pump(workspace, session);
   }
 
   /**
@@ -935,13 +1073,15 @@ export class WorkspaceHub {
     return trusted;
   }
 
-  private sendGap(workspace: WorkspaceState, session: SessionState, from: number, through: number): void {
-    this.sendToBrowser(
+  private sendGap(workspace: WorkspaceState, session: SessionState, from: number, through: number, written?: () => void): boolean {
+    const sent = this.sendToBrowser(
       session,
       JSON.stringify({ type: 'runtime.gap', workspaceId: workspace.id, fromRelaySequence: from, throughRelaySequence: through, recovery: 'thread.snapshot' }),
       'runtime.gap',
+      written,
     );
     this.options.metrics.gaps({ origin: 'relay-retention' });
+    return sent;
   }
 
   // ---------------------------------------------------------------- bus records from other replicas
@@ -969,14 +1109,17 @@ export class WorkspaceHub {
         const checked = this.sequencedItem(workspaceId, item);
         if (!checked) continue;
         if ('gap' in item) {
-          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, checked.wire, false);
+          this.sequencedGap(workspace, item.gap.from, item.gap.through, item.text, checked.wire, false, item.connectionId);
+          this.markDurable(workspace, epoch, item.gap.through);
           continue;
         }
         const entry = loggedFrame(checked.frame, item.relaySequence, item.text, checked.wire, typeof item.at === 'number' ? item.at : occurredAt);
+        // Read from the log: durable.
+        this.markDurable(workspace, epoch, item.relaySequence);
         if (!workspace.log.append(entry, this.now())) continue;
         if (this.framesBudget.over) this.relieve('frames-log');
         this.retain(workspace, entry, false);
-        this.confirmStream(workspace);
+        this.streamFrom(workspace, item.connectionId);
         this.fanOut(workspace, entry);
       }
       this.collect(workspace);
@@ -1086,7 +1229,52 @@ export class WorkspaceHub {
         return;
       }
     }
-    this.sendToCompanion(companion, data.text, data.kind === 'ack' ? 'runtime.ack' : 'runtime.request');
+    if (data.kind === 'ack') this.forwardAck(this.workspace(workspaceId), companion, data.text);
+    else this.sendToCompanion(companion, data.text, 'runtime.request');
+  }
+
+  // ---------------------------------------------------------------- ACKs and the log's durability
+
+  /**
+   * A browser ACK for the workspace's Companion (held by this replica, which also writes the frames log).
+   * Browsers get frames before the log write (the latency path), so an ACK can cover frames the relay would
+   * lose in a crash; the Companion trims its replay buffer by it. So an ACK goes on, unchanged, only once
+   * the log holds every frame it covers; until then the highest one waits (lower ones add nothing to it).
+   */
+  private forwardAck(workspace: WorkspaceState, companion: CompanionPeer, text: string): void {
+    const through = ackThrough(text);
+    if (!this.framesPublisher || through === undefined || through <= this.durableThrough(workspace)) {
+      this.sendToCompanion(companion, text, 'runtime.ack');
+      return;
+    }
+    if (!workspace.heldAck || through > workspace.heldAck.through) workspace.heldAck = { through, text };
+  }
+
+  /** The highest sequence of the current epoch in the durable log (−1 if none). */
+  private durableThrough(workspace: WorkspaceState): number {
+    return workspace.durable.epoch === workspace.log.epoch ? workspace.durable.through : -1;
+  }
+
+  /** Frames of an epoch reached the durable log (published here, or read from the bus): held ACKs may go. */
+  private markDurable(workspace: WorkspaceState, epoch: string | null, through: number): void {
+    if (epoch === null || epoch !== workspace.log.epoch) return;
+    if (workspace.durable.epoch !== epoch) workspace.durable = { epoch, through: -1 };
+    if (through > workspace.durable.through) workspace.durable.through = through;
+    const held = workspace.heldAck;
+    if (held && held.through <= workspace.durable.through) {
+      workspace.heldAck = undefined;
+      if (workspace.companion) this.sendToCompanion(workspace.companion, held.text, 'runtime.ack');
+    }
+  }
+
+  private framesPublished(records: ReadonlyArray<{ workspaceId: string; eventType: string; data: unknown }>): void {
+    for (const record of records) {
+      if (record.eventType !== FRAMES_SEQUENCED) continue;
+      const workspace = this.workspaces.get(record.workspaceId);
+      if (!workspace) continue;
+      const { epoch, item } = record.data as { epoch: string | null; item: SequencedItem };
+      this.markDurable(workspace, epoch, 'gap' in item ? item.gap.through : item.relaySequence);
+    }
   }
 
   // ---------------------------------------------------------------- plumbing
@@ -1095,10 +1283,11 @@ export class WorkspaceHub {
     this.sendToBrowser(session, JSON.stringify(message), message['type'] as string);
   }
 
-  private sendToBrowser(session: SessionState, text: string, type: string): void {
-    if (!session.peer.socket.send(text)) return;
+  private sendToBrowser(session: SessionState, text: string, type: string, written?: () => void): boolean {
+    if (!session.peer.socket.send(text, written)) return false;
     this.options.metrics.frames({ type, direction: 'outbound' });
     if (ACKABLE.has(type)) session.ackCredits += 1;
+    return true;
   }
 
   private drop(socket: 'companion' | 'browser' | 'bus', code: string): void {
@@ -1128,6 +1317,9 @@ export class WorkspaceHub {
         endedConnections: [],
         streamConnection: null,
         streamUnconfirmed: false,
+        logConnection: null,
+        durable: { epoch: null, through: -1 },
+        heldAck: undefined,
       };
       this.workspaces.set(workspaceId, workspace);
     }
@@ -1202,6 +1394,12 @@ function loggedFrame(frame: AnyWireFrame, relaySequence: number, text: string, w
     if (frame.type === 'interaction.request') entry.expiresAt = Date.parse(frame.expiresAt);
   }
   return entry;
+}
+
+/** The cursor of a validated `runtime.ack` text. */
+function ackThrough(text: string): number | undefined {
+  const through = (JSON.parse(text) as { throughRelaySequence?: unknown }).throughRelaySequence;
+  return typeof through === 'number' ? through : undefined;
 }
 
 function candidateContext(frame: AnyWireFrame & { type: 'runtime.request' }): CandidateContext | null {

@@ -416,6 +416,40 @@ describe('catch-up from the frames log', () => {
     expect(live).toEqual(frames.event(workspaceId, 2, 'new-2'));
   });
 
+  it('does not trust a cursor when only some of the user\'s earlier sessions ended in the current epoch', async () => {
+    const { workspaceId, device, companion: peer } = await onlineWorkspace();
+    const endedSessions = async () => (await gateway.events(workspaceId, 'BrowserSessionEnded')).length;
+    // Tab 1 of the user follows the first stream to 3 and leaves (ended in the old epoch).
+    const tab1 = await openBrowser(workspaceId, { userId: 'user-some-epochs' });
+    tab1.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the ACK');
+    for (const sequence of [0, 1, 2, 3]) peer.send(frames.event(workspaceId, sequence, `old-${sequence}`));
+    await tab1.waitFor((frame) => frame.type === 'runtime.event', 'the old epoch', 4);
+    tab1.close();
+    await waitUntil(async () => (await endedSessions()) === 1, { what: 'tab 1 ended' });
+    peer.close();
+    await peer.closed;
+    // The Companion restarts; tab 2 of the same user follows the new stream and leaves (ended in the new epoch).
+    const restarted = track(await companion(gateway.wsUrl, frames.deviceConnect(device.deviceId, device.credential)));
+    await gateway.waitForStatus(workspaceId, 'online');
+    const tab2 = await openBrowser(workspaceId, { userId: 'user-some-epochs' });
+    tab2.send(frames.ack(workspaceId, -1));
+    for (const sequence of [0, 1, 2, 3]) restarted.send(frames.event(workspaceId, sequence, `new-${sequence}`));
+    await tab2.waitFor((frame) => frame.type === 'runtime.event', 'the new epoch', 4);
+    tab2.close();
+    await waitUntil(async () => (await endedSessions()) === 2, { what: 'tab 2 ended' });
+    // Tab 1 comes back with its old-epoch cursor 1: one earlier session ended in the current epoch, one did not,
+    // so the cursor may be from the old stream: a gap over the whole new epoch, not new frames 2 and 3.
+    const back = await openBrowser(workspaceId, { userId: 'user-some-epochs' });
+    back.send(frames.ack(workspaceId, 1));
+    const [gap] = await back.waitFor((frame) => frame.type === 'runtime.gap', 'the gap');
+    expect(gap).toEqual(frames.gap(workspaceId, 0, 3));
+    restarted.send(frames.event(workspaceId, 4, 'new-4'));
+    const [live] = await back.waitFor((frame) => frame.type === 'runtime.event', 'the live frame');
+    expect(live).toEqual(frames.event(workspaceId, 4, 'new-4'));
+    expect(back.ofType('runtime.event')).toHaveLength(1);
+  });
+
   it('gives a session that opens between a Companion restart and its first frame nothing of the dead stream', async () => {
     const { workspaceId, device, companion: peer } = await onlineWorkspace();
     const first = await openBrowser(workspaceId);

@@ -368,6 +368,26 @@ describe('StreamSequencer: stream resets (§6 step 2)', () => {
     expect(h.sequencer.cursor).toBe(1);
   });
 
+  it('an old-epoch recovery that finishes during a new-epoch recovery neither moves the cursor nor ends the new one', async () => {
+    const h = harness();
+    h.newConnection();
+    h.deliver(0, 5); // a hole: recovery through 4 in epoch 0
+    h.companionRestart();
+    h.newConnection();
+    h.deliver(0, 3); // a reset (epoch 1), then a hole: recovery through 2 in epoch 1
+    expect(h.sequencer.epoch).toBe(1);
+    expect(h.snapshots.map((s) => s.reason)).toEqual(['recovery', 'reset', 'recovery']);
+    h.snapshots[0]!.resolve(); // the old epoch's recovery finishes while the new one runs
+    await h.settle();
+    expect(h.sequencer.cursor).toBe(0);
+    expect(h.sequencer.state.recovering).toBe(true);
+    expect(h.notices).not.toContainEqual(expect.objectContaining({ type: 'recovery-completed', epoch: 0 }));
+    h.snapshots[2]!.resolve();
+    await h.settle();
+    expect(h.sequencer.cursor).toBe(3);
+    expect(h.applied.slice(-2)).toEqual([0, 3]);
+  });
+
   it('a gap right after a resync can reveal a reset too', () => {
     const h = harness();
     h.newConnection();

@@ -1,0 +1,132 @@
+/**
+ * A real gateway as a child process (`gateway.process.ts`: `startRelayGateway`, as `nx serve` runs it) that a
+ * test can kill with SIGKILL and start again on the same data: embedded PGlite in a data dir, or a Postgres
+ * database (with the local or the Kafka bus) given by the environment. What a user's services do is done the
+ * same way here: workspaces and pairing codes over gRPC with a service credential, enrollment over HTTP, tickets
+ * from CreateBrowserSession.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import * as grpc from '@grpc/grpc-js';
+import { relayControlV1GrpcJs } from '@trustmesh/contracts';
+
+import { bearer, call, type RelayControlClient } from '../../support/gateway.fixture';
+
+const workspaceRoot = join(__dirname, '../../../../..');
+const { WorkspaceConnectivity } = relayControlV1GrpcJs;
+
+/** One service credential for every child of a test file (its digest is in each child's environment). */
+const credential = `tmsc_${randomBytes(32).toString('base64url')}`;
+export const childAuth = bearer(credential);
+
+export interface GatewayChild {
+  readonly process: ChildProcess;
+  /** ws://127.0.0.1:<port> */
+  readonly wsUrl: string;
+  readonly httpUrl: string;
+  readonly client: RelayControlClient;
+  /** The last lines the child wrote to stderr (for failure messages). */
+  stderr(): string;
+  /** SIGKILL: no shutdown, nothing flushed. Resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful shutdown); SIGKILL after 30 s. */
+  stop(): Promise<void>;
+}
+
+/** Starts a gateway process; `env` adds to (and overrides) the defaults: embedded mode needs TRUSTMESH_DATA_DIR. */
+export function startGatewayChild(env: Record<string, string>): Promise<GatewayChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'gateway.process.ts')], {
+    cwd: workspaceRoot,
+    env: {
+      ...process.env,
+      TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
+      RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
+      RELAY_TLS: 'off',
+      RELAY_HTTP_HOST: '127.0.0.1',
+      RELAY_HTTP_PORT: '0',
+      RELAY_GRPC_HOST: '127.0.0.1',
+      RELAY_GRPC_PORT: '0',
+      RELAY_ENROLLMENT_RATE_LIMIT: '100000',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let partial = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.startsWith('{"event"')) continue;
+        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string };
+        if (message.event !== 'ready') continue;
+        const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
+        const end = async (signal: NodeJS.Signals) => {
+          client.close();
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          child.kill(signal);
+          if (signal === 'SIGTERM') setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
+          await exited;
+        };
+        resolve({
+          process: child,
+          wsUrl: message.httpUrl.replace(/^http:/, 'ws:'),
+          httpUrl: message.httpUrl,
+          client,
+          stderr: () => stderr,
+          kill: () => end('SIGKILL'),
+          stop: () => end('SIGTERM'),
+        });
+      }
+    });
+    child.once('exit', (code, signal) => reject(new Error(`gateway process exited (${code ?? signal}) before it was ready: ${stderr.slice(-2000)}`)));
+  });
+}
+
+/** gRPC CreateWorkspace, then a device enrolled with a real pairing code. */
+export async function enrollThrough(gateway: GatewayChild): Promise<{ workspaceId: string; deviceId: string; credential: string }> {
+  const { client } = gateway;
+  const { workspace } = await call(
+    client,
+    client.createWorkspace,
+    { requestId: randomUUID(), ownerUserId: 'user-1', displayName: 'Crash test', endToEndEncrypted: false },
+    childAuth,
+  );
+  const workspaceId = workspace!.workspaceId;
+  const { pairingCode } = await call(client, client.createPairingCode, { workspaceId, ttlSeconds: 0, requestedByUserId: 'user-1' }, childAuth);
+  const redeemed = await fetch(`${gateway.httpUrl}/v1/device-enrollments/redeem`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: pairingCode }),
+  });
+  if (redeemed.status !== 200 && redeemed.status !== 201) throw new Error(`enrollment failed with ${redeemed.status}`);
+  const body = (await redeemed.json()) as { deviceId: string; deviceCredential: string };
+  return { workspaceId, deviceId: body.deviceId, credential: body.deviceCredential };
+}
+
+/** A single-use browser ticket from gRPC CreateBrowserSession. */
+export async function ticketFrom(gateway: GatewayChild, workspaceId: string, userId = 'user-1', origin = 'https://app.example'): Promise<string> {
+  const { client } = gateway;
+  const { descriptor } = await call(client, client.createBrowserSession, { workspaceId, origin, acceptedWireVersions: ['1.2', '1.1'], userId }, childAuth);
+  const ticket = descriptor ? new URL(descriptor.connectUrl).searchParams.get('ticket') : null;
+  if (!ticket) throw new Error('CreateBrowserSession returned no ticket');
+  return ticket;
+}
+
+/** gRPC GetWorkspaceStatus, with the device it names when online. */
+export async function statusFrom(gateway: GatewayChild, workspaceId: string): Promise<{ status: 'online' | 'offline'; deviceId: string }> {
+  const { client } = gateway;
+  const reply = await call(client, client.getWorkspaceStatus, { workspaceId }, childAuth);
+  return {
+    status: reply.status?.connectivity === WorkspaceConnectivity.ONLINE ? 'online' : 'offline',
+    deviceId: reply.status?.deviceId ?? '',
+  };
+}
