@@ -14,3 +14,4 @@ export {
   type StrictJsonOptions,
   type StrictJsonResult,
 } from './strict-json.reader';
+export { exceedsJsonDepth } from './value-depth';
