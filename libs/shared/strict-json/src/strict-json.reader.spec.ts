@@ -83,6 +83,20 @@ describe('duplicate keys', () => {
     );
   });
 
+  it('finds it in plain text too (no escapes, few keys: the quick pass), wherever the object sits', () => {
+    const key = fc.string({ unit: fc.constantFrom(...'abcxyz_-.:{}[],'.split('')), maxLength: 4 });
+    fc.assert(
+      fc.property(fc.uniqueArray(key, { minLength: 1, maxLength: 30 }), fc.nat(), fc.nat({ max: 5 }), (keys, pick, depth) => {
+        const repeated = keys[pick % keys.length] ?? '';
+        const members = [...keys.map((k, i) => `${JSON.stringify(k)}:[${i},{"${k}":1}]`), `${JSON.stringify(repeated)}:null`];
+        const text = `${'[0,'.repeat(depth)}{${members.join(',')}}${']'.repeat(depth)}`;
+        expect(issueOf(parseStrictJson(text))).toMatchObject({ code: 'JSON_DUPLICATE_KEY', pointer: '/1'.repeat(depth) });
+        expect(parseStrictJson(text.replace(`${JSON.stringify(repeated)}:null`, '"unique key":null')).ok).toBe(!keys.includes('unique key'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('allows the same key in different objects, siblings or nested', () => {
     expect(parseStrictJson('{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1}}').ok).toBe(true);
   });
