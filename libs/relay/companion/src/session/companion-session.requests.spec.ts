@@ -341,6 +341,16 @@ describe('results (§4, §9): projected, validated, fail closed', () => {
     expect(harness.runtime.calls).toEqual([]);
   });
 
+  it('Runtime data nested 100,000 deep fails closed with COMPANION_ERROR, without overflowing the stack', async () => {
+    const harness = await Harness.started({ policies: { appResults: () => true } });
+    let data: unknown = { token: SENTINEL };
+    for (let level = 0; level < 100_000; level += 1) data = [data];
+    harness.runtime.operationResultHandler = async () => ({ ...rawOperationResult(), output: { ...rawOperationResult().output, data } }) as never;
+    const { response } = await harness.request('operation.result.get', { threadId: THREAD, operationId: OPERATION });
+    expect(errorOf(response)?.code).toBe('COMPANION_ERROR');
+    expect(JSON.stringify(response)).not.toContain(SENTINEL);
+  });
+
   it('malformed Runtime data fails closed with COMPANION_ERROR', async () => {
     const harness = await Harness.started();
     harness.runtime.readThreadHandler = async () => ({ ...rawSnapshot(), thread: { id: THREAD } }) as never;
