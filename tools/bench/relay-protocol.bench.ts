@@ -1,7 +1,8 @@
 /**
  * `npm run bench:relay-protocol`: frames per second for JSON.parse alone (the baseline) and for the
- * relay's full inbound path (size check, parse, Wire 1.2 schema, direction allowlist, and method
- * params for requests), over a realistic mix of frames of every type. Both are measured in the same
+ * relay's full inbound path (size check, strict parse — duplicate keys and nesting depth, then
+ * JSON.parse —, Wire 1.2 schema, direction allowlist, and method params for requests), over a
+ * realistic mix of frames of every type. Both are measured in the same
  * run, interleaved round by round so machine noise hits both alike; the goal is the median of the
  * per-round ratios.
  *

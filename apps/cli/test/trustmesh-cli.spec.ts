@@ -73,6 +73,20 @@ describe('trustmesh relay validate', () => {
     expect(JSON.parse(bad.stdout)[0]).toEqual({ file: '-', valid: false, errors: [{ code: 'FRAME_NOT_JSON', path: '', message: expect.any(String) }] });
   });
 
+  it('reports a frame nested 9,000 deep as FRAME_TOO_DEEP (exit 1), not as an internal error', () => {
+    const deep = `{"type":"runtime.request","requestId":"${WORKSPACE}","workspaceId":"${WORKSPACE}","method":"thread.list","params":${'['.repeat(9_000)}${']'.repeat(9_000)}}`;
+    const result = trustmesh(['relay', 'validate', '--wire', '1.2', '--json', file('deep.json', deep)]);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)[0].errors).toEqual([{ code: 'FRAME_TOO_DEEP', path: expect.stringMatching(/^\/params(\/0)+$/), message: expect.any(String) }]);
+  });
+
+  it('reports a repeated key as FRAME_DUPLICATE_KEY with the pointer of its object', () => {
+    const text = JSON.stringify(leakFrame).replace('"event":{"protocolVersion"', '"event":{"type":"tool.started"},"event":{"protocolVersion"');
+    const result = trustmesh(['relay', 'validate', '--wire', '1.2', file('duplicate.json', text)]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^invalid {2}.*duplicate\.json: FRAME_DUPLICATE_KEY at \/: The key "event" appears more than once/m);
+  });
+
   it('checks the direction allowlist', () => {
     const path = file('ack3.json', ackFrame);
     expect(trustmesh(['relay', 'validate', '--wire', '1.2', '--direction', 'browser-to-relay', path]).code).toBe(0);

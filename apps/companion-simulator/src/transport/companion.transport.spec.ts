@@ -135,6 +135,21 @@ describe('CompanionTransport against a relay played by a ws server', () => {
     expect(transport.stats).toMatchObject({ acksReceived: 1, requestsReceived: 1 });
   });
 
+  it('ends only the socket whose frame the core threw on, then reconnects as a new generation', async () => {
+    // BufferingCore parses what it receives, so text that is not JSON makes it throw synchronously.
+    const core = new BufferingCore();
+    const { transport } = transportFor(relay.url, core);
+    transports.push(transport);
+    const before = relay.sockets.length;
+    transport.start();
+    await waitUntil(() => relay.sockets.length > before && transport.stats.state === 'connected', { what: 'a socket' });
+    relay.sockets[before]!.socket.send('{"type":');
+    await waitUntil(() => core.disconnected.includes(1), { what: 'the first generation to end' });
+    await waitUntil(() => transport.stats.state === 'connected' && transport.stats.generation === 2, { what: 'a new generation' });
+    relay.sockets[relay.sockets.length - 1]!.socket.send(JSON.stringify({ type: 'runtime.ack', workspaceId: WORKSPACE_ID, throughRelaySequence: -1 }));
+    await waitUntil(() => core.received.some(([generation]) => generation === 2), { what: 'a frame on the new generation' });
+  });
+
   it('reconnects after a lost socket as a new generation: device.connect, then the unacked frames in order, then live', async () => {
     const core = new BufferingCore();
     const { transport } = transportFor(relay.url, core);

@@ -205,7 +205,7 @@ export class CompanionTransport {
 
     let generation = 0;
     let attemptsBeforeOpen = 0;
-    socket.on('open', () => {
+    socket.on('open', this.guarded(socket, () => {
       clearTimeout(openTimer);
       if (this.socket !== socket) return;
       attemptsBeforeOpen = this.backoff.attempts;
@@ -229,8 +229,8 @@ export class CompanionTransport {
         },
       );
       this.generation = generation;
-    });
-    socket.on('message', (data: RawData, isBinary: boolean) => {
+    }));
+    socket.on('message', this.guarded(socket, (data: RawData, isBinary: boolean) => {
       if (this.socket !== socket) return;
       this.armLiveness(socket);
       // Binary frames are violations (§ conventions); the relay never sends them, so drop silently.
@@ -241,7 +241,7 @@ export class CompanionTransport {
       this.options.observer?.frameReceived?.(text);
       // The core resolves once the frame's response went out; the transport does not wait for it.
       void Promise.resolve(this.core.receive(text, generation)).catch(() => undefined);
-    });
+    }));
     socket.on('ping', () => this.armLiveness(socket));
     socket.on('pong', () => this.armLiveness(socket));
     socket.on('error', (error: Error & { code?: string }) => {
@@ -261,6 +261,21 @@ export class CompanionTransport {
       if (generation !== 0) this.core.disconnect(generation);
       if (!this.stopped && !this.paused) this.scheduleReconnect();
     });
+  }
+
+  /**
+   * A socket listener whose exception ends that socket only: the close handler reports it and reconnects.
+   * `ws` emits from the socket's data handler, where an exception nothing catches ends the process.
+   */
+  private guarded<A extends unknown[]>(socket: WebSocket, listener: (...args: A) => void): (...args: A) => void {
+    return (...args: A) => {
+      try {
+        listener(...args);
+      } catch (error) {
+        this.lastError = `internal error (${error instanceof Error ? error.name : typeof error})`;
+        socket.terminate();
+      }
+    };
   }
 
   private sendOn(socket: WebSocket, frameText: string): Promise<void> {

@@ -150,4 +150,24 @@ describe('a browser socket while its session opens', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(hub.frames).toEqual([]);
   });
+
+  it('ends only the session whose frame the hub failed on, with a retryable session.error, and keeps the process up', async () => {
+    const hub = new OpeningHub();
+    hub.browserFrame = () => {
+      throw new RangeError('Maximum call stack size exceeded');
+    };
+    const { client, closed } = await connect(hub);
+    const received: string[] = [];
+    client.on('message', (data: Buffer) => received.push(data.toString('utf8')));
+    hub.open();
+    client.send(ack(0));
+    await expect(closed).resolves.toBe(CLOSE_CODES.SESSION_ERROR_RETRYABLE);
+    expect(hub.errors).toEqual(['RELAY_INTERNAL_ERROR']);
+    // Another session on the same server is served as usual.
+    const healthy = new OpeningHub();
+    const other = await connect(healthy);
+    healthy.open();
+    other.client.send(ack(1));
+    await waitUntil(() => healthy.frames.length === 1, { what: 'the other session to be served' });
+  });
 });

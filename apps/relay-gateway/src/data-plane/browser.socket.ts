@@ -9,6 +9,8 @@
  *   `session.error RATE_LIMITED` (retryable) and the close 4012: the browser reconnects later.
  * - A browser too slow to read (its send buffer passed the high-water mark) gets the same: a retryable
  *   `session.error RATE_LIMITED` and 4012; nothing more is queued for it.
+ * - An exception while handling the session's frames ends that session only: `session.error
+ *   RELAY_INTERNAL_ERROR` (retryable) and 4012, logged by error name and counted, never the process.
  * - Until the session is open (the workspace's status may need a directory lookup first) the socket is
  *   paused: what the browser sends early waits in TCP, not in the relay's memory. Only the frames already
  *   read from the socket's last chunk wait here (bounded), and they are read in order once it opens.
@@ -19,7 +21,7 @@ import { CLOSE_CODES, FrameReader, type AnyWireFrame } from '@trustmesh/relay-pr
 
 import type { AcceptedBrowserTicket, BrowserSessionEndReason } from '../control/relay-directory.port';
 import type { DataPlaneConfig } from './data-plane.config';
-import type { DataPlaneLogger } from './data-plane.log';
+import { errorName, type DataPlaneLogger } from './data-plane.log';
 import type { DataPlaneMetrics } from './data-plane.metrics';
 import { rawText, toBytes } from './companion.socket';
 import { PeerSocket } from './peer-socket';
@@ -120,7 +122,30 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
     hub.browserFrame(peer, frame, text);
   };
 
+  // An exception while handling this session's frames ends this session only (§13's retryable internal
+  // error), never the process: `ws` emits from the socket's data handler, where nothing else catches.
+  const failed = (error: unknown) => {
+    logger.log('error', 'browser-session-failed', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, errorName: errorName(error) });
+    if (state === 'closed' && !socket.isOpen) return;
+    endReason = 'error';
+    state = 'closed';
+    ws.resume();
+    try {
+      hub.sessionError(peer, 'RELAY_INTERNAL_ERROR', true);
+    } catch {
+      metrics.rejections({ socket: 'browser', code: 'RELAY_INTERNAL_ERROR' });
+      socket.close(1011);
+    }
+  };
+
   ws.on('message', (data, binary) => {
+    try {
+      onMessage(data, binary);
+    } catch (error) {
+      failed(error);
+    }
+  });
+  const onMessage = (data: RawData, binary: boolean) => {
     if (state === 'opening') {
       if (waiting.length >= MAX_WAITING_FRAMES) {
         endReason = 'session-error';
@@ -133,14 +158,31 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
       return;
     }
     read(data, binary);
-  });
-  ws.on('error', () => {
+  };
+  // `ws` answers a frame past `maxPayload` (twice the frame limit: the memory bound) by closing with 1009
+  // itself, before any listener runs; §13 answers every invalid frame, oversized ones included, with 4002,
+  // so that one close code is renamed for this socket. Frames between the limit and `maxPayload` are
+  // refused by the reader, with the same 4002.
+  const wsClose = ws.close.bind(ws);
+  ws.close = (code?: number, data?: string | Buffer) => wsClose(code === 1009 ? CLOSE_CODES.INVALID_FRAME : code, data);
+  ws.on('error', (error: Error & { code?: string }) => {
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      metrics.rejections({ socket: 'browser', code: 'FRAME_TOO_LARGE' });
+      logger.log('info', 'browser-frame-refused', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, code: 'FRAME_TOO_LARGE' });
+      endReason = 'invalid-frame';
+      state = 'closed';
+      return;
+    }
     endReason = 'error';
   });
   ws.once('close', (code) => {
     clearTimeout(openTimer);
     state = 'closed';
-    hub.browserClosed(peer, endReason, code);
+    try {
+      hub.browserClosed(peer, endReason, code);
+    } catch (error) {
+      logger.log('error', 'browser-close-failed', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, errorName: errorName(error) });
+    }
   });
 
   void hub.browserOpened(peer).then(
@@ -175,6 +217,6 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
       ws.resume();
       hub.sessionError(peer, 'RELAY_INTERNAL_ERROR', true);
     },
-  );
+  ).catch(failed);
   return socket;
 }

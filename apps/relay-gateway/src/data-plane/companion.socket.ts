@@ -9,7 +9,8 @@
  *   unredacted: a relay never bridges it, §2) or an unknown version;
  * - 1008 (policy violation): the credential is wrong or revoked, or the device was revoked while connected;
  * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it;
- * - 1011: the directory could not be asked (infrastructure failure).
+ * - 1011: the directory could not be asked (infrastructure failure), or handling one of this Companion's
+ *   frames threw (only this socket ends; the process and every other tenant go on).
  * After the handshake, an invalid frame is dropped and logged by its issue code, never its content.
  * While the credential is being checked the socket is paused: the Companion's replay (up to its whole
  * buffer, sent right after `device.connect`) waits in TCP, not in the relay's memory, and is read in order
@@ -24,7 +25,7 @@ import { FrameReader, type AnyWireFrame, type WireVersion } from '@trustmesh/rel
 
 import type { CompanionDisconnectReason, RelayDirectory } from '../control/relay-directory.port';
 import type { DataPlaneConfig } from './data-plane.config';
-import type { DataPlaneLogger } from './data-plane.log';
+import { errorName, type DataPlaneLogger } from './data-plane.log';
 import type { DataPlaneMetrics } from './data-plane.metrics';
 import { PeerSocket } from './peer-socket';
 import { TokenBucket } from './token-bucket';
@@ -159,10 +160,29 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
     ws.resume();
   };
 
+  // An exception while handling this Companion's frames ends this socket only (1011, counted, logged by
+  // error name), never the process: `ws` emits from the socket's data handler, where nothing else catches,
+  // and the handshake is asynchronous, where a rejection nobody handles ends the process too.
+  const failed = (error: unknown) => {
+    metrics.rejections({ socket: 'companion', code: 'RELAY_INTERNAL_ERROR' });
+    logger.log('error', 'companion-socket-failed', { connectionId, workspaceId: peer?.workspaceId, errorName: errorName(error) });
+    closeReason = 'error';
+    state = 'closed';
+    ws.resume();
+    socket.close(1011);
+  };
+
   ws.on('message', (data, binary) => {
+    try {
+      onMessage(data, binary);
+    } catch (error) {
+      failed(error);
+    }
+  });
+  const onMessage = (data: RawData, binary: boolean) => {
     switch (state) {
       case 'awaiting-connect':
-        void handshake(data, binary);
+        handshake(data, binary).catch(failed);
         return;
       case 'authenticating':
         if (waiting.length >= MAX_WAITING_FRAMES) refuse(1013, 'RATE_LIMITED');
@@ -174,8 +194,11 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
       default:
         return;
     }
-  });
-  ws.on('error', () => {
+  };
+  ws.on('error', (error: Error & { code?: string }) => {
+    // Past `maxPayload` (twice the frame limit) `ws` has already closed with 1009: a frame cannot be skipped
+    // unread, so the memory bound ends the socket where §13 would drop the frame. Counted like a dropped one.
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') metrics.rejections({ socket: 'companion', code: 'FRAME_TOO_LARGE' });
     closeReason = 'error';
   });
   ws.once('close', (code) => {
@@ -183,7 +206,11 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
     state = 'closed';
     if (peer) {
       logger.log('info', 'companion-disconnected', { connectionId, workspaceId: peer.workspaceId, closeCode: code, reason: closeReason });
-      hub.companionClosed(peer, closeReason);
+      try {
+        hub.companionClosed(peer, closeReason);
+      } catch (error) {
+        logger.log('error', 'companion-close-failed', { connectionId, workspaceId: peer.workspaceId, errorName: errorName(error) });
+      }
     }
   });
   return socket;

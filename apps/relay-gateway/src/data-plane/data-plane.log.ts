@@ -9,3 +9,8 @@ export type LogFields = Readonly<Record<string, string | number | boolean | null
 export interface DataPlaneLogger {
   log(level: DataPlaneLogLevel, event: string, fields?: LogFields): void;
 }
+
+/** What failed, for logs: the error's class name, never its message (which may quote peer data). */
+export function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

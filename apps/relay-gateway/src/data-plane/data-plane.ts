@@ -26,7 +26,7 @@ import type { RelayDirectory, Unsubscribe } from '../control/relay-directory.por
 import { acceptBrowser } from './browser.socket';
 import { acceptCompanion } from './companion.socket';
 import type { DataPlaneConfig } from './data-plane.config';
-import type { DataPlaneLogger } from './data-plane.log';
+import { errorName, type DataPlaneLogger } from './data-plane.log';
 import { DataPlaneMetrics } from './data-plane.metrics';
 import { COMPANION_INBOUND_TOPIC, WORKSPACE_FRAMES_TOPIC, type CompanionFrameRoutedData } from './frames-bus.records';
 import type { PeerSocket } from './peer-socket';
@@ -79,7 +79,12 @@ export class DataPlane {
   private accepting = true;
   private sweeper: NodeJS.Timeout | undefined;
   private shuttingDown: Promise<void> | undefined;
-  private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head);
+  private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+    // An upgrade that throws ends that connection only; a rejection nobody handles would end the process.
+    this.upgrade(request, socket, head).catch((error: unknown) => {
+      this.options.logger.log('error', 'upgrade-failed', { errorName: errorName(error) });
+      socket.destroy();
+    });
 
   constructor(private readonly options: DataPlaneOptions) {
     this.instanceId = `${options.replicaId}.${uuidv7().slice(-12)}`;

@@ -64,6 +64,19 @@ describe('RelayClient connection', () => {
     expect(await fifth.closed).toEqual({ code: 4002 });
   });
 
+  it('treats a frame with a repeated key or nested past the frame depth as invalid (4002), naming the code', async () => {
+    const { client, clock, connection } = await connected();
+    const errors = collect(client, 'error');
+    // The first `event` would be hidden by JSON.parse's last-key-wins and never checked.
+    const event = JSON.stringify(runtimeEvent(0, uuid(), { type: 'turn.started' }));
+    connection.send(event.replace('"event":{', '"event":{"type":"tool.started","input":"secret"},"event":{'));
+    expect(await connection.closed).toEqual({ code: 4002 });
+    const second = await reconnect(client, clock);
+    second.send(event.replace('{"type":"turn.started"}', `{"type":"turn.started","x":${'['.repeat(9_000)}${']'.repeat(9_000)}}`));
+    expect(await second.closed).toEqual({ code: 4002 });
+    expect(errors.map((error) => error.issues[0]?.code)).toEqual(['FRAME_DUPLICATE_KEY', 'FRAME_TOO_DEEP']);
+  });
+
   it('refuses a session for another workspace after a reconnect', async () => {
     const { client, clock, connection } = await connected();
     connection.close();

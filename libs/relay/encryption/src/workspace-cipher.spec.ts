@@ -208,6 +208,17 @@ describe('workspace cipher: refusals', () => {
     await expectInvalid(forged({ type: 'runtime.ack', workspaceId: WORKSPACE, throughRelaySequence: 7, relaySequence: 7 } as unknown as SealableFrame, {}).then((envelope) => browser.open(envelope)));
   });
 
+  it('refuses authentic inner frames that repeat a key or nest past the frame depth, even 100,000 deep', async () => {
+    // A repeated key: JSON.parse would keep the valid second `event` and hide the first from every check.
+    const text = JSON.stringify(event);
+    const duplicate = text.replace('"event":{', `"event":${JSON.stringify({ ...event.event, event: { type: 'tool.output', stream: 'stdout', text: 'secret' } })},"event":{`);
+    await expectInvalid(reseal(event, {}, duplicate).then((envelope) => browser.open(envelope)));
+    for (const depth of [200, 100_000]) {
+      const deep = JSON.stringify({ ...response, result: '<deep>' }).replace('"<deep>"', `${'['.repeat(depth)}${']'.repeat(depth)}`);
+      await expectInvalid(reseal(response, {}, deep).then((envelope) => browser.open(envelope)));
+    }
+  });
+
   it('refuses values that are not envelopes, and does not leak the crypto library text', async () => {
     for (const value of [null, 'text', 42, {}, { ...sealed, type: 'runtime.event' }]) {
       const error = await expectInvalid(browser.open(value));
@@ -275,7 +286,7 @@ describe('base64url', () => {
  * Re-encrypts `frame` under the same key as `honest`, with rewritten metadata: what a peer holding the key
  * (not the relay) could do, with the key derived from the documented recipe.
  */
-async function reseal(frame: SealableFrame, metadata: Partial<EncryptedEnvelope>): Promise<EncryptedEnvelope> {
+async function reseal(frame: SealableFrame, metadata: Partial<EncryptedEnvelope>, plaintext = JSON.stringify(frame)): Promise<EncryptedEnvelope> {
   const inner = frame as { type: string; requestId?: string; relaySequence?: number };
   const byRequest = inner.type === 'runtime.request' || inner.type === 'runtime.response';
   const visible: Record<string, unknown> = {
@@ -293,7 +304,7 @@ async function reseal(frame: SealableFrame, metadata: Partial<EncryptedEnvelope>
   const ciphertext = await crypto.subtle.encrypt(
     { name: 'AES-GCM', iv: nonce, additionalData: new TextEncoder().encode(canonicalJson(visible)) },
     recipeKey,
-    new TextEncoder().encode(JSON.stringify(frame)),
+    new TextEncoder().encode(plaintext),
   );
   return { ...(visible as unknown as EncryptedEnvelope), nonce: encodeBase64Url(nonce), ciphertext: encodeBase64Url(new Uint8Array(ciphertext)) };
 }

@@ -9,11 +9,13 @@
  *   on that metadata but not change it;
  * - plaintext: the inner frame as JSON.
  *
- * `open` authenticates first, then checks that the inner frame is a valid frame of the payload kind whose
+ * `open` authenticates first, then reads the inner frame as strict JSON (no repeated key, nesting within
+ * the protocol's `MAX_FRAME_DEPTH`) and checks that it is a valid frame of the payload kind whose
  * `workspaceId` and `requestId`/`relaySequence` equal the envelope's. Every failure is the same
  * `EncryptionError('ENCRYPTED_PAYLOAD_INVALID')`, whatever went wrong underneath.
  */
-import { canonicalJson, validateWireFrame, type Wire12, type WireFrameOf, type WireVersion } from '@trustmesh/relay-protocol';
+import { canonicalJson, MAX_FRAME_DEPTH, validateWireFrame, type Wire12, type WireFrameOf, type WireVersion } from '@trustmesh/relay-protocol';
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import { decodeBase64Url, encodeBase64Url } from './base64url';
 import { EncryptionError } from './encryption-error';
@@ -183,13 +185,11 @@ class AesGcmWorkspaceCipher implements WorkspaceCipher {
     } catch {
       throw invalid('authentication failed');
     }
-    let inner: unknown;
-    try {
-      inner = JSON.parse(plaintext);
-    } catch {
-      throw invalid('inner frame is not JSON');
-    }
-    const verdict = validateWireFrame(options.wire ?? this.wire, inner)
+    // Read as strictly as a relay reads a socket: a repeated key would let the frame say more than what is
+    // validated, and depth past the frame bound is refused before anything walks the value.
+    const inner = parseStrictJson(plaintext, { maxDepth: MAX_FRAME_DEPTH });
+    if (!inner.ok) throw invalid(`inner frame refused: ${inner.issue.code}`);
+    const verdict = validateWireFrame(options.wire ?? this.wire, inner.value);
     if (!verdict.ok) throw invalid('inner frame fails the Wire schema');
     const frame = verdict.value;
     if (payloadKindOf(frame.type) !== sealed.payloadKind) throw invalid('inner frame type does not match the payload kind');

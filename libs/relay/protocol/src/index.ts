@@ -43,6 +43,7 @@ export {
   readFrameText,
   frameTooLargeIssue,
   DEFAULT_MAX_FRAME_BYTES,
+  MAX_FRAME_DEPTH,
   type FrameReaderOptions,
   type FrameCheckOptions,
   type InboundFrame,

@@ -72,6 +72,29 @@ describe('a bad scenario file', () => {
     expect(error.issues[0]?.line).toBe(3);
   });
 
+  it('with a duplicate JSON key is refused like a duplicate YAML key, escaped spellings included', () => {
+    const error = refusal('{"version": 1, "name": "a", "n\\u0061me": "b", "steps": [{"kind": "delay", "ms": 1}]}', 'dup.json');
+    expect(error.code).toBe('SCENARIO_SYNTAX');
+    expect(error.issues[0]?.message).toMatch(/"name" appears more than once/);
+  });
+
+  it.each([
+    ['JSON nested 100,000 deep', `{"version": 1, "name": "deep", "steps": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'deep.json'],
+    ['JSON objects nested 9,000 deep', `{"version": 1, "name": "deep", "steps": [${'{"a":'.repeat(9_000)}1${'}'.repeat(9_000)}]}`, 'deep.json'],
+    ['YAML flow collections nested 2,000 deep', `version: 1\nname: deep\nsteps: ${'['.repeat(2_000)}${']'.repeat(2_000)}\n`, 'deep.yaml'],
+    ['YAML block sequences nested 1,000 deep', `version: 1\nname: deep\nsteps:\n${'- '.repeat(1_000)}x\n`, 'deep.yaml'],
+  ])('%s is refused with a precise issue, never a crash', (_name, text, source) => {
+    const error = refusal(text, source);
+    expect(['SCENARIO_SYNTAX', 'SCENARIO_INVALID']).toContain(error.code);
+    expect(error.issues[0]?.message).toMatch(/nest|deep|RESOURCE_EXHAUSTION/i);
+  });
+
+  it('built in memory and nested 100,000 deep is refused by validateScenario without overflowing the stack', () => {
+    let steps: unknown = [];
+    for (let level = 0; level < 100_000; level += 1) steps = [steps];
+    expect(() => validateScenario({ version: 1, name: 'deep', steps })).toThrow(expect.objectContaining({ code: 'SCENARIO_INVALID', issues: [{ pointer: '', message: expect.stringMatching(/more than 64 deep/) }] }));
+  });
+
   it('that is not JSON says where', () => {
     const error = refusal('{\n  "version": 1,\n  "name": "x",\n}\n', 'broken.json');
     expect(error.code).toBe('SCENARIO_SYNTAX');

@@ -18,6 +18,8 @@ import {
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 
+import { exceedsJsonDepth, parseStrictJson } from '@trustmesh/shared-strict-json';
+
 import type { TurnStep } from '../runtime/turn-script';
 import { SCENARIO_JSON_SCHEMA, SCENARIO_LIMITS } from './scenario.schema';
 import type { Scenario } from './scenario.types';
@@ -52,6 +54,9 @@ export interface ScenarioSourceOptions {
 }
 
 const MAX_ISSUES = 20;
+/** Deepest nesting of arrays and objects a scenario may use; the schema's own shapes need about 8. */
+export const SCENARIO_MAX_DEPTH = 64;
+const tooDeep = `nests arrays and objects more than ${SCENARIO_MAX_DEPTH} deep`;
 
 /** Parses and checks a scenario document. Throws `ScenarioError`. */
 export function parseScenario(text: string, options: ScenarioSourceOptions = {}): Scenario {
@@ -62,16 +67,21 @@ export function parseScenario(text: string, options: ScenarioSourceOptions = {})
   }
   if (text.trim().length === 0) throw new ScenarioError('SCENARIO_SYNTAX', source, [{ pointer: '', message: 'is empty' }]);
   const format = options.format ?? formatOf(source, text);
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, strict: true, version: '1.2' });
   let value: unknown;
   if (format === 'json') {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new ScenarioError('SCENARIO_SYNTAX', source, [jsonSyntaxIssue(text, error)]);
+    // Read strictly before anything else walks the text: a repeated key is refused as YAML's are, and
+    // nesting is bounded before the YAML parser (used for positions) or the schema recurse into it.
+    const strict = parseStrictJson(text, { maxDepth: SCENARIO_MAX_DEPTH });
+    if (!strict.ok) {
+      if (strict.issue.code === 'JSON_SYNTAX') throw new ScenarioError('SCENARIO_SYNTAX', source, [jsonSyntaxIssue(text)]);
+      const issue = { pointer: strict.issue.pointer, message: strict.issue.code === 'JSON_TOO_DEEP' ? tooDeep : strict.issue.message };
+      throw new ScenarioError(strict.issue.code === 'JSON_TOO_DEEP' ? 'SCENARIO_INVALID' : 'SCENARIO_SYNTAX', source, [issue]);
     }
-  } else {
+    value = strict.value;
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, strict: true, version: '1.2' });
+  if (format !== 'json') {
     const [first] = document.errors;
     if (first) {
       const at = first.linePos?.[0];
@@ -100,6 +110,8 @@ function checkScenario(value: unknown, context: { source: string; locate: (point
     const sorted = issues.slice(0, MAX_ISSUES).map((issue) => ({ ...issue, ...context.locate(issue.pointer) }));
     throw new ScenarioError('SCENARIO_INVALID', context.source, sorted);
   };
+  // The schema check recurses per level: a value from YAML (or a caller) is held to the same bound first.
+  if (exceedsJsonDepth(value, SCENARIO_MAX_DEPTH)) fail([{ pointer: '', message: tooDeep }]);
   if (!validate(value)) fail(schemaIssues(validate.errors ?? []));
   const scenario = value as Scenario;
   const issues = meaningIssues(scenario);
@@ -268,8 +280,13 @@ function locate(document: Document | undefined, lines: LineCounter, pointer: str
   return { line: at.line, column: at.col };
 }
 
-function jsonSyntaxIssue(text: string, error: unknown): ScenarioIssue {
-  const message = error instanceof Error ? error.message : 'not JSON';
+function jsonSyntaxIssue(text: string): ScenarioIssue {
+  let message = 'not JSON';
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    if (error instanceof Error) message = error.message;
+  }
   const position = /position (\d+)/.exec(message);
   if (!position) return { pointer: '', message: `is not valid JSON: ${message}` };
   const offset = Number(position[1]);

@@ -30,6 +30,8 @@ describe('step 1: invalid frames are dropped silently', () => {
     ['a frame the relay never sends a companion', JSON.stringify({ type: 'runtime.gap', workspaceId: WORKSPACE, fromRelaySequence: 0, throughRelaySequence: 0, recovery: 'thread.snapshot' }), 'FRAME_DIRECTION_FORBIDDEN'],
     ['an unknown method', JSON.stringify({ type: 'runtime.request', requestId: uuid(1), workspaceId: WORKSPACE, method: 'runtime.futureMethod', params: {} }), 'FIELD_VALUE'],
     ['an extra field', JSON.stringify({ type: 'runtime.ack', workspaceId: WORKSPACE, throughRelaySequence: 0, secret: SENTINEL }), 'FIELD_NOT_ALLOWED'],
+    ['a repeated key (the first `method` a mutation nobody validated)', JSON.stringify({ type: 'runtime.request', requestId: uuid(1), workspaceId: WORKSPACE, method: 'thread.list', params: {} }).replace('"method"', '"method":"thread.delete","method"'), 'FRAME_DUPLICATE_KEY'],
+    ['params nested 9,000 deep', `{"type":"runtime.request","requestId":"${uuid(1)}","workspaceId":"${WORKSPACE}","method":"thread.list","params":${'['.repeat(9_000)}${']'.repeat(9_000)}}`, 'FRAME_TOO_DEEP'],
     ['an envelope on a cipher-less workspace', JSON.stringify({ type: 'runtime.encrypted', workspaceId: WORKSPACE, envelopeId: uuid(1), payloadKind: 'request', requestId: uuid(2), algorithm: 'x', nonce: 'n', ciphertext: 'c' }), 'FRAME_DIRECTION_FORBIDDEN'],
   ])('%s', async (_name, text, reason) => {
     const harness = await Harness.started();
@@ -337,6 +339,16 @@ describe('results (§4, §9): projected, validated, fail closed', () => {
     harness.runtime.description = { ...harness.runtime.description, appResults: false };
     expect(errorOf((await harness.request('operation.result.get', { threadId: THREAD, operationId: OPERATION })).response)?.code).toBe('LocalApprovalDeniedError');
     expect(harness.runtime.calls).toEqual([]);
+  });
+
+  it('Runtime data nested 100,000 deep fails closed with COMPANION_ERROR, without overflowing the stack', async () => {
+    const harness = await Harness.started({ policies: { appResults: () => true } });
+    let data: unknown = { token: SENTINEL };
+    for (let level = 0; level < 100_000; level += 1) data = [data];
+    harness.runtime.operationResultHandler = async () => ({ ...rawOperationResult(), output: { ...rawOperationResult().output, data } }) as never;
+    const { response } = await harness.request('operation.result.get', { threadId: THREAD, operationId: OPERATION });
+    expect(errorOf(response)?.code).toBe('COMPANION_ERROR');
+    expect(JSON.stringify(response)).not.toContain(SENTINEL);
   });
 
   it('malformed Runtime data fails closed with COMPANION_ERROR', async () => {

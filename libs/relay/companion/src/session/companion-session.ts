@@ -22,6 +22,7 @@
 import {
   DEFAULT_MAX_FRAME_BYTES,
   FrameReader,
+  MAX_FRAME_DEPTH,
   classifyAck,
   downgradeFrameTo11,
   isMutation,
@@ -38,6 +39,7 @@ import {
   type RuntimeEventEnvelope,
   type Wire12,
 } from '@trustmesh/relay-protocol';
+import { parseStrictJsonOrThrow } from '@trustmesh/shared-strict-json';
 
 import type { AgentRuntime, AgentRuntimeListener } from '../agent-runtime.port';
 import { systemClock, type Clock } from '../clock';
@@ -463,7 +465,7 @@ export class CompanionSession {
     let inner: unknown;
     try {
       inner = await cipher.open(envelope);
-      if (typeof inner === 'string') inner = JSON.parse(inner) as unknown;
+      if (typeof inner === 'string') inner = parseStrictJsonOrThrow(inner, { maxDepth: MAX_FRAME_DEPTH });
     } catch (error) {
       return innerIdentityMismatch(error) ? this.dropped('ENVELOPE_IDENTITY_MISMATCH') : invalid();
     }

@@ -15,6 +15,21 @@ describe('canonical JSON (§5)', () => {
     expect(canonicalJson({ '\ue000': 1, '😀': 2 })).toBe('{"😀":2,"\ue000":1}');
   });
 
+  it('writes values nested 100,000 deep without overflowing the stack', () => {
+    let value: unknown = { b: 1, a: 2 };
+    for (let level = 0; level < 100_000; level += 1) value = level % 2 === 0 ? [value, level] : { z: value, y: null };
+    const text = canonicalJson(value);
+    expect(text.startsWith('{"y":null,"z":[{"y":null,"z":[')).toBe(true);
+    expect(text.includes('{"a":2,"b":1}')).toBe(true);
+    expect(text.split('[').length - 1).toBe(50_000);
+  });
+
+  it('refuses cyclic values as JSON.stringify does', () => {
+    const cyclic: Record<string, unknown> = { a: [] };
+    (cyclic['a'] as unknown[]).push(cyclic);
+    expect(() => canonicalJson(cyclic)).toThrow(TypeError);
+  });
+
   it('escapes strings exactly as JSON does', () => {
     expect(canonicalJson({ text: 'line\n"quoted"\u0001' })).toBe('{"text":"line\\n\\"quoted\\"\\u0001"}');
   });

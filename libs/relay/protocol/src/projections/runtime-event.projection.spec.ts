@@ -34,6 +34,16 @@ const RAW_EVENTS: Array<Record<string, unknown>> = [
 ];
 
 describe('the timeline projection', () => {
+  it('refuses a Runtime event whose free input nests 100,000 deep, without overflowing the stack', () => {
+    let input: unknown = { command: SENTINEL };
+    for (let level = 0; level < 100_000; level += 1) input = [input];
+    for (const version of ['1.0', '1.1', '1.2'] as const) {
+      const verdict = projectRuntimeEvent(version, timelineEnvelope({ type: 'tool.started', ...tool, input }));
+      expect(verdict.ok).toBe(false);
+      expect(JSON.stringify(verdict.ok ? verdict.value : verdict.issues)).not.toContain(SENTINEL);
+    }
+  });
+
   it.each(['1.1', '1.2'] as const)('never lets a secret-bearing Runtime field through to Wire %s', (version) => {
     for (const event of RAW_EVENTS) {
       const raw = { ...timelineEnvelope(event), id: `jsonrpc-${SENTINEL}`, eventCursor: SENTINEL };

@@ -9,6 +9,10 @@ export const FRAME_ISSUE_CODES = [
   'FRAME_NOT_TEXT',
   /** The text is not JSON. */
   'FRAME_NOT_JSON',
+  /** Arrays and objects nest deeper than `MAX_FRAME_DEPTH` (the frame object is level 1); it was not validated. */
+  'FRAME_TOO_DEEP',
+  /** An object of the frame has the same key twice (compared after unescaping); `path` is that object. */
+  'FRAME_DUPLICATE_KEY',
   /** The JSON is not an object. */
   'FRAME_NOT_OBJECT',
   /** `type` names no frame of the version (or no message of the document) in force. */

@@ -1,5 +1,5 @@
-import { ack, deviceConnect, OTHER_WORKSPACE, request, runtimeEvent, sessionReady, WORKSPACE } from '../../test/support/sample-frames';
-import { decodeFrame, FrameReader } from './frame-reader';
+import { ack, deviceConnect, OTHER_WORKSPACE, REQUEST, request, runtimeEvent, sessionReady, WORKSPACE } from '../../test/support/sample-frames';
+import { decodeFrame, FrameReader, MAX_FRAME_DEPTH } from './frame-reader';
 
 const text = (value: unknown) => JSON.stringify(value);
 const codes = (verdict: { ok: boolean; issues?: Array<{ code: string }> }) => (verdict.ok ? [] : verdict.issues!.map((i) => i.code));
@@ -28,10 +28,65 @@ describe('reading frame text', () => {
     expect(decodeFrame(new TextEncoder().encode(text(ack(4))), { wire: '1.2' }).ok).toBe(true);
   });
 
+  it('counts 3-byte (CJK) and 4-byte characters at their full UTF-8 size, on both sides of the limit', () => {
+    // 2 bytes per UTF-16 unit would let CJK text through at 1.5× the limit, so the bound is tested just
+    // past it: a frame one character over is refused, the same frame one character shorter is read.
+    for (const char of ['中', '😀']) {
+      const frame = (count: number) => text(request('thread.create', { requestId: WORKSPACE, title: char.repeat(count) }));
+      const bytes = (count: number) => new TextEncoder().encode(frame(count)).byteLength;
+      const limit = bytes(400);
+      expect(decodeFrame(frame(400), { wire: '1.2', maxFrameBytes: limit }).ok).toBe(true);
+      expect(codes(decodeFrame(frame(401), { wire: '1.2', maxFrameBytes: limit }))).toEqual(['FRAME_TOO_LARGE']);
+      expect(codes(decodeFrame(frame(401), { wire: '1.2', maxFrameBytes: limit + bytes(1) - bytes(0) - 1 }))).toEqual(['FRAME_TOO_LARGE']);
+      expect(decodeFrame(frame(401), { wire: '1.2', maxFrameBytes: limit + bytes(1) - bytes(0) }).ok).toBe(true);
+    }
+  });
+
   it('does not echo the parser error text', () => {
     const verdict = decodeFrame('{"a": tru}', { wire: '1.2' });
     expect(verdict.ok).toBe(false);
     if (!verdict.ok) expect(verdict.issues[0]!.message).toBe('The frame is not valid JSON.');
+  });
+});
+
+describe('nesting and duplicate keys, refused while reading the text, before anything walks the value', () => {
+  const nestedParams = (depth: number) =>
+    `{"type":"runtime.request","requestId":"${REQUEST}","workspaceId":"${WORKSPACE}","method":"thread.list","params":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+
+  it(`reads frames nested ${MAX_FRAME_DEPTH} deep and refuses deeper ones with FRAME_TOO_DEEP, however deep`, () => {
+    // The frame object is level 1, so its params may hold MAX_FRAME_DEPTH - 1 levels.
+    expect(decodeFrame(nestedParams(MAX_FRAME_DEPTH - 1), { wire: '1.2', direction: 'browser-to-relay' }).ok).toBe(true);
+    expect(decodeFrame(nestedParams(MAX_FRAME_DEPTH), { wire: '1.2', direction: 'browser-to-relay' })).toEqual({
+      ok: false,
+      issues: [{ code: 'FRAME_TOO_DEEP', path: `/params${'/0'.repeat(MAX_FRAME_DEPTH - 1)}`, message: expect.stringContaining(String(MAX_FRAME_DEPTH)) }],
+    });
+    for (const depth of [9_000, 100_000]) {
+      const socket = new FrameReader({ direction: 'browser-to-relay', wire: '1.2', workspaceId: WORKSPACE });
+      expect(codes(socket.read(nestedParams(depth)))).toEqual(['FRAME_TOO_DEEP']);
+    }
+  });
+
+  it('refuses a repeated key anywhere in a frame with FRAME_DUPLICATE_KEY and the pointer of its object', () => {
+    const event = text(runtimeEvent({ type: 'turn.started' }));
+    const smuggled = [
+      // A secret-bearing first `event`, then a valid one: JSON.parse keeps the second, the text carries both.
+      [event.replace('"event":{', '"event":{"type":"tool.started","input":"secret"},"event":{'), ''],
+      [event.replace('"event":{"type":"turn.started"}', '"event":{"type":"turn.started","type":"turn.started"}'), '/event/event'],
+      [text(request('thread.list', { limit: 1 })).replace('"method"', '"method":"turn.start","method"'), ''],
+      [text({ type: 'runtime.response', requestId: REQUEST, workspaceId: WORKSPACE, result: { ok: true } }).replace('"result"', '"result":{"secret":1},"result"'), ''],
+    ] as const;
+    for (const [frame, path] of smuggled) {
+      expect(decodeFrame(frame, { wire: '1.2' })).toEqual({ ok: false, issues: [{ code: 'FRAME_DUPLICATE_KEY', path, message: expect.any(String) }] });
+    }
+  });
+
+  it('compares keys after unescaping: "method" and "\\u006dethod" are one key', () => {
+    const frame = text(request('thread.list', { limit: 1 })).replace('"method"', '"\\u006dethod":"turn.start","method"');
+    expect(codes(decodeFrame(frame, { wire: '1.2' }))).toEqual(['FRAME_DUPLICATE_KEY']);
+  });
+
+  it('reports bad JSON as FRAME_NOT_JSON even when it is also deep or repeats a key', () => {
+    expect(codes(decodeFrame(`{"a":1,"a":2${'['.repeat(500)}`, { wire: '1.2' }))).toEqual(['FRAME_NOT_JSON']);
   });
 });
 
@@ -105,6 +160,16 @@ describe('a browser socket, read by the browser', () => {
     expect(socket.wire).toBe('1.1');
     expect(socket.workspaceId).toBe(WORKSPACE);
     expect(codes(socket.read(text(sessionReady('1.1'))))).toEqual(['FRAME_ORDER_VIOLATION']);
+  });
+
+  it('refuses a session.ready for another workspace than the one the socket is bound to', () => {
+    const socket = new FrameReader({ direction: 'relay-to-browser', workspaceId: WORKSPACE });
+    expect(socket.read(text(sessionReady('1.2', OTHER_WORKSPACE)))).toEqual({
+      ok: false,
+      issues: [expect.objectContaining({ code: 'WORKSPACE_MISMATCH', path: '/workspaceId' })],
+    });
+    expect(socket.workspaceId).toBe(WORKSPACE);
+    expect(socket.read(text(sessionReady('1.2', WORKSPACE))).ok).toBe(true);
   });
 
   it('refuses frames and statuses for a foreign workspace', () => {

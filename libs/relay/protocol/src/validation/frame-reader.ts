@@ -2,7 +2,8 @@
  * Reads inbound frames on one socket, in the order BEHAVIOUR.md §13 prescribes:
  *
  * 1. text JSON — binary frames, bytes that are not UTF-8, frames over the byte limit (checked before
- *    anything is decoded or parsed) and bad JSON are refused;
+ *    anything is decoded or parsed) and bad JSON are refused, and so are objects with a repeated key and
+ *    nesting past `MAX_FRAME_DEPTH`, while the text is read (see `readFrameText`);
  * 2. the schema of the socket's Wire version (or Control 1.0 for relay-to-browser control messages);
  * 3. the direction allowlist;
  * 4. the first-frame rules (`device.connect` first on a companion socket, `session.ready` first and
@@ -12,6 +13,8 @@
  * companion socket takes its version from the first `device.connect` (§2: the first frame's version
  * fixes the schema for the socket) and a browser socket from `session.ready.relayProtocolVersion`.
  */
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
+
 import type * as Control10 from '../generated/control-1.0.types';
 import {
   allowedFrameTypes,
@@ -24,7 +27,10 @@ import { CONTROL_REGISTRY } from '../generated/registry';
 import { isWireVersion, REMOTE_WIRE_VERSIONS, WIRE_VERSIONS, type WireVersion } from '../wire-version';
 import { issue, reject, type FrameIssue, type Verdict } from './frame-issue';
 import { validateControlMessage, validateWireFrame, type AnyWireFrame, type ValidationChecks } from './frame-validator';
+import { MAX_FRAME_DEPTH } from './json-value';
 import { exceedsUtf8Bytes } from './utf8-length';
+
+export { MAX_FRAME_DEPTH };
 
 /** The relay's inbound limit from companions, and the Companion's outbound plaintext limit (§11). */
 export const DEFAULT_MAX_FRAME_BYTES = 1_048_576;
@@ -193,7 +199,15 @@ export function frameTooLargeIssue(maxBytes: number): FrameIssue {
 
 /**
  * Step 1 of every read: refuses binary frames and frames over `maxBytes` before decoding or parsing
- * them, then decodes UTF-8 and parses JSON.
+ * them, then decodes UTF-8 and parses JSON strictly:
+ *
+ * - a key repeated in one object (compared after unescaping) is `FRAME_DUPLICATE_KEY`. `JSON.parse`
+ *   keeps the last one, so a peer that validates the value and forwards the text (the relay forwards the
+ *   bytes it read, which keeps replays byte-for-byte comparable and envelopes untouched) would forward a
+ *   first copy nobody validated: a secret in a `tool.started` ahead of a valid `event`, a second `method`.
+ *   Refusing the frame makes what is forwarded exactly what was validated;
+ * - nesting past `MAX_FRAME_DEPTH` is `FRAME_TOO_DEEP`, found without recursion, so no recursive walker
+ *   (schema checks, canonical JSON, projections) ever sees a value deep enough to overflow its stack.
  */
 export function readFrameText(data: string | Uint8Array, binary: boolean, maxBytes: number): Verdict<unknown> {
   if (binary) return reject(issue('FRAME_NOT_TEXT', '', 'Binary frames are not allowed; send one JSON object per text frame.'));
@@ -209,10 +223,16 @@ export function readFrameText(data: string | Uint8Array, binary: boolean, maxByt
       return reject(issue('FRAME_NOT_TEXT', '', 'The frame is not valid UTF-8 text.'));
     }
   }
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return reject(issue('FRAME_NOT_JSON', '', 'The frame is not valid JSON.'));
+  const parsed = parseStrictJson(text, { maxDepth: MAX_FRAME_DEPTH });
+  if (parsed.ok) return parsed;
+  const { code, pointer } = parsed.issue;
+  switch (code) {
+    case 'JSON_TOO_DEEP':
+      return reject(issue('FRAME_TOO_DEEP', pointer, `Arrays and objects nest more than ${MAX_FRAME_DEPTH} deep here; the frame was not read.`));
+    case 'JSON_DUPLICATE_KEY':
+      return reject(issue('FRAME_DUPLICATE_KEY', pointer, `${parsed.issue.message} The frame was not read.`));
+    default:
+      return reject(issue('FRAME_NOT_JSON', '', 'The frame is not valid JSON.'));
   }
 }
 

@@ -2,6 +2,7 @@ import Ajv from 'ajv/dist/2020';
 import fc from 'fast-check';
 
 import wire12 from '../../schemas/wire-1.2.schema.json';
+import { MAX_FRAME_DEPTH } from './frame-reader';
 import { isJsonValue } from './json-value';
 
 /**
@@ -35,5 +36,19 @@ describe('isJsonValue', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('isJsonValue on deep values', () => {
+  const nested = (depth: number) => {
+    let value: unknown = 'leaf';
+    for (let level = 0; level < depth; level += 1) value = level % 2 === 0 ? [value] : { a: value };
+    return value;
+  };
+
+  it(`accepts values nested ${MAX_FRAME_DEPTH} deep and refuses deeper ones without overflowing the stack, even 100,000 deep`, () => {
+    expect(isJsonValue(nested(MAX_FRAME_DEPTH))).toBe(true);
+    expect(isJsonValue(nested(MAX_FRAME_DEPTH + 1))).toBe(false);
+    expect(isJsonValue(nested(100_000))).toBe(false);
   });
 });
