@@ -25,7 +25,7 @@ import { CLOSE_CODES, HANDSHAKE_ERRORS } from '@trustmesh/relay-protocol';
 import { sourceAddress, sourceKey, TrustedProxies } from '../config/source-address';
 import type { RelayDirectory, Unsubscribe } from '../control/relay-directory.port';
 import { securityHeaderLines } from '../http/security-headers';
-import { acceptBrowser } from './browser.socket';
+import { acceptBrowser, type BrowserSessionHandle } from './browser.socket';
 import { acceptCompanion } from './companion.socket';
 import type { DataPlaneConfig } from './data-plane.config';
 import type { DataPlaneLogger } from './data-plane.log';
@@ -92,6 +92,8 @@ export class DataPlane {
   private readonly sockets = { companion: new Set<PeerSocket>(), browser: new Set<PeerSocket>() };
   /** Unauthenticated sockets and upgrades, oldest first (a Set keeps insertion order). */
   private readonly pending = new Set<PendingSlot>();
+  /** Browser sessions held here, for EndBrowserSessions. */
+  private readonly browserSessions = new Set<BrowserSessionHandle>();
   /** Companion sockets not yet authenticated (closed at shutdown like the others). */
   private readonly handshaking = new Set<PeerSocket>();
   private readonly pendingCounts = { companion: 0, browser: 0 };
@@ -135,6 +137,12 @@ export class DataPlane {
         if (this.hub.deviceRevoked(deviceId, workspaceId)) this.options.logger.log('info', 'companion-revoked', { workspaceId, deviceId });
       }),
       directory.onWorkspaceStatusChanged((view) => this.hub.workspaceStatusChanged(view)),
+      directory.onBrowserSessionsEndRequested(({ workspaceId, sessionId, userId }) => {
+        for (const session of this.browserSessions) {
+          if (session.workspaceId !== workspaceId) continue;
+          if (sessionId !== null ? session.sessionId === sessionId : session.userId === userId) session.endByOperator();
+        }
+      }),
     );
     this.sweeper = setInterval(() => this.hub.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
@@ -329,8 +337,10 @@ export class DataPlane {
       return;
     }
     this.browserServer.handleUpgrade(request, socket, head, (ws) => {
-      const peer = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger });
-      this.track('browser', peer);
+      const session = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger });
+      this.browserSessions.add(session);
+      void session.socket.closed.then(() => this.browserSessions.delete(session));
+      this.track('browser', session.socket);
     });
   }
 
