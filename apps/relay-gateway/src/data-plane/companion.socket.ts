@@ -8,7 +8,10 @@
  * - 1002 (protocol error): the first frame is not a valid `device.connect`, or names Wire 1.0 (frozen and
  *   unredacted: a relay never bridges it, §2) or an unknown version;
  * - 1008 (policy violation): the credential is wrong or revoked, or the device was revoked while connected;
- * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it;
+ * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it,
+ *   no authenticated place is free (`CAPACITY`), or it was still silent when its handshake place was given
+ *   to a newer socket (`HANDSHAKE_EVICTED`, see data-plane.ts);
+ * - no close frame at all (terminated): more than `companionHandshakeMaxBytes` before `device.connect`;
  * - 1011: the directory could not be asked (infrastructure failure).
  * After the handshake, an invalid frame is dropped and logged by its issue code, never its content.
  * While the credential is being checked the socket is paused: the Companion's replay (up to its whole

@@ -8,6 +8,10 @@
  * `{"code": …}` (§10). ws' `verifyClient` can only answer with a text body, and Nest's adapter hides the
  * upgrade; `noServer` gives the exact response and keeps one `ws` server per endpoint.
  *
+ * Admission: sockets that have not proven who they are (a Companion before its credential checked out, a
+ * browser upgrade whose ticket is being checked) live in their own budget, per process and per source
+ * address, so they can never take the room of authenticated ones (README "Admission").
+ *
  * Lifecycle: `start()` subscribes to the bus topics (each process its own consumer groups) and to the
  * directory's revocation and status feeds; `attach(server)` takes the server's upgrades; `shutdown()`
  * stops accepting (503 at the upgrade), closes every socket with 1001, waits for the closing handshakes
@@ -272,6 +276,9 @@ export class DataPlane {
         this.refuse(socket, slot === 'RATE_LIMITED' ? 429 : 503, { code: slot });
         return;
       }
+      // Whatever happens next (ws refusing a malformed handshake never calls back), the place is freed
+      // when the connection goes.
+      socket.once('close', () => this.releasePending(slot));
       this.companionServer.handleUpgrade(request, socket, head, (ws) => {
         const peer = acceptCompanion(ws, socket, {
           config,

@@ -100,6 +100,25 @@ describe('unauthenticated Companion sockets', () => {
     await waitUntil(() => rejections(relay, 'companion', 'HANDSHAKE_TOO_LARGE') === before + 1, { what: 'the HANDSHAKE_TOO_LARGE rejection', timeoutMs: 15_000 });
   });
 
+  it('frees the place of an upgrade that ws refuses (a malformed handshake), so a source is not locked out', async () => {
+    const url = new URL(relay.wsUrl);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const socket = tcpConnect({ host: url.hostname, port: Number(url.port), localAddress: '127.0.0.8' });
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.once('close', () => resolve(text));
+      });
+      // No Sec-WebSocket-Key: ws answers 400 and never hands the socket over.
+      socket.write(`GET /v1/companion HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      expect((await answer).split('\r\n')[0]).toMatch(/^HTTP\/1\.1 400/);
+    }
+    const peer = await idleCompanion(relay, '127.0.0.8');
+    expect(peer.refusal).toBeUndefined();
+  });
+
   it('refuses an authenticated Companion past the cap of authenticated ones (1013), not at the upgrade', async () => {
     const [holder, other] = [await relay.enrollCompanion(), await relay.enrollCompanion()];
     const first = connect(`${relay.wsUrl}/v1/companion`);
