@@ -129,6 +129,10 @@ async function startGateway(): Promise<Gateway> {
     // per-source limits (enrollment attempts, sockets still in their handshake).
     RELAY_ENROLLMENT_RATE_LIMIT: '100000',
     RELAY_MAX_PENDING_PER_SOURCE: '100000',
+    // Thousands of sessions open at once (memory per idle connection): the bench measures the relay, not
+    // its admission of unauthenticated upgrades.
+    RELAY_MAX_PENDING_BROWSER_UPGRADES: '100000',
+    RELAY_MAX_PENDING_COMPANION_HANDSHAKES: '100000',
     BENCH_MEMORY_PROBE_FILE: probeFile,
   });
   const ready = () =>
