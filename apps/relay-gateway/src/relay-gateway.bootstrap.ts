@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 
 import { AppModule } from './app.module';
 import { RelayEndpoints } from './config/relay-endpoints';
@@ -29,6 +30,7 @@ import { mintSecret, sha256 } from './control/secrets';
 import { ReplicaLiveness } from './control/replica-liveness';
 import { WorkspacePresence } from './control/workspace-presence.service';
 import { DataPlane } from './data-plane/data-plane';
+import { loadDataPlaneConfig } from './data-plane/data-plane.config';
 import { DATA_PLANE } from './data-plane/data-plane.module';
 import { OperatorServer } from './health/operator.server';
 import { securityHeaders } from './http/security-headers';
@@ -63,7 +65,24 @@ export interface StartOptions {
 
 export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const config = loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {});
+  // Both halves of the configuration are validated before anything starts, and refused together: a bad data
+  // plane variable used to surface only as Nest's bare "ConfigError" while modules were being built (exit 1,
+  // no variable named). The data plane's variables come from `env` over process.env (hosts that start the
+  // gateway from their own env object still set them in process.env).
+  const problems: ConfigProblem[] = [];
+  const attempt = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const loaded = attempt(() => loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {}));
+  const dataPlaneConfig = attempt(() => loadDataPlaneConfig({ ...process.env, ...env }));
+  if (!loaded || !dataPlaneConfig) throw new ConfigError(problems);
+  const config = loaded;
   const logger = new JsonLogger({
     level: config.logLevel,
     service: RELAY_GATEWAY_SERVICE_NAME,
@@ -88,7 +107,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
   try {
-    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests }), {
+    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests, dataPlaneConfig }), {
       logger,
       // The enrollment endpoint reads its own bounded body; nothing else takes a body.
       bodyParser: false,

@@ -38,10 +38,23 @@ function serve(env: Record<string, string>) {
 
 describe('relay-gateway process', () => {
   it('refuses a bad configuration with exit code 78 and the variable named', async () => {
-    const run = serve({ RELAY_HTTP_PORT: 'eighty', RELAY_TLS: 'sometimes' });
+    const run = serve({ RELAY_HTTP_PORT: 'eighty', RELAY_TLS: 'sometimes', RELAY_MAX_PENDING_PER_SOURCE: 'many' });
     expect(await run.exited).toBe(78);
     expect(run.output.stderr).toContain('RELAY_HTTP_PORT');
     expect(run.output.stderr).toContain('RELAY_TLS');
+    // The data plane's variables are validated with the rest, before anything starts.
+    expect(run.output.stderr).toContain('RELAY_MAX_PENDING_PER_SOURCE');
+  });
+
+  it('names a bad data plane variable on its own too (exit 78), rather than failing while modules are built', async () => {
+    const dataDir = await createTempDataDir('relay-gateway-serve-dp');
+    try {
+      const run = serve({ TRUSTMESH_DATA_DIR: dataDir.dataDir, RELAY_BROWSER_SESSION_MAX_SECONDS: '0' });
+      expect(await run.exited).toBe(78);
+      expect(run.output.stderr).toContain('RELAY_BROWSER_SESSION_MAX_SECONDS');
+    } finally {
+      await dataDir.remove();
+    }
   });
 
   it('serves until SIGTERM, then shuts down cleanly', async () => {
