@@ -208,6 +208,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
         httpUrl: http,
         grpcAddress: String(listening['grpc']),
         publicBaseUrl: String(listening['publicBaseUrl'] ?? http),
+        // The gateway decides (server mode serves gRPC over TLS unless a proxy terminates it).
+        grpcTls: typeof listening['grpcTls'] === 'boolean' ? listening['grpcTls'] : (env['RELAY_GRPC_TLS'] ?? '').toLowerCase() === 'true',
         certFile: http.startsWith('https:') ? certFile : null,
         fingerprint: certLine?.[2] ?? null,
       };
@@ -216,7 +218,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     await waitFor('the relay gateway to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(`${started.httpUrl}/readyz`, ca)) === 200 ? true : null));
 
     // 2. Provisioning through RelayControl, and the simulator.
-    const grpcTls = (env['RELAY_GRPC_TLS'] ?? '').toLowerCase() === 'true';
+    const grpcTls = started.grpcTls;
     control = new RelayControl({ address: started.grpcAddress, credential: serviceCredential, tlsCa: grpcTls ? ca : null });
     const relayControl = control;
     const simulatorEnv = {

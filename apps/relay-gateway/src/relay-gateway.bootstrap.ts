@@ -7,7 +7,8 @@
  * 4. the service credential: configured digests, or in embedded mode a development credential minted now
  *    and printed once (it is never stored; a restart mints another);
  * 5. Nest (HTTP(S) + the modules, including the data plane), listening;
- * 6. the gRPC server (RelayControl + ServiceInfo) on its own port.
+ * 6. the gRPC server (RelayControl + ServiceInfo) on its own port;
+ * 7. the operator port (metrics and probe copies, loopback by default).
  *
  * `close()` reverses it: gRPC first (watch streams end with UNAVAILABLE), then Nest (the data plane closes
  * its sockets and records it), then any presence this replica still holds, then the infrastructure.
@@ -19,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 
 import { AppModule } from './app.module';
 import { RelayEndpoints } from './config/relay-endpoints';
@@ -27,6 +29,11 @@ import { RelayControlGrpcServer } from './control/relay-control.grpc-server';
 import { mintSecret, sha256 } from './control/secrets';
 import { ReplicaLiveness } from './control/replica-liveness';
 import { WorkspacePresence } from './control/workspace-presence.service';
+import { DataPlane } from './data-plane/data-plane';
+import { loadDataPlaneConfig } from './data-plane/data-plane.config';
+import { DATA_PLANE } from './data-plane/data-plane.module';
+import { OperatorServer } from './health/operator.server';
+import { securityHeaders } from './http/security-headers';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
 import { loadTlsMaterial, type TlsMaterial } from './tls/tls-material';
@@ -41,6 +48,8 @@ export interface RelayGatewayHandle {
   readonly httpUrl: string;
   /** `host:port` of the gRPC server. */
   readonly grpcAddress: string;
+  /** `http://host:port` of the operator port (/metrics, /healthz, /readyz), or null when it is off. */
+  readonly operatorUrl: string | null;
   /** The development service credential minted at start (embedded mode without configured digests), else null. */
   readonly developmentServiceCredential: string | null;
   close(): Promise<void>;
@@ -56,7 +65,24 @@ export interface StartOptions {
 
 export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const config = loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {});
+  // Both halves of the configuration are validated before anything starts, and refused together: a bad data
+  // plane variable used to surface only as Nest's bare "ConfigError" while modules were being built (exit 1,
+  // no variable named). The data plane's variables come from `env` over process.env (hosts that start the
+  // gateway from their own env object still set them in process.env).
+  const problems: ConfigProblem[] = [];
+  const attempt = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const loaded = attempt(() => loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {}));
+  const dataPlaneConfig = attempt(() => loadDataPlaneConfig({ ...process.env, ...env }));
+  if (!loaded || !dataPlaneConfig) throw new ConfigError(problems);
+  const config = loaded;
   const logger = new JsonLogger({
     level: config.logLevel,
     service: RELAY_GATEWAY_SERVICE_NAME,
@@ -68,6 +94,8 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let developmentServiceCredential: string | null = null;
   const serviceCredentialDigests = [...config.serviceCredentialDigests];
   if (serviceCredentialDigests.length === 0) {
+    // The configuration refuses this outside embedded development; never mint a live credential there.
+    if (!config.embedded) throw new Error('no service credential digests in server mode');
     developmentServiceCredential = mintSecret('serviceCredential');
     serviceCredentialDigests.push(sha256(developmentServiceCredential));
   }
@@ -77,8 +105,9 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let app: INestApplication | undefined;
   let grpcServer: RelayControlGrpcServer | undefined;
   let liveness: ReplicaLiveness | undefined;
+  let operatorServer: OperatorServer | undefined;
   try {
-    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests }), {
+    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests, dataPlaneConfig }), {
       logger,
       // The enrollment endpoint reads its own bounded body; nothing else takes a body.
       bodyParser: false,
@@ -90,6 +119,11 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     httpServer.requestTimeout = 30_000;
     httpServer.headersTimeout = 20_000;
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    const headers = securityHeaders(config);
+    app.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
+      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+      next();
+    });
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const scheme = tls ? 'https' : 'http';
@@ -112,9 +146,18 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
 
+    let operatorUrl: string | null = null;
+    if (config.operator) {
+      const dataPlane = app.get<DataPlane>(DATA_PLANE);
+      operatorServer = new OperatorServer({ metricsText: () => dataPlane.metricsText(), infrastructure, headers });
+      operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
+    }
+
     logger.info('relay gateway listening', {
       http: httpUrl,
       grpc: grpcAddress,
+      grpcTls: config.grpc.tls,
+      operator: operatorUrl,
       publicBaseUrl: endpoints.publicBaseUrl,
       tls: tls?.source ?? 'off',
       bus: config.platform.bus.adapter,
@@ -127,6 +170,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
 
     const startedApp = app;
     const startedGrpc = server;
+    const startedOperator = operatorServer;
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -136,6 +180,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
       tls,
       httpUrl,
       grpcAddress,
+      operatorUrl,
       developmentServiceCredential,
       close: () =>
         (closing ??= (async () => {
@@ -144,12 +189,14 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
           await startedApp.close();
           // Whatever the data plane did not report closed is recorded as gone before the store closes.
           await presence.releaseReplica().catch(() => undefined);
+          await startedOperator?.close();
           await infrastructure.close();
           logger.info('relay gateway stopped');
         })()),
     };
   } catch (error) {
     await grpcServer?.stop().catch(() => undefined);
+    await operatorServer?.close().catch(() => undefined);
     await liveness?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await infrastructure.close();

@@ -68,7 +68,8 @@ describe('relay gateway control plane (embedded PGlite)', () => {
     dataDir = await createTempDataDir('relay-gateway-e2e');
     ({ gateway, printed, logs } = await startTestGateway({
       TRUSTMESH_DATA_DIR: dataDir.dataDir,
-      RELAY_TRUST_PROXY: 'true',
+      // The test client is the "proxy": its X-Forwarded-For hops are believed, right-most first.
+      RELAY_TRUSTED_PROXIES: '127.0.0.1',
       RELAY_ENROLLMENT_RATE_LIMIT: '5',
       RELAY_PAIRING_CODE_MAX_TTL_SECONDS: '900',
       // gRPC over TLS with the development certificate too; the clients trust only that certificate.
@@ -254,6 +255,23 @@ describe('relay gateway control plane (embedded PGlite)', () => {
       expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       // Another source is unaffected.
       expect((await redeem(gateway, 'tmpc_guess', source())).status).toBe(400);
+    });
+
+    it('answers with nosniff and the other security headers (no HSTS for a development gateway on localhost)', async () => {
+      for (const reply of [await redeem(gateway, 'tmpc_headers', source()), await https(gateway, '/healthz'), await https(gateway, '/nowhere')]) {
+        expect(reply.headers['x-content-type-options']).toBe('nosniff');
+        expect(reply.headers['x-frame-options']).toBe('DENY');
+        expect(reply.headers['strict-transport-security']).toBeUndefined();
+      }
+    });
+
+    it('counts the right-most untrusted X-Forwarded-For hop: a client cannot pick its source by writing on the left', async () => {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        // What the client wrote comes first; the trusted proxy (127.0.0.1) appended the address it saw.
+        statuses.push((await redeem(gateway, `tmpc_spoof${attempt}`, { 'x-forwarded-for': `198.18.0.${attempt + 1}, 203.0.113.99` })).status);
+      }
+      expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
     });
   });
 

@@ -21,6 +21,7 @@ import { RELAY_DIRECTORY, type RelayDirectory } from '../src/control/relay-direc
 import { ReplicaLiveness } from '../src/control/replica-liveness';
 import { RELAY_GATEWAY_MIGRATIONS } from '../src/persistence/relay-gateway.migrations';
 import type { RelayGatewayHandle } from '../src/relay-gateway.bootstrap';
+import { connect } from './data-plane/support/peers';
 import { bearer, call, controlClient, redeem, startTestGateway, statusOf, type RelayControlClient } from './support/gateway.fixture';
 
 const ORIGIN = 'https://app.trustmesh.test';
@@ -153,6 +154,37 @@ describe.each(['local', 'kafka'] as const)('relay gateway control plane across t
     expect(statuses[2]!.connectivity).toBe(relayControlV1GrpcJs.WorkspaceConnectivity.OFFLINE);
     stop();
     watch.cancel();
+  });
+
+  it('ends a browser session held by the other replica before EndBrowserSessions returns', async () => {
+    const workspace = await createWorkspace();
+    const { descriptor } = await call(
+      a().client,
+      a().client.createBrowserSession,
+      { workspaceId: workspace.workspaceId, origin: ORIGIN, acceptedWireVersions: ['1.2', '1.1'], userId: 'person-1' },
+      auth,
+    );
+    const ticket = new URL(descriptor!.connectUrl).searchParams.get('ticket')!;
+    // A real browser socket on replica B (wss, verifying B's certificate).
+    const peer = connect(`${b().gateway.httpUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=${encodeURIComponent(ticket)}`, {
+      origin: ORIGIN,
+      ca: b().gateway.tls!.cert,
+    });
+    try {
+      const [ready] = await peer.waitFor((frame) => frame.type === 'session.ready', 'session.ready on replica B');
+      await waitUntil(async () => (await a().directory.getWorkspaceStatus(workspace.workspaceId))?.browserSessionCount === 1, { what: 'the session recorded live' });
+      const reply = await call(
+        a().client,
+        a().client.endBrowserSessions,
+        { workspaceId: workspace.workspaceId, sessionId: String(ready!['sessionId']), userId: '', reason: 'device lost', endedByUserId: 'admin' },
+        auth,
+      );
+      expect(reply.endedSessionCount).toBe(1);
+      expect(peer.closeCode).toBe(4008);
+      expect((await a().directory.getWorkspaceStatus(workspace.workspaceId))?.browserSessionCount).toBe(0);
+    } finally {
+      peer.close();
+    }
   });
 
   it('ends the presence of a replica that stopped renewing its liveness (crashed)', async () => {

@@ -102,6 +102,9 @@ class RelayControlTestController implements relayControlV1.RelayControlControlle
   revokeDevice(): relayControlV1.RevokeDeviceResponse {
     return notInThisTest();
   }
+  endBrowserSessions(): relayControlV1.EndBrowserSessionsResponse {
+    return notInThisTest();
+  }
 }
 
 /** NestJS binds port 0 but does not tell us the port it got, so ask the OS for a free one first. */

@@ -27,7 +27,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -105,6 +104,8 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 interface Gateway {
   child: Child;
   httpUrl: string;
+  /** http://127.0.0.1:<port>: the operator port, where /metrics is served. */
+  operatorUrl: string;
   grpcAddress: string;
   credential: string;
   ca: Buffer;
@@ -124,8 +125,14 @@ async function startGateway(): Promise<Gateway> {
     RELAY_GRPC_PORT: '0',
     TRUSTMESH_DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
-    // Every load Companion redeems a real pairing code from this one address: lift the per-source limit.
+    // Every load Companion redeems a real pairing code and connects from this one address: lift the
+    // per-source limits (enrollment attempts, sockets still in their handshake).
     RELAY_ENROLLMENT_RATE_LIMIT: '100000',
+    RELAY_MAX_PENDING_PER_SOURCE: '100000',
+    // Thousands of sessions open at once (memory per idle connection): the bench measures the relay, not
+    // its admission of unauthenticated upgrades.
+    RELAY_MAX_PENDING_BROWSER_UPGRADES: '100000',
+    RELAY_MAX_PENDING_COMPANION_HANDSHAKES: '100000',
     BENCH_MEMORY_PROBE_FILE: probeFile,
   });
   const ready = () =>
@@ -134,13 +141,15 @@ async function startGateway(): Promise<Gateway> {
     await until(() => ready() || child.process.exitCode !== null, 120_000, 'the gateway to listen');
     if (child.process.exitCode !== null) throw new Error(`the gateway exited: ${child.output.stderr.slice(0, 2000)}`);
     const listening = child.output.stdout.split('\n').find((line) => line.includes('"msg":"relay gateway listening"')) ?? '';
-    const fields = JSON.parse(listening) as { http: string; grpc: string };
+    const fields = JSON.parse(listening) as { http: string; grpc: string; operator: string | null };
     const credential = /development service credential for gRPC \(this run only; never stored\): (\S+)/.exec(child.output.stdout)?.[1];
     const certFile = /development certificate (\S+) \(SHA-256/.exec(child.output.stdout)?.[1];
     if (!credential || !certFile) throw new Error('the gateway did not print its development credential and certificate');
+    if (!fields.operator) throw new Error('the gateway announced no operator port (metrics)');
     return {
       child,
       httpUrl: fields.http,
+      operatorUrl: fields.operator,
       grpcAddress: fields.grpc,
       credential,
       ca: readFileSync(certFile),
@@ -192,23 +201,9 @@ class ForwarderProvisioner implements LoadProvisioner {
 
 // ------------------------------------------------------------------------------------------- measurements
 
-function httpsGet(url: string, ca: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { ca, timeout: 60_000 }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve(body));
-    });
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end();
-  });
-}
-
 /** Gateway counters that mean a frame was refused or lost, by series. */
 async function lossCounters(gateway: Gateway): Promise<Map<string, number>> {
-  const text = await httpsGet(`${gateway.httpUrl}/metrics`, gateway.ca);
+  const text = await (await fetch(`${gateway.operatorUrl}/metrics`)).text();
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!/^(relay_rejections_total|relay_send_buffer_drops_total|relay_bus_queue_drops_total|relay_bus_publish_failures_total|relay_frames_total\{[^}]*dropped-offline)/.test(line)) continue;

@@ -85,7 +85,8 @@ export async function loadCompanionCipher(encryption: SimulatorConfig['encryptio
     }
   }
   try {
-    return await createWorkspaceCipher({ workspaceId, privateKey, peerPublicKey: encryption.peerPublicKey });
+    // role companion: requests are opened at most once (the cipher keeps a replay window, README of relay-encryption).
+    return await createWorkspaceCipher({ workspaceId, privateKey, peerPublicKey: encryption.peerPublicKey, role: 'companion' });
   } catch {
     // The key material itself never appears in the message.
     throw new Error('the end-to-end encryption keys are not usable X25519 keys (SIMULATOR_E2EE_PRIVATE_KEY_FILE, SIMULATOR_E2EE_PEER_PUBLIC_KEY)');

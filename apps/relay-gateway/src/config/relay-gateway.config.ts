@@ -12,7 +12,9 @@ import { isAbsolute, resolve } from 'node:path';
 
 import { ConfigError, envReader, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
 
-export type TlsMode = 'files' | 'self-signed' | 'off';
+import { TrustedProxies } from './source-address';
+
+export type TlsMode = 'files' | 'self-signed' | 'terminated-by-proxy' | 'off';
 
 export interface RelayGatewayConfig {
   platform: PlatformConfig;
@@ -23,6 +25,11 @@ export interface RelayGatewayConfig {
   http: { host: string; port: number };
   grpc: { host: string; port: number; tls: boolean };
   /**
+   * The operator listener (plain HTTP): GET /metrics, /healthz, /readyz. Loopback by default; null when
+   * RELAY_OPERATOR_PORT is `off`.
+   */
+  operator: { host: string; port: number } | null;
+  /**
    * The public base URL browsers and Companions reach this gateway at (https://host[:port][/prefix]);
    * browser session descriptors are `wss://<same host and prefix>/v1/browser?ticket=…`.
    * `null` means: derived from the bound HTTP address once listening (embedded development).
@@ -31,6 +38,7 @@ export interface RelayGatewayConfig {
   tls:
     | { mode: 'files'; certFile: string; keyFile: string }
     | { mode: 'self-signed'; dir: string; hostnames: string[] }
+    | { mode: 'terminated-by-proxy' }
     | { mode: 'off' };
   /** SHA-256 digests (32 bytes each) of the accepted service credentials; empty = mint a development one. */
   serviceCredentialDigests: Buffer[];
@@ -40,9 +48,9 @@ export interface RelayGatewayConfig {
     /** Redeem attempts allowed per source address per window. */
     rateLimitPerWindow: number;
     rateLimitWindowSeconds: number;
-    /** Use the left-most X-Forwarded-For address as the source (only behind a trusted proxy). */
-    trustProxy: boolean;
   };
+  /** Proxies whose X-Forwarded-For hops are believed (RELAY_TRUSTED_PROXIES); none by default. */
+  trustedProxies: TrustedProxies;
   /** Identifies this process among replicas (logs, presence rows, bus consumer groups). */
   replicaId: string;
   /** How often this replica renews its liveness row, and after how long without renewal others presume it dead. */
@@ -66,6 +74,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 const HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
 const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** RELAY_TLS value for a gateway whose clients reach it through a TLS-terminating proxy. */
+export const TERMINATED_BY_PROXY = 'terminated-by-proxy';
 
 /** Reads and validates the gateway's configuration; throws a `ConfigError` naming every bad variable. */
 export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFile?: (path: string) => string } = {}): RelayGatewayConfig {
@@ -90,10 +100,6 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
   const dataDir = absolute(value('TRUSTMESH_DATA_DIR') ?? '.data');
 
-  const http = { host: host('RELAY_HTTP_HOST', embedded ? '127.0.0.1' : '0.0.0.0'), port: integer('RELAY_HTTP_PORT', 8443, 0, 65535) };
-  const grpcTls = boolean('RELAY_GRPC_TLS', false);
-  const grpc = { host: host('RELAY_GRPC_HOST', embedded ? '127.0.0.1' : '0.0.0.0'), port: integer('RELAY_GRPC_PORT', 50051, 0, 65535), tls: grpcTls };
-
   let publicBaseUrl: string | null = null;
   const baseRaw = value('RELAY_PUBLIC_BASE_URL');
   if (baseRaw !== undefined) {
@@ -112,11 +118,15 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     fail('RELAY_PUBLIC_BASE_URL', 'is required with DATABASE_URL (server mode): the https:// URL browsers and Companions reach this gateway at');
   }
 
+  // Server mode is never development: the service credential and device credentials must not cross the
+  // network in the clear, so both listeners need TLS unless the operator names a proxy that terminates it.
   const certFile = value('RELAY_TLS_CERT_FILE');
   const keyFile = value('RELAY_TLS_KEY_FILE');
-  const tlsRaw = value('RELAY_TLS') ?? (certFile || keyFile ? 'files' : embedded ? 'self-signed' : 'off');
+  const tlsRaw = value('RELAY_TLS') ?? (certFile || keyFile ? 'files' : embedded ? 'self-signed' : undefined);
   let tls: RelayGatewayConfig['tls'] = { mode: 'off' };
-  if (tlsRaw === 'files') {
+  if (tlsRaw === undefined) {
+    fail('RELAY_TLS', `is required in server mode: "files" (with RELAY_TLS_CERT_FILE and RELAY_TLS_KEY_FILE), or "${TERMINATED_BY_PROXY}" when a proxy in front of the gateway terminates TLS`);
+  } else if (tlsRaw === 'files') {
     if (!certFile) fail('RELAY_TLS_CERT_FILE', 'is required with RELAY_TLS=files (a PEM certificate chain file)');
     if (!keyFile) fail('RELAY_TLS_KEY_FILE', 'is required with RELAY_TLS=files (a PEM private key file)');
     if (certFile && keyFile) tls = { mode: 'files', certFile: absolute(certFile), keyFile: absolute(keyFile) };
@@ -124,10 +134,32 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     const hostnames = (value('RELAY_TLS_SELF_SIGNED_HOSTS') ?? 'localhost,127.0.0.1,::1').split(',').map((entry) => entry.trim()).filter(Boolean);
     if (hostnames.some((name) => !HOST.test(name))) fail('RELAY_TLS_SELF_SIGNED_HOSTS', 'must be a comma-separated list of host names or IP addresses');
     tls = { mode: 'self-signed', dir: absolute(value('RELAY_TLS_SELF_SIGNED_DIR') ?? `${dataDir}/relay-gateway/tls`), hostnames };
-  } else if (tlsRaw !== 'off') {
-    fail('RELAY_TLS', `must be "files", "self-signed" or "off" (got ${JSON.stringify(tlsRaw)})`);
+  } else if (tlsRaw === TERMINATED_BY_PROXY) {
+    tls = { mode: 'terminated-by-proxy' };
+  } else if (tlsRaw === 'off') {
+    if (!embedded) fail('RELAY_TLS', `"off" is for embedded development only; in server mode use "files", or "${TERMINATED_BY_PROXY}" behind a TLS-terminating proxy`);
+  } else {
+    fail('RELAY_TLS', `must be "files", "self-signed", "${TERMINATED_BY_PROXY}" or "off" (got ${JSON.stringify(tlsRaw)})`);
   }
-  if (grpcTls && tls.mode === 'off') fail('RELAY_GRPC_TLS', 'needs a certificate: set RELAY_TLS=files or self-signed');
+  const certificate = tls.mode === 'files' || tls.mode === 'self-signed';
+  // Behind a terminating proxy the plain listeners default to loopback (a sidecar or a proxy on the same
+  // host); anything else must be named, and is then the operator's statement that only the proxy reaches it.
+  const defaultHost = embedded || tls.mode === 'terminated-by-proxy' ? '127.0.0.1' : '0.0.0.0';
+  const http = { host: host('RELAY_HTTP_HOST', defaultHost), port: integer('RELAY_HTTP_PORT', 8443, 0, 65535) };
+  const grpcTls = boolean('RELAY_GRPC_TLS', !embedded && certificate);
+  if (grpcTls && !certificate) fail('RELAY_GRPC_TLS', 'needs a certificate: set RELAY_TLS=files or self-signed');
+  if (!grpcTls && !embedded && certificate) {
+    fail('RELAY_GRPC_TLS', `must not be false in server mode: the service credential would cross the network in the clear (use RELAY_TLS=${TERMINATED_BY_PROXY} if a proxy terminates TLS for gRPC too)`);
+  }
+  const grpc = { host: host('RELAY_GRPC_HOST', defaultHost), port: integer('RELAY_GRPC_PORT', 50051, 0, 65535), tls: grpcTls };
+
+  // The operator port: metrics (and probe copies) off the public data port. Embedded mode takes any free
+  // port by default, so several development gateways (and test suites) never collide on it.
+  const operatorPortRaw = value('RELAY_OPERATOR_PORT');
+  const operator =
+    operatorPortRaw?.toLowerCase() === 'off'
+      ? null
+      : { host: host('RELAY_OPERATOR_HOST', '127.0.0.1'), port: integer('RELAY_OPERATOR_PORT', embedded ? 0 : 9464, 0, 65535) };
 
   const serviceCredentialDigests: Buffer[] = [];
   const addDigests = (variable: string, text: string) => {
@@ -151,6 +183,13 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   }
   if (serviceCredentialDigests.length === 0 && !embedded && digestsRaw === undefined && digestsFile === undefined) {
     fail('RELAY_SERVICE_CREDENTIAL_SHA256', 'is required in server mode (or RELAY_SERVICE_CREDENTIAL_SHA256_FILE): SHA-256 hex digests of the service credentials callers present');
+  } else if (serviceCredentialDigests.length === 0 && (digestsRaw !== undefined || digestsFile !== undefined) && problems.every((problem) => !problem.variable.startsWith('RELAY_SERVICE_CREDENTIAL_SHA256'))) {
+    // Set but empty (",", a blank or comment-only file) is a mistake, never a request for a minted
+    // credential: refuse it in every mode, naming what was set.
+    fail(
+      digestsFile !== undefined && digestsRaw === undefined ? 'RELAY_SERVICE_CREDENTIAL_SHA256_FILE' : 'RELAY_SERVICE_CREDENTIAL_SHA256',
+      'is set but holds no SHA-256 digest: list the digests of the service credentials callers present (leave it unset only in embedded development, where a credential is minted for the run)',
+    );
   }
 
   const maxTtlSeconds = integer('RELAY_PAIRING_CODE_MAX_TTL_SECONDS', 3600, 60, 7 * 24 * 3600);
@@ -164,6 +203,15 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const timeoutSeconds = integer('RELAY_REPLICA_TIMEOUT_SECONDS', 30, 2, 3600);
   if (timeoutSeconds <= heartbeatSeconds * 2) fail('RELAY_REPLICA_TIMEOUT_SECONDS', `must exceed twice RELAY_REPLICA_HEARTBEAT_SECONDS (${heartbeatSeconds})`);
 
+  const trustedRaw = value('RELAY_TRUSTED_PROXIES');
+  const trusted = trustedRaw === undefined ? { proxies: TrustedProxies.none, invalid: [] } : TrustedProxies.parse(trustedRaw);
+  if (trusted.invalid.length > 0) {
+    fail('RELAY_TRUSTED_PROXIES', `must be a comma-separated list of IP addresses or CIDR blocks (${trusted.invalid.length} entr${trusted.invalid.length === 1 ? 'y is' : 'ies are'} not)`);
+  }
+  if (value('RELAY_TRUST_PROXY') !== undefined) {
+    fail('RELAY_TRUST_PROXY', 'was replaced by RELAY_TRUSTED_PROXIES (the addresses or CIDR blocks of your proxies): the left-most X-Forwarded-For entry is written by the client');
+  }
+
   const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -173,6 +221,7 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     dataDir,
     http,
     grpc,
+    operator,
     publicBaseUrl,
     tls,
     serviceCredentialDigests,
@@ -181,8 +230,8 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     enrollment: {
       rateLimitPerWindow: integer('RELAY_ENROLLMENT_RATE_LIMIT', 10, 1, 100_000),
       rateLimitWindowSeconds: integer('RELAY_ENROLLMENT_RATE_WINDOW_SECONDS', 60, 1, 86_400),
-      trustProxy: boolean('RELAY_TRUST_PROXY', false),
     },
+    trustedProxies: trusted.proxies,
     replicaId,
     replicaLiveness: { heartbeatSeconds, timeoutSeconds },
     logLevel: logLevelRaw as LogLevel,

@@ -13,7 +13,7 @@
  * | `relay-device-<deviceId>` | DeviceEnrolled, DeviceRevoked | revoke appends at the version it read |
  * | `relay-ticket-<sha256(ticket)>` | BrowserSessionIssued, BrowserSessionTicketConsumed | consume appends at version 1: one winner |
  * | `relay-presence-<workspaceId>` | CompanionConnected, CompanionDisconnected, BrowserSessionStarted, BrowserSessionEnded | any version (facts, not decisions) |
- * | `relay-audit-<workspaceId>` | InteractionAudited | any version |
+ * | `relay-audit-<workspaceId>` | InteractionAudited, BrowserSessionsEndRequested | any version |
  *
  * Secrets never enter an event: codes, credentials and tickets appear only as the SHA-256 digest in a
  * stream id or a `*Verifier` field (hex), which is useless to an attacker because each secret carries
@@ -149,6 +149,18 @@ export interface InteractionAudited {
   occurredAt: string;
 }
 
+/** EndBrowserSessions: every replica closes the matching live sessions it holds (4008). */
+export interface BrowserSessionsEndRequested {
+  workspaceId: string;
+  /** The one session to end, or null with `userId`. */
+  sessionId: string | null;
+  /** Every session of this person, or null with `sessionId`. */
+  userId: string | null;
+  reason: string;
+  requestedByUserId: string;
+  requestedAt: string;
+}
+
 export interface ControlEventMap {
   WorkspaceCreationAccepted: WorkspaceCreationAccepted;
   WorkspaceCreated: WorkspaceCreated;
@@ -163,6 +175,7 @@ export interface ControlEventMap {
   BrowserSessionStarted: BrowserSessionStarted;
   BrowserSessionEnded: BrowserSessionEnded;
   InteractionAudited: InteractionAudited;
+  BrowserSessionsEndRequested: BrowserSessionsEndRequested;
 }
 
 export type ControlEventType = keyof ControlEventMap;

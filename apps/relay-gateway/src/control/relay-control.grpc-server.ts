@@ -147,6 +147,7 @@ export class RelayControlGrpcServer {
         const revoked = await service.revokeDevice(request);
         return { revokedAt: timestampFromDate(revoked.revokedAt), disconnected: revoked.disconnected };
       }),
+      endBrowserSessions: this.unary('EndBrowserSessions', async (request: relayControlV1GrpcJs.EndBrowserSessionsRequest) => service.endBrowserSessions(request)),
       createBrowserSession: this.unary('CreateBrowserSession', async (request: relayControlV1GrpcJs.CreateBrowserSessionRequest) => {
         const descriptor = await service.createBrowserSession(request);
         return { descriptor: { connectUrl: descriptor.connectUrl, expiresAt: timestampFromDate(descriptor.expiresAt) } };

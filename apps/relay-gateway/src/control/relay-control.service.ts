@@ -220,6 +220,43 @@ export class RelayControlService {
     }
   }
 
+  /**
+   * Ends live browser sessions: one by id, or every session of a person on the workspace. The request is an
+   * audited event every replica hears (like DeviceRevoked); the replica holding a session closes it (4008)
+   * and records its end, which removes its live row. Waits (bounded) for the rows of the sessions that were
+   * live at the call, and answers how many went.
+   */
+  async endBrowserSessions(input: { workspaceId: string; sessionId: string; userId: string; reason: string; endedByUserId: string }): Promise<{ endedSessionCount: number }> {
+    const workspaceId = uuidArgument('workspace_id', input.workspaceId);
+    const sessionGiven = (input.sessionId ?? '') !== '';
+    const userGiven = (input.userId ?? '') !== '';
+    if (sessionGiven === userGiven) throw new ControlError('INVALID_ARGUMENT', 'set exactly one of session_id (one session) and user_id (all of that person\'s sessions)');
+    const sessionId = sessionGiven ? uuidArgument('session_id', input.sessionId) : null;
+    const userId = userGiven ? boundedText('user_id', input.userId, MAX_USER_ID) : null;
+    const reason = boundedText('reason', input.reason, MAX_REASON);
+    const requestedByUserId = boundedText('ended_by_user_id', input.endedByUserId, MAX_USER_ID);
+    await this.requireWorkspace(workspaceId);
+
+    const live = await this.prisma.relayLiveBrowserSession.findMany({ where: { workspaceId, ...(sessionId ? { sessionId } : {}) }, select: { sessionId: true } });
+    let targets = live.map((row) => row.sessionId);
+    if (userId !== null && targets.length > 0) {
+      // Whose a live session is comes from the read model (its ticket's row), which trails the store by
+      // milliseconds: wait (bounded) until every live session has its row before filtering by person.
+      const deadline = Date.now() + REVOKE_DISCONNECT_WAIT_MS;
+      let rows = await this.prisma.relayBrowserSession.findMany({ where: { sessionId: { in: targets } }, select: { sessionId: true, userId: true } });
+      while (rows.length < targets.length && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, REVOKE_DISCONNECT_POLL_MS));
+        rows = await this.prisma.relayBrowserSession.findMany({ where: { sessionId: { in: targets } }, select: { sessionId: true, userId: true } });
+      }
+      targets = rows.filter((row) => row.userId === userId).map((row) => row.sessionId);
+    }
+    await this.control.append(streams.audit(workspaceId), 'any', [
+      controlEvent('BrowserSessionsEndRequested', { workspaceId, sessionId, userId, reason, requestedByUserId, requestedAt: this.now().toISOString() }),
+    ]);
+    this.logger.info('browser sessions end requested', { workspaceId, sessionId, liveSessions: targets.length });
+    return { endedSessionCount: targets.length === 0 ? 0 : await this.waitUntilSessionsGone(targets) };
+  }
+
   async createBrowserSession(input: {
     workspaceId: string;
     origin: string;
@@ -306,6 +343,19 @@ export class RelayControlService {
     const workspace = await this.workspaces.find(workspaceId);
     if (!workspace) throw new ControlError('NOT_FOUND', 'no such workspace');
     return workspace;
+  }
+
+  /** How many of `sessionIds` have no live row any more, once all are gone or after a bounded wait. */
+  private async waitUntilSessionsGone(sessionIds: string[]): Promise<number> {
+    const deadline = Date.now() + REVOKE_DISCONNECT_WAIT_MS;
+    for (;;) {
+      const still = await this.prisma.relayLiveBrowserSession.count({ where: { sessionId: { in: sessionIds } } });
+      if (still === 0 || Date.now() >= deadline) {
+        if (still > 0) this.logger.warn('ended browser sessions still live after the wait', { sessions: still });
+        return sessionIds.length - still;
+      }
+      await new Promise((resolve) => setTimeout(resolve, REVOKE_DISCONNECT_POLL_MS));
+    }
   }
 
   /**

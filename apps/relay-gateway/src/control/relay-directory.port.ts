@@ -95,7 +95,18 @@ export interface BrowserSessionStart {
   wireVersion: WireVersion;
 }
 
-export type BrowserSessionEndReason = 'closed' | 'invalid-frame' | 'session-error' | 'slow-consumer' | 'heartbeat-timeout' | 'shutdown' | 'error';
+export type BrowserSessionEndReason =
+  | 'closed'
+  | 'invalid-frame'
+  | 'session-error'
+  | 'slow-consumer'
+  | 'heartbeat-timeout'
+  | 'shutdown'
+  | 'error'
+  /** EndBrowserSessions (closed 4008). */
+  | 'ended-by-operator'
+  /** RELAY_BROWSER_SESSION_MAX_SECONDS passed (closed 4012, retryable). */
+  | 'lifetime-reached';
 
 export interface BrowserSessionEnd {
   sessionId: string;
@@ -158,6 +169,13 @@ export interface DeviceRevocation {
   workspaceId: string;
 }
 
+/** Which live browser sessions EndBrowserSessions ends: one by id, or all of a person's on a workspace. */
+export interface BrowserSessionsEndRequest {
+  workspaceId: string;
+  sessionId: string | null;
+  userId: string | null;
+}
+
 export type Unsubscribe = () => void;
 
 export interface RelayDirectory {
@@ -208,4 +226,11 @@ export interface RelayDirectory {
    * `companionDisconnected` with reason `revoked`: RevokeDevice waits for that before it returns.
    */
   onDeviceRevoked(listener: (revocation: DeviceRevocation) => void): Unsubscribe;
+
+  /**
+   * Calls `listener` when EndBrowserSessions was called, on every replica (at once on the replica that took
+   * the call). Close the matching sessions held here with 4008 and record their end (`ended-by-operator`):
+   * the call waits for their live rows to go.
+   */
+  onBrowserSessionsEndRequested(listener: (request: BrowserSessionsEndRequest) => void): Unsubscribe;
 }

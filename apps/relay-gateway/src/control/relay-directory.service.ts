@@ -15,6 +15,7 @@ import type {
   AuthenticatedDevice,
   BrowserSessionEnd,
   BrowserSessionStart,
+  BrowserSessionsEndRequest,
   BrowserTicketVerdict,
   CompanionConnection,
   CompanionDisconnection,
@@ -76,6 +77,14 @@ export class RelayDirectoryService implements RelayDirectory {
     const verdict = decideTicketConsume(state, origin, this.now());
     if (verdict !== 'consumable' || !state.issued) return { ok: false, code: verdict === 'consumable' ? 'SESSION_TICKET_INVALID' : verdict };
     const issued = state.issued;
+    // The session's encryption profile comes from its workspace: look it up before the ticket is spent, and
+    // fail closed. A workspace that cannot be found refuses the ticket (nothing consumed); one that cannot be
+    // read throws (503, nothing consumed). Never a plaintext session on an encrypted workspace.
+    const workspace = await this.workspaces.find(issued.workspaceId);
+    if (!workspace) {
+      this.logger.warn('browser ticket for an unknown workspace refused', { workspaceId: issued.workspaceId });
+      return { ok: false, code: 'SESSION_TICKET_INVALID' };
+    }
     try {
       await this.control.append(streamId, state.version, [
         controlEvent('BrowserSessionTicketConsumed', { sessionId: issued.sessionId, workspaceId: issued.workspaceId, consumedAt: this.now().toISOString() }),
@@ -85,7 +94,6 @@ export class RelayDirectoryService implements RelayDirectory {
       if (error instanceof ConcurrencyError) return { ok: false, code: 'SESSION_TICKET_ALREADY_USED' };
       throw error;
     }
-    const workspace = await this.workspaces.find(issued.workspaceId);
     return {
       ok: true,
       workspaceId: issued.workspaceId,
@@ -93,7 +101,7 @@ export class RelayDirectoryService implements RelayDirectory {
       acceptedWireVersions: [...issued.acceptedWireVersions],
       userId: issued.userId,
       origin: issued.origin,
-      encrypted: workspace?.endToEndEncrypted ?? false,
+      encrypted: workspace.endToEndEncrypted,
       expiresAt: new Date(issued.expiresAt),
     };
   }
@@ -148,6 +156,14 @@ export class RelayDirectoryService implements RelayDirectory {
   onDeviceRevoked(listener: (revocation: DeviceRevocation) => void): Unsubscribe {
     return this.feed.on((envelope: EventEnvelope) => {
       if (isControlEvent(envelope, 'DeviceRevoked')) listener({ deviceId: envelope.data.deviceId, workspaceId: envelope.data.workspaceId });
+    });
+  }
+
+  onBrowserSessionsEndRequested(listener: (request: BrowserSessionsEndRequest) => void): Unsubscribe {
+    return this.feed.on((envelope: EventEnvelope) => {
+      if (!isControlEvent(envelope, 'BrowserSessionsEndRequested')) return;
+      const { workspaceId, sessionId, userId } = envelope.data;
+      listener({ workspaceId, sessionId, userId });
     });
   }
 }

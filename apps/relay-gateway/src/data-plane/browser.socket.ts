@@ -11,6 +11,10 @@
  *   `session.error RATE_LIMITED` and 4012; nothing more is queued for it.
  * - An exception while handling the session's frames ends that session only: `session.error
  *   RELAY_INTERNAL_ERROR` (retryable) and 4012, logged by error name and counted, never the process.
+ * - A session lives at most `browserSessionMaxSeconds`: then it is closed with 4012 (retryable, §10) and the
+ *   browser reconnects with a fresh descriptor, so no ticket admits a socket forever. An operator's
+ *   EndBrowserSessions closes it with 4008 (for good). Neither sends a `session.error`: none of its codes
+ *   says "expired" or "ended", and a wrong code would mislead the client more than the close code alone.
  * - Until the session is open (the workspace's status may need a directory lookup first) the socket is
  *   paused: what the browser sends early waits in TCP, not in the relay's memory. Only the frames already
  *   read from the socket's last chunk wait here (bounded), and they are read in order once it opens.
@@ -43,7 +47,17 @@ export interface BrowserSocketDeps {
   openTimeoutMs?: number;
 }
 
-export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps: BrowserSocketDeps): PeerSocket {
+/** An accepted browser socket, and the way to end its session from outside (EndBrowserSessions). */
+export interface BrowserSessionHandle {
+  socket: PeerSocket;
+  sessionId: string;
+  workspaceId: string;
+  userId: string;
+  /** Closes the session with 4008 and records it as ended by the operator. */
+  endByOperator(): void;
+}
+
+export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps: BrowserSocketDeps): BrowserSessionHandle {
   const { config, hub, metrics, logger } = deps;
   let endReason: BrowserSessionEndReason = 'closed';
   let state: 'opening' | 'open' | 'closed' = 'opening';
@@ -87,6 +101,17 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
     socket.close(CLOSE_CODES.SESSION_ERROR_RETRYABLE);
   }, deps.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
   openTimer.unref();
+  const end = (reason: 'ended-by-operator' | 'lifetime-reached', code: number) => {
+    if (state === 'closed') return;
+    metrics.rejections({ socket: 'browser', code: reason === 'lifetime-reached' ? 'SESSION_LIFETIME_REACHED' : 'SESSION_ENDED' });
+    logger.log('info', 'browser-session-ended', { sessionId: peer.sessionId, workspaceId: peer.workspaceId, reason });
+    endReason = reason;
+    state = 'closed';
+    ws.resume();
+    socket.close(code);
+  };
+  const lifetimeTimer = setTimeout(() => end('lifetime-reached', CLOSE_CODES.SESSION_ERROR_RETRYABLE), config.browserSessionMaxSeconds * 1000);
+  lifetimeTimer.unref();
 
   const read = (data: RawData, binary: boolean) => {
     if (state !== 'open' || !reader) return;
@@ -177,6 +202,7 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
   });
   ws.once('close', (code) => {
     clearTimeout(openTimer);
+    clearTimeout(lifetimeTimer);
     state = 'closed';
     try {
       hub.browserClosed(peer, endReason, code);
@@ -218,5 +244,11 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
       hub.sessionError(peer, 'RELAY_INTERNAL_ERROR', true);
     },
   ).catch(failed);
-  return socket;
+  return {
+    socket,
+    sessionId: peer.sessionId,
+    workspaceId: peer.workspaceId,
+    userId: peer.userId,
+    endByOperator: () => end('ended-by-operator', CLOSE_CODES.SESSION_ERROR_FATAL),
+  };
 }

@@ -8,7 +8,10 @@
  * - 1002 (protocol error): the first frame is not a valid `device.connect`, or names Wire 1.0 (frozen and
  *   unredacted: a relay never bridges it, §2) or an unknown version;
  * - 1008 (policy violation): the credential is wrong or revoked, or the device was revoked while connected;
- * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it;
+ * - 1013 (try again later): the Companion passed its frame rate or is too slow to read what is sent to it,
+ *   no authenticated place is free (`CAPACITY`), or it was still silent when its handshake place was given
+ *   to a newer socket (`HANDSHAKE_EVICTED`, see data-plane.ts);
+ * - no close frame at all (terminated): more than `companionHandshakeMaxBytes` before `device.connect`;
  * - 1011: the directory could not be asked (infrastructure failure), or handling one of this Companion's
  *   frames threw (only this socket ends; the process and every other tenant go on).
  * After the handshake, an invalid frame is dropped and logged by its issue code, never its content.
@@ -16,7 +19,7 @@
  * buffer, sent right after `device.connect`) waits in TCP, not in the relay's memory, and is read in order
  * once the device is live. Only the frames already read from the socket's last chunk wait here (bounded).
  */
-import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 import type { RawData, WebSocket } from 'ws';
 
@@ -33,7 +36,6 @@ import type { CompanionPeer, WorkspaceHub } from './workspace-hub';
 
 const REMOTE_VERSIONS: readonly WireVersion[] = ['1.2', '1.1'];
 const MAX_WAITING_FRAMES = 1_024;
-const CONNECT_TIMEOUT_MS = 15_000;
 
 export interface CompanionSocketDeps {
   config: DataPlaneConfig;
@@ -41,9 +43,26 @@ export interface CompanionSocketDeps {
   hub: WorkspaceHub;
   metrics: DataPlaneMetrics;
   logger: DataPlaneLogger;
+  /**
+   * Called once the credential checked out: the socket leaves the unauthenticated budget and takes a place
+   * among authenticated Companions, or false when there is none (closed 1013, try again later).
+   */
+  admit: () => boolean;
 }
 
-export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: CompanionSocketDeps): PeerSocket {
+/** An accepted Companion socket, still in its handshake until `admit` took it. */
+export interface CompanionHandshake {
+  socket: PeerSocket;
+  /** Closes the socket if it has not sent its first frame yet (to make room for another handshake): true then. */
+  evict(): boolean;
+}
+
+/**
+ * `raw` is the upgraded TCP/TLS socket under `ws`: its bytes are counted until `device.connect` has been
+ * read, so an unauthenticated peer can make the relay hold `companionHandshakeMaxBytes` at most (rather
+ * than a frame of twice the frame limit, which `ws` would otherwise buffer while it arrives).
+ */
+export function acceptCompanion(ws: WebSocket, raw: Duplex, deps: CompanionSocketDeps): CompanionHandshake {
   const { config, directory, hub, metrics, logger } = deps;
   const connectionId = uuidv7();
   let peer: CompanionPeer | undefined;
@@ -78,8 +97,26 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
   };
   const connectTimer = setTimeout(() => {
     if (state === 'awaiting-connect' || state === 'authenticating') refuse(1002, 'CONNECT_TIMEOUT');
-  }, CONNECT_TIMEOUT_MS);
+  }, config.companionHandshakeTimeoutMs);
   connectTimer.unref();
+  // The verdict waits for the current I/O to be handled: a chunk that completes device.connect (and carries
+  // the start of the replay right behind it) has moved the socket past 'awaiting-connect' by then.
+  let handshakeBytes = 0;
+  const countHandshakeBytes = (chunk: Buffer) => {
+    if (state !== 'awaiting-connect') return;
+    handshakeBytes += chunk.length;
+    if (handshakeBytes <= config.companionHandshakeMaxBytes) return;
+    setImmediate(() => {
+      if (state !== 'awaiting-connect') return;
+      metrics.rejections({ socket: 'companion', code: 'HANDSHAKE_TOO_LARGE' });
+      logger.log('info', 'companion-refused', { connectionId, code: 'HANDSHAKE_TOO_LARGE' });
+      state = 'closed';
+      // No closing handshake: that would mean reading (and buffering) what the peer is still sending.
+      socket.terminate();
+    });
+  };
+  raw.on('data', countHandshakeBytes);
+  const stopCounting = () => raw.off('data', countHandshakeBytes);
 
   const readLive = (data: RawData, binary: boolean) => {
     if (!peer) return;
@@ -142,6 +179,11 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
     });
     reader.read(text);
     clearTimeout(connectTimer);
+    stopCounting();
+    if (!deps.admit()) {
+      refuse(1013, 'CAPACITY');
+      return;
+    }
     peer = {
       connectionId,
       workspaceId: device.workspaceId,
@@ -203,6 +245,7 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
   });
   ws.once('close', (code) => {
     clearTimeout(connectTimer);
+    stopCounting();
     state = 'closed';
     if (peer) {
       logger.log('info', 'companion-disconnected', { connectionId, workspaceId: peer.workspaceId, closeCode: code, reason: closeReason });
@@ -213,7 +256,14 @@ export function acceptCompanion(ws: WebSocket, _request: IncomingMessage, deps: 
       }
     }
   });
-  return socket;
+  return {
+    socket,
+    evict: () => {
+      if (state !== 'awaiting-connect') return false;
+      refuse(1013, 'HANDSHAKE_EVICTED');
+      return true;
+    },
+  };
 }
 
 export function rawText(data: RawData): string {

@@ -49,6 +49,21 @@ export interface DataPlaneConfig {
   /** Sockets accepted at once, per kind (a bound on memory; further upgrades get 503). */
   maxCompanionConnections: number;
   maxBrowserConnections: number;
+  /**
+   * Sockets that have not proven who they are (a Companion before its credential checked out, a browser
+   * upgrade whose ticket is being checked) have their own small budget, so they can never take the room of
+   * authenticated ones: at most this many per process (the oldest idle Companion handshake is closed to make
+   * room for a new one), and at most `maxPendingPerSource` from one source address (an IPv6 /64).
+   */
+  maxPendingCompanionHandshakes: number;
+  maxPendingBrowserUpgrades: number;
+  maxPendingPerSource: number;
+  /** A Companion must have sent a valid `device.connect` and been authenticated within this time. */
+  companionHandshakeTimeoutMs: number;
+  /** Bytes a Companion may send before its `device.connect` has been read (a few hundred are needed). */
+  companionHandshakeMaxBytes: number;
+  /** A browser session is closed (retryable, 4012) after this long; the browser reconnects with a fresh ticket. */
+  browserSessionMaxSeconds: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -83,6 +98,12 @@ const VARIABLES: ReadonlyArray<[string, keyof DataPlaneConfig, number, number, n
   ['RELAY_SHUTDOWN_DRAIN_MS', 'shutdownDrainMs', 5_000, 0, 600_000],
   ['RELAY_MAX_COMPANION_CONNECTIONS', 'maxCompanionConnections', 20_000, 1, 10_000_000],
   ['RELAY_MAX_BROWSER_CONNECTIONS', 'maxBrowserConnections', 100_000, 1, 10_000_000],
+  ['RELAY_MAX_PENDING_COMPANION_HANDSHAKES', 'maxPendingCompanionHandshakes', 512, 1, 1_000_000],
+  ['RELAY_MAX_PENDING_BROWSER_UPGRADES', 'maxPendingBrowserUpgrades', 1_024, 1, 1_000_000],
+  ['RELAY_MAX_PENDING_PER_SOURCE', 'maxPendingPerSource', 32, 1, 1_000_000],
+  ['RELAY_COMPANION_HANDSHAKE_TIMEOUT_MS', 'companionHandshakeTimeoutMs', 10_000, 100, 600_000],
+  ['RELAY_COMPANION_HANDSHAKE_MAX_BYTES', 'companionHandshakeMaxBytes', 16_384, 1_024, 1_048_576],
+  ['RELAY_BROWSER_SESSION_MAX_SECONDS', 'browserSessionMaxSeconds', 43_200, 1, 30 * 86_400],
 ];
 
 export const DEFAULT_DATA_PLANE_CONFIG: Readonly<DataPlaneConfig> = Object.fromEntries(

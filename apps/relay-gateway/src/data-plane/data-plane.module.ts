@@ -3,24 +3,18 @@
  * bus (EVENT_BUS), the gateway configuration (replica id, producer, log level) and its own variables
  * (`loadDataPlaneConfig(process.env)`, overridable with the DATA_PLANE_CONFIG token), takes the HTTP(S)
  * server's WebSocket upgrades once the application is bootstrapped, and shuts down before Nest closes
- * the server (close 1001, drain, leave consumer groups). It also serves GET /metrics.
+ * the server (close 1001, drain, leave consumer groups). Its metrics are served on the operator port
+ * (src/health/operator.server.ts), never on the public data port.
  */
-import {
-  Controller,
-  Get,
-  Inject,
-  Module,
-  Res,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Module, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 
 import { EVENT_BUS, type EventBus } from '@trustmesh/platform-bus';
 
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
 import { RELAY_DIRECTORY, type RelayDirectory } from '../control/relay-directory.port';
+import { securityHeaders } from '../http/security-headers';
 import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import { loadDataPlaneConfig, type DataPlaneConfig } from './data-plane.config';
 import type { DataPlaneLogger } from './data-plane.log';
@@ -30,19 +24,6 @@ import { DataPlane } from './data-plane';
 export const DATA_PLANE = Symbol.for('trustmesh.relay-gateway.DataPlane');
 /** DI token of the data plane's settings (default: read from process.env). */
 export const DATA_PLANE_CONFIG = Symbol.for('trustmesh.relay-gateway.DataPlaneConfig');
-
-@Controller()
-export class MetricsController {
-  constructor(@Inject(DATA_PLANE) private readonly dataPlane: DataPlane) {}
-
-  /** Prometheus text exposition (version 0.0.4). */
-  @Get('metrics')
-  metrics(@Res() response: ServerResponse): void {
-    const text = this.dataPlane.metricsText();
-    response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' });
-    response.end(text);
-  }
-}
 
 class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
@@ -61,7 +42,6 @@ class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
 }
 
 @Module({
-  controllers: [MetricsController],
   providers: [
     {
       provide: DATA_PLANE,
@@ -75,6 +55,8 @@ class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
           replicaId: gateway.replicaId,
           producer: gateway.producer,
           logger: fromJsonLogger(logger),
+          trustedProxies: gateway.trustedProxies,
+          responseHeaders: securityHeaders(gateway),
         }),
     },
     {

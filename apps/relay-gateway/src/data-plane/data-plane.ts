@@ -8,6 +8,10 @@
  * `{"code": …}` (§10). ws' `verifyClient` can only answer with a text body, and Nest's adapter hides the
  * upgrade; `noServer` gives the exact response and keeps one `ws` server per endpoint.
  *
+ * Admission: sockets that have not proven who they are (a Companion before its credential checked out, a
+ * browser upgrade whose ticket is being checked) live in their own budget, per process and per source
+ * address, so they can never take the room of authenticated ones (README "Admission").
+ *
  * Lifecycle: `start()` subscribes to the bus topics (each process its own consumer groups) and to the
  * directory's revocation and status feeds; `attach(server)` takes the server's upgrades; `shutdown()`
  * stops accepting (503 at the upgrade), closes every socket with 1001, waits for the closing handshakes
@@ -22,8 +26,10 @@ import type { EventBus, Subscription } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
 import { CLOSE_CODES, HANDSHAKE_ERRORS } from '@trustmesh/relay-protocol';
 
+import { sourceAddress, sourceKey, TrustedProxies } from '../config/source-address';
 import type { RelayDirectory, Unsubscribe } from '../control/relay-directory.port';
-import { acceptBrowser } from './browser.socket';
+import { securityHeaderLines } from '../http/security-headers';
+import { acceptBrowser, type BrowserSessionHandle } from './browser.socket';
 import { acceptCompanion } from './companion.socket';
 import type { DataPlaneConfig } from './data-plane.config';
 import { errorName, type DataPlaneLogger } from './data-plane.log';
@@ -63,6 +69,18 @@ export interface DataPlaneOptions {
   replicaId: string;
   producer: string;
   logger: DataPlaneLogger;
+  /** Whose X-Forwarded-For to believe for per-source limits (default: nobody's). */
+  trustedProxies?: TrustedProxies;
+  /** Headers every refused upgrade carries too (the gateway's security headers). */
+  responseHeaders?: Readonly<Record<string, string>>;
+}
+
+/** A socket that has not proven who it is yet, in the unauthenticated budget. */
+interface PendingSlot {
+  kind: 'companion' | 'browser';
+  source: string;
+  /** Closes it to make room if it is a Companion still waiting for its first frame (then true). */
+  evict?: () => boolean;
 }
 
 export class DataPlane {
@@ -76,6 +94,14 @@ export class DataPlane {
   private readonly unsubscribe: Unsubscribe[] = [];
   private subscriptions: Subscription[] = [];
   private readonly sockets = { companion: new Set<PeerSocket>(), browser: new Set<PeerSocket>() };
+  /** Unauthenticated sockets and upgrades, oldest first (a Set keeps insertion order). */
+  private readonly pending = new Set<PendingSlot>();
+  /** Browser sessions held here, for EndBrowserSessions. */
+  private readonly browserSessions = new Set<BrowserSessionHandle>();
+  /** Companion sockets not yet authenticated (closed at shutdown like the others). */
+  private readonly handshaking = new Set<PeerSocket>();
+  private readonly pendingCounts = { companion: 0, browser: 0 };
+  private readonly pendingBySource = new Map<string, number>();
   private accepting = true;
   private sweeper: NodeJS.Timeout | undefined;
   private shuttingDown: Promise<void> | undefined;
@@ -120,6 +146,12 @@ export class DataPlane {
         if (this.hub.deviceRevoked(deviceId, workspaceId)) this.options.logger.log('info', 'companion-revoked', { workspaceId, deviceId });
       }),
       directory.onWorkspaceStatusChanged((view) => this.hub.workspaceStatusChanged(view)),
+      directory.onBrowserSessionsEndRequested(({ workspaceId, sessionId, userId }) => {
+        for (const session of this.browserSessions) {
+          if (session.workspaceId !== workspaceId) continue;
+          if (sessionId !== null ? session.sessionId === sessionId : session.userId === userId) session.endByOperator();
+        }
+      }),
     );
     this.sweeper = setInterval(() => this.hub.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
@@ -203,7 +235,7 @@ export class DataPlane {
     logger.log('info', 'data-plane-shutdown', { companions: this.sockets.companion.size, browsers: this.sockets.browser.size });
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.hub.beginShutdown();
-    const peers = [...this.sockets.companion, ...this.sockets.browser];
+    const peers = [...this.handshaking, ...this.sockets.companion, ...this.sockets.browser];
     for (const peer of peers) peer.close(CLOSE_CODES.GOING_AWAY, 'shutting down');
     const drained = Promise.all(peers.map((peer) => peer.closed));
     const timer = new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs).unref());
@@ -226,35 +258,73 @@ export class DataPlane {
       path = url.pathname;
       ticket = url.searchParams.get('ticket');
     } catch {
-      refuseUpgrade(socket, 400, { code: 'BAD_REQUEST' });
+      this.refuse(socket, 400, { code: 'BAD_REQUEST' });
       return;
     }
     if (path !== COMPANION_PATH && path !== BROWSER_PATH) {
-      refuseUpgrade(socket, 404, { code: 'NOT_FOUND' });
+      this.refuse(socket, 404, { code: 'NOT_FOUND' });
       return;
     }
     const kind = path === COMPANION_PATH ? 'companion' : 'browser';
     if (!this.accepting) {
       this.metrics.rejections({ socket: kind, code: 'SHUTTING_DOWN' });
-      refuseUpgrade(socket, 503, { code: 'SHUTTING_DOWN' });
+      this.refuse(socket, 503, { code: 'SHUTTING_DOWN' });
       return;
     }
-    const limit = kind === 'companion' ? config.maxCompanionConnections : config.maxBrowserConnections;
-    if (this.sockets[kind].size >= limit) {
-      this.metrics.rejections({ socket: kind, code: 'CAPACITY' });
-      refuseUpgrade(socket, 503, { code: 'CAPACITY' });
-      return;
-    }
+    const source = sourceKey(sourceAddress(request, this.options.trustedProxies ?? TrustedProxies.none));
     if (kind === 'companion') {
+      // Authenticated Companions are counted (and capped) once their credential checked out, never at the
+      // upgrade: unauthenticated sockets live in their own budget and cannot take their room.
+      const slot = this.takePending('companion', source);
+      if (typeof slot === 'string') {
+        this.metrics.rejections({ socket: kind, code: slot });
+        this.refuse(socket, slot === 'RATE_LIMITED' ? 429 : 503, { code: slot });
+        return;
+      }
+      // Whatever happens next (ws refusing a malformed handshake never calls back), the place is freed
+      // when the connection goes.
+      socket.once('close', () => this.releasePending(slot));
       this.companionServer.handleUpgrade(request, socket, head, (ws) => {
-        const peer = acceptCompanion(ws, request, { config, directory, hub: this.hub, metrics: this.metrics, logger });
-        this.track('companion', peer);
+        const peer = acceptCompanion(ws, socket, {
+          config,
+          directory,
+          hub: this.hub,
+          metrics: this.metrics,
+          logger,
+          admit: () => {
+            this.releasePending(slot);
+            this.handshaking.delete(peer.socket);
+            if (this.live('companion') >= config.maxCompanionConnections) return false;
+            this.sockets.companion.add(peer.socket);
+            return true;
+          },
+        });
+        this.handshaking.add(peer.socket);
+        slot.evict = () => peer.evict();
+        void peer.socket.closed.then(() => {
+          this.releasePending(slot);
+          this.handshaking.delete(peer.socket);
+          this.sockets.companion.delete(peer.socket);
+        });
       });
       return;
     }
     if (!ticket || ticket.length > MAX_TICKET_LENGTH) {
       this.metrics.rejections({ socket: 'browser', code: 'SESSION_TICKET_INVALID' });
-      refuseUpgrade(socket, HANDSHAKE_ERRORS.SESSION_TICKET_INVALID, { code: 'SESSION_TICKET_INVALID' });
+      this.refuse(socket, HANDSHAKE_ERRORS.SESSION_TICKET_INVALID, { code: 'SESSION_TICKET_INVALID' });
+      return;
+    }
+    // Room is checked (and held) before the ticket is consumed, so a ticket is never spent on an upgrade that
+    // is then refused for capacity, and unchecked upgrades cannot pile up directory lookups.
+    if (this.sockets.browser.size + this.pendingCounts.browser >= config.maxBrowserConnections) {
+      this.metrics.rejections({ socket: 'browser', code: 'CAPACITY' });
+      this.refuse(socket, 503, { code: 'CAPACITY' });
+      return;
+    }
+    const slot = this.takePending('browser', source);
+    if (typeof slot === 'string') {
+      this.metrics.rejections({ socket: 'browser', code: slot });
+      this.refuse(socket, slot === 'RATE_LIMITED' ? 429 : 503, { code: slot });
       return;
     }
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
@@ -263,23 +333,66 @@ export class DataPlane {
       verdict = await directory.consumeBrowserTicket(ticket, origin);
     } catch {
       this.metrics.rejections({ socket: 'browser', code: 'DIRECTORY_UNAVAILABLE' });
-      refuseUpgrade(socket, 503, { code: 'RELAY_INTERNAL_ERROR' });
+      this.refuse(socket, 503, { code: 'RELAY_INTERNAL_ERROR' });
       return;
+    } finally {
+      this.releasePending(slot);
     }
     if (!verdict.ok) {
       this.metrics.rejections({ socket: 'browser', code: verdict.code });
       logger.log('info', 'browser-upgrade-refused', { code: verdict.code });
-      refuseUpgrade(socket, HANDSHAKE_ERRORS[verdict.code], { code: verdict.code });
+      this.refuse(socket, HANDSHAKE_ERRORS[verdict.code], { code: verdict.code });
       return;
     }
     if (socket.destroyed || !this.accepting) {
-      refuseUpgrade(socket, 503, { code: 'SHUTTING_DOWN' });
+      this.refuse(socket, 503, { code: 'SHUTTING_DOWN' });
       return;
     }
     this.browserServer.handleUpgrade(request, socket, head, (ws) => {
-      const peer = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger });
-      this.track('browser', peer);
+      const session = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger });
+      this.browserSessions.add(session);
+      void session.socket.closed.then(() => this.browserSessions.delete(session));
+      this.track('browser', session.socket);
     });
+  }
+
+  private refuse(socket: Duplex, status: number, body: Record<string, string>): void {
+    refuseUpgrade(socket, status, body, this.options.responseHeaders ?? {});
+  }
+
+  /** Authenticated sockets of a kind on this process. */
+  private live(kind: 'companion' | 'browser'): number {
+    return this.sockets[kind].size;
+  }
+
+  /**
+   * Takes a place in the unauthenticated budget, or says why not: RATE_LIMITED (this source has too many
+   * pending) or HANDSHAKE_CAPACITY (the process has too many and none can be evicted). When the Companion
+   * budget is full, the oldest Companion still waiting for its first frame is closed to make room: an idle
+   * socket gives way to a new one, so a real Companion (whose handshake takes milliseconds) always gets in.
+   */
+  private takePending(kind: 'companion' | 'browser', source: string): PendingSlot | 'RATE_LIMITED' | 'HANDSHAKE_CAPACITY' {
+    const { config } = this.options;
+    if ((this.pendingBySource.get(source) ?? 0) >= config.maxPendingPerSource) return 'RATE_LIMITED';
+    const limit = kind === 'companion' ? config.maxPendingCompanionHandshakes : config.maxPendingBrowserUpgrades;
+    if (this.pendingCounts[kind] >= limit) {
+      const idle = kind === 'companion' ? [...this.pending].find((slot) => slot.evict?.() === true) : undefined;
+      if (!idle) return 'HANDSHAKE_CAPACITY';
+      this.releasePending(idle);
+    }
+    const slot: PendingSlot = { kind, source };
+    this.pending.add(slot);
+    this.pendingCounts[kind] += 1;
+    this.pendingBySource.set(source, (this.pendingBySource.get(source) ?? 0) + 1);
+    return slot;
+  }
+
+  private releasePending(slot: PendingSlot): void {
+    if (!this.pending.delete(slot)) return;
+    this.pendingCounts[slot.kind] -= 1;
+    const left = (this.pendingBySource.get(slot.source) ?? 1) - 1;
+    if (left <= 0) this.pendingBySource.delete(slot.source);
+    else this.pendingBySource.set(slot.source, left);
   }
 
   private track(kind: 'companion' | 'browser', peer: PeerSocket): void {
@@ -289,12 +402,13 @@ export class DataPlane {
 }
 
 /** Answers a refused upgrade with a status and a JSON body, then closes the connection. */
-function refuseUpgrade(socket: Duplex, status: number, body: Record<string, string>): void {
+function refuseUpgrade(socket: Duplex, status: number, body: Record<string, string>, headers: Readonly<Record<string, string>>): void {
   if (socket.destroyed) return;
   const text = JSON.stringify(body);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
       'Content-Type: application/json\r\n' +
+      securityHeaderLines(headers) +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
       'Connection: close\r\n\r\n' +
       text,

@@ -21,6 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
+import { sourceAddress, sourceKey } from '../config/source-address';
 import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import { DeviceEnrollmentService, REDEEM_ERRORS } from './device-enrollment.service';
 import { RedeemRateLimiter } from './redeem-rate-limiter';
@@ -85,12 +86,7 @@ export class DeviceEnrollmentController {
   }
 
   private sourceOf(request: IncomingMessage): string {
-    if (this.config.enrollment.trustProxy) {
-      const forwarded = request.headers['x-forwarded-for'];
-      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      if (first) return first.slice(0, 64);
-    }
-    return request.socket.remoteAddress ?? 'unknown';
+    return sourceKey(sourceAddress(request, this.config.trustedProxies));
   }
 }
 

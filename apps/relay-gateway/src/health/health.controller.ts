@@ -38,22 +38,28 @@ export class HealthController {
 
   @Get('readyz')
   async readyz(@Res() response: ServerResponse): Promise<void> {
-    const [database, bus] = await Promise.all([
-      withTimeout(this.infra.database.withConnection((connection) => connection.query('SELECT 1'))).then(
-        () => 'ok',
-        () => 'unavailable',
-      ),
-      withTimeout(this.infra.bus.health()).then(
-        (health) => (health.ready ? 'ok' : (health.reason ?? 'not-ready')),
-        () => 'unavailable',
-      ),
-    ]);
-    const ready = database === 'ok' && bus === 'ok';
-    send(response, ready ? 200 : 503, { status: ready ? 'ready' : 'not-ready', checks: { database, bus } });
+    const { status, body } = await readiness(this.infra);
+    send(response, status, body);
   }
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
+/** The /readyz answer (data port and operator port alike). */
+export async function readiness(infra: RelayInfrastructure): Promise<{ status: number; body: unknown }> {
+  const [database, bus] = await Promise.all([
+    withTimeout(infra.database.withConnection((connection) => connection.query('SELECT 1'))).then(
+      () => 'ok',
+      () => 'unavailable',
+    ),
+    withTimeout(infra.bus.health()).then(
+      (health) => (health.ready ? 'ok' : (health.reason ?? 'not-ready')),
+      () => 'unavailable',
+    ),
+  ]);
+  const ready = database === 'ok' && bus === 'ok';
+  return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not-ready', checks: { database, bus } } };
+}
+
+export function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-store' });
   response.end(text);

@@ -9,6 +9,8 @@ import { EVENT_BUS } from '@trustmesh/platform-bus';
 
 import { RELAY_ENDPOINTS, type RelayEndpoints } from '../config/relay-endpoints';
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
+import type { DataPlaneConfig } from '../data-plane/data-plane.config';
+import { DATA_PLANE_CONFIG } from '../data-plane/data-plane.module';
 import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import type { TlsMaterial } from '../tls/tls-material';
 import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from './relay-infrastructure';
@@ -25,6 +27,8 @@ export interface RelayGatewayRuntime {
   endpoints: RelayEndpoints;
   tls: TlsMaterial | null;
   serviceCredentialDigests: Buffer[];
+  /** The data plane's settings, validated with the rest at start (else the data plane reads process.env). */
+  dataPlaneConfig?: DataPlaneConfig;
 }
 
 @Global()
@@ -39,6 +43,7 @@ export class PersistenceModule {
       { provide: RELAY_ENDPOINTS, useValue: runtime.endpoints },
       { provide: RELAY_TLS, useValue: runtime.tls },
       { provide: RELAY_SERVICE_CREDENTIAL_DIGESTS, useValue: runtime.serviceCredentialDigests },
+      ...(runtime.dataPlaneConfig ? [{ provide: DATA_PLANE_CONFIG, useValue: runtime.dataPlaneConfig }] : []),
     ];
     return { module: PersistenceModule, providers, exports: providers.map((provider) => provider.provide) };
   }

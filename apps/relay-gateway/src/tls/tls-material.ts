@@ -5,7 +5,8 @@
  *   RELAY_TLS_SELF_SIGNED_HOSTS) is created once and kept under TRUSTMESH_DATA_DIR, so descriptors are valid
  *   `wss://` URLs on every run and a client can pin `cert.pem`. It is renewed when it is within 30 days of
  *   expiry or its host names changed. The key file is written with mode 0600.
- * - `off`: plain HTTP, for a gateway behind a TLS-terminating proxy (RELAY_PUBLIC_BASE_URL stays https://).
+ * - `terminated-by-proxy`: plain listeners (loopback by default) behind a proxy that terminates TLS
+ *   (RELAY_PUBLIC_BASE_URL stays https://); `off`: plain, embedded development only. Neither has material.
  *
  * `selfsigned` (pure JS over @peculiar/x509, no install script) generates the certificate.
  */
@@ -42,7 +43,7 @@ export class TlsConfigError extends Error {
 const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 
 export async function loadTlsMaterial(tls: RelayGatewayConfig['tls'], now: () => Date = () => new Date()): Promise<TlsMaterial | null> {
-  if (tls.mode === 'off') return null;
+  if (tls.mode === 'off' || tls.mode === 'terminated-by-proxy') return null;
   if (tls.mode === 'files') {
     const cert = await readFile(tls.certFile, 'utf8').catch(() => {
       throw new TlsConfigError('RELAY_TLS_CERT_FILE', `cannot read the certificate file ${tls.certFile}`);

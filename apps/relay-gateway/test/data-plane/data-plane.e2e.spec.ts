@@ -517,9 +517,17 @@ describe('catch-up from the frames log', () => {
 });
 
 describe('metrics', () => {
-  it('serves Prometheus text at /metrics', async () => {
-    const response = await fetch(`${gateway.httpUrl}/metrics`);
+  it('serves Prometheus text at /metrics on the operator port (loopback), never on the public data port', async () => {
+    const hidden = await fetch(`${gateway.httpUrl}/metrics`);
+    expect(hidden.status).toBe(404);
+    expect(gateway.gateway.operatorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    for (const probe of ['/healthz', '/readyz']) {
+      expect((await fetch(`${gateway.gateway.operatorUrl}${probe}`)).status).toBe(200);
+      expect((await fetch(`${gateway.httpUrl}${probe}`)).status).toBe(200);
+    }
+    const response = await fetch(`${gateway.gateway.operatorUrl}/metrics`);
     expect(response.status).toBe(200);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
     expect(text).toContain('# TYPE relay_connections gauge');

@@ -16,7 +16,7 @@ export async function startTestGateway(env: Record<string, string>): Promise<{ g
   const printed: string[] = [];
   const logs: string[] = [];
   const gateway = await startRelayGateway(
-    { RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', LOG_LEVEL: 'info', ...env },
+    { RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', RELAY_OPERATOR_PORT: '0', LOG_LEVEL: 'info', ...env },
     { print: (line) => printed.push(line), writeLog: (line) => logs.push(line) },
   );
   return { gateway, printed, logs };

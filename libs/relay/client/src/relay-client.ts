@@ -403,7 +403,10 @@ export class RelayClient {
         this.pending.fail(entry, this.versionProblem(entry.method) ?? RelayClientError.local('PROTOCOL_ERROR'));
         continue;
       }
-      if (entry.wireText === undefined && !(await this.prepare(entry))) continue;
+      // A sealed request is sealed again for every send: the Companion opens each envelope once (replay
+      // window), and its idempotency, not the envelope's bytes, makes a re-sent mutation safe.
+      const reseal = this.options.cipher !== undefined && entry.sent;
+      if ((entry.wireText === undefined || reseal) && !(await this.prepare(entry))) continue;
       if (this.connection !== connection || !connection.ready || entry.wireText === undefined) return;
       if (!this.send(connection, entry.wireText)) return;
       entry.sent = true;

@@ -6,7 +6,7 @@
 import { createWorkspaceCipher, generateRelayKeyPair, type WorkspaceCipher } from '@trustmesh/relay-encryption';
 
 import { collect, nextEvent, outcome, useScriptedRelay } from './client-harness';
-import { approvalRequest, gap, interactionTerminal, runtimeEvent, snapshotResult, userInputRequest, uuid, workspaceStatus, WORKSPACE } from './frames';
+import { approvalRequest, gap, interactionTerminal, runtimeEvent, snapshotResult, threadSummary, userInputRequest, uuid, workspaceStatus, WORKSPACE } from './frames';
 import type { RelayConnection } from './scripted-relay';
 
 const { connected, reconnect } = useScriptedRelay();
@@ -353,6 +353,26 @@ describe('RelayClient with end-to-end encryption', () => {
 
     connection.send(await companionCipher.seal(runtimeEvent(0, threadId, { type: 'turn.started' }, uuid())));
     expect(await connection.nextAck()).toEqual({ type: 'runtime.ack', workspaceId: WORKSPACE, throughRelaySequence: 0 });
+  });
+
+  it('re-sends a pending mutation in a fresh envelope (the same inner frame), which a replay-guarded Companion opens', async () => {
+    const keys = { browser: await generateRelayKeyPair(), companion: await generateRelayKeyPair() };
+    const browserSide = await createWorkspaceCipher({ workspaceId: WORKSPACE, privateKey: keys.browser.privateKey, peerPublicKey: keys.companion.publicKey, role: 'browser' });
+    const companionSide = await createWorkspaceCipher({ workspaceId: WORKSPACE, privateKey: keys.companion.privateKey, peerPublicKey: keys.browser.publicKey, role: 'companion' });
+    const { client, clock, connection } = await connected({ cipher: browserSide });
+    const threadId = uuid();
+    const renaming = client.threads.rename(threadId, 'New title');
+    const first = await connection.nextOf('runtime.encrypted');
+    const original = (await companionSide.open(first)) as { requestId: string };
+    connection.close();
+    const second = await reconnect(client, clock);
+    const resent = await second.nextOf('runtime.encrypted');
+    expect(resent['envelopeId']).not.toBe(first['envelopeId']);
+    // The Companion opened the first envelope; the re-send is a new one it opens too, with the same request.
+    expect(await companionSide.open(resent)).toEqual(original);
+    await expect(companionSide.open(first)).rejects.toMatchObject({ code: 'ENCRYPTED_PAYLOAD_REPLAYED' });
+    second.send(await companionSide.seal({ type: 'runtime.response', requestId: original.requestId, workspaceId: WORKSPACE, result: { thread: threadSummary(threadId, 'New title') } }));
+    expect(await renaming).toEqual({ thread: threadSummary(threadId, 'New title') });
   });
 
   it('treats plaintext sequenced frames and undecryptable envelopes as protocol errors (4002)', async () => {

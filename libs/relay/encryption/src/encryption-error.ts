@@ -5,6 +5,8 @@
 export const ENCRYPTION_ERROR_MESSAGES = {
   /** An envelope could not be opened: bad shape, wrong algorithm, wrong workspace, wrong key, tampering, or an inner frame that disagrees with its envelope. Same code as the Wire error (§7, §10). */
   ENCRYPTED_PAYLOAD_INVALID: 'The encrypted payload could not be opened.',
+  /** An authentic envelope this receiver opened before, or one sealed before the receiver's replay window began (a restart): a relay replaying what it recorded. Receivers drop it without answering. */
+  ENCRYPTED_PAYLOAD_REPLAYED: 'The encrypted payload was received before.',
   /** A key is not an X25519 key in one of the accepted forms (base64url raw public key, PKCS#8 or JWK private key). */
   ENCRYPTION_KEY_INVALID: 'The key is not a valid X25519 key for this encryption profile.',
   /** `seal` was given something this profile cannot encrypt (a frame type without a payload kind, another workspace, mismatched metadata). */

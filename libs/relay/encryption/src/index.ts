@@ -7,6 +7,7 @@ export {
   payloadKindOf,
   E2EE_ALGORITHM,
   E2EE_HKDF_INFO,
+  E2EE_BODY_VERSION,
   MAX_CIPHERTEXT_CHARS,
   type WorkspaceCipher,
   type WorkspaceCipherOptions,
@@ -15,7 +16,9 @@ export {
   type SealableFrame,
   type EncryptedEnvelope,
   type PayloadKind,
+  type EnvelopeDirection,
 } from './workspace-cipher';
+export { ReplayWindow, type ReplayWindowOptions, type ReplayVerdict } from './replay-window';
 export {
   generateRelayKeyPair,
   exportPublicKey,

@@ -212,10 +212,10 @@ describe('workspace cipher: refusals', () => {
     // A repeated key: JSON.parse would keep the valid second `event` and hide the first from every check.
     const text = JSON.stringify(event);
     const duplicate = text.replace('"event":{', `"event":${JSON.stringify({ ...event.event, event: { type: 'tool.output', stream: 'stdout', text: 'secret' } })},"event":{`);
-    await expectInvalid(reseal(event, {}, duplicate).then((envelope) => browser.open(envelope)));
+    await expectInvalid(reseal(event, {}, undefined, undefined, duplicate).then((envelope) => browser.open(envelope)));
     for (const depth of [200, 100_000]) {
       const deep = JSON.stringify({ ...response, result: '<deep>' }).replace('"<deep>"', `${'['.repeat(depth)}${']'.repeat(depth)}`);
-      await expectInvalid(reseal(response, {}, deep).then((envelope) => browser.open(envelope)));
+      await expectInvalid(reseal(response, {}, undefined, undefined, deep).then((envelope) => browser.open(envelope)));
     }
   });
 
@@ -286,7 +286,14 @@ describe('base64url', () => {
  * Re-encrypts `frame` under the same key as `honest`, with rewritten metadata: what a peer holding the key
  * (not the relay) could do, with the key derived from the documented recipe.
  */
-async function reseal(frame: SealableFrame, metadata: Partial<EncryptedEnvelope>, plaintext = JSON.stringify(frame)): Promise<EncryptedEnvelope> {
+async function reseal(
+  frame: SealableFrame,
+  metadata: Partial<EncryptedEnvelope>,
+  body: Record<string, unknown> = { v: 2, sender: crypto.randomUUID(), counter: 0, sentAt: Date.now() },
+  direction?: string,
+  /** The inner frame's text as sent, to seal text that JSON.stringify would never produce. */
+  frameText = JSON.stringify(frame),
+): Promise<EncryptedEnvelope> {
   const inner = frame as { type: string; requestId?: string; relaySequence?: number };
   const byRequest = inner.type === 'runtime.request' || inner.type === 'runtime.response';
   const visible: Record<string, unknown> = {
@@ -300,11 +307,14 @@ async function reseal(frame: SealableFrame, metadata: Partial<EncryptedEnvelope>
   const relaySequence = 'relaySequence' in metadata ? metadata.relaySequence : byRequest ? undefined : inner.relaySequence;
   if (requestId !== undefined) visible['requestId'] = requestId;
   if (relaySequence !== undefined) visible['relaySequence'] = relaySequence;
+  // The AAD adds the direction (never a visible field): requests travel browser-to-companion, the rest back.
+  const aad = { ...visible, direction: direction ?? (visible['payloadKind'] === 'request' ? 'browser-to-companion' : 'companion-to-browser') };
+  const bodyFields = JSON.stringify(body).slice(1, -1);
   const nonce = crypto.getRandomValues(new Uint8Array(12));
   const ciphertext = await crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv: nonce, additionalData: new TextEncoder().encode(canonicalJson(visible)) },
+    { name: 'AES-GCM', iv: nonce, additionalData: new TextEncoder().encode(canonicalJson(aad)) },
     recipeKey,
-    new TextEncoder().encode(plaintext),
+    new TextEncoder().encode(`{${bodyFields}${bodyFields ? ',' : ''}"frame":${frameText}}`),
   );
   return { ...(visible as unknown as EncryptedEnvelope), nonce: encodeBase64Url(nonce), ciphertext: encodeBase64Url(new Uint8Array(ciphertext)) };
 }
@@ -313,10 +323,86 @@ async function deriveProfileKey(privateKey: CryptoKey, peer: CryptoKey): Promise
   const shared = await crypto.subtle.deriveBits({ name: 'X25519', public: peer }, privateKey, 256);
   const material = await crypto.subtle.importKey('raw', shared, 'HKDF', false, ['deriveKey']);
   return crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new TextEncoder().encode(WORKSPACE), info: new TextEncoder().encode('trustmesh/relay-e2ee/v1') },
+    { name: 'HKDF', hash: 'SHA-256', salt: new TextEncoder().encode(WORKSPACE), info: new TextEncoder().encode('trustmesh/relay-e2ee/v2') },
     material,
     { name: 'AES-GCM', length: 256 },
     false,
     ['encrypt'],
   );
 }
+
+describe('workspace cipher: direction and replays (a hostile relay records and re-sends envelopes)', () => {
+  let keys: { browser: CryptoKeyPair; companion: CryptoKeyPair };
+  const browserSide = (options: Partial<Parameters<typeof createWorkspaceCipher>[0]> = {}) =>
+    createWorkspaceCipher({ workspaceId: WORKSPACE, privateKey: keys.browser.privateKey, peerPublicKey: keys.companion.publicKey, role: 'browser', ...options });
+  const companionSide = (options: Partial<Parameters<typeof createWorkspaceCipher>[0]> = {}) =>
+    createWorkspaceCipher({ workspaceId: WORKSPACE, privateKey: keys.companion.privateKey, peerPublicKey: keys.browser.publicKey, role: 'companion', ...options });
+  const codeOf = async (promise: Promise<unknown>) => {
+    try {
+      await promise;
+      return 'opened';
+    } catch (error) {
+      return (error as EncryptionError).code;
+    }
+  };
+
+  beforeAll(async () => {
+    keys = { browser: await generateRelayKeyPair(), companion: await generateRelayKeyPair() };
+  });
+
+  it('refuses an envelope opened before (ENCRYPTED_PAYLOAD_REPLAYED); the same request sealed again opens', async () => {
+    const browserCipher = await browserSide();
+    const companionCipher = await companionSide();
+    const sealed = await browserCipher.seal(request);
+    expect(await companionCipher.open(sealed)).toEqual(request);
+    expect(await codeOf(companionCipher.open(sealed))).toBe('ENCRYPTED_PAYLOAD_REPLAYED');
+    // A re-send is sealed again (a fresh counter), as the client does on every connection.
+    expect(await companionCipher.open(await browserCipher.seal(request))).toEqual(request);
+  });
+
+  it('refuses, after a restart, what was sealed before it (the receiver forgot every sender)', async () => {
+    const browserCipher = await browserSide();
+    const recorded = await browserCipher.seal(request);
+    // The Companion process restarts ten minutes later: a fresh cipher, a fresh window.
+    const restarted = await companionSide({ replayProtection: { now: () => Date.now() + 10 * 60_000 } });
+    expect(await codeOf(restarted.open(recorded))).toBe('ENCRYPTED_PAYLOAD_REPLAYED');
+    // What the browser seals from then on (its clock ten minutes later too) opens.
+    const realNow = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(realNow + 10 * 60_000);
+    let fresh: EncryptedEnvelope;
+    try {
+      fresh = await browserCipher.seal(request);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await restarted.open(fresh)).toEqual(request);
+  });
+
+  it('tolerates reordering inside the window and refuses what fell below it', async () => {
+    const browserCipher = await browserSide();
+    const companionCipher = await companionSide({ replayProtection: { windowSize: 2 } });
+    const [first, second, third] = [await browserCipher.seal(request), await browserCipher.seal(request), await browserCipher.seal(request)];
+    expect(await codeOf(companionCipher.open(second))).toBe('opened');
+    expect(await codeOf(companionCipher.open(first))).toBe('opened');
+    expect(await codeOf(companionCipher.open(third))).toBe('opened');
+    // Counter 0 is now two below the highest (2): outside a window of 2, refused even though unseen as such.
+    expect(await codeOf(companionCipher.open(first))).toBe('ENCRYPTED_PAYLOAD_REPLAYED');
+  });
+
+  it('refuses envelopes turned around: the other direction, or a body without its binding', async () => {
+    const browserCipher = await browserSide();
+    const companionCipher = await companionSide();
+    // A Companion never opens what Companions send; a browser never what browsers send.
+    expect(await codeOf(companionCipher.open(await companionCipher.seal(event)))).toBe('ENCRYPTED_PAYLOAD_INVALID');
+    expect(await codeOf(browserCipher.open(await browserCipher.seal(request)))).toBe('ENCRYPTED_PAYLOAD_INVALID');
+    // Nor seals it.
+    await expect(browserCipher.seal(event)).rejects.toMatchObject({ code: 'ENCRYPTION_INPUT_INVALID' });
+    // The direction is in the AAD: an authentic request whose AAD says companion-to-browser does not open.
+    expect(await codeOf(companionCipher.open(await reseal(request, {}, undefined, 'companion-to-browser')))).toBe('ENCRYPTED_PAYLOAD_INVALID');
+    // A body without sender, counter and time (the unbound revision 1 body) does not open.
+    expect(await codeOf(companionCipher.open(await reseal(request, {}, {})))).toBe('ENCRYPTED_PAYLOAD_INVALID');
+    expect(await codeOf(companionCipher.open(await reseal(request, {}, { v: 2, sender: 'nobody', counter: 0, sentAt: Date.now() })))).toBe(
+      'ENCRYPTED_PAYLOAD_INVALID',
+    );
+  });
+});

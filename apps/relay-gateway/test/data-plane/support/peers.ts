@@ -71,10 +71,15 @@ export class TestPeer {
   }
 }
 
-export function connect(url: string, options: { origin?: string; autoPong?: boolean; ca?: string | Buffer; servername?: string } = {}): TestPeer {
+export function connect(
+  url: string,
+  options: { origin?: string; autoPong?: boolean; ca?: string | Buffer; servername?: string; localAddress?: string } = {},
+): TestPeer {
   return new TestPeer(
     new WebSocket(url, {
       ...(options.origin ? { origin: options.origin } : {}),
+      // Another loopback address (127.0.0.2, …) is another source to the gateway's per-source limits.
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       perMessageDeflate: false,
       ...(options.autoPong === false ? { autoPong: false } : {}),
       // wss: verify the gateway's (development) certificate, nothing else.

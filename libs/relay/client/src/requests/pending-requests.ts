@@ -2,7 +2,8 @@
  * Requests in flight and the idempotency duties of the Browser (BEHAVIOUR.md §5, §10):
  *
  * - every request gets a fresh `requestId`; its frame is built once, on first send, and its exact text is
- *   kept, so a mutation is re-sent **verbatim** after every online `session.ready` and `workspace.status`;
+ *   kept, so a mutation is re-sent **verbatim** after every online `session.ready` and `workspace.status`
+ *   (the same frame; an encrypted one in a fresh envelope, which the Companion opens only once);
  * - on a lost connection, sent queries fail `TRANSPORT_ERROR` (retryable) and mutations stay pending;
  * - timeouts and aborts settle a *sent* mutation as `OUTCOME_UNKNOWN`, an unsent request as
  *   `REQUEST_TIMEOUT` or `ABORTED`;

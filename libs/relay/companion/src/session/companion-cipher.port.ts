@@ -20,7 +20,9 @@ export interface CompanionCipher {
   seal(frame: CompanionSealableFrame): Promise<Wire12.RuntimeEncryptedFrame>;
   /**
    * Authenticates and decrypts an envelope, returning the inner frame (an object, or its JSON text).
-   * Throws on any failure.
+   * Throws on any failure; an error whose `code` is `ENCRYPTED_PAYLOAD_REPLAYED` marks an authentic envelope
+   * opened before (or sealed before this cipher began): the core drops it without answering. Create the
+   * relay-encryption cipher with `role: 'companion'` so it keeps that window.
    */
   open(envelope: Wire12.RuntimeEncryptedFrame): Promise<unknown>;
 }

@@ -64,6 +64,37 @@ describe('a cipher-bound workspace (§7)', () => {
     expect((await open(sent))['error'].code).toBe('ENCRYPTED_PAYLOAD_INVALID');
   });
 
+  it('opens a recorded envelope once: a replay is dropped unanswered, also after a Companion restart', async () => {
+    const [companionKeys, browserKeys] = await Promise.all([generateRelayKeyPair(), generateRelayKeyPair()]);
+    const companionSide = (replayProtection?: { now: () => number }) =>
+      createWorkspaceCipher({
+        workspaceId: WORKSPACE,
+        privateKey: companionKeys.privateKey,
+        peerPublicKey: browserKeys.publicKey,
+        role: 'companion',
+        ...(replayProtection ? { replayProtection } : {}),
+      });
+    const browserSide = await createWorkspaceCipher({ workspaceId: WORKSPACE, privateKey: browserKeys.privateKey, peerPublicKey: companionKeys.publicKey, role: 'browser' });
+    const harness = await Harness.started({ cipher: await companionSide() });
+    const recorded = await browserSide.seal(harness.requestFrame('thread.create', { requestId: uuid(21), title: 'once' }, uuid(20)) as never);
+    expect(await harness.session.receive(JSON.stringify(recorded), harness.generation)).toEqual(expect.objectContaining({ kind: 'response', errorCode: null }));
+    await harness.flush();
+    const callsAfterFirst = harness.runtime.calls.length;
+    const sentAfterFirst = harness.sent.length;
+    // The relay sends the recorded envelope again: dropped, no second call, no answer that could settle the original.
+    expect(await harness.session.receive(JSON.stringify(recorded), harness.generation)).toEqual({ kind: 'dropped', reason: 'ENVELOPE_REPLAYED' });
+    await harness.flush();
+    expect(harness.runtime.calls.length).toBe(callsAfterFirst);
+    expect(harness.sent.length).toBe(sentAfterFirst);
+
+    // The Companion restarts (a new process: a new cipher, nothing remembered, ten minutes later).
+    const restarted = await Harness.started({ cipher: await companionSide({ now: () => Date.now() + 10 * 60_000 }) });
+    expect(await restarted.session.receive(JSON.stringify(recorded), restarted.generation)).toEqual({ kind: 'dropped', reason: 'ENVELOPE_REPLAYED' });
+    await restarted.flush();
+    expect(restarted.runtime.calls).toEqual([]);
+    expect(restarted.sent).toEqual([]);
+  });
+
   it('ignores envelopes that are not requests, lack a requestId, or name another workspace', async () => {
     const harness = await started();
     const base = { type: 'runtime.encrypted', workspaceId: WORKSPACE, envelopeId: uuid(1), algorithm: 'x25519-hkdf-sha256-aes-256-gcm', nonce: 'bm9uY2U', ciphertext: 'Y2lwaGVy' };

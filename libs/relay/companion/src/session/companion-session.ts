@@ -467,6 +467,9 @@ export class CompanionSession {
       inner = await cipher.open(envelope);
       if (typeof inner === 'string') inner = parseStrictJsonOrThrow(inner, { maxDepth: MAX_FRAME_DEPTH });
     } catch (error) {
+      // A replay (the relay re-sending what it recorded) is dropped without an answer: a sealed error for
+      // that requestId would reach the session that sent the original and could settle it wrongly.
+      if (isReplay(error)) return this.dropped('ENVELOPE_REPLAYED');
       return innerIdentityMismatch(error) ? this.dropped('ENVELOPE_IDENTITY_MISMATCH') : invalid();
     }
     const verdict = validateWireFrame(this.wireVersion, inner);
@@ -643,6 +646,11 @@ function responseFrame(frame: Pick<RequestFrame, 'requestId' | 'workspaceId'>, o
  * §7: an inner frame whose workspaceId or requestId differs from its envelope is dropped silently. The
  * relay-encryption cipher checks this itself inside `open` and reports it with a fixed reason.
  */
+/** The cipher refused an authentic envelope as a replay (`ENCRYPTED_PAYLOAD_REPLAYED` of relay-encryption). */
+function isReplay(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && (error as { code?: unknown }).code === 'ENCRYPTED_PAYLOAD_REPLAYED';
+}
+
 function innerIdentityMismatch(error: unknown): boolean {
   const reason = error !== null && typeof error === 'object' ? (error as { reason?: unknown }).reason : undefined;
   return typeof reason === 'string' && reason.includes('differs from the envelope');

@@ -211,6 +211,26 @@ export interface RevokeDeviceResponse {
   disconnected: boolean;
 }
 
+export interface EndBrowserSessionsRequest {
+  workspaceId: string;
+  /** The session to end (session.ready's sessionId). Exactly one of session_id and user_id is set. */
+  sessionId: string;
+  /** End every session of this person (CreateBrowserSession's user_id) on the workspace. */
+  userId: string;
+  /**
+   * Why, for the audit trail (for example "signed out everywhere"); at most 500 characters. Never sent to
+   * the browser.
+   */
+  reason: string;
+  /** Opaque id of the person who ended them in the calling service, for the audit trail. */
+  endedByUserId: string;
+}
+
+export interface EndBrowserSessionsResponse {
+  /** Live sessions that matched and were closed before the call returned. */
+  endedSessionCount: number;
+}
+
 export interface CreateBrowserSessionRequest {
   workspaceId: string;
   /**
@@ -1445,6 +1465,228 @@ export const RevokeDeviceResponse: MessageFns<RevokeDeviceResponse> = {
   },
 };
 
+function createBaseEndBrowserSessionsRequest(): EndBrowserSessionsRequest {
+  return { workspaceId: "", sessionId: "", userId: "", reason: "", endedByUserId: "" };
+}
+
+export const EndBrowserSessionsRequest: MessageFns<EndBrowserSessionsRequest> = {
+  encode(message: EndBrowserSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.endedByUserId !== "") {
+      writer.uint32(42).string(message.endedByUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndBrowserSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndBrowserSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.endedByUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndBrowserSessionsRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      endedByUserId: isSet(object.endedByUserId)
+        ? globalThis.String(object.endedByUserId)
+        : isSet(object.ended_by_user_id)
+        ? globalThis.String(object.ended_by_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: EndBrowserSessionsRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.endedByUserId !== "") {
+      obj.endedByUserId = message.endedByUserId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EndBrowserSessionsRequest>): EndBrowserSessionsRequest {
+    return EndBrowserSessionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EndBrowserSessionsRequest>): EndBrowserSessionsRequest {
+    const message = createBaseEndBrowserSessionsRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? "";
+    message.endedByUserId = object.endedByUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseEndBrowserSessionsResponse(): EndBrowserSessionsResponse {
+  return { endedSessionCount: 0 };
+}
+
+export const EndBrowserSessionsResponse: MessageFns<EndBrowserSessionsResponse> = {
+  encode(message: EndBrowserSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endedSessionCount !== 0) {
+      writer.uint32(8).uint32(message.endedSessionCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndBrowserSessionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndBrowserSessionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.endedSessionCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndBrowserSessionsResponse {
+    return {
+      endedSessionCount: isSet(object.endedSessionCount)
+        ? globalThis.Number(object.endedSessionCount)
+        : isSet(object.ended_session_count)
+        ? globalThis.Number(object.ended_session_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: EndBrowserSessionsResponse): unknown {
+    const obj: any = {};
+    if (message.endedSessionCount !== 0) {
+      obj.endedSessionCount = Math.round(message.endedSessionCount);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EndBrowserSessionsResponse>): EndBrowserSessionsResponse {
+    return EndBrowserSessionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EndBrowserSessionsResponse>): EndBrowserSessionsResponse {
+    const message = createBaseEndBrowserSessionsResponse();
+    message.endedSessionCount = object.endedSessionCount ?? 0;
+    return message;
+  },
+};
+
 function createBaseCreateBrowserSessionRequest(): CreateBrowserSessionRequest {
   return { workspaceId: "", origin: "", acceptedWireVersions: [], userId: "" };
 }
@@ -2289,6 +2531,27 @@ export const RelayControlService = {
     responseDeserialize: (value: Buffer): CreateBrowserSessionResponse => CreateBrowserSessionResponse.decode(value),
   },
   /**
+   * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
+   * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
+   * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
+   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
+   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
+   * succeeds with ended_session_count 0.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
+   * session_id not a UUID, reason over 500 characters).
+   */
+  endBrowserSessions: {
+    path: "/trustmesh.relay.v1.RelayControl/EndBrowserSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EndBrowserSessionsRequest): Buffer =>
+      Buffer.from(EndBrowserSessionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EndBrowserSessionsRequest => EndBrowserSessionsRequest.decode(value),
+    responseSerialize: (value: EndBrowserSessionsResponse): Buffer =>
+      Buffer.from(EndBrowserSessionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EndBrowserSessionsResponse => EndBrowserSessionsResponse.decode(value),
+  },
+  /**
    * Returns whether the workspace's Companion is connected right now, as the relay sees it.
    * Errors: NOT_FOUND (workspace unknown).
    */
@@ -2371,6 +2634,17 @@ export interface RelayControlServer extends UntypedServiceImplementation {
    * accepted_wire_versions with no version a browser may use).
    */
   createBrowserSession: handleUnaryCall<CreateBrowserSessionRequest, CreateBrowserSessionResponse>;
+  /**
+   * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
+   * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
+   * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
+   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
+   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
+   * succeeds with ended_session_count 0.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
+   * session_id not a UUID, reason over 500 characters).
+   */
+  endBrowserSessions: handleUnaryCall<EndBrowserSessionsRequest, EndBrowserSessionsResponse>;
   /**
    * Returns whether the workspace's Companion is connected right now, as the relay sees it.
    * Errors: NOT_FOUND (workspace unknown).
@@ -2503,6 +2777,31 @@ export interface RelayControlClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateBrowserSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
+   * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
+   * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
+   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
+   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
+   * succeeds with ended_session_count 0.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
+   * session_id not a UUID, reason over 500 characters).
+   */
+  endBrowserSessions(
+    request: EndBrowserSessionsRequest,
+    callback: (error: ServiceError | null, response: EndBrowserSessionsResponse) => void,
+  ): ClientUnaryCall;
+  endBrowserSessions(
+    request: EndBrowserSessionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EndBrowserSessionsResponse) => void,
+  ): ClientUnaryCall;
+  endBrowserSessions(
+    request: EndBrowserSessionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EndBrowserSessionsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Returns whether the workspace's Companion is connected right now, as the relay sees it.

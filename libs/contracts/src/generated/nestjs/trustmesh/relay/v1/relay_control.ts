@@ -167,6 +167,26 @@ export interface RevokeDeviceResponse {
   disconnected: boolean;
 }
 
+export interface EndBrowserSessionsRequest {
+  workspaceId: string;
+  /** The session to end (session.ready's sessionId). Exactly one of session_id and user_id is set. */
+  sessionId: string;
+  /** End every session of this person (CreateBrowserSession's user_id) on the workspace. */
+  userId: string;
+  /**
+   * Why, for the audit trail (for example "signed out everywhere"); at most 500 characters. Never sent to
+   * the browser.
+   */
+  reason: string;
+  /** Opaque id of the person who ended them in the calling service, for the audit trail. */
+  endedByUserId: string;
+}
+
+export interface EndBrowserSessionsResponse {
+  /** Live sessions that matched and were closed before the call returned. */
+  endedSessionCount: number;
+}
+
 export interface CreateBrowserSessionRequest {
   workspaceId: string;
   /**
@@ -304,6 +324,19 @@ export interface RelayControlClient {
   ): Observable<CreateBrowserSessionResponse>;
 
   /**
+   * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
+   * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
+   * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
+   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
+   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
+   * succeeds with ended_session_count 0.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
+   * session_id not a UUID, reason over 500 characters).
+   */
+
+  endBrowserSessions(request: EndBrowserSessionsRequest, metadata?: Metadata): Observable<EndBrowserSessionsResponse>;
+
+  /**
    * Returns whether the workspace's Companion is connected right now, as the relay sees it.
    * Errors: NOT_FOUND (workspace unknown).
    */
@@ -398,6 +431,22 @@ export interface RelayControlController {
   ): Promise<CreateBrowserSessionResponse> | Observable<CreateBrowserSessionResponse> | CreateBrowserSessionResponse;
 
   /**
+   * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
+   * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
+   * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
+   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
+   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
+   * succeeds with ended_session_count 0.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
+   * session_id not a UUID, reason over 500 characters).
+   */
+
+  endBrowserSessions(
+    request: EndBrowserSessionsRequest,
+    metadata?: Metadata,
+  ): Promise<EndBrowserSessionsResponse> | Observable<EndBrowserSessionsResponse> | EndBrowserSessionsResponse;
+
+  /**
    * Returns whether the workspace's Companion is connected right now, as the relay sees it.
    * Errors: NOT_FOUND (workspace unknown).
    */
@@ -430,6 +479,7 @@ export function RelayControlControllerMethods() {
       "listDevices",
       "revokeDevice",
       "createBrowserSession",
+      "endBrowserSessions",
       "getWorkspaceStatus",
       "watchWorkspaceStatus",
     ];

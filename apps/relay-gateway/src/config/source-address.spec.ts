@@ -1,0 +1,30 @@
+import type { IncomingMessage } from 'node:http';
+
+import { sourceAddress, sourceKey, TrustedProxies } from './source-address';
+
+const request = (remoteAddress: string, forwarded?: string) =>
+  ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
+
+describe('source address', () => {
+  const proxies = TrustedProxies.parse('10.0.0.0/8').proxies;
+
+  it('ignores X-Forwarded-For unless the peer is a trusted proxy', () => {
+    expect(sourceAddress(request('203.0.113.9', '198.51.100.1'), TrustedProxies.none)).toBe('203.0.113.9');
+    expect(sourceAddress(request('203.0.113.9', '198.51.100.1'), proxies)).toBe('203.0.113.9');
+  });
+
+  it('takes the right-most hop that is not a trusted proxy, whatever the client wrote on the left', () => {
+    expect(sourceAddress(request('10.0.0.2', '198.51.100.1'), proxies)).toBe('198.51.100.1');
+    expect(sourceAddress(request('10.0.0.2', '1.1.1.1, 198.51.100.1, 10.0.0.3'), proxies)).toBe('198.51.100.1');
+    expect(sourceAddress(request('::ffff:10.0.0.2', 'garbage, 198.51.100.1'), proxies)).toBe('198.51.100.1');
+    expect(sourceAddress(request('10.0.0.2', '198.51.100.1, not-an-address'), proxies)).toBe('10.0.0.2');
+    expect(sourceAddress(request('10.0.0.2'), proxies)).toBe('10.0.0.2');
+  });
+
+  it('counts IPv6 sources by their /64', () => {
+    expect(sourceKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(sourceKey('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
+    expect(sourceKey('::1')).toBe('0:0:0:0::/64');
+    expect(sourceKey('192.0.2.1')).toBe('192.0.2.1');
+  });
+});
