@@ -26,6 +26,8 @@ export interface GatewayChild {
   /** ws://127.0.0.1:<port> */
   readonly wsUrl: string;
   readonly httpUrl: string;
+  /** The operator port (`/metrics`), http://127.0.0.1:<port>. */
+  readonly operatorUrl: string;
   readonly client: RelayControlClient;
   /** The last lines the child wrote to stderr (for failure messages). */
   stderr(): string;
@@ -43,7 +45,9 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
       ...process.env,
       TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
       RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
-      RELAY_TLS: 'off',
+      // Server mode (a DATABASE_URL) refuses plaintext listeners unless a proxy terminates TLS, as in these tests.
+      RELAY_TLS: env['DATABASE_URL'] ? 'terminated-by-proxy' : 'off',
+      RELAY_OPERATOR_PORT: '0',
       RELAY_HTTP_HOST: '127.0.0.1',
       RELAY_HTTP_PORT: '0',
       RELAY_GRPC_HOST: '127.0.0.1',
@@ -66,7 +70,7 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
       partial = lines.pop() ?? '';
       for (const line of lines) {
         if (!line.startsWith('{"event"')) continue;
-        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string };
+        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string; operatorUrl: string };
         if (message.event !== 'ready') continue;
         const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
         const end = async (signal: NodeJS.Signals) => {
@@ -80,6 +84,7 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
           process: child,
           wsUrl: message.httpUrl.replace(/^http:/, 'ws:'),
           httpUrl: message.httpUrl,
+          operatorUrl: message.operatorUrl,
           client,
           stderr: () => stderr,
           kill: () => end('SIGKILL'),
