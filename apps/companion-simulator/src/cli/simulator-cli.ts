@@ -53,7 +53,7 @@ Options (each sets the variable in brackets; secrets are read from the environme
   --ca-file FILE               [RELAY_GATEWAY_CA_FILE] trust this certificate (the gateway's dev cert)
   --insecure-dev               [RELAY_GATEWAY_INSECURE_DEV=true] loopback gateways only
   --credential-file FILE       [SIMULATOR_CREDENTIAL_FILE]
-  --wire-version 1.2|1.1       [SIMULATOR_WIRE_VERSION]
+  --wire-version 1.2|1.1       [SIMULATOR_WIRE_VERSION] default 1.2
   --scenario FILE              [SIMULATOR_SCENARIO_FILE]
   --control-address HOST:PORT  [SIMULATOR_CONTROL_ADDRESS]
   --relay-control-address HOST:PORT  [RELAY_CONTROL_ADDRESS]
