@@ -3,22 +3,27 @@
  *
  * 1. configuration (validated whole; `ConfigError` names every bad variable);
  * 2. TLS material (files, or the persisted self-signed development certificate);
- * 3. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed);
- * 4. the service credential: configured digests, or in embedded mode a development credential minted now
+ * 3. the HTTP(S) port, listening at once with the startup probe (health/startup-probe.server.ts): `/healthz`
+ *    answers 200 and `/readyz` 503 naming the step the start waits for, everything else 503
+ *    `GATEWAY_STARTING`; logged as `relay gateway starting` with the `http` URL;
+ * 4. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed),
+ *    which on Kafka waits for the consumer groups to join (tens of seconds on a restart);
+ * 5. the service credential: configured digests, or in embedded mode a development credential minted now
  *    and printed once (it is never stored; a restart mints another);
- * 5. Nest (HTTP(S) + the modules, including the data plane), listening;
- * 6. the gRPC server (RelayControl + ServiceInfo) on its own port.
+ * 6. Nest (the modules, including the data plane) on the server that already listens;
+ * 7. the gRPC server (RelayControl + ServiceInfo) on its own port; then requests go to the app (`/readyz`
+ *    now checks the database and the bus) and `relay gateway listening` is logged.
  *
  * `close()` reverses it: gRPC first (watch streams end with UNAVAILABLE), then Nest (the data plane closes
  * its sockets and records it), then any presence this replica still holds, then the infrastructure.
  */
 import 'reflect-metadata';
 
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
 import { RelayEndpoints } from './config/relay-endpoints';
@@ -27,6 +32,7 @@ import { RelayControlGrpcServer } from './control/relay-control.grpc-server';
 import { mintSecret, sha256 } from './control/secrets';
 import { ReplicaLiveness } from './control/replica-liveness';
 import { WorkspacePresence } from './control/workspace-presence.service';
+import { StartupProbeServer } from './health/startup-probe.server';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
 import { loadTlsMaterial, type TlsMaterial } from './tls/tls-material';
@@ -52,6 +58,8 @@ export interface StartOptions {
   /** Log lines (default: stdout); tests pass a sink. */
   writeLog?: (line: string) => void;
   cwd?: string;
+  /** How the Kafka bus opens broker connections (tests put a broker gate here to make the bus slow). */
+  kafkaSocketFactory?: ISocketFactory;
 }
 
 export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
@@ -72,44 +80,58 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     serviceCredentialDigests.push(sha256(developmentServiceCredential));
   }
 
-  const infrastructure = await openRelayInfrastructure(config, logger);
+  // The port answers probes from here on, whatever the rest of the start waits for.
+  const probe = new StartupProbeServer(tls ? { cert: tls.cert, key: tls.key } : null);
+  const address = await probe.listen(config.http.port, config.http.host);
+  const scheme = tls ? 'https' : 'http';
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
+  logger.info('relay gateway starting', { http: httpUrl });
+
+  let infrastructure: RelayInfrastructure;
+  try {
+    infrastructure = await openRelayInfrastructure(config, logger, {
+      onStep: (step) => probe.waitingFor(step),
+      ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
+    });
+  } catch (error) {
+    await probe.close();
+    throw error;
+  }
   const endpoints = new RelayEndpoints();
   let app: INestApplication | undefined;
   let grpcServer: RelayControlGrpcServer | undefined;
   let liveness: ReplicaLiveness | undefined;
   try {
-    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests }), {
+    probe.waitingFor('http');
+    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests }), probe.adopt(), {
       logger,
       // The enrollment endpoint reads its own bounded body; nothing else takes a body.
       bodyParser: false,
-      ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key } } : {}),
     });
-    // Bounded request time (the spec's redeem timeout is 30 s on the client side) against slow senders; an
-    // upgraded WebSocket is no longer a request and is not affected. No framework banner in responses.
-    const httpServer = app.getHttpServer() as HttpServer;
-    httpServer.requestTimeout = 30_000;
-    httpServer.headersTimeout = 20_000;
+    // No framework banner in responses.
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
-    await app.listen(config.http.port, config.http.host);
-    const address = app.getHttpServer().address() as AddressInfo;
-    const scheme = tls ? 'https' : 'http';
-    const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-    const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
     endpoints.resolve(config.publicBaseUrl ?? `https://localhost:${address.port}`);
+    // Modules start (the data plane attaches its upgrade handler) on the server that already listens.
+    await app.init();
 
     // A predecessor with this replica id that crashed left its presence behind: end it before serving.
+    probe.waitingFor('presence');
     const presence = app.get(WorkspacePresence);
     await presence.releaseReplica();
     const startedLiveness = app.get(ReplicaLiveness);
     liveness = startedLiveness;
     await startedLiveness.start();
 
+    probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;
     const grpcPort = await server.start();
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
 
+    // Ready: requests (and /readyz's own checks of the database and the bus) go to the app.
+    probe.serve(app.getHttpAdapter().getInstance() as RequestListener);
     logger.info('relay gateway listening', {
       http: httpUrl,
       grpc: grpcAddress,
@@ -149,7 +171,9 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   } catch (error) {
     await grpcServer?.stop().catch(() => undefined);
     await liveness?.stop().catch(() => undefined);
-    await app?.close().catch(() => undefined);
+    // Nest closes the server it adopted; before it did, the probe closes it.
+    if (app) await app.close().catch(() => undefined);
+    else await probe.close();
     await infrastructure.close();
     throw error;
   }

@@ -7,6 +7,8 @@
  * the gateway's own); on a server they are only verified (`MIGRATIONS_PENDING` until
  * `trustmesh db migrate deploy` ran), so a gateway never serves against an older schema.
  */
+import type { ISocketFactory } from 'kafkajs';
+
 import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
 import { OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
@@ -38,7 +40,14 @@ const KAFKA_MAX_WAIT_MS = 250;
 /** DI token of the open `RelayInfrastructure`. */
 export const RELAY_INFRASTRUCTURE = Symbol.for('trustmesh.relay-gateway.Infrastructure');
 
-export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger): Promise<RelayInfrastructure> {
+export interface OpenInfrastructureOptions {
+  /** Told what the opening waits for next (the startup probe reports it on /readyz). */
+  onStep?: (step: 'database' | 'event-bus' | 'consumers') => void;
+  /** How the Kafka bus opens its connections (tests put a broker gate here); default kafkajs' own. */
+  kafkaSocketFactory?: ISocketFactory;
+}
+
+export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger, options: OpenInfrastructureOptions = {}): Promise<RelayInfrastructure> {
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
@@ -46,6 +55,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     }
   };
   try {
+    options.onStep?.('database');
     const database = await openDatabase(config.platform.database);
     cleanups.push(() => database.close());
     logger.info('database open', { mode: database.mode, location: database.location });
@@ -57,9 +67,13 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     // Revocations, presence and frames crossing replicas are latency-sensitive: a short fetch wait bounds the
     // delay even where a broker does not answer a long poll as soon as data arrives (librdkafka's mock
     // cluster); a real broker answers at once either way, and idle consumers poll a few times a second.
+    options.onStep?.('event-bus');
     const bus: EventBus =
       config.platform.bus.adapter === 'kafka'
-        ? createKafkaEventBus(config.platform, { consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS } })
+        ? createKafkaEventBus(config.platform, {
+            consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
+            ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
+          })
         : await createLocalEventBus(config.platform, database);
     cleanups.push(() => bus.close());
 
@@ -73,6 +87,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     publisher.start();
     cleanups.push(() => publisher.stop());
 
+    options.onStep?.('consumers');
     const projection = new ProjectionRunner(controlReadModelProjection(), prismaTransactions(prisma), bus);
     await projection.start();
     cleanups.push(() => projection.stop());
