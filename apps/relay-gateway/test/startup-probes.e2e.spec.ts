@@ -3,7 +3,8 @@
  * a broker outage) answers its probes at once: /healthz 200 and /readyz 503 naming what the start waits for,
  * every other request and WebSocket upgrade 503 `GATEWAY_STARTING`; once the gate opens and the consumers
  * join, /readyz turns 200 on the same port and the gateway serves. Postgres with migrations deployed first,
- * as in distributed mode.
+ * as in distributed mode. A start on a database where nothing was deployed is refused with
+ * `MIGRATIONS_PENDING` naming every pending migration of every owner, and the one command that applies them all.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 
 import { LOCAL_BUS_MIGRATIONS } from '@trustmesh/platform-bus';
-import { deployMigrations } from '@trustmesh/platform-database';
+import { deployMigrations, loadMigrations } from '@trustmesh/platform-database';
 import { createTempDataDir, createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
@@ -149,4 +150,36 @@ describe('relay gateway start with a slow bus (Postgres, Kafka behind a closed g
     const redeem = await get(base, '/v1/device-enrollments/redeem', ca, 'POST');
     expect(redeem.status).not.toBe(503);
   }, 240_000);
+
+  it('refuses an undeployed database naming every pending migration of every owner and the command for all', async () => {
+    const empty = await createTestPostgresDatabase('relay-gateway-undeployed');
+    try {
+      const error = await startRelayGateway(
+        {
+          DATABASE_URL: empty.url,
+          RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
+          RELAY_SERVICE_CREDENTIAL_SHA256: 'ab'.repeat(32),
+          RELAY_TLS: 'self-signed',
+          RELAY_TLS_SELF_SIGNED_DIR: join(tlsDir.dataDir, 'tls-undeployed'),
+          RELAY_HTTP_HOST: '127.0.0.1',
+          RELAY_HTTP_PORT: '0',
+          RELAY_GRPC_HOST: '127.0.0.1',
+          RELAY_GRPC_PORT: '0',
+        },
+        { print: () => undefined, writeLog: () => undefined },
+      ).then(
+        () => null,
+        (failure: unknown) => failure as { code?: string; message: string },
+      );
+      expect(error?.code).toBe('MIGRATIONS_PENDING');
+      const sets = [EVENT_STORE_MIGRATIONS, LOCAL_BUS_MIGRATIONS, PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS];
+      const names = (await Promise.all(sets.map(async (set) => (await loadMigrations(set)).map((migration) => `${set.library}/${migration.name}`)))).flat();
+      expect(names.length).toBeGreaterThan(4);
+      expect(error?.message).toContain(`${names.length} pending migration(s)`);
+      for (const name of names) expect(error?.message).toContain(name);
+      expect(error?.message).toContain('npx trustmesh db migrate deploy');
+    } finally {
+      await empty.drop();
+    }
+  }, 120_000);
 });

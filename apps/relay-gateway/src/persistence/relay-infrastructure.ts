@@ -9,9 +9,9 @@
  */
 import type { ISocketFactory } from 'kafkajs';
 
-import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
-import { OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
+import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
 
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -60,7 +60,10 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     cleanups.push(() => database.close());
     logger.info('database open', { mode: database.mode, location: database.location });
 
-    await prepareSchema(database, [PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
+    // Every set this process needs, in one check: on a server, MIGRATIONS_PENDING then names all that is
+    // pending (the event store and the local bus would otherwise be found missing one start at a time).
+    const localBus = config.platform.bus.adapter === 'local';
+    await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
     const store = await openEventStore(database, { producer: config.producer, defaultTopic: RELAY_CONTROL_TOPIC });
     cleanups.push(() => store.close());
 
