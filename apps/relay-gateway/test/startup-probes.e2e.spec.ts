@@ -3,7 +3,7 @@
  * a broker outage) answers its probes at once: /healthz 200 and /readyz 503 naming what the start waits for,
  * every other request and WebSocket upgrade 503 `GATEWAY_STARTING`; once the gate opens and the consumers
  * join, /readyz turns 200 on the same port and the gateway serves. Postgres with migrations deployed first,
- * as in distributed mode. A start on a database where nothing was deployed is refused with
+ * as in distributed mode. Every log line of the process, the Kafka bus's included, has one shape. A start on a database where nothing was deployed is refused with
  * `MIGRATIONS_PENDING` naming every pending migration of every owner, and the one command that applies them all.
  */
 import { randomBytes } from 'node:crypto';
@@ -149,6 +149,14 @@ describe('relay gateway start with a slow bus (Postgres, Kafka behind a closed g
     // The app serves the enrollment endpoint now: a bad body is its own error, not GATEWAY_STARTING.
     const redeem = await get(base, '/v1/device-enrollments/redeem', ca, 'POST');
     expect(redeem.status).not.toBe(503);
+
+    // One line shape for the whole process: the gateway's own lines, Nest's and the Kafka bus's (kafkajs' too)
+    // carry the same fields, the bus's with its component.
+    const parsed = logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    for (const line of parsed) {
+      expect(line).toMatchObject({ time: expect.any(String), level: expect.stringMatching(/^(debug|info|warn|error)$/), service: 'relay-gateway', replica: 'replica-slow', msg: expect.any(String) });
+    }
+    expect(parsed.filter((line) => line['component'] === 'platform-bus.kafka').map((line) => line['msg'])).toContainEqual(expect.stringContaining('joined group'));
   }, 240_000);
 
   it('refuses an undeployed database naming every pending migration of every owner and the command for all', async () => {

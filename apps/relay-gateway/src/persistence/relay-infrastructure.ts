@@ -11,6 +11,7 @@ import type { ISocketFactory } from 'kafkajs';
 
 import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
+import { withContext } from '@trustmesh/platform-logging';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
 
@@ -74,10 +75,12 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     const bus: EventBus =
       config.platform.bus.adapter === 'kafka'
         ? createKafkaEventBus(config.platform, {
+            // The bus logs through the gateway's logger: one line shape (service, replica) for the whole process.
+            logger: withContext(logger.port, { component: 'platform-bus.kafka' }),
             consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
             ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
           })
-        : await createLocalEventBus(config.platform, database);
+        : await createLocalEventBus(config.platform, database, { logger: withContext(logger.port, { component: 'platform-bus.local' }) });
     cleanups.push(() => bus.close());
 
     const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
