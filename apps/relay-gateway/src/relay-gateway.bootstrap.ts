@@ -10,7 +10,8 @@
  *    which on Kafka waits for the consumer groups to join (tens of seconds on a restart);
  * 5. the service credential: configured digests, or in embedded mode a development credential minted now
  *    and printed once (it is never stored; a restart mints another);
- * 6. Nest (the modules, including the data plane) on the server that already listens;
+ * 6. Nest: presence a crashed predecessor with this replica id left behind is ended and liveness starts,
+ *    then the modules (including the data plane) start on the server that already listens;
  * 7. the gRPC server (RelayControl + ServiceInfo) on its own port; then requests go to the app (`/readyz`
  *    now checks the database and the bus) and `relay gateway listening` is logged.
  *
@@ -112,16 +113,19 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     // No framework banner in responses.
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
     endpoints.resolve(config.publicBaseUrl ?? `https://localhost:${address.port}`);
-    // Modules start (the data plane attaches its upgrade handler) on the server that already listens.
-    await app.init();
 
-    // A predecessor with this replica id that crashed left its presence behind: end it before serving.
+    // A predecessor with this replica id that crashed left its presence behind: end it before serving, that
+    // is before the data plane takes upgrades (a Companion reconnecting here must not be released with it).
     probe.waitingFor('presence');
     const presence = app.get(WorkspacePresence);
     await presence.releaseReplica();
     const startedLiveness = app.get(ReplicaLiveness);
     liveness = startedLiveness;
     await startedLiveness.start();
+
+    // Modules start (the data plane attaches its upgrade handler) on the server that already listens.
+    probe.waitingFor('http');
+    await app.init();
 
     probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
