@@ -238,11 +238,14 @@ async function lossCounters(gateway: Gateway): Promise<Map<string, number>> {
   return out;
 }
 
-/** Frames the gateway's catch-up rings hold, over all workspaces. */
-async function retainedFrames(gateway: Gateway): Promise<number> {
+/** Frames the gateway's catch-up rings hold over all workspaces, and their bytes where the gateway reports them. */
+async function retainedFrames(gateway: Gateway): Promise<{ frames: number; bytes: number | null }> {
   const text = await httpsGet(`${gateway.httpUrl}/metrics`, gateway.ca);
-  const line = text.split('\n').find((entry) => entry.startsWith('relay_frames_log_retained'));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : Number.NaN;
+  const value = (name: string) => {
+    const line = text.split('\n').find((entry) => entry.startsWith(`${name} `));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : null;
+  };
+  return { frames: value('relay_frames_log_retained') ?? Number.NaN, bytes: value('relay_frames_log_retained_bytes') };
 }
 
 function counterIncrease(before: Map<string, number>, after: Map<string, number>): string[] {
@@ -435,7 +438,7 @@ async function main(): Promise<void> {
       `throughput and latency: ${WORKSPACES} workspaces, each 1 Companion streaming generated turns (${TURNS.toolCalls} tool calls, ${TURNS.messageChars}-char message in ${TURNS.chunkChars}-char deltas every ${TURNS.chunkDelayMs} ms, ${TURN_INTERVAL_MS} ms between turns) and ${BROWSERS_PER_WORKSPACE} browsers; ${ROUNDS} interleaved rounds of ${ROUND_MS / 1000} s each`,
     );
     const fresh = await probe(gateway);
-    let streamed: { memory: MemoryProbe; retained: number } | undefined;
+    let streamed: { memory: MemoryProbe; retained: { frames: number; bytes: number | null } } | undefined;
     // Warm-up of both paths, not measured.
     const pids = [gateway.child.process.pid, forwarder.child.process.pid].filter((pid): pid is number => pid !== undefined);
     await round(gatewayTarget, 999);
@@ -477,7 +480,7 @@ async function main(): Promise<void> {
       console.log(
         `  per workspace: heap used ${per(memory.heapUsedKiB, fresh.heapUsedKiB)} KiB after GC (heap ${int(fresh.heapUsedKiB)} -> ${int(memory.heapUsedKiB)} KiB used, ${int(memory.heapTotalKiB)} KiB reserved), ` +
           `external ${per(memory.externalKiB, fresh.externalKiB)} KiB (${int(fresh.externalKiB)} -> ${int(memory.externalKiB)} KiB, array buffers ${int(memory.arrayBuffersKiB)} KiB), ` +
-          `${int(retained / WORKSPACES)} frames retained for catch-up (${int(retained)} in all)`,
+          `${int(retained.frames / WORKSPACES)} frames retained for catch-up (${int(retained.frames)} in all${retained.bytes === null ? '' : `, ${int(retained.bytes / 1024)} KiB`})`,
       );
     }
     // Last: closing thousands of sessions keeps the embedded database busy for minutes afterwards. Only the
