@@ -188,6 +188,29 @@ describe.each(TEST_DATABASE_KINDS)('migration runner on %s', (kind) => {
     await expect(prepareSchema(database, [set])).resolves.toBeUndefined();
   });
 
+  it('at startup on a server: names every pending migration of every set and the command that applies them all', async () => {
+    if (database.mode === 'embedded') return;
+    const first = fixture();
+    const second = fixture();
+    const sets: MigrationSet[] = [
+      { library: first.library, directory: await folder({ '20250101000000_init': first.init, '20250102000000_colour': first.addColour }) },
+      { library: second.library, directory: await folder({ '20250101000000_init': second.init, '20250102000000_colour': second.addColour, '20250103000000_more': `ALTER TABLE ${second.table} ADD COLUMN size integer;\n` }) },
+    ];
+    // One of the five is deployed already: the other four, in both sets, are named.
+    await deployMigrations(testDb.config, [{ library: first.library, directory: await folder({ '20250101000000_init': first.init }) }]);
+    const error = await refusal(prepareSchema(database, sets));
+    expect(error.code).toBe('MIGRATIONS_PENDING');
+    expect(error.message).toContain('4 pending migration(s)');
+    for (const name of [`${first.library}/20250102000000_colour`, `${second.library}/20250101000000_init`, `${second.library}/20250102000000_colour`, `${second.library}/20250103000000_more`]) {
+      expect(error.message).toContain(name);
+    }
+    expect(error.message).not.toContain(`${first.library}/20250101000000_init`);
+    expect(error.message).toContain('npx trustmesh db migrate deploy');
+    expect(error.message).not.toMatch(/nx run [a-z-]+:migrate-deploy/);
+    // An app may name its own deploy command.
+    expect((await refusal(prepareSchema(database, sets, { deployCommand: 'my-deploy --all' }))).message).toContain('my-deploy --all');
+  });
+
   it('has a deploy command that reads the database from the environment', async () => {
     const { library, init } = fixture();
     const directory = await folder({ '20250101000000_init': init });

@@ -69,7 +69,15 @@ export interface MigrateOptions {
   lockTimeoutMs?: number;
   /** Told about each migration as it is applied (for logs). */
   onApplied?: (library: string, migration: AppliedMigration) => void;
+  /**
+   * The command `MIGRATIONS_PENDING` tells an operator to run (default `npx trustmesh db migrate deploy`, which
+   * applies every library's and app's migrations in this repository).
+   */
+  deployCommand?: string;
 }
+
+/** The one command that applies every pending migration of every owner (apps/cli `db migrate deploy`). */
+export const DEFAULT_DEPLOY_COMMAND = 'npx trustmesh db migrate deploy';
 
 export const MIGRATION_HISTORY_TABLE = '_trustmesh_migrations';
 
@@ -238,20 +246,24 @@ export async function migrationStatus(database: Database, sets: readonly Migrati
 
 /**
  * What an app does with its libraries' migrations at startup: embedded, it applies them; on a server it
- * only verifies that none is pending (`MIGRATIONS_PENDING` names them and the deploy command), because
- * several replicas start at once and schema changes there are a deliberate step.
+ * only verifies that none is pending, because several replicas start at once and schema changes there are a
+ * deliberate step. An app passes every set it needs in one call, so that `MIGRATIONS_PENDING` names every
+ * pending migration of every owner at once (`owner/migration`, in set order) and the one command that applies them all
+ * (`options.deployCommand`), not a per-library command that would leave the rest pending.
  */
 export async function prepareSchema(database: Database, sets: readonly MigrationSet[], options: MigrateOptions = {}): Promise<void> {
   if (database.mode === 'embedded') {
     await applyMigrations(database, sets, options);
     return;
   }
-  const pending = (await migrationStatus(database, sets)).flatMap((status) => status.pending.map((name) => `${status.library}/${name}`));
-  if (pending.length > 0) {
+  const pending = (await migrationStatus(database, sets)).filter((status) => status.pending.length > 0);
+  const count = pending.reduce((total, status) => total + status.pending.length, 0);
+  if (count > 0) {
+    const listed = pending.flatMap((status) => status.pending.map((name) => `${status.library}/${name}`)).join(', ');
     throw new MigrationError(
       'MIGRATIONS_PENDING',
-      `The database at ${database.location} lacks ${pending.length} migration(s): ${pending.join(', ')}. ` +
-        'Apply them with the deploy command (`deployMigrations`, e.g. `npx nx run platform-event-store:migrate-deploy`) before starting.',
+      `The database at ${database.location} has ${count} pending migration(s) (${listed}). ` +
+        `Apply them all with \`${options.deployCommand ?? DEFAULT_DEPLOY_COMMAND}\` (DATABASE_URL set to this database) before starting.`,
     );
   }
 }

@@ -133,7 +133,7 @@ describe.each(TEST_BUS_KINDS)('a projection on postgres over the %s bus, through
       // The stuck partitions say why they wait; nothing was dead-lettered for the outage.
       expect(runner.retrying().every(({ code, topic: retried }) => code === PROJECTION_DATABASE_UNAVAILABLE && retried === topic)).toBe(true);
       expect(await busUnderTest.deadLetters(topic)).toEqual([]);
-      const transientLines = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter(({ message }) => String(message).includes('failed transiently'));
+      const transientLines = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter(({ msg }) => String(msg).includes('failed transiently'));
       expect(transientLines.length).toBeGreaterThan(0);
       expect(transientLines.every((line) => line['level'] === 'warn' && line['code'] === PROJECTION_DATABASE_UNAVAILABLE)).toBe(true);
       // The database's error text (which names it) stays out of the bus's logs.
