@@ -93,6 +93,8 @@ describe('trustmesh relay serve: two replicas from one checkout (Postgres, local
           RELAY_GRPC_HOST: '127.0.0.1',
           RELAY_GRPC_PORT: '0',
           RELAY_REPLICA_ID: name,
+          // Two replicas on one host: each its own operator port (server mode's default is 9464).
+          RELAY_OPERATOR_PORT: '0',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -116,8 +118,8 @@ describe('trustmesh relay serve: two replicas from one checkout (Postgres, local
     await waitUntil(async () => (await readyz(endpointsA!.http, ca)) === 200 && (await readyz(endpointsB!.http, ca)) === 200, { timeoutMs: 60_000, what: 'both replicas ready' });
 
     // One control plane: what replica A creates, replica B knows.
-    const controlA = new RelayControl({ address: endpointsA!.grpc, credential, tlsCa: null });
-    const controlB = new RelayControl({ address: endpointsB!.grpc, credential, tlsCa: null });
+    const controlA = new RelayControl({ address: endpointsA!.grpc, credential, tlsCa: ca });
+    const controlB = new RelayControl({ address: endpointsB!.grpc, credential, tlsCa: ca });
     try {
       const workspaceId = await controlA.createWorkspace('serve e2e', 'u');
       await waitUntil(async () => (await controlB.hasDevice(workspaceId, randomUUID())) === false, { timeoutMs: 60_000, what: 'replica-b to know the workspace' });

@@ -75,6 +75,7 @@ describe('a replica restarted with the same RELAY_REPLICA_ID (Postgres, local bu
         RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
         RELAY_TLS: 'self-signed',
         RELAY_TLS_SELF_SIGNED_DIR: tlsDir.dataDir,
+        RELAY_OPERATOR_PORT: '0',
         RELAY_HTTP_HOST: '127.0.0.1',
         RELAY_HTTP_PORT: '0',
         RELAY_GRPC_HOST: '127.0.0.1',
@@ -94,7 +95,7 @@ describe('a replica restarted with the same RELAY_REPLICA_ID (Postgres, local bu
         for (const line of lines) {
           if (!line.startsWith('{"event":"ready"')) continue;
           const ready = JSON.parse(line) as { httpUrl: string; grpcAddress: string };
-          const replica = { child, httpUrl: ready.httpUrl, client: new relayControlV1GrpcJs.RelayControlClient(ready.grpcAddress, grpc.credentials.createInsecure()), exited };
+          const replica = { child, httpUrl: ready.httpUrl, client: new relayControlV1GrpcJs.RelayControlClient(ready.grpcAddress, grpc.credentials.createSsl(readFileSync(join(tlsDir.dataDir, 'cert.pem')))), exited };
           running.push(replica);
           resolve(replica);
         }
