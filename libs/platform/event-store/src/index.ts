@@ -13,6 +13,7 @@ export {
   type ReadStreamOptions,
   type ReadAllOptions,
   type PublishPendingOptions,
+  type PublishContext,
 } from './event-store';
 export type { AppendOptions, ExpectedVersion } from './append-request';
 export { EventStoreError, ConcurrencyError, EVENT_STORE_ERROR_CODES, type EventStoreErrorCode } from './event-store.errors';

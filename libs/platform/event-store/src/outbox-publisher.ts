@@ -4,8 +4,11 @@
  * Rows are written in the append's transaction, so an event that committed is never lost: if the
  * process dies between commit and publish, the rows stay unpublished and the next publisher (this
  * process restarted, or another replica once the outbox lease expires) publishes them. A batch is
- * marked published only after the bus accepted all of it; a failure leaves it pending and the loop
- * retries with backoff. Within a batch, consecutive rows for one topic go in one `publish` call, and
+ * marked published only after the bus accepted all of it (every `publish` call is awaited); a failure
+ * leaves it pending and the loop retries with backoff. The store renews the outbox lease while a batch is
+ * on its way; if the lease is lost meanwhile (another replica took it over after it ran out), the rest of
+ * the batch is not published, nothing is marked (`OUTBOX_LEASE_LOST`), and this publisher only claims
+ * again once the lease is free. Within a batch, consecutive rows for one topic go in one `publish` call, and
  * calls are sequential, so each stream reaches the bus in its append order.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
@@ -75,7 +78,7 @@ export class OutboxPublisher {
 
   /** Publishes everything pending once, for tools and tests; returns how many rows went out. */
   async drain(): Promise<number> {
-    const count = await this.store.publishPending((batch) => publishInOrder(this.bus, batch), { batchSize: this.batchSize });
+    const count = await this.store.publishPending((batch, { signal }) => publishInOrder(this.bus, batch, signal), { batchSize: this.batchSize });
     this.published += count;
     return count;
   }
@@ -106,10 +109,13 @@ export class OutboxPublisher {
   }
 }
 
-/** Publishes a batch, one call per run of consecutive rows with the same topic, in order. */
-export async function publishInOrder(bus: EventBus, batch: readonly OutboxMessage[]): Promise<void> {
+/**
+ * Publishes a batch, one call per run of consecutive rows with the same topic, in order, each awaited;
+ * stops before the next call once `signal` is aborted (the outbox lease was lost).
+ */
+export async function publishInOrder(bus: EventBus, batch: readonly OutboxMessage[], signal?: AbortSignal): Promise<void> {
   let start = 0;
-  while (start < batch.length) {
+  while (start < batch.length && !signal?.aborted) {
     const topic = batch[start]?.topic;
     let end = start;
     while (end < batch.length && batch[end]?.topic === topic) end += 1;
