@@ -294,3 +294,48 @@ describe.each(COMBINATIONS)('the projection runner on %s over the %s bus', (kind
     expect((await rebuild.status()).positions.length).toBeGreaterThan(0);
   }, 180_000);
 });
+
+describe('the projection runner on one embedded database (PGlite: one connection) over the local bus', () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let bus: EventBus;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('pglite', 'projections-embedded');
+    database = await testDb.open();
+    await applyMigrations(database, [PROJECTION_MIGRATIONS, LOCAL_BUS_MIGRATIONS]);
+    await database.withConnection((sql) => sql.exec('CREATE TABLE side_notes (stream_id TEXT, version INTEGER);'));
+    bus = await openTestBus('local', { database, databaseConfig: testDb.config });
+  }, 120_000);
+
+  afterAll(async () => {
+    await bus?.close();
+    await testDb?.dispose();
+  }, 60_000);
+
+  it('does not freeze the database when apply writes outside its transaction: the event fails with PROJECTION_APPLY_TIMEOUT', async () => {
+    const topic = uniqueName('projection.outside');
+    const dlq = await watchDeadLetters(bus, topic);
+    const runner = new ProjectionRunner<SqlExecutor>(
+      {
+        name: 'outside-writes',
+        version: 1,
+        topics: [topic],
+        // The mistake: writing through the database instead of `tx`. On PGlite this waits for the
+        // transaction that waits for it.
+        apply: (envelope) => database.withConnection((sql) => sql.query('INSERT INTO side_notes VALUES ($1, $2)', [envelope.streamId, envelope.streamVersion])).then(() => undefined),
+      },
+      sqlTransactions(database),
+      bus,
+      { applyTimeoutMs: 500 },
+    );
+    await runner.start();
+    await bus.publish(topic, [envelope('outside', 1)]);
+    await waitUntil(() => dlq.letters.length === 1, { timeoutMs: 60_000 });
+    expect(dlq.letters[0]?.headers[DLQ_HEADERS.errorCode]).toBe('PROJECTION_APPLY_TIMEOUT');
+    // The database still answers everyone.
+    await expect(database.withConnection((sql) => sql.query('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
+    await runner.stop();
+    await dlq.stop();
+  }, 120_000);
+});

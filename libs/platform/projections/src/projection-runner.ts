@@ -105,6 +105,11 @@ export const PROJECTION_VERSION_OLDER = 'PROJECTION_VERSION_OLDER';
 /** `activate` of a version that has not caught up with the log (or never ran). */
 export const PROJECTION_VERSION_UNFINISHED = 'PROJECTION_VERSION_UNFINISHED';
 
+/** `apply` did not finish within `applyTimeoutMs` (e.g. it waited on a write outside its transaction). */
+export const PROJECTION_APPLY_TIMEOUT = 'PROJECTION_APPLY_TIMEOUT';
+/** How long one `apply` may take, by default. */
+export const DEFAULT_APPLY_TIMEOUT_MS = 30_000;
+
 /** How long a gap is held, by default, before its event is dead-lettered. */
 export const DEFAULT_GAP_HOLD_MS = 60_000;
 
@@ -115,7 +120,8 @@ export class ProjectionError extends Error {
       | typeof PROJECTION_STREAM_GAP
       | typeof PROJECTION_EVENT_CONFLICT
       | typeof PROJECTION_VERSION_OLDER
-      | typeof PROJECTION_VERSION_UNFINISHED,
+      | typeof PROJECTION_VERSION_UNFINISHED
+      | typeof PROJECTION_APPLY_TIMEOUT,
     message: string,
   ) {
     super(message);
@@ -137,6 +143,13 @@ export interface ProjectionRunnerOptions {
    * before it is dead-lettered with `PROJECTION_STREAM_GAP`. Default `DEFAULT_GAP_HOLD_MS`.
    */
   gapHoldMs?: number;
+  /**
+   * Longest one `apply` may run (default `DEFAULT_APPLY_TIMEOUT_MS`). Past it the transaction is rolled back
+   * and the event fails with `PROJECTION_APPLY_TIMEOUT` (tries, then the DLQ). On PGlite the transaction
+   * holds the only connection, so an `apply` that writes outside `tx` would otherwise wait for itself forever
+   * and freeze the database for every caller.
+   */
+  applyTimeoutMs?: number;
   /** Where the runner's own lines go (gaps, conflicts, a checkpoint's log changing); JSON lines on stderr by default. */
   logger?: BusLogger;
 }
@@ -150,6 +163,7 @@ export class ProjectionRunner<Tx> {
   /** Per stream with a gap (`topic` NUL `streamId`): since when its next event has been held. */
   private readonly gaps = new Map<string, number>();
   private readonly gapHoldMs: number;
+  private readonly applyTimeoutMs: number;
   private readonly logger: BusLogger;
   private unverifiedLogged = false;
   readonly groupId: string;
@@ -164,6 +178,8 @@ export class ProjectionRunner<Tx> {
     this.groupId = options.consumerGroup ?? groupOf(definition);
     this.gapHoldMs = options.gapHoldMs ?? DEFAULT_GAP_HOLD_MS;
     if (!Number.isSafeInteger(this.gapHoldMs) || this.gapHoldMs < 0) throw new Error('gapHoldMs must be an integer ≥ 0');
+    this.applyTimeoutMs = options.applyTimeoutMs ?? DEFAULT_APPLY_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.applyTimeoutMs) || this.applyTimeoutMs < 1) throw new Error('applyTimeoutMs must be an integer ≥ 1');
     this.logger = options.logger ?? jsonLineBusLogger('info', undefined, 'platform-projections');
   }
 
@@ -253,7 +269,7 @@ export class ProjectionRunner<Tx> {
            ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()`,
           [name, version, record.topic, envelope.streamId, envelope.streamVersion, envelope.eventId],
         );
-        await this.definition.apply(envelope, { tx, record });
+        await this.applyWithin(envelope, { tx, record });
         outcome = 'applied';
       }
       // The checkpoint is a position: it moves forward within its log (a redelivery leaves it where it is)
@@ -280,6 +296,26 @@ export class ProjectionRunner<Tx> {
       if (outcome === 'applied') this.gaps.delete(streamKey(record));
       return outcome;
     });
+  }
+
+  /** The projection's `apply`, given at most `applyTimeoutMs`. */
+  private async applyWithin(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.logger.log('error', 'projection: apply did not finish in time (does it write outside its transaction?); rolled back', {
+          ...this.where(context.record),
+          code: PROJECTION_APPLY_TIMEOUT,
+          applyTimeoutMs: this.applyTimeoutMs,
+        });
+        reject(new ProjectionError(PROJECTION_APPLY_TIMEOUT, `Projection ${this.groupId}: apply took longer than ${this.applyTimeoutMs} ms.`));
+      }, this.applyTimeoutMs);
+    });
+    try {
+      await Promise.race([this.definition.apply(envelope, context), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** An event at or below its stream's applied version: a copy when it is the applied event, else refused. */
