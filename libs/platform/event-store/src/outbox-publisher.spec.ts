@@ -113,4 +113,17 @@ describe.each(TEST_DATABASE_KINDS.flatMap((database) => TEST_BUS_KINDS.map((bus)
     await store.close();
     expect(publisher.stats.published).toBe(2);
   }, 120_000);
+  it('deletes published rows once they are older than the retention, and keeps the events', async () => {
+    const topic = uniqueName('outbox.retention');
+    const store = await openEventStore(database, { producer: 'outbox-test@1' });
+    const stream = `${topic}-s`;
+    await store.append(stream, 'no-stream', [{ eventType: 'ThingHappened', data: { n: 1 } }], { topic });
+    const outboxRows = () => database.withConnection(async (sql) => (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox'))[0]?.n);
+    const publisher = new OutboxPublisher(store, bus, { idleMs: 20, retainPublishedMs: 0, purgeEveryMs: 50 });
+    publisher.start();
+    await waitUntil(async () => (await store.outboxBacklog()) === 0 && (await outboxRows()) === 0, { timeoutMs: 60_000, what: 'the published rows purged' });
+    await publisher.stop();
+    expect(await store.readStream(stream)).toHaveLength(1);
+    await store.close();
+  }, 120_000);
 });

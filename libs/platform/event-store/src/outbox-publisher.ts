@@ -22,9 +22,18 @@ export interface OutboxPublisherOptions {
   idleMs?: number;
   /** Longest pause after consecutive failures (default 5 s); pauses double from `idleMs`. */
   maxBackoffMs?: number;
+  /**
+   * How long published rows stay in the outbox (default 7 days), then the loop deletes them
+   * (`purgePublishedOutbox`; the events stay). Bounded retention: without it the outbox grows forever.
+   */
+  retainPublishedMs?: number;
+  /** How often the loop purges (default hourly; the first purge runs at start). */
+  purgeEveryMs?: number;
   /** Told about failures, with a stable code only. */
-  onError?: (code: 'OUTBOX_PUBLISH_FAILED', attempt: number) => void;
+  onError?: (code: 'OUTBOX_PUBLISH_FAILED' | 'OUTBOX_PURGE_FAILED', attempt: number) => void;
 }
+
+export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 export interface OutboxPublisherStats {
   published: number;
@@ -41,6 +50,9 @@ export class OutboxPublisher {
   private readonly batchSize: number;
   private readonly idleMs: number;
   private readonly maxBackoffMs: number;
+  private readonly retainPublishedMs: number;
+  private readonly purgeEveryMs: number;
+  private lastPurge = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: EventStore,
@@ -50,6 +62,8 @@ export class OutboxPublisher {
     this.batchSize = options.batchSize ?? 100;
     this.idleMs = options.idleMs ?? 200;
     this.maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.retainPublishedMs = options.retainPublishedMs ?? DEFAULT_OUTBOX_RETENTION_MS;
+    this.purgeEveryMs = options.purgeEveryMs ?? 60 * 60_000;
   }
 
   get stats(): OutboxPublisherStats {
@@ -86,6 +100,7 @@ export class OutboxPublisher {
   private async run(): Promise<void> {
     let consecutiveFailures = 0;
     while (this.running) {
+      await this.purgeWhenDue();
       let pause = this.idleMs;
       try {
         const count = await this.drain();
@@ -105,6 +120,17 @@ export class OutboxPublisher {
         };
       });
       this.wake = undefined;
+    }
+  }
+
+  /** Deletes published rows older than the retention, at most once per `purgeEveryMs`. */
+  private async purgeWhenDue(): Promise<void> {
+    if (Date.now() - this.lastPurge < this.purgeEveryMs) return;
+    this.lastPurge = Date.now();
+    try {
+      await this.store.purgePublishedOutbox(new Date(Date.now() - this.retainPublishedMs));
+    } catch {
+      this.options.onError?.('OUTBOX_PURGE_FAILED', 1);
     }
   }
 }
