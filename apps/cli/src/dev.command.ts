@@ -25,7 +25,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { get as httpGet } from 'node:http';
 import { join, relative, resolve } from 'node:path';
@@ -142,6 +142,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   const dataDir = resolve(env['TRUSTMESH_DATA_DIR'] ?? '.data');
   const logDir = join(dataDir, 'logs');
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700); // private to the user even when an older version created it 0755
   const credentialFile = resolve(env['SIMULATOR_CREDENTIAL_FILE'] ?? join(dataDir, 'companion-simulator', 'device-credential.json'));
   const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
 

@@ -282,3 +282,29 @@ describe('migration runner with concurrent migrators on a Postgres server', () =
     }
   });
 });
+
+describe('migration runner with concurrent migrators on one embedded database', () => {
+  let testDb: TestDatabase;
+  let directory: string;
+  const { library, init, addColour } = fixture();
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('pglite', 'migrators');
+    directory = await migrationsFolder({
+      '20250101000000_init': init,
+      '20250102000000_colour': addColour,
+      '20250103000000_more': 'CREATE TABLE more_widgets (id integer);',
+    });
+  });
+  afterAll(async () => {
+    await testDb.dispose();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('apply each migration once although every handle shares PGlite\'s one session (where an advisory lock is re-entrant)', async () => {
+    const migrators = await Promise.all(Array.from({ length: 3 }, () => testDb.open()));
+    const reports = await Promise.all(migrators.map((database) => applyMigrations(database, [{ library, directory }])));
+    expect(reports.map(([report]) => report?.applied.length).sort()).toEqual([0, 0, 3]);
+    await Promise.all(migrators.map((database) => database.close()));
+  });
+});

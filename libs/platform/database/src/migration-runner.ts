@@ -13,8 +13,9 @@
  *   refused (`MIGRATION_CHECKSUM_MISMATCH`), and so is an applied migration the folder no longer has
  *   (`MIGRATION_NOT_IN_FOLDER`). Everything is checked before anything is applied.
  * - A Postgres session advisory lock around the whole run, so concurrent starters queue instead of racing;
- *   the one that waited then finds nothing left to do. (PGlite has one connection; the lock is taken there
- *   too, so the code path is the same.)
+ *   the one that waited then finds nothing left to do. A session advisory lock is re-entrant within its
+ *   session, and every handle of one PGlite shares its one session, so runs in this process also queue per
+ *   database location first (`inProcessRuns`); the same wait counts toward `lockTimeoutMs`.
  * - Idempotent: a rerun applies nothing.
  *
  * When to run it (ARCHITECTURE.md, "Two ways to run"): embedded mode applies migrations at startup
@@ -175,6 +176,33 @@ async function plan(db: SqlExecutor, sets: readonly MigrationSet[], files: reado
   );
 }
 
+/** The run in progress (and those queued after it) per database location, in this process. */
+const inProcessRuns = new Map<string, Promise<void>>();
+
+/** Runs `work` after every earlier run of this process on `location`, or gives up at `deadline`. */
+async function afterInProcessRuns<T>(location: string, deadline: number, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const earlier = inProcessRuns.get(location) ?? Promise.resolve();
+  let finished!: () => void;
+  const mine = earlier.then(() => new Promise<void>((resolve) => (finished = resolve)));
+  inProcessRuns.set(location, mine);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))));
+    const turn = await Promise.race([earlier.then(() => 'turn' as const), timedOut]);
+    clearTimeout(timer);
+    if (turn === 'timeout') {
+      throw new MigrationError('MIGRATION_LOCK_TIMEOUT', `Another migrator held the migration lock for more than ${timeoutMs} ms; is a deploy stuck?`);
+    }
+    return await work();
+  } finally {
+    // Whoever queued after this run may go once it ends (also when it gave up waiting).
+    void earlier.then(() => finished());
+    void mine.then(() => {
+      if (inProcessRuns.get(location) === mine) inProcessRuns.delete(location);
+    });
+  }
+}
+
 async function withMigrationLock<T>(connection: SqlConnection, timeoutMs: number, work: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -195,8 +223,9 @@ async function withMigrationLock<T>(connection: SqlConnection, timeoutMs: number
 /** Applies every pending migration of `sets`, in set order then name order. */
 export async function applyMigrations(database: Database, sets: readonly MigrationSet[], options: MigrateOptions = {}): Promise<MigrationSetReport[]> {
   const files = await Promise.all(sets.map(loadMigrations));
-  return database.withConnection((connection) =>
-    withMigrationLock(connection, options.lockTimeoutMs ?? 60_000, async () => {
+  const timeoutMs = options.lockTimeoutMs ?? 60_000;
+  return afterInProcessRuns(database.location, Date.now() + timeoutMs, timeoutMs, () => database.withConnection((connection) =>
+    withMigrationLock(connection, timeoutMs, async () => {
       await connection.exec(HISTORY_DDL);
       const plans = await plan(connection, sets, files);
       const reports: MigrationSetReport[] = [];
@@ -230,7 +259,7 @@ export async function applyMigrations(database: Database, sets: readonly Migrati
       }
       return reports;
     }),
-  );
+  ));
 }
 
 /** What is applied and what is pending, per set; refuses changed or unknown applied migrations like a run would. */
