@@ -1,13 +1,14 @@
 /**
  * Checks the project's own definitions of Wire 1.1, Wire 1.0, Control 1.0 and the session descriptor
- * against the reference schemas that come with the specification, when they are at hand (CI runs it
- * with `../shared/spec/relay`). The reference files are read, never copied into the repository.
+ * against the reference schemas that come with the specification, when they are at hand: the folder is an
+ * argument (CI passes the specification's copy beside the checkout), and nothing in the repository needs it.
+ * The reference files are read, never copied into the repository.
  *
  * Both sides are normalised to what they mean (annotations dropped, JSON-value references named, nested
  * unions flattened, unions and enumerations sorted) and compared; every difference is printed. The
  * differences the project intends are listed below with their reason, and only those may remain.
  *
- *   npx tsx --tsconfig tsconfig.base.json tools/spec-check/reference-schemas.ts ../shared/spec/relay
+ *   npx tsx --tsconfig tsconfig.base.json tools/spec-check/reference-schemas.ts <folder of the specification's schemas>
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

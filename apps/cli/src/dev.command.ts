@@ -14,7 +14,8 @@
  *    on later runs the stored device is reused if the gateway still knows it (ListDevices), else it is
  *    forgotten (`unenroll`) and a new workspace is paired;
  * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
- *    the origin, prints the connection details, and stays in the foreground;
+ *    the origin, prints the connection details (first of all the `trustmesh relay watch` line, which cannot
+ *    be spent or expire as the single-use descriptor does), and stays in the foreground;
  * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
  *    shell), stops the simulator, then the gateway (SIGTERM, each shuts down in order), and exits 0; if either
  *    child dies on its own, stops the other and exits 1.
@@ -24,7 +25,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { get as httpGet } from 'node:http';
 import { join, relative, resolve } from 'node:path';
@@ -141,6 +142,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   const dataDir = resolve(env['TRUSTMESH_DATA_DIR'] ?? '.data');
   const logDir = join(dataDir, 'logs');
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700); // private to the user even when an older version created it 0755
   const credentialFile = resolve(env['SIMULATOR_CREDENTIAL_FILE'] ?? join(dataDir, 'companion-simulator', 'device-credential.json'));
   const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
 
@@ -269,26 +271,33 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     // 3. A first browser session, and what a person needs.
     const descriptor = await relayControl.createBrowserSession(workspaceId, options.origin, DEFAULT_WIRE_VERSIONS, DEV_USER);
     const defaultAddress = started.grpcAddress === '127.0.0.1:50051';
-    const sessionCommand = [
-      'npx trustmesh relay session',
+    const controlFlags = [
       `--workspace ${workspaceId}`,
       `--origin ${options.origin}`,
       ...(defaultAddress ? [] : [`--relay-control-address ${started.grpcAddress}`]),
       ...(grpcTls && started.certFile ? [`--relay-control-ca ${started.certFile}`] : []),
-    ].join(' ');
+    ];
+    const sessionCommand = ['npx trustmesh relay session', ...controlFlags].join(' ');
+    // The watch mints a descriptor per connection: unlike the printed one, it cannot be spent or expire.
+    const watchCommand = ['npx trustmesh relay watch', ...controlFlags, ...(started.certFile ? [`--ca ${started.certFile}`] : []), '--say hello'].join(' ');
+    const exportLine = `    export RELAY_CONTROL_CREDENTIAL=${serviceCredential}`;
     io.stdout(
       [
         '',
         'Trustmesh relay is running (Ctrl-C stops it).',
+        '',
+        '  First, watch the live stream (in another terminal, in this directory):',
+        ...(givenCredential ? ['    (RELAY_CONTROL_CREDENTIAL: the one you set)'] : [`${exportLine}   (this run only, shown once, never stored)`]),
+        `    ${watchCommand}`,
+        '  It connects as a browser (a fresh session for each connection), starts one turn with "hello", and',
+        '  prints the workspace status, threads, turns, messages, tools and interactions until Ctrl-C.',
         '',
         `  Relay base URL (HTTPS/WSS): ${started.publicBaseUrl}   (listening on ${started.httpUrl})`,
         started.certFile
           ? `  Development certificate:    ${started.certFile}${started.fingerprint ? `  (SHA-256 ${started.fingerprint})` : ''}\n                              trust it (or pin the fingerprint) in whatever connects over HTTPS/WSS`
           : '  TLS:                        ' + (started.httpUrl.startsWith('https:') ? 'certificate from RELAY_TLS_CERT_FILE' : 'off (plain HTTP)'),
         `  gRPC RelayControl:          ${started.grpcAddress} (${grpcTls ? 'TLS' : 'plaintext'}), metadata  authorization: Bearer $RELAY_CONTROL_CREDENTIAL`,
-        givenCredential
-          ? '  Service credential:         the one in RELAY_CONTROL_CREDENTIAL'
-          : `  Service credential (this run only, shown once, never stored):\n    export RELAY_CONTROL_CREDENTIAL=${serviceCredential}`,
+        givenCredential ? '  Service credential:         the one in RELAY_CONTROL_CREDENTIAL' : '  Service credential:         the export line above (this run only)',
         `  Workspace:                  ${workspaceId}`,
         `  Companion simulator:        device ${online.deviceId}, online, Wire ${online.wireVersion} (${reused ? 'stored device reused' : 'paired now'}; credential in ${shown(credentialFile)})`,
         `  Browser session for origin ${options.origin} (single use, until ${descriptor.expiresAt}):`,

@@ -6,6 +6,8 @@
  *   trustmesh db migrate <deploy|status>
  *   trustmesh dev [--origin ORIGIN]                         (what `npm start` runs)
  *   trustmesh relay session --workspace ID [--origin ORIGIN] ...
+ *   trustmesh relay serve                                   (one gateway replica, configured by the environment)
+ *   trustmesh relay watch --workspace ID [--origin ORIGIN] [--ca FILE] [--say TEXT] ...
  *
  * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
  * an unreadable file.
@@ -42,6 +44,15 @@ const USAGE = `Usage:
                           [--relay-control-address HOST:PORT] [--relay-control-ca FILE]
       Mint a browser session descriptor through RelayControl CreateBrowserSession and print it as
       {"connectUrl","expiresAt"}. The service credential comes from RELAY_CONTROL_CREDENTIAL.
+  trustmesh relay serve
+      Run one relay gateway replica in the foreground, configured by the environment
+      (apps/relay-gateway/README.md); start one per terminal for several replicas from one checkout.
+  trustmesh relay watch --workspace ID [--origin ORIGIN] [--wire 1.2,1.1] [--ca FILE] [--say TEXT]
+                        [--relay-control-address HOST:PORT] [--relay-control-ca FILE]
+      Connect as a browser (a fresh descriptor from CreateBrowserSession for every connection) and
+      print the live stream: status, threads, turns, messages, tools, interactions; until Ctrl-C.
+      --ca trusts the gateway's certificate (default: RELAY_GATEWAY_CA_FILE, else the development
+      certificate under TRUSTMESH_DATA_DIR); --say starts one turn with TEXT once the workspace is online.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -56,6 +67,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     if (group === 'db' && command === 'migrate') return await load<typeof import('./db-migrate.command')>('./db-migrate.command').runDbMigrate(rest, io);
     if (group === 'dev') return await load<typeof import('./dev.command')>('./dev.command').runDev(argv.slice(1), io);
     if (group === 'relay' && command === 'session') return await load<typeof import('./relay-session.command')>('./relay-session.command').runRelaySession(rest, io);
+    if (group === 'relay' && command === 'serve') return await load<typeof import('./relay-serve.command')>('./relay-serve.command').runRelayServe(rest, io);
+    if (group === 'relay' && command === 'watch') return await load<typeof import('./relay-watch.command')>('./relay-watch.command').runRelayWatch(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {
     if (error instanceof UsageError) {

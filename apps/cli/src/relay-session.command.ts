@@ -28,25 +28,35 @@ export interface RelaySessionOptions {
 }
 
 export function parseRelaySessionArgs(args: readonly string[], env: Env): RelaySessionOptions {
+  return relaySessionOptionsFrom('relay session', parseCommandFlags('relay session', ['--workspace', '--origin', '--wire', '--relay-control-address', '--relay-control-ca'], args), env);
+}
+
+/** `--flag value` pairs of `command`, only from `allowed`; each value present and bounded. */
+export function parseCommandFlags(command: string, allowed: readonly string[], args: readonly string[]): Record<string, string> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < args.length; i += 1) {
     const flag = args[i] ?? '';
-    if (!['--workspace', '--origin', '--wire', '--relay-control-address', '--relay-control-ca'].includes(flag)) {
-      throw new UsageError(flag.startsWith('--') ? `relay session: unknown option ${flag}` : `relay session: unexpected argument ${JSON.stringify(flag.slice(0, 64))}`);
+    if (!allowed.includes(flag)) {
+      throw new UsageError(flag.startsWith('--') ? `${command}: unknown option ${flag}` : `${command}: unexpected argument ${JSON.stringify(flag.slice(0, 64))}`);
     }
     const value = args[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new UsageError(`relay session: ${flag} needs a value`);
-    if (value.length > MAX_FLAG_LENGTH) throw new UsageError(`relay session: ${flag} is longer than ${MAX_FLAG_LENGTH} characters`);
+    if (value === undefined || value.startsWith('--')) throw new UsageError(`${command}: ${flag} needs a value`);
+    if (value.length > MAX_FLAG_LENGTH) throw new UsageError(`${command}: ${flag} is longer than ${MAX_FLAG_LENGTH} characters`);
     flags[flag] = value;
     i += 1;
   }
+  return flags;
+}
+
+/** What minting a descriptor needs, from parsed flags (shared by `relay session` and `relay watch`). */
+export function relaySessionOptionsFrom(command: string, flags: Readonly<Record<string, string>>, env: Env): RelaySessionOptions {
   const workspaceId = flags['--workspace'];
-  if (!workspaceId) throw new UsageError('relay session: --workspace is required (the workspace id `npm start` printed)');
+  if (!workspaceId) throw new UsageError(`${command}: --workspace is required (the workspace id \`npm start\` printed)`);
   const wireVersions = (flags['--wire'] ?? DEFAULT_WIRE_VERSIONS.join(','))
     .split(',')
     .map((version) => version.trim())
     .filter(Boolean);
-  if (wireVersions.length === 0) throw new UsageError('relay session: --wire needs at least one version, e.g. 1.2,1.1');
+  if (wireVersions.length === 0) throw new UsageError(`${command}: --wire needs at least one version, e.g. 1.2,1.1`);
   return {
     workspaceId,
     origin: flags['--origin'] ?? DEFAULT_DEV_ORIGIN,

@@ -3,8 +3,10 @@
  * ports; the second start runs the `start` script's command directly. A real RelayClient (over `ws`, trusting the printed development
  * certificate, with the printed origin) connects with the printed descriptor and drives the paired simulator
  * through the gateway (thread.list, a streamed turn); its next descriptor comes from the printed
- * `trustmesh relay session` one-liner. SIGTERM stops the launcher and both children. A second start reuses
- * the stored device.
+ * `trustmesh relay session` one-liner. The printed `trustmesh relay watch` line, the first thing to try, runs
+ * as a person would run it (with a 1.2-only session: the simulator speaks the seed's Wire 1.2) and prints the
+ * session, the threads and a whole turn until SIGINT. SIGTERM stops the launcher and both children. A second
+ * start reuses the stored device.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -120,6 +122,10 @@ describe('npm start (trustmesh dev)', () => {
     const another = field(out, /^ +npx trustmesh (relay session .*)$/m);
     workspaceId = field(out, /Workspace: +([0-9a-f-]{36})/);
     expect(out).toContain('paired now');
+    // The simulator speaks the seed's version; the watch line is the first thing printed to try.
+    expect(out).toMatch(/Companion simulator: +device \S+, online, Wire 1\.2 /);
+    const watch = field(out, /^ +npx trustmesh (relay watch .*)$/m);
+    expect(out.indexOf('npx trustmesh relay watch')).toBeLessThan(out.indexOf('Relay base URL'));
     expect(field(out, /gRPC RelayControl: +(\S+)/)).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(descriptor.connectUrl.startsWith(`${baseUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=`)).toBe(true);
     expect(childPids(out)).toHaveLength(2);
@@ -162,6 +168,32 @@ describe('npm start (trustmesh dev)', () => {
     } finally {
       client.close();
     }
+
+    // The watch line, run as printed (with a 1.2-only ticket), shows the session, threads and a whole turn.
+    const watcher = spawn(process.execPath, [join(ROOT, 'bin', 'trustmesh.js'), ...watch.split(/\s+/), '--wire', '1.2'], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', RELAY_CONTROL_CREDENTIAL: credential },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const watched = { stdout: '', stderr: '' };
+    watcher.stdout.on('data', (chunk: Buffer) => (watched.stdout += chunk.toString('utf8')));
+    watcher.stderr.on('data', (chunk: Buffer) => (watched.stderr += chunk.toString('utf8')));
+    const watcherExit = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
+    try {
+      // It first replays what the workspace already streamed (the turn above), then starts its own.
+      await waitUntil(() => /said "hello" in thread \S+ \(turn \S+\)/.test(watched.stdout) || watcher.exitCode !== null, { timeoutMs: 90_000, what: 'relay watch to start a turn' });
+      const [, saidThread, saidTurn] = /said "hello" in thread (\S+) \(turn ([^)\s]+)\)/.exec(watched.stdout) ?? [];
+      await waitUntil(() => watched.stdout.includes(`turn completed: thread ${saidThread} turn ${saidTurn}`) || watcher.exitCode !== null, { timeoutMs: 90_000, what: 'relay watch to show its turn completed' });
+      expect(watched.stdout).toMatch(new RegExp(`session \\S+ ready: workspace ${workspaceId} online, Wire 1\\.2`));
+      expect(watched.stdout).toMatch(/threads: \d+/);
+      expect(watched.stdout).toContain(`turn started: thread ${saidThread} turn ${saidTurn}`);
+      expect(watched.stdout).toMatch(new RegExp(`message in thread ${saidThread}: "You said: hello`));
+    } finally {
+      watcher.kill('SIGINT');
+    }
+    expect(await watcherExit).toBe(0);
+    expect(watched.stdout).toContain('trustmesh relay watch: stopped (SIGINT)');
+    expect(watched.stderr).toBe('');
 
     await stop(launcher, 'npm');
     // The credential was printed, never written: not in the data directory (database, logs, device file).

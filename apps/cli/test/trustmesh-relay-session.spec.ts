@@ -1,12 +1,16 @@
 /**
- * Usage errors of `trustmesh relay session` and `trustmesh dev`, in-process (the e2e spec of `npm start`
+ * Usage errors of `trustmesh relay session`, `trustmesh relay watch` and `trustmesh dev`, in-process (the e2e spec of `npm start`
  * covers the happy paths against a running gateway).
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 
 import { main } from '../src/main';
 import { parseRelaySessionArgs } from '../src/relay-session.command';
+import { parseRelayWatchArgs, shown } from '../src/relay-watch.command';
 
 const WORKSPACE = '6d1f3c2a-8b4e-4f7a-9c1d-2e3f4a5b6c7d';
 
@@ -68,5 +72,51 @@ describe('trustmesh dev', () => {
     const result = await run(['dev', '--origin', 'http://localhost:5173/app']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--origin must be a serialized origin');
+  });
+});
+
+describe('trustmesh relay watch', () => {
+  it('needs --workspace and a credential from the environment, and only browser Wire versions', async () => {
+    expect((await run(['relay', 'watch'])).stderr).toContain('relay watch: --workspace is required');
+    const noCredential = await run(['relay', 'watch', '--workspace', WORKSPACE]);
+    expect(noCredential.code).toBe(2);
+    expect(noCredential.stderr).toContain('relay watch: set RELAY_CONTROL_CREDENTIAL');
+    expect((await run(['relay', 'watch', '--workspace', WORKSPACE, '--wire', '1.0'])).stderr).toContain('--wire takes 1.2 and/or 1.1');
+    expect((await run(['relay', 'watch', '--workspace', WORKSPACE, '--say', ' '])).stderr).toContain('--say needs some text');
+    expect((await run(['relay', 'watch', '--workspace', WORKSPACE, '--credential', 'tmsc_x'])).stderr).toContain('relay watch: unknown option --credential');
+  });
+
+  it('trusts --ca, else RELAY_GATEWAY_CA_FILE, else the development certificate when it exists', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trustmesh-watch-'));
+    try {
+      expect(parseRelayWatchArgs(['--workspace', WORKSPACE], { TRUSTMESH_DATA_DIR: dataDir })).toMatchObject({ gatewayCaFile: null, say: null, wireVersions: ['1.2', '1.1'] });
+      mkdirSync(join(dataDir, 'relay-gateway', 'tls'), { recursive: true });
+      writeFileSync(join(dataDir, 'relay-gateway', 'tls', 'cert.pem'), 'pem');
+      expect(parseRelayWatchArgs(['--workspace', WORKSPACE], { TRUSTMESH_DATA_DIR: dataDir }).gatewayCaFile).toBe(join(dataDir, 'relay-gateway', 'tls', 'cert.pem'));
+      expect(parseRelayWatchArgs(['--workspace', WORKSPACE], { TRUSTMESH_DATA_DIR: dataDir, RELAY_GATEWAY_CA_FILE: '/ca.pem' }).gatewayCaFile).toBe('/ca.pem');
+      expect(parseRelayWatchArgs(['--workspace', WORKSPACE, '--ca', '/mine.pem', '--say', 'hi'], { RELAY_GATEWAY_CA_FILE: '/ca.pem' })).toMatchObject({ gatewayCaFile: '/mine.pem', say: 'hi' });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports an unreachable gateway before connecting, exit 1', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    const result = await run(['relay', 'watch', '--workspace', WORKSPACE, '--relay-control-address', `127.0.0.1:${port}`], { RELAY_CONTROL_CREDENTIAL: 'tmsc_secret-value' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('RelayControl CreateBrowserSession failed: UNAVAILABLE');
+    expect(result.stderr).not.toContain('tmsc_secret-value');
+  });
+
+  it('prints peer text on one line with terminal control characters escaped', () => {
+    expect(shown('plain text')).toBe('"plain text"');
+    expect(shown('line\nbreak "quoted" \\')).toBe('"line\\u000abreak \\"quoted\\" \\\\"');
+    expect(shown('\u001b]0;owned\u0007\u009b2J\u202eevil')).toBe('"\\u001b]0;owned\\u0007\\u009b2J\\u202eevil"');
+    expect(shown('x'.repeat(3000))).toHaveLength(2003);
   });
 });

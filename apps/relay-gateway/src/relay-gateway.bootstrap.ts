@@ -3,24 +3,30 @@
  *
  * 1. configuration (validated whole; `ConfigError` names every bad variable);
  * 2. TLS material (files, or the persisted self-signed development certificate);
- * 3. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed);
- * 4. the service credential: configured digests, or in embedded mode a development credential minted now
+ * 3. the HTTP(S) port, listening at once with the startup probe (health/startup-probe.server.ts): `/healthz`
+ *    answers 200 and `/readyz` 503 naming the step the start waits for, everything else 503
+ *    `GATEWAY_STARTING`; logged as `relay gateway starting` with the `http` URL;
+ * 4. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed),
+ *    which on Kafka waits for the consumer groups to join (tens of seconds on a restart);
+ * 5. the service credential: configured digests, or in embedded mode a development credential minted now
  *    and printed once (it is never stored; a restart mints another);
- * 5. Nest (HTTP(S) + the modules, including the data plane), listening;
- * 6. the gRPC server (RelayControl + ServiceInfo) on its own port;
- * 7. the operator port (metrics and probe copies, loopback by default).
+ * 6. Nest: presence a crashed predecessor with this replica id left behind is ended and liveness starts,
+ *    then the modules (including the data plane) start on the server that already listens;
+ * 7. the gRPC server (RelayControl + ServiceInfo) on its own port; then requests go to the app (`/readyz`
+ *    now checks the database and the bus) and `relay gateway listening` is logged.
+ * 8. the operator port (metrics and probe copies, loopback by default).
  *
  * `close()` reverses it: gRPC first (watch streams end with UNAVAILABLE), then Nest (the data plane closes
  * its sockets and records it), then any presence this replica still holds, then the infrastructure.
  */
 import 'reflect-metadata';
 
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
 import { RelayEndpoints } from './config/relay-endpoints';
@@ -34,6 +40,7 @@ import { loadDataPlaneConfig } from './data-plane/data-plane.config';
 import { DATA_PLANE } from './data-plane/data-plane.module';
 import { OperatorServer } from './health/operator.server';
 import { securityHeaders } from './http/security-headers';
+import { StartupProbeServer } from './health/startup-probe.server';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
 import { loadTlsMaterial, type TlsMaterial } from './tls/tls-material';
@@ -61,6 +68,8 @@ export interface StartOptions {
   /** Log lines (default: stdout); tests pass a sink. */
   writeLog?: (line: string) => void;
   cwd?: string;
+  /** How the Kafka bus opens broker connections (tests put a broker gate here to make the bus slow). */
+  kafkaSocketFactory?: ISocketFactory;
 }
 
 export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
@@ -100,39 +109,48 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     serviceCredentialDigests.push(sha256(developmentServiceCredential));
   }
 
-  const infrastructure = await openRelayInfrastructure(config, logger);
+  // The port answers probes from here on, whatever the rest of the start waits for.
+  const headers = securityHeaders(config);
+  const probe = new StartupProbeServer(tls ? { cert: tls.cert, key: tls.key } : null, headers);
+  const address = await probe.listen(config.http.port, config.http.host);
+  const scheme = tls ? 'https' : 'http';
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
+  logger.info('relay gateway starting', { http: httpUrl });
+
+  let infrastructure: RelayInfrastructure;
+  try {
+    infrastructure = await openRelayInfrastructure(config, logger, {
+      onStep: (step) => probe.waitingFor(step),
+      ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
+    });
+  } catch (error) {
+    await probe.close();
+    throw error;
+  }
   const endpoints = new RelayEndpoints();
   let app: INestApplication | undefined;
   let grpcServer: RelayControlGrpcServer | undefined;
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
   try {
-    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests, dataPlaneConfig }), {
+    probe.waitingFor('http');
+    app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests, dataPlaneConfig }), probe.adopt(), {
       logger,
       // The enrollment endpoint reads its own bounded body; nothing else takes a body.
       bodyParser: false,
-      ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key } } : {}),
     });
-    // Bounded request time (the spec's redeem timeout is 30 s on the client side) against slow senders; an
-    // upgraded WebSocket is no longer a request and is not affected. No framework banner in responses.
-    const httpServer = app.getHttpServer() as HttpServer;
-    httpServer.requestTimeout = 30_000;
-    httpServer.headersTimeout = 20_000;
+    // No framework banner in responses.
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
-    const headers = securityHeaders(config);
     app.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       next();
     });
-    await app.listen(config.http.port, config.http.host);
-    const address = app.getHttpServer().address() as AddressInfo;
-    const scheme = tls ? 'https' : 'http';
-    const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-    const httpUrl = `${scheme}://${hostForUrl}:${address.port}`;
     endpoints.resolve(config.publicBaseUrl ?? `https://localhost:${address.port}`);
 
-    // A predecessor with this replica id that crashed left its presence behind: end it before serving. On the
-    // embedded database every predecessor was this one replica, whatever id it had.
+    // A predecessor with this replica id that crashed left its presence behind: end it before serving, that
+    // is before the data plane takes upgrades (a Companion reconnecting here must not be released with it).
+    probe.waitingFor('presence');
     const presence = app.get(WorkspacePresence);
     if (config.platform.database.mode === 'embedded') await presence.releaseEveryReplica();
     else await presence.releaseReplica();
@@ -140,6 +158,11 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     liveness = startedLiveness;
     await startedLiveness.start();
 
+    // Modules start (the data plane attaches its upgrade handler) on the server that already listens.
+    probe.waitingFor('http');
+    await app.init();
+
+    probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;
     const grpcPort = await server.start();
@@ -153,6 +176,8 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
 
+    // Ready: requests (and /readyz's own checks of the database and the bus) go to the app.
+    probe.serve(app.getHttpAdapter().getInstance() as RequestListener);
     logger.info('relay gateway listening', {
       http: httpUrl,
       grpc: grpcAddress,
@@ -198,7 +223,9 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     await grpcServer?.stop().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await liveness?.stop().catch(() => undefined);
-    await app?.close().catch(() => undefined);
+    // Nest closes the server it adopted; before it did, the probe closes it.
+    if (app) await app.close().catch(() => undefined);
+    else await probe.close();
     await infrastructure.close();
     throw error;
   }

@@ -3,7 +3,8 @@
  *
  * - The gateway is the real one (`apps/relay-gateway/src/main.ts`) on embedded defaults: PGlite in a temp
  *   data dir, the local bus, its self-signed development certificate; a child process, so it never shares an
- *   event loop with the load generator.
+ *   event loop with the load generator. It is measured on its second start on that data dir (see
+ *   `startGateway`: a first start also holds PGlite's initdb memory).
  * - The baseline (`baseline-forwarder.ts`) is another child process: `ws` alone, passing the same frames
  *   between the same sockets raw, with no validation, persistence or routing (same certificate, same TLS).
  * - The load is the simulator's load mode (`../load`): simulated Companions streaming generated turns and
@@ -13,6 +14,10 @@
  * - Rounds interleave gateway and forwarder (alternating which goes first), so the machine's noise hits both
  *   alike, and each starts only once both processes are quiet (the gateway works off a round's session ends
  *   and log writes for a while after it); each goal is the median of the per-round ratios.
+ * - Memory per streaming workspace: the gateway's RSS, heap after GC, external memory and the frames its
+ *   catch-up rings retain (`relay_frames_log_retained`), once right after start and again after each
+ *   measured gateway round (outside the measured window: a probe collects garbage); the growth over the
+ *   fresh gateway divided by the streaming workspaces is the figure.
  * - Memory per idle connection: on a fresh gateway, 5,000 browser sessions (tickets through RelayControl,
  *   spread over the workspaces) stay idle after `session.ready`; the gateway's RSS (/proc/<pid>/status) and
  *   heap after GC (a preloaded probe, `memory-probe.ts`) before and after.
@@ -115,8 +120,24 @@ interface Gateway {
   dataDir: string;
 }
 
+/**
+ * The gateway as every start after the first runs it: a first start creates the embedded database (PGlite's
+ * initdb), which leaves about 400 MiB resident in that process until it exits; so the gateway starts once on
+ * a fresh data directory, stops, and is measured on its restart.
+ */
 async function startGateway(): Promise<Gateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-relay-gateway-'));
+  try {
+    const first = await launchGateway(dataDir);
+    await first.child.stop();
+    return await launchGateway(dataDir);
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function launchGateway(dataDir: string): Promise<Gateway> {
   const probeFile = join(dataDir, 'memory-probe.json');
   const flags = ['--expose-gc', '--import', 'tsx', '--import', './apps/companion-simulator/src/bench/memory-probe.ts'];
   if (CPU_PROF_DIR) flags.unshift('--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`);
@@ -160,7 +181,6 @@ async function startGateway(): Promise<Gateway> {
     };
   } catch (error) {
     await child.stop();
-    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
 }
@@ -213,6 +233,16 @@ async function lossCounters(gateway: Gateway): Promise<Map<string, number>> {
   return out;
 }
 
+/** Frames the gateway's catch-up rings hold over all workspaces, and their bytes where the gateway reports them. */
+async function retainedFrames(gateway: Gateway): Promise<{ frames: number; bytes: number | null }> {
+  const text = await (await fetch(`${gateway.operatorUrl}/metrics`)).text();
+  const value = (name: string) => {
+    const line = text.split('\n').find((entry: string) => entry.startsWith(`${name} `));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : null;
+  };
+  return { frames: value('relay_frames_log_retained') ?? Number.NaN, bytes: value('relay_frames_log_retained_bytes') };
+}
+
 function counterIncrease(before: Map<string, number>, after: Map<string, number>): string[] {
   const out: string[] = [];
   for (const [series, value] of after) {
@@ -227,15 +257,23 @@ function vmRssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
 }
 
-async function probe(gateway: Gateway): Promise<{ rssKiB: number; heapUsedKiB: number; externalKiB: number }> {
+interface MemoryProbe {
+  rssKiB: number;
+  heapUsedKiB: number;
+  heapTotalKiB: number;
+  externalKiB: number;
+  arrayBuffersKiB: number;
+}
+
+async function probe(gateway: Gateway): Promise<MemoryProbe> {
   rmSync(gateway.probeFile, { force: true });
   const sent = Date.now();
   gateway.child.process.kill('SIGUSR2');
-  let usage: { heapUsed: number; external: number; at: number } | undefined;
+  let usage: { heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; at: number } | undefined;
   await until(
     () => {
       try {
-        usage = JSON.parse(readFileSync(gateway.probeFile, 'utf8')) as { heapUsed: number; external: number; at: number };
+        usage = JSON.parse(readFileSync(gateway.probeFile, 'utf8')) as { heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; at: number };
         return usage.at >= sent;
       } catch {
         return false;
@@ -244,8 +282,14 @@ async function probe(gateway: Gateway): Promise<{ rssKiB: number; heapUsedKiB: n
     30_000,
     'the gateway\'s memory probe',
   );
-  const { heapUsed, external } = usage as { heapUsed: number; external: number };
-  return { rssKiB: vmRssKiB(gateway.child.process.pid as number), heapUsedKiB: heapUsed / 1024, externalKiB: external / 1024 };
+  const { heapUsed, heapTotal, external, arrayBuffers } = usage as { heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
+  return {
+    rssKiB: vmRssKiB(gateway.child.process.pid as number),
+    heapUsedKiB: heapUsed / 1024,
+    heapTotalKiB: heapTotal / 1024,
+    externalKiB: external / 1024,
+    arrayBuffersKiB: arrayBuffers / 1024,
+  };
 }
 
 // ------------------------------------------------------------------------------------------- rounds
@@ -388,6 +432,8 @@ async function main(): Promise<void> {
     console.log(
       `throughput and latency: ${WORKSPACES} workspaces, each 1 Companion streaming generated turns (${TURNS.toolCalls} tool calls, ${TURNS.messageChars}-char message in ${TURNS.chunkChars}-char deltas every ${TURNS.chunkDelayMs} ms, ${TURN_INTERVAL_MS} ms between turns) and ${BROWSERS_PER_WORKSPACE} browsers; ${ROUNDS} interleaved rounds of ${ROUND_MS / 1000} s each`,
     );
+    const fresh = await probe(gateway);
+    let streamed: { memory: MemoryProbe; retained: { frames: number; bytes: number | null } } | undefined;
     // Warm-up of both paths, not measured.
     const pids = [gateway.child.process.pid, forwarder.child.process.pid].filter((pid): pid is number => pid !== undefined);
     await round(gatewayTarget, 999);
@@ -401,6 +447,11 @@ async function main(): Promise<void> {
         results[target.name].push(result);
         console.log(roundLine(target.name, index, result));
         if (result.problems.length > 0) invalid = true;
+        // After the round, outside its window: what streaming left in the gateway (the largest so far).
+        if (target.name === 'gateway') {
+          const memory = await probe(gateway);
+          if (!streamed || memory.rssKiB > streamed.memory.rssKiB) streamed = { memory, retained: await retainedFrames(gateway) };
+        }
       }
     }
     const summary = (name: 'gateway' | 'forwarder') => {
@@ -415,6 +466,18 @@ async function main(): Promise<void> {
     const f = summary('forwarder');
     console.log(`  median    gateway   ${int(g.rate).padStart(7)} frames/s delivered  p50 ${ms(g.p50)}  p99 ${ms(g.p99)}`);
     console.log(`  median    forwarder ${int(f.rate).padStart(7)} frames/s delivered  p50 ${ms(f.p50)}  p99 ${ms(f.p99)}`);
+    if (streamed) {
+      const { memory, retained } = streamed;
+      const per = (after: number, before: number) => ((after - before) / WORKSPACES).toFixed(0);
+      console.log(
+        `memory per streaming workspace: ${int((memory.rssKiB - fresh.rssKiB) / WORKSPACES)} KiB RSS (gateway RSS ${int(fresh.rssKiB)} KiB fresh -> ${int(memory.rssKiB)} KiB after ${WORKSPACES} workspaces streamed to ${BROWSERS_PER_WORKSPACE} browsers each)`,
+      );
+      console.log(
+        `  per workspace: heap used ${per(memory.heapUsedKiB, fresh.heapUsedKiB)} KiB after GC (heap ${int(fresh.heapUsedKiB)} -> ${int(memory.heapUsedKiB)} KiB used, ${int(memory.heapTotalKiB)} KiB reserved), ` +
+          `external ${per(memory.externalKiB, fresh.externalKiB)} KiB (${int(fresh.externalKiB)} -> ${int(memory.externalKiB)} KiB, array buffers ${int(memory.arrayBuffersKiB)} KiB), ` +
+          `${int(retained.frames / WORKSPACES)} frames retained for catch-up (${int(retained.frames)} in all${retained.bytes === null ? '' : `, ${int(retained.bytes / 1024)} KiB`})`,
+      );
+    }
     // Last: closing thousands of sessions keeps the embedded database busy for minutes afterwards. Only the
     // difference is charged to the idle connections, so the rounds' retained frames do not count.
     if (IDLE_CONNECTIONS > 0) {

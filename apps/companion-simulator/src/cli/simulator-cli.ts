@@ -11,6 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 
+import { createJsonLineLogger } from '@trustmesh/platform-logging';
 import { parseScenario, ScenarioError, type Scenario } from '@trustmesh/relay-companion-sim';
 
 import { ConfigError, loadSimulatorConfig, type Env, type SimulatorMode } from '../config/simulator-config';
@@ -53,7 +54,7 @@ Options (each sets the variable in brackets; secrets are read from the environme
   --ca-file FILE               [RELAY_GATEWAY_CA_FILE] trust this certificate (the gateway's dev cert)
   --insecure-dev               [RELAY_GATEWAY_INSECURE_DEV=true] loopback gateways only
   --credential-file FILE       [SIMULATOR_CREDENTIAL_FILE]
-  --wire-version 1.2|1.1       [SIMULATOR_WIRE_VERSION]
+  --wire-version 1.2|1.1       [SIMULATOR_WIRE_VERSION] default 1.2
   --scenario FILE              [SIMULATOR_SCENARIO_FILE]
   --control-address HOST:PORT  [SIMULATOR_CONTROL_ADDRESS]
   --relay-control-address HOST:PORT  [RELAY_CONTROL_ADDRESS]
@@ -169,10 +170,14 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
         const loaded = config(parsed.command);
         const scenario = loaded.scenarioFile ? await readScenario(loaded.scenarioFile) : undefined;
         const enrollment = await ensureEnrollment(loaded);
+        // Logs (the transport's and Nest's) in the platform's one line shape, on stdout as the gateway's are;
+        // the lines below without JSON are this command's own output.
+        const logger = createJsonLineLogger({ service: 'companion-simulator', replica: enrollment.deviceId, write: io.stdout });
         const host = await startSimulatorHost(loaded, {
           enrollment,
           ...(scenario ? { scenario } : {}),
-          log: (level, message) => (level === 'warn' ? io.stderr : io.stdout)(`companion-simulator: ${message}\n`),
+          log: (level, message) => logger.log(level === 'warn' ? 'warn' : 'info', message, { component: 'companion-transport' }),
+          logger,
         });
         io.stdout(`companion-simulator: device ${enrollment.deviceId} of workspace ${enrollment.workspaceId} connecting to ${loaded.gateway.companionUrl} (Wire ${loaded.wireVersion})\n`);
         if (host.app.address) io.stdout(`companion-simulator: SimulatorControl on ${host.app.address}\n`);

@@ -38,7 +38,7 @@ describe('simulator configuration', () => {
       loopback: false,
       secure: true,
     });
-    expect(config.wireVersion).toBe('1.1');
+    expect(config.wireVersion).toBe('1.2');
     expect(config.control).toBeNull();
   });
 

@@ -10,7 +10,7 @@
  * | `RELAY_GATEWAY_INSECURE_DEV` | `false` | `true` skips certificate verification; loopback gateways only |
  * | `SIMULATOR_PAIRING_CODE` | — | one-time pairing code to enroll with (§12); a secret, never logged |
  * | `SIMULATOR_CREDENTIAL_FILE` | `.data/companion-simulator/device-credential.json` | where the device credential is kept (mode 0600) |
- * | `SIMULATOR_WIRE_VERSION` | `1.1` | Wire version of `device.connect`: `1.2` or `1.1` |
+ * | `SIMULATOR_WIRE_VERSION` | `1.2` | Wire version of `device.connect`: `1.2` (the seed's version) or `1.1` (for 1.1-only tickets) |
  * | `SIMULATOR_E2EE_PRIVATE_KEY_FILE` | — | the Companion's X25519 private key (base64url PKCS#8 or a JWK), with the next |
  * | `SIMULATOR_E2EE_PEER_PUBLIC_KEY` | — | the browser's X25519 public key (base64url raw); both or neither |
  * | `SIMULATOR_SCENARIO_FILE` | — | scenario (JSON or YAML) to run once connected |
@@ -231,8 +231,9 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     }
   }
 
-  const versionRaw = value('SIMULATOR_WIRE_VERSION') ?? '1.1';
-  let wireVersion: SimulatorWireVersion = '1.1';
+  // 1.2 by default: a 1.2-only browser ticket is refused (4008) by a Companion that speaks only 1.1.
+  const versionRaw = value('SIMULATOR_WIRE_VERSION') ?? '1.2';
+  let wireVersion: SimulatorWireVersion = '1.2';
   if (versionRaw === '1.2' || versionRaw === '1.1') wireVersion = versionRaw;
   else fail('SIMULATOR_WIRE_VERSION', `must be "1.2" or "1.1" (got ${JSON.stringify(versionRaw.slice(0, 20))}); Wire 1.0 is not safe remotely`);
 

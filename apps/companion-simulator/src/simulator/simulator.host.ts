@@ -3,6 +3,7 @@
  * transport, optional cipher), the load mode when the gateway's RelayControl is configured, and the NestJS
  * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
  */
+import type { Logger } from '@trustmesh/platform-logging';
 import type { Scenario } from '@trustmesh/relay-companion-sim';
 
 import { loadSimulatorConfig, type Env, type SimulatorConfig } from '../config/simulator-config';
@@ -27,8 +28,8 @@ export interface SimulatorHostOptions {
   enrollment: Pick<StoredEnrollment, 'deviceId' | 'workspaceId' | 'deviceCredential'>;
   scenario?: Scenario;
   log?: TransportLog;
-  /** Nest logs (default on). */
-  logger?: false;
+  /** Where Nest's lines go: the platform logger (one line shape with the transport's), `false` for none (default: Nest's console). */
+  logger?: false | Logger;
   /** Stop on SIGTERM/SIGINT (the CLI sets it). */
   shutdownHooks?: boolean;
 }
@@ -71,7 +72,7 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
     app = await startSimulatorApp(control, {
       control: config.control,
       stoppables: [{ stop: () => control.close() }, simulator],
-      ...(options.logger === false ? { logger: false as const } : {}),
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(options.shutdownHooks ? { shutdownHooks: true } : {}),
     });
   } catch (error) {

@@ -1,14 +1,13 @@
 /**
- * The data plane's logging port. The module binds it to the gateway's JSON logger (`RELAY_LOGGER`). Fields
- * are ids, codes, counts and frame types only: never credentials, tickets, frame payloads or peer-supplied
- * text.
+ * The data plane's logging port: the platform's one `Logger` port (`@trustmesh/platform-logging`), bound by
+ * the module to the gateway's logger (`JsonLogger.port`). Fields are ids, codes, counts and frame types only:
+ * never credentials, tickets, frame payloads or peer-supplied text.
  */
-export type DataPlaneLogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type LogFields = Readonly<Record<string, string | number | boolean | null | undefined>>;
+import type { LogFields, Logger, LogLevel } from '@trustmesh/platform-logging';
 
-export interface DataPlaneLogger {
-  log(level: DataPlaneLogLevel, event: string, fields?: LogFields): void;
-}
+export type DataPlaneLogLevel = LogLevel;
+export type { LogFields };
+export type DataPlaneLogger = Logger;
 
 /** What failed, for logs: the error's class name, never its message (which may quote peer data). */
 export function errorName(error: unknown): string {

@@ -17,7 +17,6 @@ import { RELAY_DIRECTORY, type RelayDirectory } from '../control/relay-directory
 import { securityHeaders } from '../http/security-headers';
 import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import { loadDataPlaneConfig, type DataPlaneConfig } from './data-plane.config';
-import type { DataPlaneLogger } from './data-plane.log';
 import { DataPlane } from './data-plane';
 
 /** DI token of the running `DataPlane`. */
@@ -54,7 +53,8 @@ class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
           singleReplica: gateway.embedded === true,
           replicaId: gateway.replicaId,
           producer: gateway.producer,
-          logger: fromJsonLogger(logger),
+          // The gateway's logger as the platform's port: one line shape for the whole process.
+          logger: logger.port,
           trustedProxies: gateway.trustedProxies,
           responseHeaders: securityHeaders(gateway),
         }),
@@ -68,16 +68,3 @@ class DataPlaneLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
   exports: [DATA_PLANE],
 })
 export class DataPlaneModule {}
-
-/** The gateway's JSON logger (stdout, redacting secret-like fields) behind the data plane's logging port. */
-function fromJsonLogger(logger: JsonLogger): DataPlaneLogger {
-  return {
-    log: (level, event, fields = {}) => {
-      const clean = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean | null>;
-      if (level === 'debug') logger.debug(event, clean);
-      else if (level === 'info') logger.info(event, clean);
-      else if (level === 'warn') logger.warn(event, clean);
-      else logger.error(event, clean);
-    },
-  };
-}

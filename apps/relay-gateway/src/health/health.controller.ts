@@ -1,7 +1,9 @@
 /**
- * Liveness and readiness for orchestrators: GET /healthz answers while the process serves HTTP; GET /readyz
- * answers 200 only when the database answers a query and the event bus reports ready (else 503 with the
- * failing check named, never internal error text).
+ * Liveness and readiness for orchestrators, once the gateway has started: GET /healthz answers while the
+ * process serves HTTP; GET /readyz answers 200 only when the database answers a query and the event bus
+ * reports ready (else 503 with the failing check named, never internal error text). Before that, while the
+ * database, the bus and its consumers are still being opened, the same paths are answered by the startup
+ * probe (startup-probe.server.ts): /healthz 200, /readyz 503 `{"checks":{"startup":"<step>"}}`.
  */
 import type { ServerResponse } from 'node:http';
 

@@ -7,9 +7,12 @@
  * the gateway's own); on a server they are only verified (`MIGRATIONS_PENDING` until
  * `trustmesh db migrate deploy` ran), so a gateway never serves against an older schema.
  */
-import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, type EventBus } from '@trustmesh/platform-bus';
+import type { ISocketFactory } from 'kafkajs';
+
+import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
-import { OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
+import { withContext } from '@trustmesh/platform-logging';
+import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
 
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -38,7 +41,14 @@ const KAFKA_MAX_WAIT_MS = 250;
 /** DI token of the open `RelayInfrastructure`. */
 export const RELAY_INFRASTRUCTURE = Symbol.for('trustmesh.relay-gateway.Infrastructure');
 
-export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger): Promise<RelayInfrastructure> {
+export interface OpenInfrastructureOptions {
+  /** Told what the opening waits for next (the startup probe reports it on /readyz). */
+  onStep?: (step: 'database' | 'event-bus' | 'consumers') => void;
+  /** How the Kafka bus opens its connections (tests put a broker gate here); default kafkajs' own. */
+  kafkaSocketFactory?: ISocketFactory;
+}
+
+export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger, options: OpenInfrastructureOptions = {}): Promise<RelayInfrastructure> {
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
@@ -46,21 +56,31 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     }
   };
   try {
+    options.onStep?.('database');
     const database = await openDatabase(config.platform.database);
     cleanups.push(() => database.close());
     logger.info('database open', { mode: database.mode, location: database.location });
 
-    await prepareSchema(database, [PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
+    // Every set this process needs, in one check: on a server, MIGRATIONS_PENDING then names all that is
+    // pending (the event store and the local bus would otherwise be found missing one start at a time).
+    const localBus = config.platform.bus.adapter === 'local';
+    await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
     const store = await openEventStore(database, { producer: config.producer, defaultTopic: RELAY_CONTROL_TOPIC });
     cleanups.push(() => store.close());
 
     // Revocations, presence and frames crossing replicas are latency-sensitive: a short fetch wait bounds the
     // delay even where a broker does not answer a long poll as soon as data arrives (librdkafka's mock
     // cluster); a real broker answers at once either way, and idle consumers poll a few times a second.
+    options.onStep?.('event-bus');
     const bus: EventBus =
       config.platform.bus.adapter === 'kafka'
-        ? createKafkaEventBus(config.platform, { consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS } })
-        : await createLocalEventBus(config.platform, database);
+        ? createKafkaEventBus(config.platform, {
+            // The bus logs through the gateway's logger: one line shape (service, replica) for the whole process.
+            logger: withContext(logger.port, { component: 'platform-bus.kafka' }),
+            consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
+            ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
+          })
+        : await createLocalEventBus(config.platform, database, { logger: withContext(logger.port, { component: 'platform-bus.local' }) });
     cleanups.push(() => bus.close());
 
     const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
@@ -73,6 +93,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     publisher.start();
     cleanups.push(() => publisher.stop());
 
+    options.onStep?.('consumers');
     const projection = new ProjectionRunner(controlReadModelProjection(), prismaTransactions(prisma), bus);
     await projection.start();
     cleanups.push(() => projection.stop());

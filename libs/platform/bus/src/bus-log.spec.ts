@@ -8,7 +8,8 @@ describe('bus log lines', () => {
     logger.log('warn', 'kept', { partition: 3 });
     expect(lines).toHaveLength(1);
     expect(lines[0]!.endsWith('\n')).toBe(true);
-    expect(JSON.parse(lines[0]!)).toEqual({ level: 'warn', time: expect.any(String), logger: 'platform-bus.spec', message: 'kept', partition: 3 });
+    // The platform's one line shape (@trustmesh/platform-logging), with the adapter as its component.
+    expect(JSON.parse(lines[0]!)).toEqual({ time: expect.any(String), level: 'warn', service: 'platform-bus', replica: expect.any(String), msg: 'kept', component: 'platform-bus.spec', partition: 3 });
   });
 
   it('name the adapter when an adapter logs without a logger of its own', () => {
@@ -23,7 +24,7 @@ describe('bus log lines', () => {
     } finally {
       write.mockRestore();
     }
-    expect(written.map((line) => (JSON.parse(line) as { logger: string }).logger)).toEqual(['platform-bus.local', 'platform-bus.kafka']);
+    expect(written.map((line) => (JSON.parse(line) as { component: string }).component)).toEqual(['platform-bus.local', 'platform-bus.kafka']);
   });
 
   it('describe an error by its class only, unless kafkajs wrote its text', () => {

@@ -1,31 +1,28 @@
 /**
- * Logging for both bus adapters: every line goes through one small `BusLogger`, and nothing that
- * reaches it carries a message payload, a handler's error text or a credential. Errors are logged as
- * their class name (plus the message for kafkajs' own errors, whose texts are protocol facts, not
- * data). The kafka adapter routes kafkajs' lines through the same logger (`kafka/kafka-log.ts`).
+ * Logging for both bus adapters: every line goes through the platform's one logger port (`BusLogger` is
+ * `@trustmesh/platform-logging`'s `Logger`), so an app hands the bus its own logger and the bus's lines come
+ * out in the app's shape (`service`, `replica`, `component`). Nothing that reaches it carries a message
+ * payload, a handler's error text or a credential. Errors are logged as their class name (plus the message
+ * for kafkajs' own errors, whose texts are protocol facts, not data). The kafka adapter routes kafkajs' lines
+ * through the same logger (`kafka/kafka-log.ts`).
  */
-export type BusLogLevel = 'debug' | 'info' | 'warn' | 'error';
+import { createJsonLineLogger, type Logger, type LogLevel } from '@trustmesh/platform-logging';
+
+export type BusLogLevel = LogLevel;
 export type BusLogFields = Record<string, string | number | boolean | null>;
-
-export interface BusLogger {
-  log(level: BusLogLevel, message: string, fields?: BusLogFields): void;
-}
-
-const RANK: Record<BusLogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export type BusLogger = Logger;
 
 /** Longest text of a field or an error description that reaches a log line. */
 export const MAX_LOG_TEXT = 300;
 
 const toStderr = (line: string) => void process.stderr.write(line);
 
-/** One JSON line per entry, at or above `threshold`, on stderr unless `write` says otherwise; `name` is the line's `logger`. */
+/**
+ * The platform's JSON line per entry, at or above `threshold`, on stderr unless `write` says otherwise; `name`
+ * is the line's `component` (the service is `platform-bus`: an app that runs the bus passes its own logger).
+ */
 export function jsonLineBusLogger(threshold: BusLogLevel = 'info', write: (line: string) => void = toStderr, name = 'platform-bus'): BusLogger {
-  return {
-    log(level, message, fields) {
-      if (RANK[level] < RANK[threshold]) return;
-      write(`${JSON.stringify({ level, time: new Date().toISOString(), logger: name, message, ...fields })}\n`);
-    },
-  };
+  return createJsonLineLogger({ service: 'platform-bus', level: threshold, write, context: { component: name } });
 }
 
 /** What an adapter logs through when it is given no logger: JSON lines on stderr from `info`, named after the adapter. */

@@ -129,6 +129,27 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
       expect(received.keys().sort()).toEqual(events.map(eventKey).sort());
     }, 60_000);
 
+    it('names the log every record comes from: one log per topic as stored, another under another prefix', async () => {
+      const topic = uniqueName('logs.counters.v1');
+      const logsOf = async (topicPrefix: string) => {
+        const { bus } = await fixture.openBus({ topicPrefix });
+        await bus.publish(topic, interleavedEvents(streamIds('logs', 6), 2));
+        const received = recorder();
+        const subscription = await bus.subscribe({ groupId: uniqueName('logs'), topics: [topic], handler: received.handler });
+        await waitUntil(() => received.records.length >= 12, { timeoutMs: 30_000, what: 'every published event' });
+        await subscription.stop();
+        return new Set(received.records.map((record) => record.log));
+      };
+      const plain = await logsOf('');
+      const prefixed = await logsOf(`${uniqueName('elsewhere')}.`);
+      // Every partition's offsets count in the topic's one log; the same service topic under another
+      // prefix is another log (its offsets start again), and so would a recreated topic or another cluster.
+      expect(plain.size).toBe(1);
+      expect(prefixed.size).toBe(1);
+      expect([...plain][0]).toMatch(new RegExp(`^${kind.split(' ')[0]}:.*${topic.replace(/\./g, '\\.')}`));
+      expect([...prefixed][0]).not.toBe([...plain][0]);
+    }, 90_000);
+
     it('starts a new group where `start` says, also on a topic that does not exist yet', async () => {
       const subscriber = await fixture.openBus();
       const publisher = await fixture.openBus();

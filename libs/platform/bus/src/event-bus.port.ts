@@ -31,6 +31,14 @@ export interface BusRecord {
   partition: number;
   /** Offset within the partition, as a decimal string (Kafka offsets are 64-bit). */
   offset: string;
+  /**
+   * Which log `offset` counts in: the adapter, its cluster (kafka: the cluster id; local: the topic's
+   * creation), and the topic as stored (with its prefix), e.g. `kafka:<clusterId>:<topic>` or
+   * `local:<topic>@<created>`. Offsets compare only between records of one log: a recreated topic, a
+   * restarted mock cluster, another prefix or the other adapter is a new log whose offsets start again,
+   * so whoever keeps offsets (a projection's checkpoint) must keep this beside them.
+   */
+  log: string;
   key: string;
   envelope: EventEnvelope;
   /**

@@ -2,7 +2,7 @@
 // process) and Postgres servers (reachable or not), plus the test helpers other suites use.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -10,7 +10,8 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 
 import { openDatabase } from './database';
 import { DatabaseError } from './database.errors';
-import { createTestDatabase, createTestPostgresDatabase, testPostgresAdminUrl, type TestDatabase } from './testing';
+import { startOpeningProcess } from './test/embedded-open.harness';
+import { createTempDataDir, createTestDatabase, createTestPostgresDatabase, testPostgresAdminUrl, type TestDatabase } from './testing';
 
 async function refusal(promise: Promise<unknown>): Promise<DatabaseError> {
   try {
@@ -58,7 +59,7 @@ describe('embedded databases', () => {
   it('refuse a directory another live process holds, and take over a dead one’s lock', async () => {
     await writeFile(join(dataDir, 'pglite.lock'), '2147483646\n'); // no such process
     const database = await openDatabase({ mode: 'embedded', dataDir });
-    expect((await readFile(join(dataDir, 'pglite.lock'), 'utf8')).trim()).toBe(String(process.pid));
+    expect((await readFile(join(dataDir, 'pglite.lock'), 'utf8')).split('\n')[0]).toBe(String(process.pid));
     await database.close();
 
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
@@ -92,6 +93,120 @@ describe('embedded databases', () => {
     await expect(abandoned).rejects.toThrow('abandon');
     expect(await seen).toBe(0);
   });
+});
+
+/** Every mode under `dir` that other users could read, write or enter: none is expected. */
+async function openModes(dir: string): Promise<string[]> {
+  const open: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const mode = (await lstat(path)).mode & 0o777;
+    if (mode & 0o077) open.push(`${path} ${mode.toString(8)}`);
+    if (entry.isDirectory()) open.push(...(await openModes(path)));
+  }
+  return open;
+}
+
+describe('the embedded data directory lock, with real second processes', () => {
+  let dataDir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dataDir, remove: cleanup } = await createTempDataDir('lock'));
+  });
+  afterEach(async () => {
+    await cleanup();
+  });
+
+  it('lets one process in at a time, and the next once the first closed', async () => {
+    const first = startOpeningProcess(dataDir);
+    expect((await first.outcome).event).toBe('opened');
+    expect((await refusal(openDatabase({ mode: 'embedded', dataDir }))).code).toBe('DATABASE_IN_USE');
+    await first.release();
+
+    const database = await openDatabase({ mode: 'embedded', dataDir });
+    const second = startOpeningProcess(dataDir);
+    try {
+      expect(await second.outcome).toEqual({ event: 'refused', code: 'DATABASE_IN_USE' });
+    } finally {
+      second.kill();
+      await database.close();
+    }
+  }, 120_000);
+
+  it('lets exactly one of several processes starting at once open the directory', async () => {
+    const racers = [0, 1, 2].map(() => startOpeningProcess(dataDir));
+    try {
+      const outcomes = await Promise.all(racers.map((racer) => racer.outcome));
+      expect(outcomes.filter(({ event }) => event === 'opened')).toHaveLength(1);
+      expect(outcomes.filter(({ event, code }) => event === 'refused' && code === 'DATABASE_IN_USE')).toHaveLength(2);
+    } finally {
+      await Promise.all(racers.map((racer) => racer.release()));
+    }
+  }, 180_000);
+
+  it('never takes over a lock that is being written (an empty lock file)', async () => {
+    // What another process's lock looks like between creating the file and writing its pid.
+    await writeFile(join(dataDir, 'pglite.lock'), '');
+    const second = startOpeningProcess(dataDir);
+    try {
+      expect(await second.outcome).toEqual({ event: 'refused', code: 'DATABASE_IN_USE' });
+    } finally {
+      second.kill();
+    }
+    expect(await readFile(join(dataDir, 'pglite.lock'), 'utf8')).toBe('');
+  }, 120_000);
+
+  it('leaves a lock it does not own when it closes', async () => {
+    const database = await openDatabase({ mode: 'embedded', dataDir });
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      // The lock now names another live process (whatever put it there): closing must not delete it.
+      await writeFile(join(dataDir, 'pglite.lock'), `${other.pid}\n`);
+      await database.close();
+      expect(await readFile(join(dataDir, 'pglite.lock'), 'utf8')).toBe(`${other.pid}\n`);
+    } finally {
+      other.kill();
+    }
+  }, 60_000);
+
+  it('shares the open instance through a symlinked path instead of taking the lock over', async () => {
+    const { dataDir: elsewhere, remove: removeElsewhere } = await createTempDataDir('lock-link');
+    const linked = join(elsewhere, 'data');
+    await symlink(dataDir, linked);
+    const direct = await openDatabase({ mode: 'embedded', dataDir });
+    const viaLink = await openDatabase({ mode: 'embedded', dataDir: linked });
+    try {
+      const lock = await readFile(join(dataDir, 'pglite.lock'), 'utf8');
+      // A temporary table lives in one session: seen through the link only if both are one instance.
+      await direct.withConnection((sql) => sql.exec('CREATE TEMP TABLE seen_once (id integer)'));
+      await expect(viaLink.withConnection((sql) => sql.query('SELECT count(*) FROM seen_once'))).resolves.toHaveLength(1);
+      expect(await readFile(join(dataDir, 'pglite.lock'), 'utf8')).toBe(lock);
+    } finally {
+      await viaLink.close();
+      await direct.close();
+      await removeElsewhere();
+    }
+  }, 60_000);
+
+  it('refuses a lock file that is a symbolic link, and leaves its target alone', async () => {
+    const target = join(dataDir, 'elsewhere.txt');
+    await writeFile(target, '2147483646\n'); // a dead pid: a followed link would be taken for a stale lock
+    await symlink(target, join(dataDir, 'pglite.lock'));
+    const error = await refusal(openDatabase({ mode: 'embedded', dataDir }));
+    expect(error.code).toBe('DATABASE_OPEN_FAILED');
+    expect(error.message).toContain('symbolic link');
+    expect((await lstat(join(dataDir, 'pglite.lock'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(target, 'utf8')).toBe('2147483646\n');
+  }, 60_000);
+
+  it('keeps the data directory and the files PGlite writes private to the user', async () => {
+    const fresh = join(dataDir, 'fresh');
+    const database = await openDatabase({ mode: 'embedded', dataDir: fresh });
+    await database.withConnection((sql) => sql.exec('CREATE TABLE notes (id integer); INSERT INTO notes VALUES (1); CHECKPOINT;'));
+    await database.close();
+    expect((await stat(fresh)).mode & 0o777).toBe(0o700);
+    expect(await openModes(fresh)).toEqual([]);
+  }, 60_000);
 });
 
 describe('in-memory embedded databases', () => {

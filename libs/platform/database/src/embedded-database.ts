@@ -3,8 +3,10 @@
  * directory. Postgres in one process means two rules:
  * - one PGlite instance per directory per process: every `openDatabase` of the same directory shares it
  *   (reference-counted; the last `close()` closes it), because two instances on one directory corrupt it;
- * - one process per directory: `<dataDir>/pglite.lock` holds the owner's pid, and a second process is
- *   refused with `DATABASE_IN_USE` (a lock left by a dead process is taken over).
+ * - one process per directory: `<dataDir>/pglite.lock` names the owner, and a second process is
+ *   refused with `DATABASE_IN_USE` (a lock left by a dead process is taken over; `data-dir-lock.ts`).
+ * Instances are keyed by the directory's real path, so a symlinked path to an open directory shares its
+ * instance instead of opening a second one. The directory is private to the user (0700, files 0600).
  *
  * Layout: `<dataDir>/pglite/` is the Postgres cluster, `<dataDir>/pglite.lock` the lock. A `dataDir` of
  * `memory://<name>` keeps the database in memory (tests); it is shared by name within the process.
@@ -12,13 +14,14 @@
  * PGlite runs on a worker thread of its own (`PgliteThread`), so Postgres' work never blocks this process's
  * event loop.
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 
+import { lockDataDir, privateDirectory, privatiseTree } from './data-dir-lock';
 import { DatabaseError, describeDriverError } from './database.errors';
 import { PgliteThread, type ThreadTransaction } from './pglite-thread/pglite-thread';
 import type { SqlConnection, SqlExecutor } from './sql-connection';
@@ -51,7 +54,7 @@ export interface EmbeddedOptions {
 
 /** Opens (or joins) the PGlite database of `dataDir`. */
 export async function openEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedHandle> {
-  const key = dataDir.startsWith(MEMORY_PREFIX) ? dataDir : resolve(dataDir);
+  const key = dataDir.startsWith(MEMORY_PREFIX) ? dataDir : await realDataDir(dataDir);
   let entry = opened.get(key);
   if (!entry) {
     entry = start(key, options);
@@ -97,17 +100,26 @@ async function start(key: string, options: EmbeddedOptions): Promise<SharedPglit
   if (key.startsWith(MEMORY_PREFIX)) {
     return { pglite: await createPglite({ loadDataDir: options.loadDataDir }, key), handles: 0, unlock: async () => undefined };
   }
-  try {
-    await mkdir(key, { recursive: true });
-  } catch (error) {
-    throw new DatabaseError('DATABASE_OPEN_FAILED', `Cannot create the data directory ${key}: ${describeDriverError(error)}`, { cause: error });
-  }
   const unlock = await lockDataDir(key);
   try {
-    return { pglite: await createPglite({ dataDir: join(key, CLUSTER_DIR), loadDataDir: options.loadDataDir }, key), handles: 0, unlock };
+    const pglite = await createPglite({ dataDir: join(key, CLUSTER_DIR), loadDataDir: options.loadDataDir }, key);
+    // PGlite creates its files with the process's umask (often 0644, 0666 under umask 0).
+    await privatiseTree(join(key, CLUSTER_DIR)).catch(() => undefined);
+    return { pglite, handles: 0, unlock };
   } catch (error) {
     await unlock();
     throw error;
+  }
+}
+
+/** Creates the data directory (0700) if missing and returns its real path (symlinks resolved). */
+async function realDataDir(dataDir: string): Promise<string> {
+  const path = resolve(dataDir);
+  try {
+    await privateDirectory(path);
+    return await realpath(path);
+  } catch (error) {
+    throw new DatabaseError('DATABASE_OPEN_FAILED', `Cannot create the data directory ${path}: ${describeDriverError(error)}`, { cause: error });
   }
 }
 
@@ -118,46 +130,6 @@ async function createPglite(options: { dataDir?: string; loadDataDir?: Blob | un
     throw new DatabaseError('DATABASE_OPEN_FAILED', `PGlite could not open the database at ${location}: ${describeDriverError(error)}`, {
       cause: error,
     });
-  }
-}
-
-/** Takes `<dir>/pglite.lock` for this process; returns the function that gives it back. */
-async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  const lockPath = join(dir, 'pglite.lock');
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      const file = await open(lockPath, 'wx');
-      try {
-        await file.writeFile(`${process.pid}\n`);
-      } finally {
-        await file.close();
-      }
-      return () => rm(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new DatabaseError('DATABASE_OPEN_FAILED', `Cannot lock the data directory ${dir}: ${describeDriverError(error)}`, { cause: error });
-      }
-    }
-    const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
-    // Our own pid with no open instance here is a lock this process failed to give back: take it over.
-    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
-      throw new DatabaseError(
-        'DATABASE_IN_USE',
-        `The embedded database at ${dir} is open in another process (pid ${holder}). Stop that process, or set ` +
-          'DATABASE_URL to a Postgres server so several processes can share one database.',
-      );
-    }
-    await rm(lockPath, { force: true });
-  }
-  throw new DatabaseError('DATABASE_IN_USE', `The embedded database at ${dir} is being opened by another process; try again.`);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -21,6 +21,7 @@ export {
   loadMigrations,
   migrationChecksum,
   MIGRATION_HISTORY_TABLE,
+  DEFAULT_DEPLOY_COMMAND,
   type MigrationSet,
   type MigrationFile,
   type MigrationSetReport,

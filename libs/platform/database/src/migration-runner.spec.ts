@@ -188,6 +188,29 @@ describe.each(TEST_DATABASE_KINDS)('migration runner on %s', (kind) => {
     await expect(prepareSchema(database, [set])).resolves.toBeUndefined();
   });
 
+  it('at startup on a server: names every pending migration of every set and the command that applies them all', async () => {
+    if (database.mode === 'embedded') return;
+    const first = fixture();
+    const second = fixture();
+    const sets: MigrationSet[] = [
+      { library: first.library, directory: await folder({ '20250101000000_init': first.init, '20250102000000_colour': first.addColour }) },
+      { library: second.library, directory: await folder({ '20250101000000_init': second.init, '20250102000000_colour': second.addColour, '20250103000000_more': `ALTER TABLE ${second.table} ADD COLUMN size integer;\n` }) },
+    ];
+    // One of the five is deployed already: the other four, in both sets, are named.
+    await deployMigrations(testDb.config, [{ library: first.library, directory: await folder({ '20250101000000_init': first.init }) }]);
+    const error = await refusal(prepareSchema(database, sets));
+    expect(error.code).toBe('MIGRATIONS_PENDING');
+    expect(error.message).toContain('4 pending migration(s)');
+    for (const name of [`${first.library}/20250102000000_colour`, `${second.library}/20250101000000_init`, `${second.library}/20250102000000_colour`, `${second.library}/20250103000000_more`]) {
+      expect(error.message).toContain(name);
+    }
+    expect(error.message).not.toContain(`${first.library}/20250101000000_init`);
+    expect(error.message).toContain('npx trustmesh db migrate deploy');
+    expect(error.message).not.toMatch(/nx run [a-z-]+:migrate-deploy/);
+    // An app may name its own deploy command.
+    expect((await refusal(prepareSchema(database, sets, { deployCommand: 'my-deploy --all' }))).message).toContain('my-deploy --all');
+  });
+
   it('has a deploy command that reads the database from the environment', async () => {
     const { library, init } = fixture();
     const directory = await folder({ '20250101000000_init': init });
@@ -257,5 +280,31 @@ describe('migration runner with concurrent migrators on a Postgres server', () =
       await holding;
       await holder.close();
     }
+  });
+});
+
+describe('migration runner with concurrent migrators on one embedded database', () => {
+  let testDb: TestDatabase;
+  let directory: string;
+  const { library, init, addColour } = fixture();
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('pglite', 'migrators');
+    directory = await migrationsFolder({
+      '20250101000000_init': init,
+      '20250102000000_colour': addColour,
+      '20250103000000_more': 'CREATE TABLE more_widgets (id integer);',
+    });
+  });
+  afterAll(async () => {
+    await testDb.dispose();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('apply each migration once although every handle shares PGlite\'s one session (where an advisory lock is re-entrant)', async () => {
+    const migrators = await Promise.all(Array.from({ length: 3 }, () => testDb.open()));
+    const reports = await Promise.all(migrators.map((database) => applyMigrations(database, [{ library, directory }])));
+    expect(reports.map(([report]) => report?.applied.length).sort()).toEqual([0, 0, 3]);
+    await Promise.all(migrators.map((database) => database.close()));
   });
 });

@@ -13,8 +13,9 @@
  *   refused (`MIGRATION_CHECKSUM_MISMATCH`), and so is an applied migration the folder no longer has
  *   (`MIGRATION_NOT_IN_FOLDER`). Everything is checked before anything is applied.
  * - A Postgres session advisory lock around the whole run, so concurrent starters queue instead of racing;
- *   the one that waited then finds nothing left to do. (PGlite has one connection; the lock is taken there
- *   too, so the code path is the same.)
+ *   the one that waited then finds nothing left to do. A session advisory lock is re-entrant within its
+ *   session, and every handle of one PGlite shares its one session, so runs in this process also queue per
+ *   database location first (`inProcessRuns`); the same wait counts toward `lockTimeoutMs`.
  * - Idempotent: a rerun applies nothing.
  *
  * When to run it (ARCHITECTURE.md, "Two ways to run"): embedded mode applies migrations at startup
@@ -69,7 +70,15 @@ export interface MigrateOptions {
   lockTimeoutMs?: number;
   /** Told about each migration as it is applied (for logs). */
   onApplied?: (library: string, migration: AppliedMigration) => void;
+  /**
+   * The command `MIGRATIONS_PENDING` tells an operator to run (default `npx trustmesh db migrate deploy`, which
+   * applies every library's and app's migrations in this repository).
+   */
+  deployCommand?: string;
 }
+
+/** The one command that applies every pending migration of every owner (apps/cli `db migrate deploy`). */
+export const DEFAULT_DEPLOY_COMMAND = 'npx trustmesh db migrate deploy';
 
 export const MIGRATION_HISTORY_TABLE = '_trustmesh_migrations';
 
@@ -167,6 +176,33 @@ async function plan(db: SqlExecutor, sets: readonly MigrationSet[], files: reado
   );
 }
 
+/** The run in progress (and those queued after it) per database location, in this process. */
+const inProcessRuns = new Map<string, Promise<void>>();
+
+/** Runs `work` after every earlier run of this process on `location`, or gives up at `deadline`. */
+async function afterInProcessRuns<T>(location: string, deadline: number, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const earlier = inProcessRuns.get(location) ?? Promise.resolve();
+  let finished!: () => void;
+  const mine = earlier.then(() => new Promise<void>((resolve) => (finished = resolve)));
+  inProcessRuns.set(location, mine);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))));
+    const turn = await Promise.race([earlier.then(() => 'turn' as const), timedOut]);
+    clearTimeout(timer);
+    if (turn === 'timeout') {
+      throw new MigrationError('MIGRATION_LOCK_TIMEOUT', `Another migrator held the migration lock for more than ${timeoutMs} ms; is a deploy stuck?`);
+    }
+    return await work();
+  } finally {
+    // Whoever queued after this run may go once it ends (also when it gave up waiting).
+    void earlier.then(() => finished());
+    void mine.then(() => {
+      if (inProcessRuns.get(location) === mine) inProcessRuns.delete(location);
+    });
+  }
+}
+
 async function withMigrationLock<T>(connection: SqlConnection, timeoutMs: number, work: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -187,8 +223,9 @@ async function withMigrationLock<T>(connection: SqlConnection, timeoutMs: number
 /** Applies every pending migration of `sets`, in set order then name order. */
 export async function applyMigrations(database: Database, sets: readonly MigrationSet[], options: MigrateOptions = {}): Promise<MigrationSetReport[]> {
   const files = await Promise.all(sets.map(loadMigrations));
-  return database.withConnection((connection) =>
-    withMigrationLock(connection, options.lockTimeoutMs ?? 60_000, async () => {
+  const timeoutMs = options.lockTimeoutMs ?? 60_000;
+  return afterInProcessRuns(database.location, Date.now() + timeoutMs, timeoutMs, () => database.withConnection((connection) =>
+    withMigrationLock(connection, timeoutMs, async () => {
       await connection.exec(HISTORY_DDL);
       const plans = await plan(connection, sets, files);
       const reports: MigrationSetReport[] = [];
@@ -222,7 +259,7 @@ export async function applyMigrations(database: Database, sets: readonly Migrati
       }
       return reports;
     }),
-  );
+  ));
 }
 
 /** What is applied and what is pending, per set; refuses changed or unknown applied migrations like a run would. */
@@ -238,20 +275,24 @@ export async function migrationStatus(database: Database, sets: readonly Migrati
 
 /**
  * What an app does with its libraries' migrations at startup: embedded, it applies them; on a server it
- * only verifies that none is pending (`MIGRATIONS_PENDING` names them and the deploy command), because
- * several replicas start at once and schema changes there are a deliberate step.
+ * only verifies that none is pending, because several replicas start at once and schema changes there are a
+ * deliberate step. An app passes every set it needs in one call, so that `MIGRATIONS_PENDING` names every
+ * pending migration of every owner at once (`owner/migration`, in set order) and the one command that applies them all
+ * (`options.deployCommand`), not a per-library command that would leave the rest pending.
  */
 export async function prepareSchema(database: Database, sets: readonly MigrationSet[], options: MigrateOptions = {}): Promise<void> {
   if (database.mode === 'embedded') {
     await applyMigrations(database, sets, options);
     return;
   }
-  const pending = (await migrationStatus(database, sets)).flatMap((status) => status.pending.map((name) => `${status.library}/${name}`));
-  if (pending.length > 0) {
+  const pending = (await migrationStatus(database, sets)).filter((status) => status.pending.length > 0);
+  const count = pending.reduce((total, status) => total + status.pending.length, 0);
+  if (count > 0) {
+    const listed = pending.flatMap((status) => status.pending.map((name) => `${status.library}/${name}`)).join(', ');
     throw new MigrationError(
       'MIGRATIONS_PENDING',
-      `The database at ${database.location} lacks ${pending.length} migration(s): ${pending.join(', ')}. ` +
-        'Apply them with the deploy command (`deployMigrations`, e.g. `npx nx run platform-event-store:migrate-deploy`) before starting.',
+      `The database at ${database.location} has ${count} pending migration(s) (${listed}). ` +
+        `Apply them all with \`${options.deployCommand ?? DEFAULT_DEPLOY_COMMAND}\` (DATABASE_URL set to this database) before starting.`,
     );
   }
 }

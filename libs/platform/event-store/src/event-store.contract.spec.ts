@@ -295,6 +295,54 @@ describe.each(TEST_DATABASE_KINDS)('event store on %s', (kind) => {
       expect(await store.claimOutbox(10)).toHaveLength(2);
     });
 
+    it('renews the lease while a batch is published: a second publisher claims nothing however long the bus takes', async () => {
+      await drainOutbox();
+      await store.append(newStream(), 'no-stream', events(2));
+      const slow = await anotherStore({ outboxLeaseMs: 300 });
+      const other = await anotherStore({ outboxLeaseMs: 300 });
+      const claimsMeanwhile: number[] = [];
+      // The bus takes several lease periods to confirm (a broker outage); the other publisher keeps trying.
+      const published = await slow.publishPending(async () => {
+        for (let round = 0; round < 8; round += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          claimsMeanwhile.push((await other.claimOutbox(10)).length);
+        }
+      });
+      expect(published).toBe(2);
+      expect(claimsMeanwhile).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+      await slow.releaseOutbox();
+    });
+
+    it('never marks a batch published once its lease was taken over: the batch stays for the new holder', async () => {
+      await drainOutbox();
+      await store.append(newStream(), 'no-stream', events(2));
+      const first = await anotherStore({ outboxLeaseMs: 60_000 });
+      const second = await anotherStore({ outboxLeaseMs: 60_000 });
+      const attempt = first.publishPending(async (batch) => {
+        // While the bus holds this batch, the lease runs out (the process stalled) and another takes it.
+        await database.withConnection((sql) => sql.query("UPDATE outbox_leases SET expires_at = now() - interval '1 second'"));
+        expect(await second.claimOutbox(10)).toHaveLength(batch.length);
+      });
+      expect((await caught(attempt)).code).toBe('OUTBOX_LEASE_LOST');
+      expect(await store.outboxBacklog()).toBe(2);
+      // The old holder cannot mark rows either, whatever it claimed before.
+      const [row] = await second.claimOutbox(10);
+      expect((await caught(first.markPublished([row!.id]))).code).toBe('OUTBOX_LEASE_LOST');
+      expect(await second.publishPending(async () => undefined)).toBe(2);
+      await second.releaseOutbox();
+    });
+
+    it('does not come back with a lease it gave back: a publisher that released must claim again', async () => {
+      await drainOutbox();
+      await store.append(newStream(), 'no-stream', events(1));
+      const publisher = await anotherStore();
+      const [row] = await publisher.claimOutbox(10);
+      await publisher.releaseOutbox();
+      expect((await caught(publisher.markPublished([row!.id]))).code).toBe('OUTBOX_LEASE_LOST');
+      expect(await publisher.publishPending(async () => undefined)).toBe(1);
+      await publisher.releaseOutbox();
+    });
+
     it('purges published rows but keeps the events', async () => {
       await drainOutbox();
       const stream = newStream();
@@ -360,7 +408,7 @@ describe.each(TEST_DATABASE_KINDS)('event store on %s', (kind) => {
   describe('schema', () => {
     it('is migrated once: a rerun applies nothing, a tampered migration is refused', async () => {
       const [rerun] = await applyMigrations(database, [EVENT_STORE_MIGRATIONS]);
-      expect(rerun).toEqual({ library: 'platform-event-store', applied: [], alreadyApplied: 1 });
+      expect(rerun).toEqual({ library: 'platform-event-store', applied: [], alreadyApplied: 2 });
       const copy = await mkdtemp(join(tmpdir(), 'event-store-migrations-'));
       try {
         await cp(EVENT_STORE_MIGRATIONS.directory, copy, { recursive: true });
@@ -423,7 +471,7 @@ describe('event store migrations on a Postgres server', () => {
 
     const deployers = await Promise.all(Array.from({ length: 3 }, () => testDb.open({ poolSize: 1 })));
     const reports = await Promise.all(deployers.map((deployer) => applyMigrations(deployer, [EVENT_STORE_MIGRATIONS])));
-    expect(reports.map(([report]) => report?.applied.length).sort()).toEqual([0, 0, 1]);
+    expect(reports.map(([report]) => report?.applied.length).sort()).toEqual([0, 0, 2]);
 
     const store = await openEventStore(database, { producer: PRODUCER, defaultTopic: TOPIC });
     expect((await store.append('after-deploy', 'no-stream', events(1))).streamVersion).toBe(1);

@@ -28,6 +28,11 @@ export const EVENT_STORE_ERROR_CODES = [
   'PRODUCER_MISSING',
   'READ_OPTIONS_INVALID',
   'OUTBOX_OPTIONS_INVALID',
+  /**
+   * This publisher no longer holds the outbox lease (it ran out while the bus took its time and another
+   * publisher took it, or it was given back): nothing was marked published; claim again.
+   */
+  'OUTBOX_LEASE_LOST',
   /** The store was closed. */
   'STORE_CLOSED',
   /** Too many appends queued for the store's transaction time limit; retry later. */

@@ -11,10 +11,14 @@
  * milliseconds each); batch events into one append where you can. `UNIQUE (stream_id, stream_version)`
  * backs the version check up.
  *
- * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim, lost when it is
- * not renewed within `outboxLeaseMs`), claims unpublished rows in id order (which is commit order), and
- * marks them published after the bus accepted them. A crash anywhere leaves rows unpublished, and the next
- * lease holder publishes them again: at least once, in order per stream.
+ * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
+ * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
+ * claims unpublished rows in id order (which is commit order), and marks them published after the bus
+ * accepted them. Each time the lease changes hands (or is taken again after it ran out or was given back)
+ * it gets a new token; marking rows published is fenced by holder, token and expiry in the same statement,
+ * and its row count is checked, so a publisher that lost the lease mid-batch marks nothing
+ * (`OUTBOX_LEASE_LOST`) and two publishers never interleave their marks. A crash anywhere leaves rows
+ * unpublished, and the next lease holder publishes them again: at least once, in order per stream.
  *
  * Raw SQL, where Prisma cannot say it or says it too slowly: the advisory lock (`pg_advisory_xact_lock`);
  * the append's insert, one `unnest` statement for the events and their outbox rows (Prisma's
@@ -22,6 +26,8 @@
  * and the lease upsert, whose conditional `ON CONFLICT … WHERE` must compare with the database's clock
  * (`now()`), not each replica's. All are tagged templates: values travel as bind parameters.
  */
+import { randomUUID } from 'node:crypto';
+
 import { prepareSchema, type Database, type MigrateOptions } from '@trustmesh/platform-database';
 import { uuidv7, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
 
@@ -88,6 +94,12 @@ export interface PublishPendingOptions {
   batchSize?: number;
   /** Stop after this many batches (default: until nothing is pending). */
   maxBatches?: number;
+}
+
+/** What `publishPending` hands `publish` besides the batch. */
+export interface PublishContext {
+  /** Aborted when the lease is lost while the batch is being published: publish no more of it. */
+  signal: AbortSignal;
 }
 
 export const DEFAULT_MAX_EVENT_DATA_BYTES = 1024 * 1024;
@@ -178,6 +190,8 @@ export class EventStore {
   private readonly leaseMs: number;
   /** This store's identity as an outbox publisher. */
   readonly publisherId: string;
+  /** The token of the outbox lease this store holds (from its last claim); '' when it holds none. */
+  private leaseToken = '';
   private closed = false;
 
   /** Use `openEventStore`, which also prepares the schema. */
@@ -302,12 +316,22 @@ export class EventStore {
     this.assertOpen();
     if (!wholeNumber(limit, 1, MAX_READ_LIMIT)) throw new EventStoreError('OUTBOX_OPTIONS_INVALID', `A claim takes 1–${MAX_READ_LIMIT} rows.`);
     return this.guard('claim the outbox', async () => {
-      const held = await this.prisma.$executeRaw`
-        INSERT INTO outbox_leases (name, holder, expires_at)
-        VALUES (${OUTBOX_LEASE}, ${this.publisherId}, now() + ${this.leaseMs}::integer * interval '1 millisecond')
-        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-        WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()`;
-      if (held === 0) return [];
+      // Renewing keeps the token; taking the lease from another, or again after it ran out or was given
+      // back, gets a new one, which fences whatever the previous holding still had in hand.
+      const leases = await this.prisma.$queryRaw<Array<{ token: string }>>`
+        INSERT INTO outbox_leases (name, holder, expires_at, token)
+        VALUES (${OUTBOX_LEASE}, ${this.publisherId}, now() + ${this.leaseMs}::integer * interval '1 millisecond', ${randomUUID()})
+        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
+          token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
+                       THEN outbox_leases.token ELSE EXCLUDED.token END
+        WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
+        RETURNING token`;
+      const held = leases[0];
+      if (!held) {
+        this.leaseToken = '';
+        return [];
+      }
+      this.leaseToken = held.token;
       const rows = await this.prisma.outboxMessage.findMany({
         where: { publishedAt: null },
         orderBy: { id: 'asc' },
@@ -318,36 +342,103 @@ export class EventStore {
     });
   }
 
-  /** Marks claimed rows published (after the bus accepted them); returns how many were still unpublished. */
+  /**
+   * Marks claimed rows published (after the bus accepted them); returns how many were still unpublished.
+   * Only while this store holds the lease it claimed them under: else `OUTBOX_LEASE_LOST` and nothing is
+   * marked (holder, token and expiry are checked in the same statement as the update).
+   */
   async markPublished(ids: readonly number[]): Promise<number> {
     this.assertOpen();
     if (!Array.isArray(ids) || !ids.every((id) => wholeNumber(id, 1, Number.MAX_SAFE_INTEGER))) {
       throw new EventStoreError('OUTBOX_OPTIONS_INVALID', 'Outbox ids are whole numbers ≥ 1.');
     }
     if (ids.length === 0) return 0;
-    const { count } = await this.guard('mark outbox rows published', () =>
-      this.prisma.outboxMessage.updateMany({ where: { id: { in: ids.map(BigInt) }, publishedAt: null }, data: { publishedAt: new Date() } }),
+    const rows = await this.guard('mark outbox rows published', () =>
+      this.prisma.$queryRaw<Array<{ held: boolean; marked: number }>>`
+        WITH lease AS (
+          SELECT 1 FROM outbox_leases
+           WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND token = ${this.leaseToken} AND token <> '' AND expires_at > now()
+           FOR SHARE
+        ), marked AS (
+          UPDATE outbox SET published_at = now()
+           WHERE id IN (${Prisma.join(ids.map(BigInt))}) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
+          RETURNING 1
+        )
+        SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT count(*) FROM marked)::int AS marked`,
     );
-    return count;
+    const [result] = rows;
+    if (!result?.held) throw this.leaseLost();
+    return Number(result.marked);
+  }
+
+  /** Extends the lease this store holds; false when it no longer holds it (then it is lost for good). */
+  async renewOutboxLease(): Promise<boolean> {
+    this.assertOpen();
+    if (!this.leaseToken) return false;
+    const renewed = await this.guard('renew the outbox lease', () =>
+      this.prisma.$executeRaw`
+        UPDATE outbox_leases SET expires_at = now() + ${this.leaseMs}::integer * interval '1 millisecond'
+         WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND token = ${this.leaseToken} AND expires_at > now()`,
+    );
+    if (renewed === 0) this.leaseToken = '';
+    return renewed > 0;
+  }
+
+  private leaseLost(): EventStoreError {
+    this.leaseToken = '';
+    return new EventStoreError(
+      'OUTBOX_LEASE_LOST',
+      'This publisher no longer holds the outbox lease (it ran out, or was given back); nothing was marked published. Claim again.',
+    );
   }
 
   /**
-   * The publisher's loop in one call: claim a batch, hand it to `publish`, mark it published, repeat until
-   * nothing is pending (or `maxBatches`). If `publish` throws, the batch stays unpublished (and is the
-   * first claimed next time) and the error propagates. Returns how many rows were published.
+   * The publisher's loop in one call: claim a batch, hand it to `publish` and wait for it, mark it
+   * published, repeat until nothing is pending (or `maxBatches`). While `publish` runs, the lease is renewed
+   * every third of `outboxLeaseMs`; if it is lost meanwhile, `context.signal` is aborted, nothing is marked
+   * and `OUTBOX_LEASE_LOST` is thrown once `publish` returns. If `publish` throws, the batch stays
+   * unpublished (and is the first claimed next time) and the error propagates. Returns how many rows were
+   * published.
    */
-  async publishPending(publish: (batch: readonly OutboxMessage[]) => Promise<void>, options: PublishPendingOptions = {}): Promise<number> {
+  async publishPending(publish: (batch: readonly OutboxMessage[], context: PublishContext) => Promise<void>, options: PublishPendingOptions = {}): Promise<number> {
     const batchSize = options.batchSize ?? 100;
     const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
     let published = 0;
     for (let batches = 0; batches < maxBatches; batches += 1) {
       const batch = await this.claimOutbox(batchSize);
       if (batch.length === 0) break;
-      await publish(batch);
-      published += await this.markPublished(batch.map((message) => message.id));
+      await this.whileHoldingLease((signal) => publish(batch, { signal }));
+      const marked = await this.markPublished(batch.map((message) => message.id));
+      // Every claimed row was unpublished under our lease: fewer marked means someone else marked them.
+      if (marked !== batch.length) throw this.leaseLost();
+      published += marked;
       if (batch.length < batchSize) break;
     }
     return published;
+  }
+
+  /** Runs `work` with a heartbeat on the outbox lease; throws `OUTBOX_LEASE_LOST` after it if the lease was lost. */
+  private async whileHoldingLease(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    const lost = new AbortController();
+    let renewing: Promise<void> = Promise.resolve();
+    const heartbeat = setInterval(
+      () => {
+        renewing = renewing.then(async () => {
+          if (lost.signal.aborted) return;
+          // A renewal that fails (the database is away) is not a loss yet: the expiry decides.
+          const held = await this.renewOutboxLease().catch(() => true);
+          if (!held) lost.abort();
+        });
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
+    try {
+      await work(lost.signal);
+    } finally {
+      clearInterval(heartbeat);
+      await renewing;
+    }
+    if (lost.signal.aborted) throw this.leaseLost();
   }
 
   /** Rows not yet published (the publisher's lag). */
@@ -363,10 +454,16 @@ export class EventStore {
     return count;
   }
 
-  /** Gives the outbox lease up, so another publisher can take over without waiting for it to expire. */
+  /**
+   * Gives the outbox lease up, so another publisher can take over without waiting for it to expire. The
+   * row stays, expired, so that taking it again always gets a new token: a lease given back is never used.
+   */
   async releaseOutbox(): Promise<void> {
     this.assertOpen();
-    await this.guard('release the outbox', () => this.prisma.outboxLease.deleteMany({ where: { name: OUTBOX_LEASE, holder: this.publisherId } }));
+    this.leaseToken = '';
+    await this.guard('release the outbox', () =>
+      this.prisma.$executeRaw`UPDATE outbox_leases SET expires_at = now() WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND expires_at > now()`,
+    );
   }
 
   /** Releases the outbox lease if held and disconnects; the `Database` stays open (its owner closes it). */

@@ -13,8 +13,9 @@ export {
   type ReadStreamOptions,
   type ReadAllOptions,
   type PublishPendingOptions,
+  type PublishContext,
 } from './event-store';
 export type { AppendOptions, ExpectedVersion } from './append-request';
 export { EventStoreError, ConcurrencyError, EVENT_STORE_ERROR_CODES, type EventStoreErrorCode } from './event-store.errors';
 export { EVENT_STORE_MIGRATIONS } from './event-store.migrations';
-export { OutboxPublisher, publishInOrder, type OutboxPublisherOptions, type OutboxPublisherStats } from './outbox-publisher';
+export { OutboxPublisher, publishInOrder, DEFAULT_OUTBOX_RETENTION_MS, type OutboxPublisherOptions, type OutboxPublisherStats } from './outbox-publisher';

@@ -85,4 +85,45 @@ describe.each(TEST_DATABASE_KINDS.flatMap((database) => TEST_BUS_KINDS.map((bus)
     await restarted.close();
     await crashed.close();
   }, 120_000);
+  it('marks a batch published only once the bus confirmed it', async () => {
+    const topic = uniqueName('outbox.confirmed');
+    const store = await openEventStore(database, { producer: 'outbox-test@1' });
+    await store.append(`${topic}-s`, 'no-stream', [1, 2].map((n) => ({ eventType: 'ThingHappened', data: { n } })), { topic });
+    let confirm!: () => void;
+    const confirmed = new Promise<void>((resolve) => (confirm = resolve));
+    let calls = 0;
+    // The real bus, whose confirmation is held back until the test lets it through.
+    const held: EventBus = Object.assign(Object.create(bus) as EventBus, {
+      publish: async (target: string, envelopes: Parameters<EventBus['publish']>[1]) => {
+        calls += 1;
+        await confirmed;
+        await bus.publish(target, envelopes);
+      },
+    });
+    const publisher = new OutboxPublisher(store, held, { idleMs: 20 });
+    publisher.start();
+    await waitUntil(() => calls > 0, { timeoutMs: 60_000, what: 'the publish call' });
+    // A publisher that did not wait for the bus would have marked the rows by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await store.outboxBacklog()).toBe(2);
+    expect(publisher.stats.published).toBe(0);
+    confirm();
+    await waitUntil(async () => (await store.outboxBacklog()) === 0, { timeoutMs: 60_000, what: 'the confirmed rows marked' });
+    await publisher.stop();
+    await store.close();
+    expect(publisher.stats.published).toBe(2);
+  }, 120_000);
+  it('deletes published rows once they are older than the retention, and keeps the events', async () => {
+    const topic = uniqueName('outbox.retention');
+    const store = await openEventStore(database, { producer: 'outbox-test@1' });
+    const stream = `${topic}-s`;
+    await store.append(stream, 'no-stream', [{ eventType: 'ThingHappened', data: { n: 1 } }], { topic });
+    const outboxRows = () => database.withConnection(async (sql) => (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox'))[0]?.n);
+    const publisher = new OutboxPublisher(store, bus, { idleMs: 20, retainPublishedMs: 0, purgeEveryMs: 50 });
+    publisher.start();
+    await waitUntil(async () => (await store.outboxBacklog()) === 0 && (await outboxRows()) === 0, { timeoutMs: 60_000, what: 'the published rows purged' });
+    await publisher.stop();
+    expect(await store.readStream(stream)).toHaveLength(1);
+    await store.close();
+  }, 120_000);
 });

@@ -4,8 +4,11 @@
  * Rows are written in the append's transaction, so an event that committed is never lost: if the
  * process dies between commit and publish, the rows stay unpublished and the next publisher (this
  * process restarted, or another replica once the outbox lease expires) publishes them. A batch is
- * marked published only after the bus accepted all of it; a failure leaves it pending and the loop
- * retries with backoff. Within a batch, consecutive rows for one topic go in one `publish` call, and
+ * marked published only after the bus accepted all of it (every `publish` call is awaited); a failure
+ * leaves it pending and the loop retries with backoff. The store renews the outbox lease while a batch is
+ * on its way; if the lease is lost meanwhile (another replica took it over after it ran out), the rest of
+ * the batch is not published, nothing is marked (`OUTBOX_LEASE_LOST`), and this publisher only claims
+ * again once the lease is free. Within a batch, consecutive rows for one topic go in one `publish` call, and
  * calls are sequential, so each stream reaches the bus in its append order.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
@@ -19,9 +22,18 @@ export interface OutboxPublisherOptions {
   idleMs?: number;
   /** Longest pause after consecutive failures (default 5 s); pauses double from `idleMs`. */
   maxBackoffMs?: number;
+  /**
+   * How long published rows stay in the outbox (default 7 days), then the loop deletes them
+   * (`purgePublishedOutbox`; the events stay). Bounded retention: without it the outbox grows forever.
+   */
+  retainPublishedMs?: number;
+  /** How often the loop purges (default hourly; the first purge runs at start). */
+  purgeEveryMs?: number;
   /** Told about failures, with a stable code only. */
-  onError?: (code: 'OUTBOX_PUBLISH_FAILED', attempt: number) => void;
+  onError?: (code: 'OUTBOX_PUBLISH_FAILED' | 'OUTBOX_PURGE_FAILED', attempt: number) => void;
 }
+
+export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 export interface OutboxPublisherStats {
   published: number;
@@ -38,6 +50,9 @@ export class OutboxPublisher {
   private readonly batchSize: number;
   private readonly idleMs: number;
   private readonly maxBackoffMs: number;
+  private readonly retainPublishedMs: number;
+  private readonly purgeEveryMs: number;
+  private lastPurge = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: EventStore,
@@ -47,6 +62,8 @@ export class OutboxPublisher {
     this.batchSize = options.batchSize ?? 100;
     this.idleMs = options.idleMs ?? 200;
     this.maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.retainPublishedMs = options.retainPublishedMs ?? DEFAULT_OUTBOX_RETENTION_MS;
+    this.purgeEveryMs = options.purgeEveryMs ?? 60 * 60_000;
   }
 
   get stats(): OutboxPublisherStats {
@@ -75,7 +92,7 @@ export class OutboxPublisher {
 
   /** Publishes everything pending once, for tools and tests; returns how many rows went out. */
   async drain(): Promise<number> {
-    const count = await this.store.publishPending((batch) => publishInOrder(this.bus, batch), { batchSize: this.batchSize });
+    const count = await this.store.publishPending((batch, { signal }) => publishInOrder(this.bus, batch, signal), { batchSize: this.batchSize });
     this.published += count;
     return count;
   }
@@ -83,6 +100,7 @@ export class OutboxPublisher {
   private async run(): Promise<void> {
     let consecutiveFailures = 0;
     while (this.running) {
+      await this.purgeWhenDue();
       let pause = this.idleMs;
       try {
         const count = await this.drain();
@@ -104,12 +122,26 @@ export class OutboxPublisher {
       this.wake = undefined;
     }
   }
+
+  /** Deletes published rows older than the retention, at most once per `purgeEveryMs`. */
+  private async purgeWhenDue(): Promise<void> {
+    if (Date.now() - this.lastPurge < this.purgeEveryMs) return;
+    this.lastPurge = Date.now();
+    try {
+      await this.store.purgePublishedOutbox(new Date(Date.now() - this.retainPublishedMs));
+    } catch {
+      this.options.onError?.('OUTBOX_PURGE_FAILED', 1);
+    }
+  }
 }
 
-/** Publishes a batch, one call per run of consecutive rows with the same topic, in order. */
-export async function publishInOrder(bus: EventBus, batch: readonly OutboxMessage[]): Promise<void> {
+/**
+ * Publishes a batch, one call per run of consecutive rows with the same topic, in order, each awaited;
+ * stops before the next call once `signal` is aborted (the outbox lease was lost).
+ */
+export async function publishInOrder(bus: EventBus, batch: readonly OutboxMessage[], signal?: AbortSignal): Promise<void> {
   let start = 0;
-  while (start < batch.length) {
+  while (start < batch.length && !signal?.aborted) {
     const topic = batch[start]?.topic;
     let end = start;
     while (end < batch.length && batch[end]?.topic === topic) end += 1;

@@ -4,14 +4,14 @@
  * checkpoints on PGlite or on the Postgres server. One database and one bus per combination, for the
  * whole combination's tests.
  */
-import { LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
+import { DLQ_HEADERS, LOCAL_BUS_MIGRATIONS, deadLetterTopic, type BusRecord, type EventBus } from '@trustmesh/platform-bus';
 import { openTestBus, TEST_BUS_KINDS } from '@trustmesh/platform-bus/testing';
 import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
-import { activate, activeVersion, ProjectionRunner, type ProjectionDefinition } from './projection-runner';
+import { activate, activeVersion, ProjectionRunner, purgeProjectionHistory, type ProjectionDefinition } from './projection-runner';
 import { PROJECTION_MIGRATIONS } from './projection-migrations';
 import { sqlTransactions } from './projection-transactions';
 
@@ -49,6 +49,21 @@ function streamEvents(streams: number, perStream: number): EventEnvelope[] {
     }
   }
   return out;
+}
+
+function envelope(streamId: string, streamVersion: number): EventEnvelope {
+  return createEnvelope({ eventType: 'CounterIncremented', data: { by: 1 } }, { streamId, streamVersion, producer: 'test@1' });
+}
+
+/** Everything dead-lettered from `topic`, as an operator reading the DLQ sees it. */
+async function watchDeadLetters(bus: EventBus, topic: string): Promise<{ letters: BusRecord[]; stop: () => Promise<void> }> {
+  const letters: BusRecord[] = [];
+  const subscription = await bus.subscribe({
+    groupId: uniqueName('dlq-reader'),
+    topics: [deadLetterTopic(topic)],
+    handler: async (record) => void letters.push(record),
+  });
+  return { letters, stop: () => subscription.stop() };
 }
 
 const COMBINATIONS = TEST_DATABASE_KINDS.flatMap((databaseKind) => TEST_BUS_KINDS.map((busKind) => [databaseKind, busKind] as const));
@@ -161,6 +176,84 @@ describe.each(COMBINATIONS)('the projection runner on %s over the %s bus', (kind
     expect(runner.counters).toEqual({ applied: 3, skipped: 0 });
   }, 120_000);
 
+  it('never applies an event after a gap: it holds it, then dead-letters it with PROJECTION_STREAM_GAP, and applies the late event and the re-sent one in order', async () => {
+    const topic = uniqueName('projection.gap');
+    const v1 = envelope('gappy', 1);
+    const v2 = envelope('gappy', 2);
+    const v3 = envelope('gappy', 3);
+    const dlq = await watchDeadLetters(bus, topic);
+    const applied: number[] = [];
+    const runner = new ProjectionRunner(
+      streamCounts(topic, 1, (event) => void applied.push(event.streamVersion)),
+      sqlTransactions(database),
+      bus,
+      { gapHoldMs: 500 },
+    );
+    await runner.start();
+    // v2 is missing (it went to the DLQ upstream, or was lost): v3 must not be applied in its place.
+    await bus.publish(topic, [v1, v3]);
+    await waitUntil(() => dlq.letters.length === 1, { timeoutMs: 60_000 });
+    expect(dlq.letters[0]?.envelope.eventId).toBe(v3.eventId);
+    expect(dlq.letters[0]?.headers[DLQ_HEADERS.errorCode]).toBe('PROJECTION_STREAM_GAP');
+    await runner.catchUp(60_000);
+    expect(await readModel(database, 1)).toEqual({ gappy: [1, 1] });
+
+    // The late event arrives (re-sent after a fix), then the dead-lettered one is re-sent from the DLQ.
+    await bus.publish(topic, [v2]);
+    await bus.publish(topic, [v3]);
+    await waitUntil(async () => JSON.stringify(await readModel(database, 1)) === JSON.stringify({ gappy: [3, 3] }), { timeoutMs: 60_000 });
+    await runner.catchUp(60_000);
+    await runner.stop();
+    await dlq.stop();
+    expect(applied).toEqual([1, 2, 3]);
+    expect(dlq.letters).toHaveLength(1);
+  }, 180_000);
+
+  it('takes an event at an applied version for a copy only when it is the same event: another one is dead-lettered with PROJECTION_EVENT_CONFLICT', async () => {
+    const topic = uniqueName('projection.conflict');
+    const original = [envelope('forked', 1), envelope('forked', 2)] as const;
+    const impostor = envelope('forked', 1);
+    const dlq = await watchDeadLetters(bus, topic);
+    const runner = new ProjectionRunner(streamCounts(topic, 1), sqlTransactions(database), bus);
+    await bus.publish(topic, [...original, original[0], impostor]);
+    await runner.start();
+    await waitUntil(() => dlq.letters.length === 1, { timeoutMs: 60_000 });
+    await runner.catchUp(60_000);
+    await runner.stop();
+    await dlq.stop();
+
+    expect(dlq.letters[0]?.envelope.eventId).toBe(impostor.eventId);
+    expect(dlq.letters[0]?.headers[DLQ_HEADERS.errorCode]).toBe('PROJECTION_EVENT_CONFLICT');
+    expect(await readModel(database, 1)).toEqual({ forked: [2, 2] });
+    expect(runner.counters).toMatchObject({ applied: 2, skipped: 1 });
+  }, 120_000);
+
+  it('does not trust its checkpoints in another log (a new topic prefix): every event of the new log is applied', async () => {
+    const topic = uniqueName('projection.relog');
+    const transactions = sqlTransactions(database);
+    await bus.publish(topic, streamEvents(2, 3));
+    const before = new ProjectionRunner(streamCounts(topic, 1), transactions, bus);
+    await before.start();
+    await before.catchUp(60_000);
+    await before.stop();
+    expect(await readModel(database, 1)).toEqual({ 'stream-0': [3, 3], 'stream-1': [3, 3] });
+
+    // The same service topic in a new log (here: another prefix; as after a recreated topic, a restarted
+    // mock cluster or a switch of adapter), whose offsets start again at 0: six events of new streams.
+    const renamed = await openTestBus(busKind, { brokers: cluster.brokers, database, databaseConfig: testDb.config, topicPrefix: uniqueName('moved') + '.' });
+    try {
+      await renamed.publish(topic, [1, 2, 3].flatMap((version) => [envelope('new-a', version), envelope('new-b', version)]));
+      const after = new ProjectionRunner(streamCounts(topic, 1), transactions, renamed);
+      await after.start();
+      await after.catchUp(60_000);
+      await after.stop();
+      expect(after.counters).toMatchObject({ applied: 6, skipped: 0 });
+    } finally {
+      await renamed.close();
+    }
+    expect(await readModel(database, 1)).toEqual({ 'new-a': [3, 3], 'new-b': [3, 3], 'stream-0': [3, 3], 'stream-1': [3, 3] });
+  }, 180_000);
+
   it('rebuilds a new version side by side from the log, and activates it when it matches', async () => {
     const topic = uniqueName('projection.rebuild');
     const transactions = sqlTransactions(database);
@@ -181,8 +274,68 @@ describe.each(COMBINATIONS)('the projection runner on %s over the %s bus', (kind
     expect(await readModel(database, 2)).toEqual(await readModel(database, 1));
     expect(Object.keys(await readModel(database, 2))).toHaveLength(5);
 
-    await activate(transactions, 'stream-counts', 2);
+    await rebuild.activate();
     expect(await activeVersion(transactions, 'stream-counts')).toBe(2);
+
+    // Readers never move back by mistake, nor to a version that did not run.
+    await expect(activate(transactions, 'stream-counts', 1)).rejects.toMatchObject({ code: 'PROJECTION_VERSION_OLDER' });
+    await expect(activate(transactions, 'stream-counts', 3)).rejects.toMatchObject({ code: 'PROJECTION_VERSION_UNFINISHED' });
+    expect(await activeVersion(transactions, 'stream-counts')).toBe(2);
+    await activate(transactions, 'stream-counts', 1, { allowOlder: true });
+    expect(await activeVersion(transactions, 'stream-counts')).toBe(1);
+    await activate(transactions, 'stream-counts', 2);
     await Promise.all([live.stop(), rebuild.stop()]);
+
+    // Retention: the retired version's rows go, and applied event ids older than the cut.
+    const purged = await purgeProjectionHistory(transactions, 'stream-counts', { appliedEventsBefore: new Date(Date.now() + 60_000) });
+    expect(purged.retiredRows).toBeGreaterThan(0);
+    expect(purged.appliedEvents).toBeGreaterThan(0);
+    expect((await live.status()).positions).toEqual([]);
+    expect((await rebuild.status()).positions.length).toBeGreaterThan(0);
   }, 180_000);
+});
+
+describe('the projection runner on one embedded database (PGlite: one connection) over the local bus', () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let bus: EventBus;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('pglite', 'projections-embedded');
+    database = await testDb.open();
+    await applyMigrations(database, [PROJECTION_MIGRATIONS, LOCAL_BUS_MIGRATIONS]);
+    await database.withConnection((sql) => sql.exec('CREATE TABLE side_notes (stream_id TEXT, version INTEGER);'));
+    bus = await openTestBus('local', { database, databaseConfig: testDb.config });
+  }, 120_000);
+
+  afterAll(async () => {
+    await bus?.close();
+    await testDb?.dispose();
+  }, 60_000);
+
+  it('does not freeze the database when apply writes outside its transaction: the event fails with PROJECTION_APPLY_TIMEOUT', async () => {
+    const topic = uniqueName('projection.outside');
+    const dlq = await watchDeadLetters(bus, topic);
+    const runner = new ProjectionRunner<SqlExecutor>(
+      {
+        name: 'outside-writes',
+        version: 1,
+        topics: [topic],
+        // The mistake: writing through the database instead of `tx`. On PGlite this waits for the
+        // transaction that waits for it.
+        apply: (envelope) => database.withConnection((sql) => sql.query('INSERT INTO side_notes VALUES ($1, $2)', [envelope.streamId, envelope.streamVersion])).then(() => undefined),
+      },
+      sqlTransactions(database),
+      bus,
+      { applyTimeoutMs: 500 },
+    );
+    await runner.start();
+    await bus.publish(topic, [envelope('outside', 1)]);
+    await waitUntil(() => dlq.letters.length === 1, { timeoutMs: 60_000 });
+    expect(dlq.letters[0]?.headers[DLQ_HEADERS.errorCode]).toBe('PROJECTION_APPLY_TIMEOUT');
+    // The database still answers everyone.
+    await expect(database.withConnection((sql) => sql.query('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
+    await runner.stop();
+    await dlq.stop();
+  }, 120_000);
 });

@@ -1,13 +1,28 @@
 /**
  * The projection runner (ARCHITECTURE.md "Events"): consumes a projection's topics from the bus and
  * applies each event and the projection's checkpoint in ONE transaction, so a read model sees every
- * event exactly once although the bus delivers at least once. Two kinds of repeat are skipped:
- * - a message delivered again (after a crash, a rebalance, a commit lost with the broker): its offset is
- *   below the partition's checkpoint;
- * - an event the log holds twice, at two offsets (the outbox publishes at least once: a batch that
- *   partly reached the broker before a failure is published again whole): its stream version is at or
- *   below the one the projection applied for its stream (`projection_stream_versions`). A stream is one
- *   partition's, in order, so a later version is never seen before an earlier one.
+ * event exactly once and in stream order although the bus delivers at least once.
+ *
+ * What decides is each stream's applied version (`projection_stream_versions`), since the topics number
+ * each stream's events 1, 2, 3, … (as the event store does). For an event at version v of a stream whose
+ * applied version is `last`:
+ * - v = last + 1: applied, and its event id kept (`projection_applied_events`);
+ * - v ≤ last: a repeat (a redelivery after a crash or rebalance; or a copy the log holds twice, because the
+ *   outbox publishes at least once). Skipped only when it IS the event applied at v (same event id);
+ *   another event with an old version is refused, `PROJECTION_EVENT_CONFLICT` (tries, then the DLQ, and a
+ *   log line). A copy whose id is no longer kept (older than the retention, see `purgeAppliedEvents`) is
+ *   skipped unverified: it cannot be applied in any case, the stream is past it;
+ * - v > last + 1: a gap. Never applied over. It is held for `gapHoldMs` (default 60 s) as a transient
+ *   failure (`PROJECTION_STREAM_GAP`): the partition waits, no try is used up, in case the missing event is
+ *   on its way through another partition (a stream moved by a partition change). If the hold runs out the
+ *   runner logs an error and fails the event for good with the same code, so the bus dead-letters it; later
+ *   events of that stream go to the DLQ at once until the missing version is applied (then re-send them
+ *   from the DLQ, in order). Nothing is skipped silently.
+ *
+ * Offsets are positions, not proof: the checkpoint records the next offset to apply and the log it counts
+ * in (`BusRecord.log`). A record from another log (a recreated topic, a restarted mock cluster, another
+ * prefix, the other adapter) takes the checkpoint over, with a log line; the stream versions keep the
+ * read model exactly-once across that change.
  *
  * Failures: an error of the projection's own `apply` (its logic, a constraint its writes break) is an
  * ordinary handler failure: the bus gives the message its tries, then dead-letters it. A database that
@@ -21,7 +36,7 @@
  * version n+1 from the beginning of the log while version n keeps serving; `activate` then switches
  * readers over in one update.
  */
-import { TransientHandlerError, type BusRecord, type EventBus, type PartitionLag, type RetryingPartition, type Subscription } from '@trustmesh/platform-bus';
+import { jsonLineBusLogger, TransientHandlerError, type BusLogger, type BusRecord, type EventBus, type PartitionLag, type RetryingPartition, type Subscription } from '@trustmesh/platform-bus';
 import { isDatabaseUnavailable, type SqlExecutor } from '@trustmesh/platform-database';
 import type { EventEnvelope } from '@trustmesh/platform-events';
 
@@ -37,9 +52,10 @@ export interface ProjectionDefinition<Tx> {
   /** Version of the read model's shape; a new version is rebuilt from the log into its own tables. */
   version: number;
   /**
-   * Topics whose events number each stream's events in increasing `streamVersion`s, as the event store
-   * does: an event at or below the version already applied for its stream is taken for a copy and skipped.
-   * A topic where several writers number their own contributions to one stream does not qualify.
+   * Topics whose events number each stream's events 1, 2, 3, … in `streamVersion`, as the event store
+   * does: an event at or below the version already applied for its stream must be a copy of the one
+   * applied, and one past the next version is a gap. A topic where several writers number their own
+   * contributions to one stream, or whose streams skip versions, does not qualify.
    */
   topics: readonly string[];
   apply(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void>;
@@ -58,6 +74,8 @@ export interface ProjectionTransactions<Tx> {
 export interface ProjectionPosition {
   topic: string;
   partition: number;
+  /** The log the offset counts in (`BusRecord.log`). */
+  log: string;
   /** The next offset the projection will apply. */
   nextOffset: string;
 }
@@ -75,6 +93,41 @@ export interface ProjectionStatus {
 
 /** The stable code a projection's transient failures carry in the bus's logs and `retrying()`. */
 export const PROJECTION_DATABASE_UNAVAILABLE = 'PROJECTION_DATABASE_UNAVAILABLE';
+/** An event past its stream's next version: held, then dead-lettered with this code. */
+export const PROJECTION_STREAM_GAP = 'PROJECTION_STREAM_GAP';
+/** Another event with a version its stream already applied: dead-lettered with this code. */
+export const PROJECTION_EVENT_CONFLICT = 'PROJECTION_EVENT_CONFLICT';
+/** Two runners applied the next version of one new stream at once; the loser tries again and finds a copy. */
+const PROJECTION_STREAM_CONTENDED = 'PROJECTION_STREAM_CONTENDED';
+
+/** `activate` would move readers to an older version than the one serving. */
+export const PROJECTION_VERSION_OLDER = 'PROJECTION_VERSION_OLDER';
+/** `activate` of a version that has not caught up with the log (or never ran). */
+export const PROJECTION_VERSION_UNFINISHED = 'PROJECTION_VERSION_UNFINISHED';
+
+/** `apply` did not finish within `applyTimeoutMs` (e.g. it waited on a write outside its transaction). */
+export const PROJECTION_APPLY_TIMEOUT = 'PROJECTION_APPLY_TIMEOUT';
+/** How long one `apply` may take, by default. */
+export const DEFAULT_APPLY_TIMEOUT_MS = 30_000;
+
+/** How long a gap is held, by default, before its event is dead-lettered. */
+export const DEFAULT_GAP_HOLD_MS = 60_000;
+
+/** A refusal of the runner's own: `code` reaches the DLQ header (`dlq-error-code`) and the logs. */
+export class ProjectionError extends Error {
+  constructor(
+    readonly code:
+      | typeof PROJECTION_STREAM_GAP
+      | typeof PROJECTION_EVENT_CONFLICT
+      | typeof PROJECTION_VERSION_OLDER
+      | typeof PROJECTION_VERSION_UNFINISHED
+      | typeof PROJECTION_APPLY_TIMEOUT,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProjectionError';
+  }
+}
 
 const groupOf = (definition: { name: string; version: number }) => `projection.${definition.name}.v${definition.version}`;
 
@@ -85,12 +138,34 @@ export interface ProjectionRunnerOptions {
    * once.
    */
   consumerGroup?: string;
+  /**
+   * How long an event after a gap in its stream is held (the partition waits) for the missing version
+   * before it is dead-lettered with `PROJECTION_STREAM_GAP`. Default `DEFAULT_GAP_HOLD_MS`.
+   */
+  gapHoldMs?: number;
+  /**
+   * Longest one `apply` may run (default `DEFAULT_APPLY_TIMEOUT_MS`). Past it the transaction is rolled back
+   * and the event fails with `PROJECTION_APPLY_TIMEOUT` (tries, then the DLQ). On PGlite the transaction
+   * holds the only connection, so an `apply` that writes outside `tx` would otherwise wait for itself forever
+   * and freeze the database for every caller.
+   */
+  applyTimeoutMs?: number;
+  /** Where the runner's own lines go (gaps, conflicts, a checkpoint's log changing); JSON lines on stderr by default. */
+  logger?: BusLogger;
 }
+
+type Outcome = 'applied' | 'copy' | 'unverified-copy';
 
 export class ProjectionRunner<Tx> {
   private subscription: Subscription | undefined;
   private applied = 0;
   private skipped = 0;
+  /** Per stream with a gap (`topic` NUL `streamId`): since when its next event has been held. */
+  private readonly gaps = new Map<string, number>();
+  private readonly gapHoldMs: number;
+  private readonly applyTimeoutMs: number;
+  private readonly logger: BusLogger;
+  private unverifiedLogged = false;
   readonly groupId: string;
 
   constructor(
@@ -101,6 +176,11 @@ export class ProjectionRunner<Tx> {
   ) {
     if (!Number.isSafeInteger(definition.version) || definition.version < 1) throw new Error('projection version must be an integer ≥ 1');
     this.groupId = options.consumerGroup ?? groupOf(definition);
+    this.gapHoldMs = options.gapHoldMs ?? DEFAULT_GAP_HOLD_MS;
+    if (!Number.isSafeInteger(this.gapHoldMs) || this.gapHoldMs < 0) throw new Error('gapHoldMs must be an integer ≥ 0');
+    this.applyTimeoutMs = options.applyTimeoutMs ?? DEFAULT_APPLY_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.applyTimeoutMs) || this.applyTimeoutMs < 1) throw new Error('applyTimeoutMs must be an integer ≥ 1');
+    this.logger = options.logger ?? jsonLineBusLogger('info', undefined, 'platform-projections');
   }
 
   /** Events applied, and repeats (redeliveries and duplicates in the log) skipped, since start. */
@@ -125,50 +205,183 @@ export class ProjectionRunner<Tx> {
   }
 
   private async handle(record: BusRecord): Promise<void> {
-    let applied: boolean;
+    let outcome: Outcome;
     try {
-      applied = await this.applyOnce(record);
+      outcome = await this.applyOnce(record);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       throw new TransientHandlerError(`Projection ${this.groupId} cannot reach its database.`, { code: PROJECTION_DATABASE_UNAVAILABLE, cause: error });
     }
-    if (applied) this.applied += 1;
+    if (outcome === 'applied') this.applied += 1;
     else this.skipped += 1;
+    if (outcome === 'unverified-copy' && !this.unverifiedLogged) {
+      this.unverifiedLogged = true;
+      this.logger.log('warn', 'projection: skipped a copy of an applied event whose id is no longer kept; it is not verified (logged once per runner)', {
+        ...this.where(record),
+        code: 'PROJECTION_COPY_UNVERIFIED',
+      });
+    }
   }
 
-  /** Applies the event and moves the checkpoint in one transaction; false when it was a repeat, skipped. */
-  private applyOnce(record: BusRecord): Promise<boolean> {
+  private where(record: BusRecord) {
+    return { groupId: this.groupId, topic: record.topic, partition: record.partition, offset: record.offset };
+  }
+
+  /** Applies the event and moves the checkpoint in one transaction, or tells why it was skipped (a copy). */
+  private applyOnce(record: BusRecord): Promise<Outcome> {
     const { name, version } = this.definition;
+    const { envelope } = record;
     const offset = BigInt(record.offset);
     return this.transactions.run(async (tx, sql) => {
       // Lock the checkpoint row for the transaction, so two runners of one version never both apply.
-      const [row] = await sql.query<{ next_offset: string }>(
-        `SELECT next_offset::text AS next_offset FROM projection_checkpoints
+      const [checkpoint] = await sql.query<{ next_offset: string; log: string }>(
+        `SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
           WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE`,
         [name, version, record.topic, record.partition],
       );
-      if (row && offset < BigInt(row.next_offset)) return false;
-      // The stream's row is locked too; it moves only forward, so a copy of an applied event changes nothing.
-      const advanced = await sql.query(
-        `INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (projection, version, topic, stream_id)
-         DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version < EXCLUDED.stream_version
-         RETURNING stream_version`,
-        [name, version, record.topic, record.envelope.streamId, record.envelope.streamVersion],
+      const [stream] = await sql.query<{ stream_version: string }>(
+        `SELECT stream_version::text AS stream_version FROM projection_stream_versions
+          WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $4 FOR UPDATE`,
+        [name, version, record.topic, envelope.streamId],
       );
-      const fresh = advanced.length > 0;
-      if (fresh) await this.definition.apply(record.envelope, { tx, record });
-      // A skipped copy still moves the checkpoint past its offset.
+      const last = stream ? Number(stream.stream_version) : 0;
+      let outcome: Outcome;
+      if (envelope.streamVersion <= last) {
+        outcome = await this.verifyCopy(sql, record);
+      } else if (envelope.streamVersion > last + 1) {
+        throw this.gap(record, last);
+      } else {
+        // Moves only from `last`: a runner that raced us to a new stream's first row finds it taken.
+        const advanced = await sql.query(
+          `INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (projection, version, topic, stream_id)
+           DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version = EXCLUDED.stream_version - 1
+           RETURNING stream_version`,
+          [name, version, record.topic, envelope.streamId, envelope.streamVersion],
+        );
+        if (advanced.length === 0) {
+          throw new TransientHandlerError(`Projection ${this.groupId}: another runner applied this stream's next version first.`, { code: PROJECTION_STREAM_CONTENDED });
+        }
+        await sql.query(
+          `INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
+           VALUES ($1, $2, $3, $4, $5, $6, now())
+           ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()`,
+          [name, version, record.topic, envelope.streamId, envelope.streamVersion, envelope.eventId],
+        );
+        await this.applyWithin(envelope, { tx, record });
+        outcome = 'applied';
+      }
+      // The checkpoint is a position: it moves forward within its log (a redelivery leaves it where it is)
+      // and starts again in another log.
+      if (checkpoint && checkpoint.log !== record.log) {
+        this.logger.log('warn', "projection: the partition's log changed (recreated topic, another cluster, prefix or adapter); its checkpoint starts again in the new log", {
+          ...this.where(record),
+          code: 'PROJECTION_LOG_CHANGED',
+          previousNextOffset: checkpoint.next_offset,
+        });
+      }
       await sql.query(
-        `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, updated_at)
-         VALUES ($1, $2, $3, $4, $5, now())
+        `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, log, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now())
          ON CONFLICT (projection, version, topic, partition)
-         DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-        [name, version, record.topic, record.partition, (offset + 1n).toString()],
+         DO UPDATE SET next_offset = CASE WHEN projection_checkpoints.log = EXCLUDED.log
+                                          THEN GREATEST(projection_checkpoints.next_offset, EXCLUDED.next_offset)
+                                          ELSE EXCLUDED.next_offset END,
+                       log = EXCLUDED.log, updated_at = now()`,
+        [name, version, record.topic, record.partition, (offset + 1n).toString(), record.log],
       );
-      return fresh;
+      return outcome;
+    }).then((outcome) => {
+      if (outcome === 'applied') this.gaps.delete(streamKey(record));
+      return outcome;
     });
+  }
+
+  /** The projection's `apply`, given at most `applyTimeoutMs`. */
+  private async applyWithin(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.logger.log('error', 'projection: apply did not finish in time (does it write outside its transaction?); rolled back', {
+          ...this.where(context.record),
+          code: PROJECTION_APPLY_TIMEOUT,
+          applyTimeoutMs: this.applyTimeoutMs,
+        });
+        reject(new ProjectionError(PROJECTION_APPLY_TIMEOUT, `Projection ${this.groupId}: apply took longer than ${this.applyTimeoutMs} ms.`));
+      }, this.applyTimeoutMs);
+    });
+    try {
+      await Promise.race([this.definition.apply(envelope, context), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** An event at or below its stream's applied version: a copy when it is the applied event, else refused. */
+  private async verifyCopy(sql: SqlExecutor, record: BusRecord): Promise<Outcome> {
+    const { name, version } = this.definition;
+    const { envelope } = record;
+    const [applied] = await sql.query<{ event_id: string }>(
+      `SELECT event_id FROM projection_applied_events
+        WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $4 AND stream_version = $5`,
+      [name, version, record.topic, envelope.streamId, envelope.streamVersion],
+    );
+    if (!applied) return 'unverified-copy';
+    if (applied.event_id === envelope.eventId) return 'copy';
+    if (record.attempt === 1) {
+      this.logger.log('error', 'projection: another event with a version its stream already applied; refused (it goes to the DLQ)', {
+        ...this.where(record),
+        code: PROJECTION_EVENT_CONFLICT,
+        streamVersion: envelope.streamVersion,
+        eventId: envelope.eventId,
+        appliedEventId: applied.event_id,
+      });
+    }
+    return Promise.reject(
+      new ProjectionError(
+        PROJECTION_EVENT_CONFLICT,
+        `Event ${envelope.eventId} has version ${envelope.streamVersion} of its stream, which the projection applied as event ${applied.event_id}.`,
+      ),
+    );
+  }
+
+  /** What an event past its stream's next version is failed with: held (transient) until the hold runs out. */
+  private gap(record: BusRecord, last: number): Error {
+    const key = streamKey(record);
+    const now = Date.now();
+    const since = this.gaps.get(key) ?? now;
+    this.gaps.set(key, since);
+    const { streamVersion } = record.envelope;
+    const missing = `versions ${last + 1}..${streamVersion - 1}`;
+    if (now - since < this.gapHoldMs) {
+      return new TransientHandlerError(`Projection ${this.groupId}: event ${streamVersion} of its stream waits for ${missing}.`, { code: PROJECTION_STREAM_GAP });
+    }
+    if (record.attempt === 1) {
+      this.logger.log('error', 'projection: an event follows a gap in its stream that was not filled in time; refused (it goes to the DLQ; re-send it after the missing versions)', {
+        ...this.where(record),
+        code: PROJECTION_STREAM_GAP,
+        appliedVersion: last,
+        streamVersion,
+        heldMs: now - since,
+      });
+    }
+    return new ProjectionError(PROJECTION_STREAM_GAP, `Projection ${this.groupId}: event ${streamVersion} of its stream follows a gap (${missing} not applied).`);
+  }
+
+  /**
+   * Makes this runner's version serve reads once it has caught up with the log now (else
+   * `PROJECTION_VERSION_UNFINISHED`); `activate` applies its own checks too.
+   */
+  async activate(options: ActivateOptions = {}): Promise<void> {
+    const status = await this.status();
+    if (!isCaughtUp(status)) {
+      throw new ProjectionError(
+        PROJECTION_VERSION_UNFINISHED,
+        `Version ${this.definition.version} of projection ${this.definition.name} is ${status.totalLag} events behind the log (or not running); activate it once it caught up.`,
+      );
+    }
+    await activate(this.transactions, this.definition.name, this.definition.version, options);
   }
 
   /** Where the projection stands, and how far behind the log it is. */
@@ -188,8 +401,8 @@ export class ProjectionRunner<Tx> {
   }
 
   /**
-   * Resolves once the projection has applied the log up to its end, or rejects after `timeoutMs`. The
-   * projection's own checkpoints decide, not only the consumer group's committed offsets.
+   * Resolves once the projection has handled the log up to its end (applied, skipped as a copy, or
+   * refused to the DLQ), or rejects after `timeoutMs`.
    */
   async catchUp(timeoutMs = 60_000, pollMs = 100): Promise<ProjectionStatus> {
     const deadline = Date.now() + timeoutMs;
@@ -202,23 +415,26 @@ export class ProjectionRunner<Tx> {
   }
 }
 
+function streamKey(record: BusRecord): string {
+  return `${record.topic}\u0000${record.envelope.streamId}`;
+}
+
+/**
+ * Caught up: the group has handled every partition to its end. The group commits an offset only once the
+ * runner's transaction committed (or the bus dead-lettered the message the runner refused, which the
+ * checkpoint never covers), so its offsets, not the checkpoints, say when nothing is left to do.
+ */
 function isCaughtUp(status: ProjectionStatus): boolean {
-  if (status.lag.length === 0 || status.totalLag !== 0) return false;
-  const applied = new Map(status.positions.map((position) => [`${position.topic}/${position.partition}`, BigInt(position.nextOffset)]));
-  return status.lag.every((entry) => {
-    const next = applied.get(`${entry.topic}/${entry.partition}`);
-    // No checkpoint: only right for a partition the group found empty.
-    return next === undefined ? entry.endOffset === entry.committedOffset : next >= BigInt(entry.endOffset);
-  });
+  return status.lag.length > 0 && status.lag.every((entry) => entry.lag === 0 && BigInt(entry.committedOffset) >= BigInt(entry.endOffset));
 }
 
 async function readPositions(sql: SqlExecutor, name: string, version: number): Promise<ProjectionPosition[]> {
-  const rows = await sql.query<{ topic: string; partition: number; next_offset: string }>(
-    `SELECT topic, partition, next_offset::text AS next_offset FROM projection_checkpoints
+  const rows = await sql.query<{ topic: string; partition: number; next_offset: string; log: string }>(
+    `SELECT topic, partition, next_offset::text AS next_offset, log FROM projection_checkpoints
       WHERE projection = $1 AND version = $2 ORDER BY topic, partition`,
     [name, version],
   );
-  return rows.map((row) => ({ topic: row.topic, partition: Number(row.partition), nextOffset: row.next_offset }));
+  return rows.map((row) => ({ topic: row.topic, partition: Number(row.partition), log: row.log, nextOffset: row.next_offset }));
 }
 
 /** The version of a projection that serves reads, or `null` if none was activated yet. */
@@ -229,13 +445,81 @@ export async function activeVersion(transactions: Pick<ProjectionTransactions<un
   return rows[0] ? Number(rows[0].active_version) : null;
 }
 
-/** Makes `version` the one that serves reads (after a rebuild caught up). */
-export async function activate(transactions: Pick<ProjectionTransactions<unknown>, 'read'>, projection: string, version: number): Promise<void> {
-  await transactions.read((sql) =>
-    sql.query(
-      `INSERT INTO projection_versions (projection, active_version, activated_at) VALUES ($1, $2, now())
-       ON CONFLICT (projection) DO UPDATE SET active_version = EXCLUDED.active_version, activated_at = now()`,
-      [projection, version],
+export interface ActivateOptions {
+  /** Let an older version serve again (a deliberate rollback); refused otherwise. */
+  allowOlder?: boolean;
+}
+
+/**
+ * Makes `version` the one that serves reads, in one statement that also checks it: refused with
+ * `PROJECTION_VERSION_OLDER` when a newer version serves (unless `allowOlder`), and with
+ * `PROJECTION_VERSION_UNFINISHED` when the version never applied anything (no checkpoint). To check that a
+ * rebuild caught up with the log as well, activate through its runner (`ProjectionRunner.activate`).
+ */
+export async function activate(
+  transactions: Pick<ProjectionTransactions<unknown>, 'read'>,
+  projection: string,
+  version: number,
+  options: ActivateOptions = {},
+): Promise<void> {
+  const [result] = await transactions.read((sql) =>
+    sql.query<{ started: boolean; active: number | null; activated: boolean }>(
+      `WITH started AS (
+         SELECT EXISTS (SELECT 1 FROM projection_checkpoints WHERE projection = $1 AND version = $2) AS started
+       ), serving AS (
+         SELECT (SELECT active_version FROM projection_versions WHERE projection = $1) AS active
+       ), activated AS (
+         INSERT INTO projection_versions (projection, active_version, activated_at)
+         SELECT $1, $2, now() FROM started, serving
+          WHERE started.started AND (serving.active IS NULL OR serving.active <= $2 OR $3::boolean)
+         ON CONFLICT (projection) DO UPDATE SET active_version = EXCLUDED.active_version, activated_at = now()
+         RETURNING 1
+       )
+       SELECT started.started, serving.active, EXISTS (SELECT 1 FROM activated) AS activated FROM started, serving`,
+      [projection, version, options.allowOlder === true],
     ),
   );
+  if (result?.activated) return;
+  if (!result?.started) {
+    throw new ProjectionError(PROJECTION_VERSION_UNFINISHED, `Version ${version} of projection ${projection} has applied nothing yet; run it until it caught up, then activate it.`);
+  }
+  throw new ProjectionError(
+    PROJECTION_VERSION_OLDER,
+    `Version ${result.active} of projection ${projection} serves reads; version ${version} is older (pass allowOlder to roll back on purpose).`,
+  );
+}
+
+export interface ProjectionRetention {
+  /** Delete the ids of events applied before this date (`projection_applied_events`). */
+  appliedEventsBefore: Date;
+}
+
+/**
+ * Bounded retention of the runner's own tables, for a periodic job (documented default: keep applied event
+ * ids 30 days). Deletes the ids of events applied before `appliedEventsBefore` (a copy of such an event is
+ * still skipped, unverified), and every row of the projection's versions older than the active one (their
+ * checkpoints, stream versions and ids: a retired version is never read again; its read model tables are
+ * its owner's to drop). Returns how many rows went.
+ */
+export async function purgeProjectionHistory(
+  transactions: Pick<ProjectionTransactions<unknown>, 'read'>,
+  projection: string,
+  retention: ProjectionRetention,
+): Promise<{ appliedEvents: number; retiredRows: number }> {
+  return transactions.read(async (sql) => {
+    const applied = await sql.query('DELETE FROM projection_applied_events WHERE projection = $1 AND applied_at < $2 RETURNING 1', [
+      projection,
+      retention.appliedEventsBefore.toISOString(),
+    ]);
+    let retiredRows = 0;
+    for (const table of ['projection_applied_events', 'projection_stream_versions', 'projection_checkpoints']) {
+      const rows = await sql.query(
+        `DELETE FROM ${table} WHERE projection = $1
+            AND version < (SELECT active_version FROM projection_versions WHERE projection = $1) RETURNING 1`,
+        [projection],
+      );
+      retiredRows += rows.length;
+    }
+    return { appliedEvents: applied.length, retiredRows };
+  });
 }

@@ -1,6 +1,7 @@
 /**
  * What only the Kafka adapter does, against a real Kafka-protocol cluster (librdkafka's mock, or
- * KAFKA_BROKERS): the producer's mode, and a member that leaves its group on SIGTERM. The port's
+ * KAFKA_BROKERS): the producer's mode, a member that leaves its group on SIGTERM, and rebalances (members
+ * joining and leaving a group) logged below error, as the normal events they are. The port's
  * semantics, which the local adapter shares, are `../event-bus.contract.spec.ts`'s.
  */
 import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
@@ -60,4 +61,32 @@ describe('the Kafka bus', () => {
       await successor.bus.close();
     }
   }, 120_000);
+
+  it('logs rebalances and re-joins below error: a second member joins the group, then leaves it', async () => {
+    const topic = uniqueName('rebalance.logs');
+    const groupId = uniqueName('rebalance');
+    const streams = streamIds('rebalance', 4);
+    const first = testBus(cluster.brokers);
+    const second = testBus(cluster.brokers);
+    const seen = recorder();
+    try {
+      await first.bus.publish(topic, interleavedEvents(streams, 5));
+      await first.bus.subscribe({ groupId, topics: [topic], handler: seen.handler });
+      await waitUntil(() => seen.records.length >= 20, { timeoutMs: 60_000, what: 'the first member to consume' });
+      // The second member's join makes the group rebalance; the first re-joins and gives up partitions.
+      const joined = await second.bus.subscribe({ groupId, topics: [topic], handler: seen.handler });
+      expect(joined.assignedPartitions()[0]?.partitions.length ?? 0).toBeGreaterThan(0);
+      await first.bus.publish(topic, interleavedEvents(streams, 10).slice(20));
+      await waitUntil(() => seen.records.length >= 40, { timeoutMs: 60_000, what: 'both members to consume after the rebalance' });
+      // It leaves: the group rebalances again and the first takes every partition back.
+      await second.bus.close();
+      await first.bus.publish(topic, interleavedEvents(streams, 15).slice(40));
+      await waitUntil(() => seen.records.length >= 60, { timeoutMs: 90_000, what: 'the first member to consume alone again' });
+    } finally {
+      await second.bus.close();
+      await first.bus.close();
+    }
+    const lines = [...first.logger.lines, ...second.logger.lines];
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+  }, 240_000);
 });

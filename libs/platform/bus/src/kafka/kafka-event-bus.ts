@@ -122,6 +122,7 @@ export class KafkaEventBus implements EventBus {
       retryBackoffMs: options.retryBackoffMs,
       maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
       serviceTopic: (clusterTopic) => serviceTopicName(this.prefix, clusterTopic),
+      clusterId: () => this.admin().then(async (admin) => (await admin.describeCluster()).clusterId),
     };
   }
 

@@ -59,11 +59,39 @@ const LEVEL: Partial<Record<logLevel, BusLogLevel>> = {
 };
 
 /**
- * kafkajs' connection layer logs every error response at ERROR, including the ones its callers
- * handle as part of normal operation (a rebalance answers heartbeats with REBALANCE_IN_PROGRESS).
- * Whoever awaits the request reports a real failure, so these are demoted to debug.
+ * kafkajs' connection layer logs every error response at ERROR, including the ones its callers handle as
+ * part of normal operation (a rebalance answers heartbeats and offset commits with REBALANCE_IN_PROGRESS).
+ * Whoever awaits the request reports a real failure, so these are demoted to debug. The namespace comes
+ * apart from the message (`Connection`, `Response Heartbeat(key: 12, version: 3)`).
  */
-const HANDLED_RESPONSES = /^\[Connection\] Response /;
+const HANDLED_RESPONSE = /^Response /;
+
+/**
+ * What kafkajs reports of a group's coordination: a rebalance, a generation that moved on, a member the
+ * coordinator forgot, a coordinator that moved or is loading. Each ends in a re-join that kafkajs or the
+ * adapter does by itself, so it is the normal life of a group (members join, leave and restart), not an error.
+ */
+const GROUP_COORDINATION =
+  /(The group is rebalancing|The coordinator is not aware of this member|Specified group generation id is not valid|This is not the correct coordinator for this group|The coordinator is loading|The coordinator is not available|re-joining the group)/;
+
+/**
+ * The level a kafkajs line is logged at. kafkajs logs at ERROR (or WARN) what the adapter handles:
+ * - a handled error response of a request (debug);
+ * - group coordination and its re-joins (info), named in the message or in its `error` field, also when it
+ *   surfaces as a consumer "Crash" that kafkajs restarts from; and kafkajs' "Restarting the consumer" line
+ *   (the adapter logs its own warn line when a consumer crashes and is restarted or recreated);
+ * - any other consumer "Crash" (warn: kafkajs restarts a retriable one, the adapter recreates the rest).
+ * Everything else keeps kafkajs' level.
+ */
+export function kafkaLineLevel(namespace: string, level: BusLogLevel, message: string, error = ''): BusLogLevel {
+  if (level !== 'error' && level !== 'warn') return level;
+  if (level === 'error' && namespace === 'Connection' && HANDLED_RESPONSE.test(message)) return 'debug';
+  if (GROUP_COORDINATION.test(message) || GROUP_COORDINATION.test(error)) return 'info';
+  if (level !== 'error') return level;
+  if (namespace === 'Consumer' && /^Restarting the consumer in /.test(message)) return 'info';
+  if (namespace === 'Consumer' && /^Crash: /.test(message)) return 'warn';
+  return level;
+}
 
 /** Routes kafkajs' log lines through `logger`, with only the safe fields. */
 export function kafkaLogCreator(logger: BusLogger): logCreator {
@@ -72,8 +100,9 @@ export function kafkaLogCreator(logger: BusLogger): logCreator {
       const { message, timestamp: _timestamp, logger: _logger, ...extra } = log;
       const mapped = LEVEL[level];
       if (!mapped) return;
-      const demoted = mapped === 'error' && HANDLED_RESPONSES.test(message) ? 'debug' : mapped;
-      logger.log(demoted, `kafkajs ${namespace}: ${String(message).slice(0, MAX_LOG_TEXT)}`, safeFields(extra));
+      const text = String(message);
+      const demoted = kafkaLineLevel(namespace, mapped, text, typeof extra['error'] === 'string' ? extra['error'] : '');
+      logger.log(demoted, `kafkajs ${namespace}: ${text.slice(0, MAX_LOG_TEXT)}`, safeFields(extra));
     };
 }
 

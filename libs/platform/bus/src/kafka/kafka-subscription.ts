@@ -73,6 +73,8 @@ export interface SubscriptionRuntime {
   maxRetryBackoffMs: number;
   /** The topic name services use for a topic name on the cluster. */
   serviceTopic: (clusterTopic: string) => string;
+  /** The id of the cluster the admin client reaches now (`BusRecord.log`). */
+  clusterId: () => Promise<string>;
 }
 
 export interface SubscriptionPlan {
@@ -102,6 +104,11 @@ export class KafkaSubscription implements Subscription {
   /** The recreation of a consumer that crashed for good, while it runs (`stop` waits for it). */
   private recovering?: Promise<void>;
   private markJoined: () => void = () => undefined;
+  /**
+   * The cluster's id, asked again at every group join: a member that rejoins after its brokers came back
+   * may be talking to another cluster (a restarted mock), whose offsets are another log's.
+   */
+  private clusterId?: Promise<string>;
   private markPositioned: () => void = () => undefined;
 
   private constructor(
@@ -182,6 +189,9 @@ export class KafkaSubscription implements Subscription {
         partitions: this.assignment.reduce((sum, { partitions }) => sum + partitions.length, 0),
       });
       this.markJoined();
+    });
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      if (consumer === this.consumer) this.clusterId = undefined;
     });
     const removeFetchListener = consumer.on(consumer.events.FETCH, () => {
       removeFetchListener();
@@ -295,16 +305,31 @@ export class KafkaSubscription implements Subscription {
 
   private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
     const abandoned = () => this.stopping.signal.aborted || !isRunning() || isStale();
+    const log = await this.logOf(batch.topic);
+    // Without the cluster's id no record can say which log it is from: leave the batch unresolved, so
+    // kafkajs fetches it again.
+    if (log === undefined) return;
     for (const message of batch.messages) {
       if (abandoned()) return;
-      const outcome = await this.deliver(batch.topic, batch.partition, message, heartbeat, abandoned);
+      const outcome = await this.deliver(batch.topic, batch.partition, log, message, heartbeat, abandoned);
       if (outcome === 'abandoned') return;
       resolveOffset(message.offset);
       await commitOffsetsIfNecessary();
     }
   }
 
-  private async deliver(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<Outcome> {
+  /** `BusRecord.log` for a topic on the cluster, or undefined when the cluster's id cannot be had now. */
+  private async logOf(topic: string): Promise<string | undefined> {
+    const asking = (this.clusterId ??= this.runtime.clusterId());
+    try {
+      return `kafka:${await asking}:${topic}`;
+    } catch {
+      if (this.clusterId === asking) this.clusterId = undefined;
+      return undefined;
+    }
+  }
+
+  private async deliver(topic: string, partition: number, log: string, message: KafkaMessage, heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<Outcome> {
     const waitMs = (ms: number) =>
       waitAlive(ms, { heartbeat, heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs, abandoned, signal: this.stopping.signal });
     const wait = (attempt: number) => waitMs(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
@@ -317,6 +342,7 @@ export class KafkaSubscription implements Subscription {
       topic: this.runtime.serviceTopic(topic),
       partition,
       offset: message.offset,
+      log,
       key: message.key?.toString('utf8') ?? verdict.envelope.streamId,
       envelope: verdict.envelope,
       headers: headersAsText(message.headers),

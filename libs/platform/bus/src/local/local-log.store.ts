@@ -110,3 +110,16 @@ export async function endOffsets(sql: SqlExecutor, topic: string): Promise<Map<n
   );
   return new Map(rows.map((row) => [Number(row.partition), row.next_offset]));
 }
+
+/**
+ * The identity of a topic's log (`BusRecord.log`): its name as stored and when it was created, so a topic
+ * created again (a new database, a wiped one) is told from the old one although its offsets start again.
+ */
+export async function localLogIdentity(sql: SqlExecutor, topic: string): Promise<string> {
+  const [row] = await sql.query<{ created: string }>(
+    `SELECT (extract(epoch FROM created_at) * 1000000)::bigint::text AS created FROM bus_topics WHERE topic = $1`,
+    [topic],
+  );
+  if (!row) throw new Error(`The local bus has no topic ${topic}; was the topic created?`);
+  return `local:${topic}@${row.created}`;
+}

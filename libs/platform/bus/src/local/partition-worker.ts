@@ -28,7 +28,7 @@ import { pause, retryDelayMs } from '../retry-backoff';
 import type { TransientRetries } from '../transient-retries';
 import { commitOffset, committedOffset, type Lease } from './consumer-group.store';
 import { HandlerSlots } from './handler-slots';
-import { appendMessages, endOffsets, readPartition, type StoredMessage } from './local-log.store';
+import { appendMessages, endOffsets, localLogIdentity, readPartition, type StoredMessage } from './local-log.store';
 import type { WakeUp, WakeUpSource } from './wake-ups';
 
 export interface WorkerContext {
@@ -66,6 +66,8 @@ export class PartitionWorker {
   private readonly halt = new AbortController();
   private woken = false;
   private wakeWaiter: (() => void) | undefined;
+  /** `BusRecord.log` of this partition's records, read when the worker starts. */
+  private log = '';
   /** Settles when the worker has exited (and, if revoked, released its lease). */
   readonly done: Promise<void>;
 
@@ -156,6 +158,7 @@ export class PartitionWorker {
   private async startPosition(): Promise<string> {
     const { database, groupId, start } = this.context;
     return database.withConnection(async (sql) => {
+      this.log = await localLogIdentity(sql, this.lease.topic);
       const committed = await committedOffset(sql, groupId, this.lease);
       if (committed !== undefined) return committed;
       if (start === 'earliest') return '0';
@@ -187,6 +190,7 @@ export class PartitionWorker {
       topic: this.context.serviceTopic(this.lease.topic),
       partition: this.lease.partition,
       offset: message.offset,
+      log: this.log,
       key: message.key,
       envelope: verdict.envelope,
       headers: message.headers,

@@ -10,8 +10,8 @@ export function schemaMissingOr(error: unknown): unknown {
   if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNDEFINED_TABLE) {
     return new BusError(
       'SCHEMA_MISSING',
-      'The database has no local bus tables: apply the platform-bus migrations (`npx nx run platform-bus:migrate-deploy`, ' +
-        'or let createLocalEventBus apply them in embedded mode).',
+      'The database has no local bus tables: apply the pending migrations (`npx trustmesh db migrate deploy` applies ' +
+        'every owner\'s, including platform-bus), or let createLocalEventBus apply them in embedded mode.',
       { cause: error },
     );
   }

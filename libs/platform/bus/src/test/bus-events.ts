@@ -4,8 +4,9 @@
  * handover between two consumers of one group.
  */
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+import type { LogFields } from '@trustmesh/platform-logging';
 
-import type { BusLogFields, BusLogger, BusLogLevel } from '../bus-log';
+import type { BusLogger, BusLogLevel } from '../bus-log';
 import type { BusRecord, RecordHandler } from '../event-bus.port';
 
 export function event(streamId: string, streamVersion: number, data: unknown = { n: streamVersion }): EventEnvelope {
@@ -79,7 +80,7 @@ export function expectSeamlessHandover(first: readonly string[], second: readonl
 export interface LogLine {
   level: BusLogLevel;
   message: string;
-  fields: BusLogFields;
+  fields: LogFields;
 }
 
 export interface RecordingLogger extends BusLogger {

@@ -43,18 +43,21 @@ export interface TestBusTarget {
   /** The service's database and its configuration (`local`: the bus's tables sit beside the service's). */
   database?: Database;
   databaseConfig?: DatabaseConfig;
+  /** The topic prefix (default none): another prefix is another log for the same service topic names. */
+  topicPrefix?: string;
 }
 
 /**
  * A bus of `kind` over `target`; on a server database the bus's migrations must have been applied. It logs
  * warnings and errors only (JSON lines on stderr): a suite's output shows what went wrong, not every join.
  */
-export async function openTestBus(kind: TestBusKind, { brokers, database, databaseConfig }: TestBusTarget): Promise<EventBus> {
+export async function openTestBus(kind: TestBusKind, { brokers, database, databaseConfig, topicPrefix = '' }: TestBusTarget): Promise<EventBus> {
+  const settings = { ...SETTINGS, topicPrefix };
   const logger = jsonLineBusLogger('warn', (line) => void process.stderr.write(line), `platform-bus.${kind}`);
   if (kind === 'kafka') {
     if (!brokers) throw new Error('openTestBus: a kafka bus needs the brokers of a cluster.');
-    return createKafkaEventBus({ bus: { adapter: 'kafka', kafka: { brokers: [...brokers], clientId: 'platform-test' }, ...SETTINGS } }, { consumer: KAFKA_TEST_TUNING, logger });
+    return createKafkaEventBus({ bus: { adapter: 'kafka', kafka: { brokers: [...brokers], clientId: 'platform-test' }, ...settings } }, { consumer: KAFKA_TEST_TUNING, logger });
   }
   if (!database || !databaseConfig) throw new Error('openTestBus: a local bus needs a database and its configuration.');
-  return createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...SETTINGS }, database: databaseConfig }, database, { logger });
+  return createLocalEventBus({ bus: { adapter: 'local', kafka: null, ...settings }, database: databaseConfig }, database, { logger });
 }

@@ -102,7 +102,8 @@ export type OutboxMessageScalarFieldEnum = (typeof OutboxMessageScalarFieldEnum)
 export const OutboxLeaseScalarFieldEnum = {
   name: 'name',
   holder: 'holder',
-  expiresAt: 'expiresAt'
+  expiresAt: 'expiresAt',
+  token: 'token'
 } as const
 
 export type OutboxLeaseScalarFieldEnum = (typeof OutboxLeaseScalarFieldEnum)[keyof typeof OutboxLeaseScalarFieldEnum]

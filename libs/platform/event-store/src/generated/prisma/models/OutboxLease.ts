@@ -29,18 +29,21 @@ export type OutboxLeaseMinAggregateOutputType = {
   name: string | null
   holder: string | null
   expiresAt: Date | null
+  token: string | null
 }
 
 export type OutboxLeaseMaxAggregateOutputType = {
   name: string | null
   holder: string | null
   expiresAt: Date | null
+  token: string | null
 }
 
 export type OutboxLeaseCountAggregateOutputType = {
   name: number
   holder: number
   expiresAt: number
+  token: number
   _all: number
 }
 
@@ -49,18 +52,21 @@ export type OutboxLeaseMinAggregateInputType = {
   name?: true
   holder?: true
   expiresAt?: true
+  token?: true
 }
 
 export type OutboxLeaseMaxAggregateInputType = {
   name?: true
   holder?: true
   expiresAt?: true
+  token?: true
 }
 
 export type OutboxLeaseCountAggregateInputType = {
   name?: true
   holder?: true
   expiresAt?: true
+  token?: true
   _all?: true
 }
 
@@ -140,6 +146,7 @@ export type OutboxLeaseGroupByOutputType = {
   name: string
   holder: string
   expiresAt: Date
+  token: string
   _count: OutboxLeaseCountAggregateOutputType | null
   _min: OutboxLeaseMinAggregateOutputType | null
   _max: OutboxLeaseMaxAggregateOutputType | null
@@ -167,12 +174,14 @@ export type OutboxLeaseWhereInput = {
   name?: Prisma.StringFilter<"OutboxLease"> | string
   holder?: Prisma.StringFilter<"OutboxLease"> | string
   expiresAt?: Prisma.DateTimeFilter<"OutboxLease"> | Date | string
+  token?: Prisma.StringFilter<"OutboxLease"> | string
 }
 
 export type OutboxLeaseOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   holder?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  token?: Prisma.SortOrder
 }
 
 export type OutboxLeaseWhereUniqueInput = Prisma.AtLeast<{
@@ -182,12 +191,14 @@ export type OutboxLeaseWhereUniqueInput = Prisma.AtLeast<{
   NOT?: Prisma.OutboxLeaseWhereInput | Prisma.OutboxLeaseWhereInput[]
   holder?: Prisma.StringFilter<"OutboxLease"> | string
   expiresAt?: Prisma.DateTimeFilter<"OutboxLease"> | Date | string
+  token?: Prisma.StringFilter<"OutboxLease"> | string
 }, "name">
 
 export type OutboxLeaseOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   holder?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  token?: Prisma.SortOrder
   _count?: Prisma.OutboxLeaseCountOrderByAggregateInput
   _max?: Prisma.OutboxLeaseMaxOrderByAggregateInput
   _min?: Prisma.OutboxLeaseMinOrderByAggregateInput
@@ -200,66 +211,77 @@ export type OutboxLeaseScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"OutboxLease"> | string
   holder?: Prisma.StringWithAggregatesFilter<"OutboxLease"> | string
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"OutboxLease"> | Date | string
+  token?: Prisma.StringWithAggregatesFilter<"OutboxLease"> | string
 }
 
 export type OutboxLeaseCreateInput = {
   name: string
   holder: string
   expiresAt: Date | string
+  token?: string
 }
 
 export type OutboxLeaseUncheckedCreateInput = {
   name: string
   holder: string
   expiresAt: Date | string
+  token?: string
 }
 
 export type OutboxLeaseUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   holder?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  token?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 export type OutboxLeaseUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   holder?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  token?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 export type OutboxLeaseCreateManyInput = {
   name: string
   holder: string
   expiresAt: Date | string
+  token?: string
 }
 
 export type OutboxLeaseUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   holder?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  token?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 export type OutboxLeaseUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   holder?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  token?: Prisma.StringFieldUpdateOperationsInput | string
 }
 
 export type OutboxLeaseCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   holder?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  token?: Prisma.SortOrder
 }
 
 export type OutboxLeaseMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   holder?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  token?: Prisma.SortOrder
 }
 
 export type OutboxLeaseMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   holder?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
+  token?: Prisma.SortOrder
 }
 
 
@@ -268,27 +290,31 @@ export type OutboxLeaseSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   name?: boolean
   holder?: boolean
   expiresAt?: boolean
+  token?: boolean
 }, ExtArgs["result"]["outboxLease"]>
 
 export type OutboxLeaseSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   name?: boolean
   holder?: boolean
   expiresAt?: boolean
+  token?: boolean
 }, ExtArgs["result"]["outboxLease"]>
 
 export type OutboxLeaseSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   name?: boolean
   holder?: boolean
   expiresAt?: boolean
+  token?: boolean
 }, ExtArgs["result"]["outboxLease"]>
 
 export type OutboxLeaseSelectScalar = {
   name?: boolean
   holder?: boolean
   expiresAt?: boolean
+  token?: boolean
 }
 
-export type OutboxLeaseOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"name" | "holder" | "expiresAt", ExtArgs["result"]["outboxLease"]>
+export type OutboxLeaseOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"name" | "holder" | "expiresAt" | "token", ExtArgs["result"]["outboxLease"]>
 
 export type $OutboxLeasePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "OutboxLease"
@@ -297,6 +323,10 @@ export type $OutboxLeasePayload<ExtArgs extends runtime.Types.Extensions.Interna
     name: string
     holder: string
     expiresAt: Date
+    /**
+     * Changes whenever the lease changes hands (or is taken again after it ran out or was given back); renewals keep it. Fences markPublished.
+     */
+    token: string
   }, ExtArgs["result"]["outboxLease"]>
   composites: {}
 }
@@ -723,6 +753,7 @@ export interface OutboxLeaseFieldRefs {
   readonly name: Prisma.FieldRef<"OutboxLease", 'String'>
   readonly holder: Prisma.FieldRef<"OutboxLease", 'String'>
   readonly expiresAt: Prisma.FieldRef<"OutboxLease", 'DateTime'>
+  readonly token: Prisma.FieldRef<"OutboxLease", 'String'>
 }
     
 
