@@ -10,12 +10,8 @@
  *
  * The device is enrolled with a pairing code and tickets come from CreateBrowserSession through replica A.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 
-import * as grpc from '@grpc/grpc-js';
-import { relayControlV1GrpcJs } from '@trustmesh/contracts';
 import { LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
 import { openTestBus } from '@trustmesh/platform-bus/testing';
 import { deployMigrations, openDatabase, type Database } from '@trustmesh/platform-database';
@@ -28,80 +24,40 @@ import { wireError } from '@trustmesh/relay-protocol';
 
 import { COMPANION_FRAME_ROUTED, COMPANION_INBOUND_TOPIC, FRAMES_SEQUENCED, WORKSPACE_FRAMES_TOPIC } from '../../src/data-plane/frames-bus.records';
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
-import { bearer, call, type RelayControlClient } from '../support/gateway.fixture';
+import { call } from '../support/gateway.fixture';
 import { frames } from './support/frames';
+import { childAuth, startGatewayChild, type GatewayChild } from './support/gateway.child';
 import { browser, companion, type TestPeer } from './support/peers';
 
-const workspaceRoot = join(__dirname, '../../../..');
 const ORIGIN = 'https://app.example';
-const credential = `tmsc_${randomBytes(32).toString('base64url')}`;
-const auth = bearer(credential);
+const auth = childAuth;
 /** Requests a session may have awaiting responses: small, so a route that is never given back shows. */
 const PENDING_PER_SESSION = 4;
 
-interface Replica {
-  wsUrl: string;
-  httpUrl: string;
-  client: RelayControlClient;
-}
-
-const children: ChildProcess[] = [];
-const clients: RelayControlClient[] = [];
+const replicas: GatewayChild[] = [];
 const peers: TestPeer[] = [];
 let database: TestPostgresDatabase;
 let handle: Database;
 let bus: EventBus;
-let replicaA: Replica;
-let replicaB: Replica;
+let replicaA: GatewayChild;
+let replicaB: GatewayChild;
 let workspaceId: string;
 let device: { deviceId: string; deviceCredential: string };
 let companionPeer: TestPeer;
 
-function startReplica(replicaId: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'gateway.process.ts')], {
-    cwd: workspaceRoot,
-    env: {
-      ...process.env,
-      TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
-      DATABASE_URL: database.url,
-      TRUSTMESH_BUS: 'local',
-      RELAY_REPLICA_ID: replicaId,
-      RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
-      RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
-      RELAY_TLS: 'terminated-by-proxy',
-      RELAY_OPERATOR_PORT: '0',
-      RELAY_HTTP_HOST: '127.0.0.1',
-      RELAY_HTTP_PORT: '0',
-      RELAY_GRPC_HOST: '127.0.0.1',
-      RELAY_GRPC_PORT: '0',
-      LOG_LEVEL: 'warn',
-      RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
-      RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
-      RELAY_MAX_PENDING_REQUESTS_PER_SESSION: String(PENDING_PER_SESSION),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** A replica process (`gateway.child.ts`) in server mode on the test's database and the local bus over it. */
+async function startReplica(replicaId: string): Promise<GatewayChild> {
+  const replica = await startGatewayChild({
+    DATABASE_URL: database.url,
+    TRUSTMESH_BUS: 'local',
+    RELAY_REPLICA_ID: replicaId,
+    RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
+    RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
+    RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
+    RELAY_MAX_PENDING_REQUESTS_PER_SESSION: String(PENDING_PER_SESSION),
   });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  return new Promise((resolve, reject) => {
-    let partial = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line.startsWith('{"event"')) continue;
-        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string };
-        if (message.event !== 'ready') continue;
-        const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
-        clients.push(client);
-        resolve({ wsUrl: message.httpUrl.replace(/^http:/, 'ws:'), httpUrl: message.httpUrl, client });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`replica ${replicaId} exited with ${code}: ${stderr.slice(-2000)}`)));
-  });
+  replicas.push(replica);
+  return replica;
 }
 
 async function ticket(): Promise<string> {
@@ -115,7 +71,7 @@ async function ticket(): Promise<string> {
 }
 
 /** A browser session on `replica`, online (it learns of the Companion on B from the directory) and past its first ACK. */
-async function openSession(replica: Replica, cursor = -1): Promise<TestPeer> {
+async function openSession(replica: GatewayChild, cursor = -1): Promise<TestPeer> {
   const session = await browser(replica.wsUrl, await ticket(), ORIGIN);
   peers.push(session);
   if (session.received[0]?.['workspaceStatus'] !== 'online') {
@@ -163,20 +119,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const peer of peers) peer.close();
-  for (const client of clients) client.close();
   await bus?.close();
   await handle?.close();
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
-        }),
-    ),
-  );
+  await Promise.all(replicas.map((replica) => replica.stop()));
   await database?.drop();
 });
 
