@@ -3,10 +3,52 @@
  * capturing groups do nothing but cost: V8 records every capture on every match. The engine compiles
  * each schema pattern with its groups made non-capturing, which matches exactly the same strings.
  *
+ * Each compiled pattern also remembers the last few strings it accepted. A socket's frames repeat the
+ * same identifiers (its workspace, runtime instance, thread, turn, stream) in frame after frame, and a
+ * UUID test was the largest single cost of validating a frame; comparing with a remembered string is
+ * cheaper than running the expression. `test` is a pure function of its input (no `g` or `y` flag, so
+ * no `lastIndex`), so answering from memory gives exactly the answer the expression gives.
+ *
  * Patterns in the relay documents are ASCII, so the `u` flag is kept as the schema dialect asks.
  */
-export function compilePattern(pattern: string, flags: string): RegExp {
-  return new RegExp(withoutCaptures(pattern), flags);
+
+/** What the compiled validators need of a pattern (Ajv's `RegExpLike`), and the text Ajv tells patterns apart by. */
+export interface PatternMatcher {
+  test(input: string): boolean;
+  toString(): string;
+}
+
+/** How many accepted strings a pattern remembers: more than the identifiers one frame carries. */
+const REMEMBERED = 8;
+/** Longer strings are tested every time, so the memory held stays a few hundred bytes per pattern. */
+const REMEMBERED_MAX_LENGTH = 64;
+
+class RememberingPattern implements PatternMatcher {
+  /** Accepted strings, written round-robin; `undefined` slots equal no string. */
+  private readonly accepted: Array<string | undefined> = new Array<string | undefined>(REMEMBERED).fill(undefined);
+  private next = 0;
+
+  constructor(private readonly expression: RegExp) {}
+
+  test(input: string): boolean {
+    const accepted = this.accepted;
+    for (let i = 0; i < REMEMBERED; i += 1) if (accepted[i] === input) return true;
+    if (!this.expression.test(input)) return false;
+    if (input.length <= REMEMBERED_MAX_LENGTH) {
+      accepted[this.next] = input;
+      this.next = (this.next + 1) % REMEMBERED;
+    }
+    return true;
+  }
+
+  /** Ajv keys the compiled patterns it shares on this text: it must differ whenever the expressions do. */
+  toString(): string {
+    return this.expression.toString();
+  }
+}
+
+export function compilePattern(pattern: string, flags: string): PatternMatcher {
+  return new RememberingPattern(new RegExp(withoutCaptures(pattern), flags));
 }
 
 /** Turns every `(` that opens a capturing group into `(?:`, leaving escapes and classes alone. */
