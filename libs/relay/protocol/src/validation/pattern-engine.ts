@@ -18,26 +18,28 @@ export interface PatternMatcher {
   toString(): string;
 }
 
-/** How many accepted strings a pattern remembers: more than the identifiers one frame carries. */
-const REMEMBERED = 8;
+/**
+ * How many accepted strings a pattern remembers: more than the identifiers one frame carries. A string
+ * has one slot, picked from its length and last two characters, so a look-up is one comparison.
+ */
+const REMEMBERED = 16;
 /** Longer strings are tested every time, so the memory held stays a few hundred bytes per pattern. */
 const REMEMBERED_MAX_LENGTH = 64;
 
 class RememberingPattern implements PatternMatcher {
-  /** Accepted strings, written round-robin; `undefined` slots equal no string. */
+  /** Accepted strings by slot; `undefined` slots equal no string. */
   private readonly accepted: Array<string | undefined> = new Array<string | undefined>(REMEMBERED).fill(undefined);
-  private next = 0;
 
   constructor(private readonly expression: RegExp) {}
 
   test(input: string): boolean {
-    const accepted = this.accepted;
-    for (let i = 0; i < REMEMBERED; i += 1) if (accepted[i] === input) return true;
+    const length = input.length;
+    if (length < 2 || length > REMEMBERED_MAX_LENGTH) return this.expression.test(input);
+    // The last characters differ most between identifiers (a UUID's middle one is always a dash).
+    const slot = (length + input.charCodeAt(length - 1) + 3 * input.charCodeAt(length - 2)) & (REMEMBERED - 1);
+    if (this.accepted[slot] === input) return true;
     if (!this.expression.test(input)) return false;
-    if (input.length <= REMEMBERED_MAX_LENGTH) {
-      accepted[this.next] = input;
-      this.next = (this.next + 1) % REMEMBERED;
-    }
+    this.accepted[slot] = input;
     return true;
   }
 
