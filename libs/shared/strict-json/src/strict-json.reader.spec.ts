@@ -97,6 +97,18 @@ describe('duplicate keys', () => {
     );
   });
 
+  it('finds it whatever whitespace stands between a key, its colon and its value', () => {
+    const spacings = ['', ' ', '\n', '\t', '\r\n  '];
+    fc.assert(
+      fc.property(fc.constantFrom(...spacings), fc.constantFrom(...spacings), fc.constantFrom('1', '"v"', '{"a":1}', '[{}]', 'null'), (before, after, value) => {
+        const member = (key: string) => `"${key}"${before}:${after}${value}`;
+        expect(issueOf(parseStrictJson(`{${member('a')},${member('b')},${member('a')}}`))?.code).toBe('JSON_DUPLICATE_KEY');
+        expect(issueOf(parseStrictJson(`{"o":{${member('a')},${member('a')}}}`))?.pointer).toBe('/o');
+        expect(parseStrictJson(`{${member('a')},${member('b')},"c":{${member('a')}}}`).ok).toBe(true);
+      }),
+    );
+  });
+
   it('allows the same key in different objects, siblings or nested', () => {
     expect(parseStrictJson('{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1}}').ok).toBe(true);
   });

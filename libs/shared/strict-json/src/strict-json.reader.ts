@@ -380,8 +380,13 @@ function quickScan(text: string, maxDepth: number): boolean {
       const start = i + 1;
       const end = text.indexOf('"', start);
       if (end === -1 || backslash < end) return false;
-      i = end + 1;
-      if (!expectKey) continue;
+      if (!expectKey) {
+        i = end + 1;
+        continue;
+      }
+      // What follows a key up to its value is a colon and whitespace, none of which this pass reads:
+      // skip the character after the closing quote.
+      i = end + 2;
       expectKey = false;
       const first = base[depth] as number;
       if (top - first >= QUICK_KEYS_PER_OBJECT || top === QUICK_KEYS) return false;

@@ -13,7 +13,7 @@
  * companion socket takes its version from the first `device.connect` (§2: the first frame's version
  * fixes the schema for the socket) and a browser socket from `session.ready.relayProtocolVersion`.
  */
-import { parseStrictJson } from '@trustmesh/shared-strict-json';
+import { parseStrictJson, type StrictJsonOptions } from '@trustmesh/shared-strict-json';
 
 import type * as Control10 from '../generated/control-1.0.types';
 import {
@@ -192,6 +192,8 @@ export class FrameReader {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Built once: `readFrameText` runs for every inbound frame. */
+const FRAME_JSON_OPTIONS: StrictJsonOptions = Object.freeze({ maxDepth: MAX_FRAME_DEPTH });
 
 export function frameTooLargeIssue(maxBytes: number): FrameIssue {
   return issue('FRAME_TOO_LARGE', '', `The frame exceeds the ${maxBytes}-byte limit and was not read.`);
@@ -223,7 +225,7 @@ export function readFrameText(data: string | Uint8Array, binary: boolean, maxByt
       return reject(issue('FRAME_NOT_TEXT', '', 'The frame is not valid UTF-8 text.'));
     }
   }
-  const parsed = parseStrictJson(text, { maxDepth: MAX_FRAME_DEPTH });
+  const parsed = parseStrictJson(text, FRAME_JSON_OPTIONS);
   if (parsed.ok) return parsed;
   const { code, pointer } = parsed.issue;
   switch (code) {
