@@ -1,6 +1,7 @@
 // A Companion socket whose frame handling throws, on real `ws` sockets: the failure ends that socket with
 // 1011 and is counted, and the process (and every other socket) goes on.
 import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { waitUntil } from '@trustmesh/platform-testing';
@@ -47,13 +48,14 @@ describe('a Companion socket whose frame handling fails', () => {
 
   async function connect(hub: Partial<WorkspaceHub>, metrics: DataPlaneMetrics) {
     const directory = { authenticateDevice: async () => ({ deviceId: DEVICE_ID, workspaceId: WORKSPACE_ID, endToEndEncrypted: false }) };
-    server.once('connection', (ws: WebSocket) => {
-      acceptCompanion(ws, undefined as never, {
+    server.once('connection', (ws: WebSocket, request: IncomingMessage) => {
+      acceptCompanion(ws, request.socket, {
         config: { ...DEFAULT_DATA_PLANE_CONFIG, heartbeatIntervalMs: 60_000 },
         directory: directory as unknown as RelayDirectory,
         hub: { companionClosed: () => undefined, ...hub } as unknown as WorkspaceHub,
         metrics,
         logger: { log: () => undefined },
+        admit: () => true,
       });
     });
     const client = new WebSocket(url);
