@@ -179,8 +179,12 @@ interface WorkspaceState {
    * Companion, or from the log's records): a live connection other than this one has not confirmed the stream.
    */
   logConnection: string | null;
-  /** The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`). */
-  durable: { epoch: string | null; through: number };
+  /**
+   * The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`), and
+   * the first sequence of that epoch the publish queue gave up (`framesDropped`): the mark never passes it,
+   * whatever is published after it, until a new epoch.
+   */
+  durable: { epoch: string | null; through: number; lostFrom?: number };
   /** The highest browser ACK not yet forwarded because it covers frames not yet durable. */
   heldAck: { through: number; text: string } | undefined;
 }
@@ -249,6 +253,7 @@ export class WorkspaceHub {
         // The embedded database is one connection: a flush in a few transactions, other work in between.
         ...(options.singleReplica ? { maxEnvelopesPerPublish: SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION } : {}),
         onPublished: (records) => this.framesPublished(records),
+        onDropped: (records) => this.framesDropped(records),
       });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
       if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
@@ -1259,7 +1264,10 @@ export class WorkspaceHub {
   private markDurable(workspace: WorkspaceState, epoch: string | null, through: number): void {
     if (epoch === null || epoch !== workspace.log.epoch) return;
     if (workspace.durable.epoch !== epoch) workspace.durable = { epoch, through: -1 };
-    if (through > workspace.durable.through) workspace.durable.through = through;
+    // Frames the publish queue gave up are not in the log, whatever was published after them.
+    const { lostFrom } = workspace.durable;
+    const capped = lostFrom === undefined ? through : Math.min(through, lostFrom - 1);
+    if (capped > workspace.durable.through) workspace.durable.through = capped;
     const held = workspace.heldAck;
     if (held && held.through <= workspace.durable.through) {
       workspace.heldAck = undefined;
@@ -1274,6 +1282,29 @@ export class WorkspaceHub {
       if (!workspace) continue;
       const { epoch, item } = record.data as { epoch: string | null; item: SequencedItem };
       this.markDurable(workspace, epoch, 'gap' in item ? item.gap.through : item.relaySequence);
+    }
+  }
+
+  /**
+   * The frames publisher gave up records (a bus outage past its queue bound): those frames never reach the log,
+   * so no ACK covering them may reach the Companion, which would trim them from its replay buffer. The durable
+   * mark stops below the first lost sequence of the current epoch until a new epoch starts; ACKs beyond it are
+   * held (the Companion keeps those frames and re-sends them after a restart).
+   */
+  private framesDropped(records: ReadonlyArray<{ workspaceId: string; eventType: string; data: unknown }>): void {
+    for (const record of records) {
+      if (record.eventType !== FRAMES_SEQUENCED) continue;
+      const workspace = this.workspaces.get(record.workspaceId);
+      if (!workspace) continue;
+      const { epoch, item } = record.data as { epoch: string | null; item: SequencedItem };
+      if (epoch === null || epoch !== workspace.log.epoch) continue;
+      const first = 'gap' in item ? item.gap.from : item.relaySequence;
+      if (workspace.durable.epoch !== epoch) workspace.durable = { epoch, through: -1 };
+      const { lostFrom } = workspace.durable;
+      if (lostFrom !== undefined && lostFrom <= first) continue;
+      workspace.durable.lostFrom = first;
+      workspace.durable.through = Math.min(workspace.durable.through, first - 1);
+      this.options.logger.log('warn', 'frames-log-hole', { workspaceId: workspace.id, epoch, fromRelaySequence: first });
     }
   }
 
