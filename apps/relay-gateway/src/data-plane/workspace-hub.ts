@@ -34,7 +34,8 @@
  * while the socket's unsent bytes stay under a low-water mark and resume once they have been written, and
  * live frames reach a session still catching up through the same ring, behind the catch-up. A large
  * catch-up therefore never trips the slow-reader limit, and responses never wait behind more than the
- * low-water mark of it.
+ * low-water mark of it. The redelivery of retained interactions and the frames that replace a Companion's
+ * gap go out through the same pump.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
@@ -139,6 +140,14 @@ interface SessionState {
    * session at most once (`alreadyRedelivered`).
    */
   redelivered: { epoch: string | null; sequences: Set<number> };
+  /**
+   * Retained interaction requests still to be redelivered, in order, sent by `pump` as the browser reads (their
+   * sequences are already in `redelivered`, so nothing else sends them). The first ACK's catch-up, or the
+   * start of live frames, waits behind them (`afterRedelivery`).
+   */
+  redelivery: LoggedFrame[];
+  /** The first ACK's cursor (or 'live' for its timeout) that came while the redelivery was still going out. */
+  afterRedelivery: number | 'live' | undefined;
   /**
    * Being caught up from the ring (`pump`): live frames are not sent directly but read from the ring after
    * the catch-up, so they queue behind it in order; bounded by the ring itself.
@@ -422,6 +431,8 @@ export class WorkspaceHub {
       parkedCursor: undefined,
       redeliveryDeferred: false,
       redelivered: { epoch: null, sequences: new Set() },
+      redelivery: [],
+      afterRedelivery: undefined,
       catchingUp: false,
       pumpWaiting: false,
       pumpUnwritten: 0,
@@ -800,13 +811,14 @@ export class WorkspaceHub {
     for (const session of workspace.sessions.values()) {
       if (!this.ready(workspace, session) || through <= session.deliveredThrough) continue;
       // Frames this replica still holds are better than a gap: the browser needs no snapshot.
-      const held = log.contiguous(session.deliveredThrough, through);
-      if (held) {
-        for (const frame of held) this.sendSequenced(session, frame);
-      } else {
-        this.sendToBrowser(session, text, 'runtime.gap');
-        this.options.metrics.gaps({ origin: 'companion' });
+      // They go out paced by what the browser reads, as a catch-up from the ring (they may be many and large).
+      if (log.contiguous(session.deliveredThrough, through)) {
+        session.catchingUp = true;
+        this.pump(workspace, session);
+        continue;
       }
+      this.sendToBrowser(session, text, 'runtime.gap');
+      this.options.metrics.gaps({ origin: 'companion' });
       session.deliveredThrough = through;
     }
   }
@@ -846,13 +858,11 @@ export class WorkspaceHub {
     const { live, expired } = workspace.retained.redeliverable(now);
     this.auditExpired(workspace, expired, now);
     session.redelivered = { epoch: workspace.log.epoch, sequences: new Set() };
-    for (const entry of live) {
-      const text = this.textFor(session, entry);
-      if (text === null) continue;
-      this.sendToBrowser(session, text, entry.type);
-      session.redelivered.sequences.add(entry.relaySequence);
-      this.options.metrics.redelivered();
-    }
+    // Paced like a catch-up (1,000 requests of 641 KiB would pass any send high-water mark at once). Marked as
+    // delivered now, so the catch-up and live frames that follow never send them again.
+    session.redelivery = live.filter((entry) => this.textFor(session, entry) !== null);
+    for (const entry of session.redelivery) session.redelivered.sequences.add(entry.relaySequence);
+    this.pump(workspace, session);
   }
 
   /** Retained requests given up at their (clamped) expiry (§8: expired requests may be dropped). */
@@ -927,6 +937,11 @@ export class WorkspaceHub {
   /** The first ACK of a session: catch it up from the frames log, then let live frames flow. */
   private catchUp(workspace: WorkspaceState, session: SessionState, cursor: number): void {
     if (session.firstAckTimer) clearTimeout(session.firstAckTimer);
+    if (session.redelivery.length > 0) {
+      // The retained interactions are still going out: the catch-up follows them.
+      session.afterRedelivery = cursor;
+      return;
+    }
     session.awaitingFirstAck = false;
     const { log } = workspace;
     session.epoch = log.epoch;
@@ -958,7 +973,7 @@ export class WorkspaceHub {
    * meanwhile restarts the catch-up at the new stream's start. It ends at the head: live frames then flow.
    */
   private pump(workspace: WorkspaceState, session: SessionState): void {
-    if (!session.catchingUp || session.pumpWaiting) return;
+    if ((!session.catchingUp && session.redelivery.length === 0) || session.pumpWaiting) return;
     const { log } = workspace;
     const socket = session.peer.socket;
     const lowWater = Math.max(16 * 1024, Math.floor(this.options.config.sendHighWaterBytes / 4));
@@ -966,11 +981,44 @@ export class WorkspaceHub {
       session.pumpUnwritten -= 1;
       if (session.pumpWaiting && session.pumpUnwritten === 0) this.resumePump(workspace, session);
     };
+    const wait = () => {
+      session.pumpWaiting = true;
+      // What fills the socket is not ours (responses, control): look again shortly.
+      if (session.pumpUnwritten === 0) setTimeout(() => this.resumePump(workspace, session), CATCH_UP_RECHECK_MS).unref();
+    };
     for (;;) {
       if (session.ended || !socket.isOpen) {
         session.catchingUp = false;
+        session.redelivery = [];
         return;
       }
+      if (session.redelivery.length > 0) {
+        // Retained interactions first (§8: right after session.ready), unless their epoch has ended meanwhile.
+        if (session.redelivered.epoch !== log.epoch) session.redelivery = [];
+        if (socket.bufferedAmount >= lowWater) return wait();
+        let taken = 0;
+        while (taken < session.redelivery.length && taken < CATCH_UP_SLICE) {
+          const entry = session.redelivery[taken] as LoggedFrame;
+          taken += 1;
+          const text = this.textFor(session, entry);
+          if (text === null) continue;
+          session.pumpUnwritten += 1;
+          if (!this.sendToBrowser(session, text, entry.type, written)) session.pumpUnwritten -= 1;
+          this.options.metrics.redelivered();
+          if (socket.bufferedAmount >= lowWater) break;
+        }
+        session.redelivery.splice(0, taken);
+        if (session.redelivery.length > 0) continue;
+        // Done: the first ACK's catch-up (or the start of live frames) that waited behind them.
+        const next = session.afterRedelivery;
+        session.afterRedelivery = undefined;
+        if (next === undefined) continue;
+        if (workspace.streamUnconfirmed) this.park(session, next);
+        else if (next === 'live') this.startLive(workspace, session);
+        else this.catchUp(workspace, session, next);
+        return;
+      }
+      if (!session.catchingUp) return;
       if (session.epoch !== log.epoch) {
         session.epoch = log.epoch;
         session.deliveredThrough = -1;
@@ -979,12 +1027,7 @@ export class WorkspaceHub {
         session.catchingUp = false;
         return;
       }
-      if (socket.bufferedAmount >= lowWater) {
-        session.pumpWaiting = true;
-        // What fills the socket is not ours (responses, control): look again shortly.
-        if (session.pumpUnwritten === 0) setTimeout(() => this.resumePump(workspace, session), CATCH_UP_RECHECK_MS).unref();
-        return;
-      }
+      if (socket.bufferedAmount >= lowWater) return wait();
       for (const item of log.catchUp(session.deliveredThrough, this.now(), CATCH_UP_SLICE)) {
         if (item.kind === 'gap') {
           session.pumpUnwritten += 1;
@@ -1060,6 +1103,10 @@ export class WorkspaceHub {
   /** No first ACK in time: live frames start from the head (the browser heals any hole itself). */
   private startLive(workspace: WorkspaceState, session: SessionState): void {
     if (!session.awaitingFirstAck || session.ended) return;
+    if (session.redelivery.length > 0) {
+      session.afterRedelivery ??= 'live';
+      return;
+    }
     if (workspace.streamUnconfirmed) {
       this.park(session, 'live');
       return;
