@@ -41,14 +41,12 @@ import type { EventBus } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
 import {
   CLOSE_CODES,
-  downgradeFrameTo11,
   negotiateWireVersion,
   sessionErrorRetryable,
   validateWireFrame,
   type AnyWireFrame,
   type SessionErrorCode,
   type WireVersion,
-  type Wire12,
 } from '@trustmesh/relay-protocol';
 
 import type {
@@ -79,7 +77,7 @@ import { readBusFrame } from './frames-bus.validation';
 import { InteractionRetention } from './interaction-retention';
 import type { PeerSocket } from './peer-socket';
 import { RequestRoutes } from './request-routes';
-import { WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
+import { text11Of, WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
 
 export interface CompanionPeer {
   readonly connectionId: string;
@@ -926,12 +924,15 @@ export class WorkspaceHub {
   private textFor(session: SessionState, entry: LoggedFrame): string | null {
     if (entry.type === 'runtime.encrypted') return session.peer.encrypted ? entry.text : null;
     if (session.peer.wire !== '1.1' || entry.wire !== '1.2') return entry.text;
-    if (entry.text11 === undefined) {
-      const downgraded = downgradeFrameTo11(JSON.parse(entry.text) as Wire12.WireFrame);
-      entry.text11 = downgraded.ok ? JSON.stringify(downgraded.value) : null;
-      if (!downgraded.ok) this.drop('companion', 'DOWNGRADE_INVALID');
-    }
-    return entry.text11;
+    if (entry.text11 !== undefined) return entry.text11;
+    // A copy of its own counts against the ring's and the retention's bounds like the frame itself.
+    const workspace = this.workspaces.get(session.peer.workspaceId);
+    const { text, invalid } = text11Of(entry, workspace ? [workspace.log, workspace.retained] : []);
+    if (invalid) this.drop('companion', 'DOWNGRADE_INVALID');
+    workspace?.log.prune(this.now());
+    if (this.framesBudget.over) this.relieve('frames-log');
+    if (this.interactionsBudget.over) this.relieve('interactions');
+    return text;
   }
 
   /** The first ACK of a session: catch it up from the frames log, then let live frames flow. */
