@@ -83,14 +83,20 @@ describe('responses: the result schema of the request method and §9, for every 
     expect(await roundTrip(workspaceId, session, peer, next, frames.response(workspaceId, next.requestId))).toEqual(frames.response(workspaceId, next.requestId));
   });
 
-  it('forwards the result it checked, never the text: a duplicate `result` key cannot carry an unchecked one along', async () => {
+  it('never lets a duplicate `result` key carry an unchecked one along: the frame is refused at read', async () => {
     const { workspaceId, companion: peer } = await onlineWorkspace('1.2');
     const session = await openBrowser(workspaceId);
     const sentinel = `relay-security-sentinel-${randomUUID()}`;
+    const before = rejections('FRAME_DUPLICATE_KEY');
     const request = frames.request(workspaceId, 'thread.list', { limit: 10 });
+    session.send(request);
+    await peer.waitFor((frame) => frame['requestId'] === request.requestId, 'the request at the Companion');
     // JSON.parse keeps the last of two keys: the first `result` would pass unchecked if the text went on.
-    const text = `{"type":"runtime.response","requestId":"${request.requestId}","workspaceId":"${workspaceId}","result":{"items":[],"nextCursor":null,"secret":"${sentinel}"},"result":{"items":[],"nextCursor":null}}`;
-    const response = await roundTrip(workspaceId, session, peer, request, text);
+    peer.send(`{"type":"runtime.response","requestId":"${request.requestId}","workspaceId":"${workspaceId}","result":{"items":[],"nextCursor":null,"secret":"${sentinel}"},"result":{"items":[],"nextCursor":null}}`);
+    await waitUntil(() => rejections('FRAME_DUPLICATE_KEY') > before, { what: 'the duplicate-key frame refused' });
+    // The request is still awaiting its answer: a well-formed one goes through.
+    peer.send(frames.response(workspaceId, request.requestId));
+    const [response] = await session.waitFor((frame) => frame.type === 'runtime.response' && frame['requestId'] === request.requestId, 'the response');
     expect(response).toEqual(frames.response(workspaceId, request.requestId));
     expect(session.raw.join('\n')).not.toContain(sentinel);
   });
@@ -191,7 +197,7 @@ describe('retained interactions are bounded', () => {
     peer.send(frames.event(workspaceId, ids.length));
     await later.waitFor((frame) => frame.type === 'runtime.event', 'a live frame after the redelivery');
     expect(later.ofType('interaction.request').map((frame) => frame['interactionId'])).toEqual(ids.slice(ids.length - kept));
-    const metrics = await (await fetch(`${gateway.httpUrl}/metrics`)).text();
+    const metrics = await (await fetch(`${gateway.gateway.operatorUrl}/metrics`)).text();
     expect(metrics).toMatch(/relay_retained_interactions_bytes \d+/);
     expect(metrics).toMatch(/relay_retention_evictions_total\{bound="workspace",structure="interactions"\} [1-9]/);
   });
