@@ -36,7 +36,7 @@ function holes(received: Frame[], cursor: number): string[] {
 
 /** relay_bus_published_total for the frames log, from the gateway's /metrics. */
 async function framesLogged(gateway: GatewayChild): Promise<number> {
-  const text = await (await fetch(`${gateway.httpUrl}/metrics`)).text();
+  const text = await (await fetch(`${gateway.operatorUrl}/metrics`)).text();
   const line = text.split('\n').find((entry) => entry.startsWith('relay_bus_published_total{') && entry.includes('relay.workspace-frames.v1'));
   return line ? Number(line.split(' ').pop()) : 0;
 }

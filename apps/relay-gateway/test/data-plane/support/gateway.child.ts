@@ -26,6 +26,8 @@ export interface GatewayChild {
   /** ws://127.0.0.1:<port> */
   readonly wsUrl: string;
   readonly httpUrl: string;
+  /** http://127.0.0.1:<port> of the operator server (/metrics, health), null when it is off. */
+  readonly operatorUrl: string | null;
   readonly client: RelayControlClient;
   /** The last lines the child wrote to stderr (for failure messages). */
   stderr(): string;
@@ -66,7 +68,7 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
       partial = lines.pop() ?? '';
       for (const line of lines) {
         if (!line.startsWith('{"event"')) continue;
-        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string };
+        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string; operatorUrl?: string | null };
         if (message.event !== 'ready') continue;
         const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
         const end = async (signal: NodeJS.Signals) => {
@@ -80,6 +82,7 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
           process: child,
           wsUrl: message.httpUrl.replace(/^http:/, 'ws:'),
           httpUrl: message.httpUrl,
+          operatorUrl: message.operatorUrl ?? null,
           client,
           stderr: () => stderr,
           kill: () => end('SIGKILL'),
