@@ -46,6 +46,10 @@ describe('a replica restarted after its Companion moved to another replica', () 
       TRUSTMESH_TOPIC_PREFIX: prefix,
       RELAY_REPLICA_ID: replicaId,
       RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
+      // Server mode requires TLS; plain sockets on loopback stand for a TLS-terminating proxy.
+      RELAY_TLS: 'terminated-by-proxy',
+      // Two replicas on one host: each its own operator port.
+      RELAY_OPERATOR_PORT: '0',
       RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
       RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
     });
