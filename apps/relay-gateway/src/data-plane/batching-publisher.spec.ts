@@ -20,7 +20,11 @@ function recordingBus(): EventBus & { calls: EventEnvelope[][] } {
   };
 }
 
-function publisher(bus: EventBus, extra: { maxEnvelopesPerPublish?: number; maxQueuedBytes?: number; metrics?: DataPlaneMetrics } = {}): BatchingPublisher {
+function publisher(
+  bus: EventBus,
+  extra: { maxEnvelopesPerPublish?: number; maxQueuedBytes?: number; maxQueued?: number; metrics?: DataPlaneMetrics; events?: string[] } = {},
+): BatchingPublisher {
+  const sequences = (records: ReadonlyArray<{ data: unknown }>) => records.map((record) => (record.data as { item: { relaySequence: number } }).item.relaySequence).join(',');
   return new BatchingPublisher({
     ...(extra.maxEnvelopesPerPublish !== undefined ? { maxEnvelopesPerPublish: extra.maxEnvelopesPerPublish } : {}),
     bus,
@@ -29,10 +33,12 @@ function publisher(bus: EventBus, extra: { maxEnvelopesPerPublish?: number; maxQ
     origin: 'replica-a.1',
     batchFrames: 500,
     lingerMs: 1,
-    maxQueued: 10_000,
+    maxQueued: extra.maxQueued ?? 10_000,
     maxQueuedBytes: extra.maxQueuedBytes ?? 64 * 1024 * 1024,
     metrics: extra.metrics ?? new DataPlaneMetrics(),
     logger: { log: () => undefined },
+    onPublished: (records) => extra.events?.push(`published ${sequences(records)}`),
+    onDropped: (records) => extra.events?.push(`dropped ${sequences(records)}`),
   });
 }
 
@@ -126,4 +132,41 @@ describe('BatchingPublisher', () => {
     await out.drain(10_000);
     expect(out.pendingBytes).toBe(0);
   });
+
+  it('reports records the bound gave up as dropped once they are certainly lost, before any later record is reported published', async () => {
+    // Each publish waits for the test to let it end (ok or failed).
+    const pending: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+    const bus = {
+      ...recordingBus(),
+      publish: () => new Promise<void>((resolve, reject) => pending.push({ resolve, reject })),
+    };
+    const events: string[] = [];
+    const out = publisher(bus, { maxQueued: 2, events });
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(0) });
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(1) });
+    await waitFor(() => pending.length === 1);
+    // 0 and 1 are being published; the bound gives them up from the queue: not lost yet.
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(2) });
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(3) });
+    expect(events).toEqual([]);
+    pending.shift()?.resolve();
+    await waitFor(() => pending.length === 1);
+    expect(events).toEqual(['published 0,1']);
+    // 2 and 3 are being published and fail; meanwhile 4 and 5 push them out of the queue: they are lost.
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(4) });
+    out.enqueue('w1', FRAMES_SEQUENCED, { epoch: 'e1', item: frame(5) });
+    pending.shift()?.reject(new Error('broker unavailable'));
+    await waitFor(() => pending.length === 1);
+    expect(events).toEqual(['published 0,1', 'dropped 2,3']);
+    pending.shift()?.resolve();
+    await waitFor(() => out.pending === 0);
+    expect(events).toEqual(['published 0,1', 'dropped 2,3', 'published 4,5']);
+  });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let tries = 0; !condition(); tries += 1) {
+    if (tries > 2_000) throw new Error('condition not met');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

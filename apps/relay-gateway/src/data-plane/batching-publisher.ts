@@ -4,8 +4,9 @@
  * single `publish` call. One flush in flight at a time keeps each workspace's records in order; a failed
  * flush keeps its entries and retries with a doubling delay. The queue is bounded: past
  * `maxQueued` entries or `maxQueuedBytes` of frame text (a count alone lets 1 MiB frames hold gigabytes)
- * the oldest are given up (counted in `relay_bus_queue_drops_total`), so a bus outage never grows memory
- * without bound.
+ * the oldest are given up (counted in `relay_bus_queue_drops_total`, logged as `bus-queue-dropped`, and
+ * reported through `onDropped`, so whoever relies on `onPublished` knows a hole is behind it), so a bus
+ * outage never grows memory without bound.
  *
  * The `RelayFramesSequenced` entries of one workspace and epoch in a batch share one envelope (up to
  * `GROUP_TEXT_BYTES` of frame text), even when other workspaces' entries come between them: with many
@@ -33,6 +34,15 @@ interface Queued {
   bytes: number;
   /** Published (removed from the queue when the flush ends). */
   sent?: boolean;
+  /** Part of the batch being published: if the bound gives it up meanwhile, it is lost only if that publish fails. */
+  inFlight?: boolean;
+}
+
+/** A record as the publisher's callbacks see it. */
+export interface PublishedRecord {
+  workspaceId: string;
+  eventType: string;
+  data: unknown;
 }
 
 export interface BatchingPublisherOptions {
@@ -56,7 +66,13 @@ export interface BatchingPublisherOptions {
    * Called after each successful `publish` with the records it made durable, in order (the frames log's
    * durability decides when browser ACKs may reach the Companion).
    */
-  onPublished?: (records: ReadonlyArray<{ workspaceId: string; eventType: string; data: unknown }>) => void;
+  onPublished?: (records: ReadonlyArray<PublishedRecord>) => void;
+  /**
+   * Called with the records the queue bound gave up, in order, once they are certainly lost (never published),
+   * and always before any later record is reported by `onPublished`: the frames log's durability must not be
+   * taken to cover them.
+   */
+  onDropped?: (records: ReadonlyArray<PublishedRecord>) => void;
 }
 
 export class BatchingPublisher {
@@ -65,6 +81,8 @@ export class BatchingPublisher {
   private flushing: Promise<void> | undefined;
   private failures = 0;
   private queuedBytes = 0;
+  /** Entries of the batch being published that the bound gave up meanwhile (lost if that publish fails). */
+  private droppedInFlight: Queued[] = [];
   private closed = false;
   private readonly versions = new Map<string, number>();
 
@@ -90,10 +108,22 @@ export class BatchingPublisher {
       dropped += 1;
     }
     if (dropped > 0) {
-      this.queue.splice(0, dropped);
-      this.options.metrics.busQueueDrops({ topic: this.options.topic }, dropped);
+      const lost: Queued[] = [];
+      for (const entry of this.queue.splice(0, dropped)) {
+        if (entry.inFlight) this.droppedInFlight.push(entry);
+        else lost.push(entry);
+      }
+      this.lost(lost);
     }
     this.schedule(this.options.lingerMs);
+  }
+
+  /** Records given up for good: counted, logged (how many, never their content) and reported. */
+  private lost(entries: Queued[]): void {
+    if (entries.length === 0) return;
+    this.options.metrics.busQueueDrops({ topic: this.options.topic }, entries.length);
+    this.options.logger.log('warn', 'bus-queue-dropped', { topic: this.options.topic, entries: entries.length, queued: this.queue.length });
+    this.options.onDropped?.(entries);
   }
 
   /** Sends everything queued (used at shutdown); gives up after `timeoutMs`. */
@@ -119,6 +149,7 @@ export class BatchingPublisher {
   private flush(): void {
     if (this.flushing || this.queue.length === 0) return;
     const batch = this.queue.slice(0, this.options.batchFrames);
+    for (const entry of batch) entry.inFlight = true;
     const groups = this.envelopes(batch);
     const perPublish = Math.max(1, this.options.maxEnvelopesPerPublish ?? groups.length);
     const oldest = batch[0]?.enqueuedAt ?? Date.now();
@@ -153,11 +184,17 @@ export class BatchingPublisher {
         },
       )
       .finally(() => {
+        // Entries of the batch the bound gave up meanwhile are lost unless they went out. Reported before the
+        // next flush, so before any later record is reported as published.
+        const dropped = this.droppedInFlight.filter((entry) => !entry.sent);
+        this.droppedInFlight = [];
         // Entries may have been dropped from the head meanwhile (queue bound); remove what was sent.
         this.queue = this.queue.filter((entry) => {
           if (entry.sent) this.queuedBytes -= entry.bytes;
+          entry.inFlight = false;
           return !entry.sent;
         });
+        this.lost(dropped);
         this.flushing = undefined;
         if (this.queue.length > 0 && !this.closed) {
           this.schedule(this.failures > 0 ? Math.min(5_000, 100 * 2 ** Math.min(this.failures, 6)) : 0);

@@ -69,4 +69,20 @@ describe('InteractionRetention', () => {
     small.clear();
     expect(budget.used).toBe(0);
   });
+
+  it('counts what a kept request grows by (its 1.1 copy) and gives it back when the request goes', () => {
+    const budget = new ByteBudget(1_000_000);
+    const retention = new InteractionRetention(limits, budget);
+    const kept = request(1, 100);
+    retention.note(kept);
+    retention.grow(kept, 40);
+    kept.bytes += 40;
+    // An entry this retention does not keep (settled, or another workspace's) is not counted here.
+    retention.grow(request(2, 100), 40);
+    expect(retention.bytes).toBe(140);
+    expect(budget.used).toBe(140);
+    retention.note(settled(3, 1));
+    expect(retention.bytes).toBe(0);
+    expect(budget.used).toBe(0);
+  });
 });

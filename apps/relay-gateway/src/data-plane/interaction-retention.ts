@@ -16,7 +16,7 @@
  * Pure: no I/O, no timers; the clock is passed in. The hub audits and counts what this reports.
  */
 import type { BudgetHolder, ByteBudget } from './byte-budget';
-import type { LoggedFrame } from './workspace-frame-log';
+import type { FrameHolder, LoggedFrame } from './workspace-frame-log';
 
 export interface InteractionRetentionLimits {
   /** Requests kept at most per workspace. */
@@ -43,7 +43,7 @@ interface Kept {
 
 const NOTHING: RetentionNote = { evicted: 0, clamped: false };
 
-export class InteractionRetention implements BudgetHolder {
+export class InteractionRetention implements BudgetHolder, FrameHolder {
   /** Unresolved requests by interactionId, in arrival order. */
   private readonly kept = new Map<string, Kept>();
   private keptBytes = 0;
@@ -60,6 +60,12 @@ export class InteractionRetention implements BudgetHolder {
 
   get bytes(): number {
     return this.keptBytes;
+  }
+
+  grow(entry: LoggedFrame, delta: number): void {
+    if (entry.interactionId === undefined || this.kept.get(entry.interactionId)?.entry !== entry) return;
+    this.keptBytes += delta;
+    this.budget?.add(delta);
   }
 
   /** An interaction frame passed: a request is kept (within the bounds), a terminal frame settles its request. */

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
+
 import { ByteBudget, relieve } from './byte-budget';
-import { WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
+import { text11Of, WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
 
 const frame = (relaySequence: number, text = `frame-${relaySequence}`, at = 0): LoggedFrame => ({
   relaySequence,
@@ -146,5 +148,68 @@ describe('WorkspaceFrameLog and the process budget', () => {
     relieve(budget, [big, small]);
     expect(small.size).toBe(2);
     expect(budget.used).toBeLessThanOrEqual(900);
+  });
+});
+
+describe('text11Of: the cached 1.1 copy of a logged frame', () => {
+  const ids = { workspaceId: randomUUID(), runtimeInstanceId: randomUUID(), threadId: randomUUID(), turnId: randomUUID() };
+  /** A 1.2 `runtime.event`: `tool.completed` with the 1.2-only `appOutput` and `operationId` when `only12`. */
+  const event12 = (relaySequence: number, only12: boolean): LoggedFrame => {
+    const text = JSON.stringify({
+      type: 'runtime.event',
+      workspaceId: ids.workspaceId,
+      relaySequence,
+      event: {
+        protocolVersion: '1.1',
+        runtimeInstanceId: ids.runtimeInstanceId,
+        sequence: relaySequence,
+        timestamp: '2026-11-30T10:00:00.000Z',
+        threadId: ids.threadId,
+        turnId: ids.turnId,
+        event: {
+          type: 'tool.completed',
+          toolCallId: 'call-1',
+          agentName: 'agent',
+          toolName: 'tool',
+          outcome: { kind: 'success' },
+          ...(only12 ? { appOutput: { status: 'not_provided' }, operationId: randomUUID() } : {}),
+        },
+      },
+    });
+    return { relaySequence, text, wire: '1.2', type: 'runtime.event', bytes: Buffer.byteLength(text), at: 0 };
+  };
+
+  it('counts a copy of its own in the ring and the process budget, and gives it back with the frame', () => {
+    const budget = new ByteBudget(10_000_000);
+    const log = new WorkspaceFrameLog({ ...limits, frames: 1 }, budget);
+    log.startEpoch('e1');
+    const entry = event12(0, true);
+    const textBytes = entry.bytes;
+    log.append(entry, 0);
+    const { text, invalid } = text11Of(entry, [log]);
+    expect(invalid).toBe(false);
+    expect(text).not.toContain('appOutput');
+    expect(log.bytes).toBe(textBytes + Buffer.byteLength(text as string));
+    expect(budget.used).toBe(log.bytes);
+    // Cached: asked again, nothing more is counted.
+    expect(text11Of(entry, [log]).text).toBe(text);
+    expect(budget.used).toBe(log.bytes);
+    // The frame leaves the ring (count bound): both copies are given back.
+    log.append(event12(1, false), 0);
+    expect(log.bytes).toBe(log.get(1)?.bytes);
+    expect(budget.used).toBe(log.bytes);
+  });
+
+  it('shares the original text when the downgrade changes nothing: no second copy, nothing more counted', () => {
+    const budget = new ByteBudget(10_000_000);
+    const log = new WorkspaceFrameLog(limits, budget);
+    log.startEpoch('e1');
+    const entry = event12(0, false);
+    const textBytes = entry.bytes;
+    log.append(entry, 0);
+    expect(text11Of(entry, [log]).text).toBe(entry.text);
+    expect(entry.text11).toBe(entry.text);
+    expect(log.bytes).toBe(textBytes);
+    expect(budget.used).toBe(textBytes);
   });
 });

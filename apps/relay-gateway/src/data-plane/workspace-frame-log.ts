@@ -14,7 +14,7 @@
  *
  * Pure: no I/O, no timers; the clock is passed in.
  */
-import type { WireVersion } from '@trustmesh/relay-protocol';
+import { downgradeFrameTo11, type Wire12, type WireVersion } from '@trustmesh/relay-protocol';
 
 import type { BudgetHolder, ByteBudget } from './byte-budget';
 
@@ -25,7 +25,7 @@ export interface LoggedFrame {
   /** The Companion's Wire version when it sent the frame. */
   wire: WireVersion;
   type: string;
-  /** UTF-8 size of `text`. */
+  /** Bytes the entry holds: UTF-8 size of `text`, plus that of `text11` once it is a copy of its own. */
   bytes: number;
   /** When the frame was logged (ms since epoch). */
   at: number;
@@ -35,8 +35,41 @@ export interface LoggedFrame {
   interactionMethod?: string;
   /** interaction.request only: when the Companion gives up on it (ms since epoch). */
   expiresAt?: number;
-  /** The 1.1 downgrade of a 1.2 frame, computed once on first need; null when it has none (§2). */
+  /** The 1.1 downgrade of a 1.2 frame, computed once on first need (`text11Of`); null when it has none (§2). */
   text11?: string | null;
+}
+
+/** What holds logged frames and counts their bytes (a frames ring, retained interactions). */
+export interface FrameHolder {
+  /** The entry holds `delta` more bytes from now on: counted if this holder keeps it. */
+  grow(entry: LoggedFrame, delta: number): void;
+}
+
+/**
+ * The text of a 1.2 frame for a 1.1 session (§2), computed once and cached on the entry; null when the frame
+ * has no 1.1 form (`invalid` is then true the first time). When the downgrade changes nothing the original
+ * text is shared (safe: a frame with duplicate keys never got this far, so its text means exactly its value);
+ * otherwise the copy's bytes are counted by every holder that keeps the entry, and given back with it.
+ */
+export function text11Of(entry: LoggedFrame, holders: readonly FrameHolder[]): { text: string | null; invalid: boolean } {
+  if (entry.text11 !== undefined) return { text: entry.text11, invalid: false };
+  const parsed = JSON.parse(entry.text) as Wire12.WireFrame;
+  const unchanged = JSON.stringify(parsed);
+  const downgraded = downgradeFrameTo11(parsed);
+  if (!downgraded.ok) {
+    entry.text11 = null;
+    return { text: null, invalid: true };
+  }
+  const text = JSON.stringify(downgraded.value);
+  if (text === unchanged) {
+    entry.text11 = entry.text;
+    return { text: entry.text, invalid: false };
+  }
+  entry.text11 = text;
+  const delta = Buffer.byteLength(text);
+  for (const holder of holders) holder.grow(entry, delta);
+  entry.bytes += delta;
+  return { text, invalid: false };
 }
 
 export interface RetentionLimits {
@@ -50,7 +83,7 @@ export type FrameClassification = 'append' | 'replay' | 'new-epoch';
 /** What a browser with cursor `after` needs, in order: frames, and gaps for what is no longer retained. */
 export type CatchUpItem = { kind: 'frame'; frame: LoggedFrame } | { kind: 'gap'; from: number; through: number };
 
-export class WorkspaceFrameLog implements BudgetHolder {
+export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
   private frames: LoggedFrame[] = [];
   private start = 0;
   private totalBytes = 0;
@@ -114,6 +147,12 @@ export class WorkspaceFrameLog implements BudgetHolder {
     }
     this.prune(now);
     return true;
+  }
+
+  grow(entry: LoggedFrame, delta: number): void {
+    if (this.get(entry.relaySequence) !== entry) return;
+    this.totalBytes += delta;
+    this.budget?.add(delta);
   }
 
   /** A `runtime.gap` from the Companion: the frames up to `through` will never come. */

@@ -34,20 +34,19 @@
  * while the socket's unsent bytes stay under a low-water mark and resume once they have been written, and
  * live frames reach a session still catching up through the same ring, behind the catch-up. A large
  * catch-up therefore never trips the slow-reader limit, and responses never wait behind more than the
- * low-water mark of it.
+ * low-water mark of it. The redelivery of retained interactions and the frames that replace a Companion's
+ * gap go out through the same pump.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
 import {
   CLOSE_CODES,
-  downgradeFrameTo11,
   negotiateWireVersion,
   sessionErrorRetryable,
   validateWireFrame,
   type AnyWireFrame,
   type SessionErrorCode,
   type WireVersion,
-  type Wire12,
 } from '@trustmesh/relay-protocol';
 
 import type {
@@ -78,7 +77,7 @@ import { readBusFrame } from './frames-bus.validation';
 import { InteractionRetention } from './interaction-retention';
 import type { PeerSocket } from './peer-socket';
 import { RequestRoutes } from './request-routes';
-import { WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
+import { text11Of, WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
 
 export interface CompanionPeer {
   readonly connectionId: string;
@@ -140,6 +139,14 @@ interface SessionState {
    */
   redelivered: { epoch: string | null; sequences: Set<number> };
   /**
+   * Retained interaction requests still to be redelivered, in order, sent by `pump` as the browser reads (their
+   * sequences are already in `redelivered`, so nothing else sends them). The first ACK's catch-up, or the
+   * start of live frames, waits behind them (`afterRedelivery`).
+   */
+  redelivery: LoggedFrame[];
+  /** The first ACK's cursor (or 'live' for its timeout) that came while the redelivery was still going out. */
+  afterRedelivery: number | 'live' | undefined;
+  /**
    * Being caught up from the ring (`pump`): live frames are not sent directly but read from the ring after
    * the catch-up, so they queue behind it in order; bounded by the ring itself.
    */
@@ -179,8 +186,12 @@ interface WorkspaceState {
    * Companion, or from the log's records): a live connection other than this one has not confirmed the stream.
    */
   logConnection: string | null;
-  /** The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`). */
-  durable: { epoch: string | null; through: number };
+  /**
+   * The highest sequence of the log's current epoch known to be in the durable frames log (`forwardAck`), and
+   * the first sequence of that epoch the publish queue gave up (`framesDropped`): the mark never passes it,
+   * whatever is published after it, until a new epoch.
+   */
+  durable: { epoch: string | null; through: number; lostFrom?: number };
   /** The highest browser ACK not yet forwarded because it covers frames not yet durable. */
   heldAck: { through: number; text: string } | undefined;
 }
@@ -249,6 +260,7 @@ export class WorkspaceHub {
         // The embedded database is one connection: a flush in a few transactions, other work in between.
         ...(options.singleReplica ? { maxEnvelopesPerPublish: SINGLE_REPLICA_LOG_MESSAGES_PER_TRANSACTION } : {}),
         onPublished: (records) => this.framesPublished(records),
+        onDropped: (records) => this.framesDropped(records),
       });
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
       if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
@@ -417,6 +429,8 @@ export class WorkspaceHub {
       parkedCursor: undefined,
       redeliveryDeferred: false,
       redelivered: { epoch: null, sequences: new Set() },
+      redelivery: [],
+      afterRedelivery: undefined,
       catchingUp: false,
       pumpWaiting: false,
       pumpUnwritten: 0,
@@ -795,13 +809,14 @@ export class WorkspaceHub {
     for (const session of workspace.sessions.values()) {
       if (!this.ready(workspace, session) || through <= session.deliveredThrough) continue;
       // Frames this replica still holds are better than a gap: the browser needs no snapshot.
-      const held = log.contiguous(session.deliveredThrough, through);
-      if (held) {
-        for (const frame of held) this.sendSequenced(session, frame);
-      } else {
-        this.sendToBrowser(session, text, 'runtime.gap');
-        this.options.metrics.gaps({ origin: 'companion' });
+      // They go out paced by what the browser reads, as a catch-up from the ring (they may be many and large).
+      if (log.contiguous(session.deliveredThrough, through)) {
+        session.catchingUp = true;
+        this.pump(workspace, session);
+        continue;
       }
+      this.sendToBrowser(session, text, 'runtime.gap');
+      this.options.metrics.gaps({ origin: 'companion' });
       session.deliveredThrough = through;
     }
   }
@@ -841,13 +856,11 @@ export class WorkspaceHub {
     const { live, expired } = workspace.retained.redeliverable(now);
     this.auditExpired(workspace, expired, now);
     session.redelivered = { epoch: workspace.log.epoch, sequences: new Set() };
-    for (const entry of live) {
-      const text = this.textFor(session, entry);
-      if (text === null) continue;
-      this.sendToBrowser(session, text, entry.type);
-      session.redelivered.sequences.add(entry.relaySequence);
-      this.options.metrics.redelivered();
-    }
+    // Paced like a catch-up (1,000 requests of 641 KiB would pass any send high-water mark at once). Marked as
+    // delivered now, so the catch-up and live frames that follow never send them again.
+    session.redelivery = live.filter((entry) => this.textFor(session, entry) !== null);
+    for (const entry of session.redelivery) session.redelivered.sequences.add(entry.relaySequence);
+    this.pump(workspace, session);
   }
 
   /** Retained requests given up at their (clamped) expiry (§8: expired requests may be dropped). */
@@ -911,17 +924,25 @@ export class WorkspaceHub {
   private textFor(session: SessionState, entry: LoggedFrame): string | null {
     if (entry.type === 'runtime.encrypted') return session.peer.encrypted ? entry.text : null;
     if (session.peer.wire !== '1.1' || entry.wire !== '1.2') return entry.text;
-    if (entry.text11 === undefined) {
-      const downgraded = downgradeFrameTo11(JSON.parse(entry.text) as Wire12.WireFrame);
-      entry.text11 = downgraded.ok ? JSON.stringify(downgraded.value) : null;
-      if (!downgraded.ok) this.drop('companion', 'DOWNGRADE_INVALID');
-    }
-    return entry.text11;
+    if (entry.text11 !== undefined) return entry.text11;
+    // A copy of its own counts against the ring's and the retention's bounds like the frame itself.
+    const workspace = this.workspaces.get(session.peer.workspaceId);
+    const { text, invalid } = text11Of(entry, workspace ? [workspace.log, workspace.retained] : []);
+    if (invalid) this.drop('companion', 'DOWNGRADE_INVALID');
+    workspace?.log.prune(this.now());
+    if (this.framesBudget.over) this.relieve('frames-log');
+    if (this.interactionsBudget.over) this.relieve('interactions');
+    return text;
   }
 
   /** The first ACK of a session: catch it up from the frames log, then let live frames flow. */
   private catchUp(workspace: WorkspaceState, session: SessionState, cursor: number): void {
     if (session.firstAckTimer) clearTimeout(session.firstAckTimer);
+    if (session.redelivery.length > 0) {
+      // The retained interactions are still going out: the catch-up follows them.
+      session.afterRedelivery = cursor;
+      return;
+    }
     session.awaitingFirstAck = false;
     const { log } = workspace;
     session.epoch = log.epoch;
@@ -953,7 +974,7 @@ export class WorkspaceHub {
    * meanwhile restarts the catch-up at the new stream's start. It ends at the head: live frames then flow.
    */
   private pump(workspace: WorkspaceState, session: SessionState): void {
-    if (!session.catchingUp || session.pumpWaiting) return;
+    if ((!session.catchingUp && session.redelivery.length === 0) || session.pumpWaiting) return;
     const { log } = workspace;
     const socket = session.peer.socket;
     const lowWater = Math.max(16 * 1024, Math.floor(this.options.config.sendHighWaterBytes / 4));
@@ -961,11 +982,44 @@ export class WorkspaceHub {
       session.pumpUnwritten -= 1;
       if (session.pumpWaiting && session.pumpUnwritten === 0) this.resumePump(workspace, session);
     };
+    const wait = () => {
+      session.pumpWaiting = true;
+      // What fills the socket is not ours (responses, control): look again shortly.
+      if (session.pumpUnwritten === 0) setTimeout(() => this.resumePump(workspace, session), CATCH_UP_RECHECK_MS).unref();
+    };
     for (;;) {
       if (session.ended || !socket.isOpen) {
         session.catchingUp = false;
+        session.redelivery = [];
         return;
       }
+      if (session.redelivery.length > 0) {
+        // Retained interactions first (§8: right after session.ready), unless their epoch has ended meanwhile.
+        if (session.redelivered.epoch !== log.epoch) session.redelivery = [];
+        if (socket.bufferedAmount >= lowWater) return wait();
+        let taken = 0;
+        while (taken < session.redelivery.length && taken < CATCH_UP_SLICE) {
+          const entry = session.redelivery[taken] as LoggedFrame;
+          taken += 1;
+          const text = this.textFor(session, entry);
+          if (text === null) continue;
+          session.pumpUnwritten += 1;
+          if (!this.sendToBrowser(session, text, entry.type, written)) session.pumpUnwritten -= 1;
+          this.options.metrics.redelivered();
+          if (socket.bufferedAmount >= lowWater) break;
+        }
+        session.redelivery.splice(0, taken);
+        if (session.redelivery.length > 0) continue;
+        // Done: the first ACK's catch-up (or the start of live frames) that waited behind them.
+        const next = session.afterRedelivery;
+        session.afterRedelivery = undefined;
+        if (next === undefined) continue;
+        if (workspace.streamUnconfirmed) this.park(session, next);
+        else if (next === 'live') this.startLive(workspace, session);
+        else this.catchUp(workspace, session, next);
+        return;
+      }
+      if (!session.catchingUp) return;
       if (session.epoch !== log.epoch) {
         session.epoch = log.epoch;
         session.deliveredThrough = -1;
@@ -974,12 +1028,7 @@ export class WorkspaceHub {
         session.catchingUp = false;
         return;
       }
-      if (socket.bufferedAmount >= lowWater) {
-        session.pumpWaiting = true;
-        // What fills the socket is not ours (responses, control): look again shortly.
-        if (session.pumpUnwritten === 0) setTimeout(() => this.resumePump(workspace, session), CATCH_UP_RECHECK_MS).unref();
-        return;
-      }
+      if (socket.bufferedAmount >= lowWater) return wait();
       for (const item of log.catchUp(session.deliveredThrough, this.now(), CATCH_UP_SLICE)) {
         if (item.kind === 'gap') {
           session.pumpUnwritten += 1;
@@ -1055,6 +1104,10 @@ export class WorkspaceHub {
   /** No first ACK in time: live frames start from the head (the browser heals any hole itself). */
   private startLive(workspace: WorkspaceState, session: SessionState): void {
     if (!session.awaitingFirstAck || session.ended) return;
+    if (session.redelivery.length > 0) {
+      session.afterRedelivery ??= 'live';
+      return;
+    }
     if (workspace.streamUnconfirmed) {
       this.park(session, 'live');
       return;
@@ -1259,7 +1312,10 @@ export class WorkspaceHub {
   private markDurable(workspace: WorkspaceState, epoch: string | null, through: number): void {
     if (epoch === null || epoch !== workspace.log.epoch) return;
     if (workspace.durable.epoch !== epoch) workspace.durable = { epoch, through: -1 };
-    if (through > workspace.durable.through) workspace.durable.through = through;
+    // Frames the publish queue gave up are not in the log, whatever was published after them.
+    const { lostFrom } = workspace.durable;
+    const capped = lostFrom === undefined ? through : Math.min(through, lostFrom - 1);
+    if (capped > workspace.durable.through) workspace.durable.through = capped;
     const held = workspace.heldAck;
     if (held && held.through <= workspace.durable.through) {
       workspace.heldAck = undefined;
@@ -1274,6 +1330,29 @@ export class WorkspaceHub {
       if (!workspace) continue;
       const { epoch, item } = record.data as { epoch: string | null; item: SequencedItem };
       this.markDurable(workspace, epoch, 'gap' in item ? item.gap.through : item.relaySequence);
+    }
+  }
+
+  /**
+   * The frames publisher gave up records (a bus outage past its queue bound): those frames never reach the log,
+   * so no ACK covering them may reach the Companion, which would trim them from its replay buffer. The durable
+   * mark stops below the first lost sequence of the current epoch until a new epoch starts; ACKs beyond it are
+   * held (the Companion keeps those frames and re-sends them after a restart).
+   */
+  private framesDropped(records: ReadonlyArray<{ workspaceId: string; eventType: string; data: unknown }>): void {
+    for (const record of records) {
+      if (record.eventType !== FRAMES_SEQUENCED) continue;
+      const workspace = this.workspaces.get(record.workspaceId);
+      if (!workspace) continue;
+      const { epoch, item } = record.data as { epoch: string | null; item: SequencedItem };
+      if (epoch === null || epoch !== workspace.log.epoch) continue;
+      const first = 'gap' in item ? item.gap.from : item.relaySequence;
+      if (workspace.durable.epoch !== epoch) workspace.durable = { epoch, through: -1 };
+      const { lostFrom } = workspace.durable;
+      if (lostFrom !== undefined && lostFrom <= first) continue;
+      workspace.durable.lostFrom = first;
+      workspace.durable.through = Math.min(workspace.durable.through, first - 1);
+      this.options.logger.log('warn', 'frames-log-hole', { workspaceId: workspace.id, epoch, fromRelaySequence: first });
     }
   }
 

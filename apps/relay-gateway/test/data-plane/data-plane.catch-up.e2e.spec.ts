@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import { waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient } from '@trustmesh/relay-client';
 
-import { frames, THREAD_ID } from './support/frames';
+import { frames, THREAD_ID, TURN_ID } from './support/frames';
 import { browser, companion, type TestPeer } from './support/peers';
 import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
 
@@ -179,4 +179,76 @@ describe('a catch-up that starts with a gap', () => {
       client.close();
     }
   }, 240_000);
+});
+
+describe('a large redelivery of retained interactions', () => {
+  let gateway: TestRelay;
+
+  beforeAll(async () => {
+    // Retention large enough for 1,000 requests of about 60 KiB (60 MiB, 60 times the send high-water mark).
+    gateway = await startTestRelay({
+      dataPlane: {
+        RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
+        RELAY_WS_SEND_HIGH_WATER_BYTES: String(HIGH_WATER),
+        RELAY_RETAINED_INTERACTIONS_BYTES: String(128 * 1024 * 1024),
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  /** A schema-valid user-input request of about 65 KiB: three choices of 40 options, each with a long description. */
+  const largeRequest = (workspaceId: string, relaySequence: number) => ({
+    type: 'interaction.request',
+    workspaceId,
+    relaySequence,
+    interactionId: `00000000-0000-4000-8000-${String(relaySequence).padStart(12, '0')}`,
+    threadId: THREAD_ID,
+    turnId: TURN_ID,
+    expiresAt: '2099-01-01T00:00:00.000Z',
+    sensitivity: 'normal',
+    method: 'userInput.request',
+    projection: {
+      controls: [0, 1, 2].map((control) => ({
+        type: 'choice',
+        id: `choice-${control}`,
+        label: `Choice ${control}`,
+        required: false,
+        multiple: false,
+        options: Array.from({ length: 40 }, (_, option) => ({ id: `option-${option}`, label: `Option ${option}`, description: 'z'.repeat(500) })),
+      })),
+    },
+  });
+
+  it('redelivers 1,000 requests of 60 KiB to a new session paced by what it reads: each once, in order, still connected', async () => {
+    const { workspaceId, peer } = await onlineCompanion(gateway);
+    const inbound = () => gateway.dataPlane.metrics.registry.value('relay_frames_total', { direction: 'inbound', type: 'interaction.request' });
+    const before = inbound();
+    for (let sequence = 0; sequence < 1_000; sequence += 1) peer.send(largeRequest(workspaceId, sequence));
+    await waitUntil(() => inbound() - before >= 1_000, { what: 'every request at the gateway', timeoutMs: 120_000 });
+    await waitUntil(() => gateway.dataPlane.metrics.registry.value('relay_retained_interactions') >= 1_000, { what: 'every request retained' });
+
+    const session = track(await browser(gateway.wsUrl, await gateway.browserTicket(workspaceId), ORIGIN));
+    const sequences: number[] = [];
+    let largest = 0;
+    session.ws.on('message', (data) => {
+      const text = String(data);
+      const frame = JSON.parse(text) as { type: string; relaySequence?: number };
+      if (frame.relaySequence === undefined) return;
+      sequences.push(frame.relaySequence);
+      largest = Math.max(largest, Buffer.byteLength(text));
+    });
+    // The first ACK comes while the redelivery is still going out: the catch-up from −1 follows it and repeats none.
+    session.send(frames.ack(workspaceId, -1));
+    await waitUntil(() => sequences.length >= 1_000 || session.closeCode !== undefined, { what: 'the whole redelivery', timeoutMs: 120_000 });
+    expect(session.ofType('session.error')).toEqual([]);
+    expect(session.closeCode).toBeUndefined();
+    expect(largest).toBeGreaterThan(60 * 1024);
+    peer.send(frames.event(workspaceId, 1_000));
+    await waitUntil(() => sequences.includes(1_000), { what: 'the live frame after the redelivery' });
+    expect(sequences).toEqual(Array.from({ length: 1_001 }, (_, index) => index));
+    expect(session.ws.readyState).toBe(WebSocket.OPEN);
+  }, 300_000);
 });

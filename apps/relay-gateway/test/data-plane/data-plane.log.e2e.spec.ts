@@ -88,6 +88,54 @@ describe('frames log on the bus', () => {
   }, 120_000);
 });
 
+describe('a bus outage past the publish queue bound', () => {
+  let gateway: TestRelay;
+
+  beforeAll(async () => {
+    gateway = await startTestRelay({ dataPlane: { RELAY_FRAMES_PUBLISH_QUEUE_FRAMES: '3', RELAY_FIRST_ACK_TIMEOUT_MS: '60000' } });
+  }, 120_000);
+
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await gateway?.close();
+  });
+
+  it('never lets an ACK covering frames the queue gave up reach the Companion, even once later frames are logged', async () => {
+    const metric = (name: string) => gateway.dataPlane.metrics.registry.value(name, { topic: WORKSPACE_FRAMES_TOPIC });
+    const { workspaceId, peer } = await onlineCompanion(gateway);
+    const session = await openBrowser(gateway, workspaceId);
+    session.send(frames.ack(workspaceId, -1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack', 'the first ACK');
+    const published = metric('relay_bus_published_total');
+    const dropped = metric('relay_bus_queue_drops_total');
+    const accounted = () => metric('relay_bus_published_total') - published + metric('relay_bus_queue_drops_total') - dropped;
+    for (const sequence of [0, 1]) peer.send(frames.event(workspaceId, sequence));
+    await waitUntil(() => metric('relay_bus_published_total') - published >= 2, { what: 'frames 0 and 1 in the log' });
+
+    // The frames topic becomes unavailable (the rest of the bus keeps working): 8 frames, a queue of 3.
+    const bus = gateway.gateway.infrastructure.bus;
+    const publish = bus.publish.bind(bus);
+    const outage = jest
+      .spyOn(bus, 'publish')
+      .mockImplementation((topic, envelopes) => (topic === WORKSPACE_FRAMES_TOPIC ? Promise.reject(new Error('broker unavailable')) : publish(topic, envelopes)));
+    for (let sequence = 2; sequence < 10; sequence += 1) peer.send(frames.event(workspaceId, sequence));
+    await session.waitFor((frame) => frame.type === 'runtime.event', 'frames 0…9 at the browser', 10);
+    await waitUntil(() => metric('relay_bus_queue_drops_total') - dropped >= 5, { what: 'the queue giving up the oldest frames' });
+    outage.mockRestore();
+
+    // The bus is back: what is still queued and a later frame reach the log, past the frames that never will.
+    peer.send(frames.event(workspaceId, 10));
+    await session.waitFor((frame) => frame.type === 'runtime.event' && frame['relaySequence'] === 10, 'frame 10 at the browser');
+    session.send(frames.ack(workspaceId, 10));
+    await waitUntil(() => accounted() >= 11, { what: 'every frame logged or given up', timeoutMs: 30_000 });
+    // An ACK within what the log holds still goes on at once; it arrives after the ACK of 10 would have.
+    session.send(frames.ack(workspaceId, 1));
+    await peer.waitFor((frame) => frame.type === 'runtime.ack' && frame['throughRelaySequence'] === 1, 'the ACK of 1');
+    expect(peer.ofType('runtime.ack').map((frame) => frame['throughRelaySequence'])).toEqual([-1, 1]);
+    expect(metric('relay_bus_queue_drops_total') - dropped).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+});
+
 describe('retention and limits', () => {
   let gateway: TestRelay;
 
