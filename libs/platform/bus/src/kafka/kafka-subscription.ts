@@ -19,9 +19,15 @@
  * again at attempt 1 on its next delivery. The DLQ's origin headers name the topic as it is on the
  * cluster (with its prefix), like the partition and offset beside them.
  *
- * A transient failure (the handler's error is marked `transient`, see the port) uses up no try: the
- * batch waits on the message, heartbeating, with the same backoff, and tries it again until it succeeds
- * or the partition is let go (`../transient-retries.ts` keeps the count, the log lines and `retrying()`).
+ * A transient failure (the handler's error is marked `transient`, see the port) uses up no try, and
+ * only its own partition waits: the member pauses that partition (`consumer.pause`), leaves the batch
+ * unresolved and returns, so kafkajs goes on fetching and handling the member's other partitions (its
+ * fetch loop waits for every batch of a fetch, so waiting inside the batch would hold them all). A timer
+ * resumes the partition after the same capped backoff; kafkajs then fetches again from the last resolved
+ * offset, i.e. the failed message, which is tried again at the same attempt, until it succeeds or the
+ * partition is let go (`../transient-retries.ts` keeps the count, the log lines and `retrying()`). A stop
+ * or a rebalance that takes the partition drops the timer; nothing past the message was resolved, so
+ * order per partition and commit-after-handle hold.
  *
  * A member cannot heartbeat while its handler runs: a handler must finish well within the session
  * timeout, or the group drops the member and its partitions move on without it.
@@ -86,7 +92,19 @@ export interface SubscriptionPlan {
   maxAttempts: number;
 }
 
-type Outcome = 'done' | 'abandoned';
+/** `parked`: the partition is paused on a transiently failing message and resumes by timer. */
+type Outcome = 'done' | 'abandoned' | 'parked';
+
+/** A partition paused on a transiently failing message, until its timer resumes it. */
+interface ParkedPartition {
+  consumer: Consumer;
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The try the message is on: a transient failure uses up none, so its next delivery goes on with it. */
+  attempt: number;
+  timer?: NodeJS.Timeout;
+}
 
 /** How the bus keeps track of its subscriptions, from creation (a close during the join stops it too). */
 export interface SubscriptionRegistry {
@@ -99,6 +117,8 @@ export class KafkaSubscription implements Subscription {
   private stopped?: Promise<void>;
   private assignment: Array<{ topic: string; partitions: number[] }> = [];
   private readonly transient: TransientRetries;
+  /** By `topic#partition` (the topic as on the cluster). */
+  private readonly parked = new Map<string, ParkedPartition>();
 
   private consumer: Consumer;
   /** The recreation of a consumer that crashed for good, while it runs (`stop` waits for it). */
@@ -183,6 +203,10 @@ export class KafkaSubscription implements Subscription {
         topic: runtime.serviceTopic(topic),
         partitions: [...partitions].sort((a, b) => a - b),
       }));
+      // A parked partition the rebalance took is let go: its new owner starts the message afresh.
+      for (const parked of [...this.parked.values()]) {
+        if (!(payload.memberAssignment[parked.topic] ?? []).includes(parked.partition)) this.unpark(parked);
+      }
       runtime.logger.log('info', 'kafka consumer: joined group', {
         groupId: plan.groupId,
         memberId: payload.memberId,
@@ -264,6 +288,7 @@ export class KafkaSubscription implements Subscription {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping.abort();
+      for (const parked of [...this.parked.values()]) this.unpark(parked);
       try {
         // A recreation in progress ends at the abort; then the consumer it left is the one to disconnect.
         await this.recovering;
@@ -312,7 +337,8 @@ export class KafkaSubscription implements Subscription {
     for (const message of batch.messages) {
       if (abandoned()) return;
       const outcome = await this.deliver(batch.topic, batch.partition, log, message, heartbeat, abandoned);
-      if (outcome === 'abandoned') return;
+      // Parked: the rest of the batch is fetched again, from this message, once the partition resumes.
+      if (outcome !== 'done') return;
       resolveOffset(message.offset);
       await commitOffsetsIfNecessary();
     }
@@ -350,8 +376,13 @@ export class KafkaSubscription implements Subscription {
     const position = { topic, partition, offset: message.offset };
     let code: string = DEAD_LETTER_CODES.handlerFailed;
     let succeeded = false;
+    let parked = false;
+    const key = `${topic}#${partition}`;
+    const resumed = this.parked.get(key);
+    this.parked.delete(key);
+    if (resumed?.timer) clearTimeout(resumed.timer);
     try {
-      for (let attempt = 1; ; ) {
+      for (let attempt = resumed?.offset === message.offset ? resumed.attempt : 1; ; ) {
         let failure: unknown;
         try {
           await this.plan.handler({ ...record, attempt });
@@ -362,8 +393,10 @@ export class KafkaSubscription implements Subscription {
         }
         if (isTransientFailure(failure)) {
           // The world failed, not the message: no try is used up, however long it takes.
-          if (!(await waitMs(this.transient.failed(position, failure)))) return 'abandoned';
-          continue;
+          if (abandoned()) return 'abandoned';
+          this.park({ consumer: this.consumer, topic, partition, offset: message.offset, attempt }, this.transient.failed(position, failure));
+          parked = true;
+          return 'parked';
         }
         this.transient.settled(position, false);
         code = failureCode(failure);
@@ -374,9 +407,31 @@ export class KafkaSubscription implements Subscription {
         attempt += 1;
       }
     } finally {
-      this.transient.settled(position, succeeded);
+      if (!parked) this.transient.settled(position, succeeded);
     }
     return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code }, wait);
+  }
+
+  /** Pauses the partition on its failing message and resumes it after `delayMs`, unless it is let go first. */
+  private park(parked: ParkedPartition, delayMs: number): void {
+    const key = `${parked.topic}#${parked.partition}`;
+    parked.consumer.pause([{ topic: parked.topic, partitions: [parked.partition] }]);
+    parked.timer = setTimeout(() => {
+      parked.timer = undefined;
+      // The entry stays (without a timer) so the next delivery goes on at the same try.
+      if (this.parked.get(key) === parked && !this.stopping.signal.aborted) parked.consumer.resume([{ topic: parked.topic, partitions: [parked.partition] }]);
+    }, delayMs);
+    this.parked.set(key, parked);
+  }
+
+  /** Lets a parked partition go (stop, rebalance): no timer, not paused, no longer reported as retrying. */
+  private unpark(parked: ParkedPartition): void {
+    const key = `${parked.topic}#${parked.partition}`;
+    if (this.parked.get(key) !== parked) return;
+    this.parked.delete(key);
+    if (parked.timer) clearTimeout(parked.timer);
+    if (!this.stopping.signal.aborted) parked.consumer.resume([{ topic: parked.topic, partitions: [parked.partition] }]);
+    this.transient.settled({ topic: parked.topic, partition: parked.partition, offset: parked.offset }, false);
   }
 
   /** Writes the message to the DLQ, retrying the write (never the handler) until it lands or we must let go. */
