@@ -8,9 +8,12 @@
  * offset right away, and commits whatever is resolved when a rebalance or a stop takes the partition.
  * Nothing unresolved is ever committed, and after a crash only the message in hand is delivered again
  * (per partition consumed at once; one by default). `eachBatch` rather than `eachMessage` because a
- * retry backoff must keep heartbeating and must notice a stop or a lost partition.
+ * dead-letter write that is retried waits inside the batch, and must keep heartbeating and notice a stop
+ * or a lost partition.
  *
- * Retries: a failing handler gets `maxAttempts` tries with a doubling, capped backoff in between.
+ * Retries: a failing handler gets `maxAttempts` tries with a doubling, capped backoff in between. The
+ * backoff parks the partition like a transient wait (below), so it holds no other partition; the next
+ * try's number is kept with the parked partition.
  * Then the message goes to `<topic>.dlq` with its key, value and headers plus the DLQ headers of the
  * port (origin, attempts, a stable code: the handler's own, else HANDLER_FAILED; `../dead-letter.ts`
  * holds these rules for both adapters), and its offset is committed so the partition moves on. A
@@ -92,16 +95,16 @@ export interface SubscriptionPlan {
   maxAttempts: number;
 }
 
-/** `parked`: the partition is paused on a transiently failing message and resumes by timer. */
+/** `parked`: the partition is paused on a failing message and resumes by timer after the backoff. */
 type Outcome = 'done' | 'abandoned' | 'parked';
 
-/** A partition paused on a transiently failing message, until its timer resumes it. */
+/** A partition paused on a failing message (a backoff before its next try), until its timer resumes it. */
 interface ParkedPartition {
   consumer: Consumer;
   topic: string;
   partition: number;
   offset: string;
-  /** The try the message is on: a transient failure uses up none, so its next delivery goes on with it. */
+  /** The try the message's next delivery makes: the same after a transient failure, the next after a counted one. */
   attempt: number;
   timer?: NodeJS.Timeout;
 }
@@ -403,8 +406,11 @@ export class KafkaSubscription implements Subscription {
         // The code and the position only: an error's message may quote the event's data.
         this.runtime.logger.log('warn', 'kafka consumer: handler failed', { ...where, attempt, maxAttempts: this.plan.maxAttempts, code });
         if (attempt >= this.plan.maxAttempts) break;
-        if (!(await wait(attempt))) return 'abandoned';
-        attempt += 1;
+        // The backoff before the next try holds only this partition too; the try is remembered with it.
+        if (abandoned()) return 'abandoned';
+        this.park({ consumer: this.consumer, topic, partition, offset: message.offset, attempt: attempt + 1 }, retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
+        parked = true;
+        return 'parked';
       }
     } finally {
       if (!parked) this.transient.settled(position, succeeded);
@@ -424,7 +430,7 @@ export class KafkaSubscription implements Subscription {
     this.parked.set(key, parked);
   }
 
-  /** Lets a parked partition go (stop, rebalance): no timer, not paused, no longer reported as retrying. */
+  /** Lets a parked partition go (stop, rebalance): no timer, not paused, no longer reported as retrying; its tries start again. */
   private unpark(parked: ParkedPartition): void {
     const key = `${parked.topic}#${parked.partition}`;
     if (this.parked.get(key) !== parked) return;
