@@ -23,7 +23,7 @@
  * cluster (with its prefix), like the partition and offset beside them.
  *
  * A transient failure (the handler's error is marked `transient`, see the port) uses up no try, and
- * only its own partition waits: the member pauses that partition (`consumer.pause`), leaves the batch
+ * only its own partition waits: the member pauses that partition (the batch's `pause()`), leaves the batch
  * unresolved and returns, so kafkajs goes on fetching and handling the member's other partitions (its
  * fetch loop waits for every batch of a fetch, so waiting inside the batch would hold them all). A timer
  * resumes the partition after the same capped backoff; kafkajs then fetches again from the last resolved
@@ -100,7 +100,8 @@ type Outcome = 'done' | 'abandoned' | 'parked';
 
 /** A partition paused on a failing message (a backoff before its next try), until its timer resumes it. */
 interface ParkedPartition {
-  consumer: Consumer;
+  /** Resumes the partition in the consumer group run that paused it (kafkajs' `pause()` of the batch). */
+  resume: () => void;
   topic: string;
   partition: number;
   offset: string;
@@ -331,7 +332,7 @@ export class KafkaSubscription implements Subscription {
     return lags;
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale, pause: pausePartition }: EachBatchPayload): Promise<void> {
     const abandoned = () => this.stopping.signal.aborted || !isRunning() || isStale();
     const log = await this.logOf(batch.topic);
     // Without the cluster's id no record can say which log it is from: leave the batch unresolved, so
@@ -339,7 +340,7 @@ export class KafkaSubscription implements Subscription {
     if (log === undefined) return;
     for (const message of batch.messages) {
       if (abandoned()) return;
-      const outcome = await this.deliver(batch.topic, batch.partition, log, message, heartbeat, abandoned);
+      const outcome = await this.deliver(batch.topic, batch.partition, log, message, { heartbeat, abandoned, pausePartition });
       // Parked: the rest of the batch is fetched again, from this message, once the partition resumes.
       if (outcome !== 'done') return;
       resolveOffset(message.offset);
@@ -358,7 +359,13 @@ export class KafkaSubscription implements Subscription {
     }
   }
 
-  private async deliver(topic: string, partition: number, log: string, message: KafkaMessage, heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<Outcome> {
+  private async deliver(
+    topic: string,
+    partition: number,
+    log: string,
+    message: KafkaMessage,
+    { heartbeat, abandoned, pausePartition }: { heartbeat: () => Promise<void>; abandoned: () => boolean; pausePartition: () => () => void },
+  ): Promise<Outcome> {
     const waitMs = (ms: number) =>
       waitAlive(ms, { heartbeat, heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs, abandoned, signal: this.stopping.signal });
     const wait = (attempt: number) => waitMs(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
@@ -397,7 +404,7 @@ export class KafkaSubscription implements Subscription {
         if (isTransientFailure(failure)) {
           // The world failed, not the message: no try is used up, however long it takes.
           if (abandoned()) return 'abandoned';
-          this.park({ consumer: this.consumer, topic, partition, offset: message.offset, attempt }, this.transient.failed(position, failure));
+          this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt }, this.transient.failed(position, failure));
           parked = true;
           return 'parked';
         }
@@ -408,7 +415,7 @@ export class KafkaSubscription implements Subscription {
         if (attempt >= this.plan.maxAttempts) break;
         // The backoff before the next try holds only this partition too; the try is remembered with it.
         if (abandoned()) return 'abandoned';
-        this.park({ consumer: this.consumer, topic, partition, offset: message.offset, attempt: attempt + 1 }, retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
+        this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt: attempt + 1 }, retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
         parked = true;
         return 'parked';
       }
@@ -418,16 +425,23 @@ export class KafkaSubscription implements Subscription {
     return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code }, wait);
   }
 
-  /** Pauses the partition on its failing message and resumes it after `delayMs`, unless it is let go first. */
+  /** Keeps a paused partition's failing message and resumes the partition after `delayMs`, unless it is let go first. */
   private park(parked: ParkedPartition, delayMs: number): void {
     const key = `${parked.topic}#${parked.partition}`;
-    parked.consumer.pause([{ topic: parked.topic, partitions: [parked.partition] }]);
     parked.timer = setTimeout(() => {
       parked.timer = undefined;
       // The entry stays (without a timer) so the next delivery goes on at the same try.
-      if (this.parked.get(key) === parked && !this.stopping.signal.aborted) parked.consumer.resume([{ topic: parked.topic, partitions: [parked.partition] }]);
+      if (this.parked.get(key) === parked) this.resume(parked);
     }, delayMs);
     this.parked.set(key, parked);
+  }
+
+  /**
+   * Resumes a parked partition in the group run that paused it. A run kafkajs restarted, or a consumer
+   * replaced by `recreate`, starts with nothing paused; resuming in the old one changes nothing.
+   */
+  private resume(parked: ParkedPartition): void {
+    if (!this.stopping.signal.aborted) parked.resume();
   }
 
   /** Lets a parked partition go (stop, rebalance): no timer, not paused, no longer reported as retrying; its tries start again. */
@@ -436,7 +450,7 @@ export class KafkaSubscription implements Subscription {
     if (this.parked.get(key) !== parked) return;
     this.parked.delete(key);
     if (parked.timer) clearTimeout(parked.timer);
-    if (!this.stopping.signal.aborted) parked.consumer.resume([{ topic: parked.topic, partitions: [parked.partition] }]);
+    this.resume(parked);
     this.transient.settled({ topic: parked.topic, partition: parked.partition, offset: parked.offset }, false);
   }
 
