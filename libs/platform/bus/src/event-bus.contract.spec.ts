@@ -11,11 +11,12 @@
  * - consumer groups: a stopped member's successor resumes from the committed offset, a killed member's
  *   from its checkpoint (only the message in hand again), members share partitions and a leaver's move at once;
  * - failing handlers: exactly maxAttempts tries with backoff, then `<topic>.dlq` with the DLQ headers while
- *   the partition goes on; a stop cuts a backoff short without committing; a value that is not an envelope
+ *   the partition goes on; a backoff holds only its own partition, the member's others go on meanwhile; a stop cuts a backoff short without committing; a value that is not an envelope
  *   is dead-lettered untried; no payload or error text in headers or logs;
  * - transiently failing handlers (the world is bad, not the message): no try is used up however often it
  *   fails, nothing is dead-lettered, the partition waits on the message and says so, and goes on in order
- *   once it succeeds; a stop cuts the wait short without committing.
+ *   once it succeeds, while the member's other partitions go on meanwhile; a stop cuts the wait short
+ *   without committing.
  * Adapter-specific behaviour (idempotent producer, SIGTERM, wake-ups, leases) stays in the adapters' specs.
  */
 import { toEventMessage, type EventEnvelope } from '@trustmesh/platform-events';
@@ -555,6 +556,75 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
         ['waiting:1', 1],
         ['waiting:2', 1],
       ]);
+      expect(await fixture.count(deadLetterTopic(topic))).toBe(0);
+    }, 120_000);
+
+    it("hold only the failing message's own partition during a retry backoff: the member's other partitions go on meanwhile", async () => {
+      // A backoff that would outlast the test: the other partitions must not wait for it.
+      const { bus } = await fixture.openBus({ maxAttempts: 2, retryBackoffMs: 3_600_000, maxRetryBackoffMs: 3_600_000 });
+      const topic = uniqueName('backoff-partition.counters.v1');
+      const tries: number[] = [];
+      const received = recorder(async (record: BusRecord) => {
+        if (eventKey(record.envelope) !== 'poison:1') return;
+        tries.push(record.attempt);
+        throw new Error('not this one');
+      });
+      const subscription = await bus.subscribe({ groupId: uniqueName('backoff-partition'), topics: [topic], handler: received.handler });
+      await bus.publish(topic, [event('poison', 1)]);
+      await waitUntil(() => tries.length === 1, { timeoutMs: 20_000, what: 'the first failed try' });
+      const partitions = await fixture.partitionCount(topic);
+      const poisonPartition = partitionForKey('poison', partitions);
+      const others = streamIds('free', 16).filter((stream) => partitionForKey(stream, partitions) !== poisonPartition);
+
+      const freeEvents = interleavedEvents(others, 2);
+      await bus.publish(topic, freeEvents);
+      await waitUntil(() => received.records.filter(({ envelope }) => envelope.streamId !== 'poison').length === freeEvents.length, {
+        timeoutMs: 30_000,
+        what: 'the other partitions to go on during the backoff',
+      });
+      for (const stream of others) expect(received.versionsByStream().get(stream)).toEqual([1, 2]);
+      await subscription.stop();
+      expect(tries).toEqual([1]);
+      expect((await subscription.lag()).find(({ partition }) => partition === poisonPartition)!.lag).toBe(1);
+      expect(await fixture.count(deadLetterTopic(topic))).toBe(0);
+    }, 120_000);
+
+    it("hold only the failing message's own partition on a transient failure: the member's other partitions go on meanwhile", async () => {
+      // partitionsConsumedConcurrently stays at its default (one partition at a time), as services run it.
+      const { bus } = await fixture.openBus({ maxAttempts: 1, retryBackoffMs: 10, maxRetryBackoffMs: 100 });
+      const topic = uniqueName('transient-partition.counters.v1');
+      let databaseDown = true;
+      let blockedFailures = 0;
+      const received = recorder(async (record: BusRecord) => {
+        if (eventKey(record.envelope) === 'blocked:1' && databaseDown) {
+          blockedFailures += 1;
+          throw new TransientHandlerError('database unreachable', { code: 'BUS_SPEC_DATABASE_DOWN' });
+        }
+      });
+      const subscription = await bus.subscribe({ groupId: uniqueName('transient-partition'), topics: [topic], handler: received.handler });
+      await bus.publish(topic, [event('blocked', 1), event('blocked', 2)]);
+      const partitions = await fixture.partitionCount(topic);
+      const blockedPartition = partitionForKey('blocked', partitions);
+      const others = streamIds('free', 16).filter((stream) => partitionForKey(stream, partitions) !== blockedPartition);
+      expect(others.length).toBeGreaterThan(0);
+      await waitUntil(() => blockedFailures >= 3, { timeoutMs: 20_000, what: 'blocked:1 to fail transiently a few times' });
+
+      // The same member handles every other partition while blocked:1 keeps failing.
+      const freeEvents = interleavedEvents(others, 2);
+      await bus.publish(topic, freeEvents);
+      await waitUntil(() => received.records.length === freeEvents.length, { timeoutMs: 30_000, what: 'the other partitions to go on while one waits' });
+      expect(received.versionsByStream().get('blocked')).toBeUndefined();
+      expect(subscription.retrying()).toEqual([expect.objectContaining({ topic, partition: blockedPartition, offset: '0', code: 'BUS_SPEC_DATABASE_DOWN' })]);
+
+      databaseDown = false;
+      await waitUntil(() => received.records.length === freeEvents.length + 2, { timeoutMs: 30_000, what: 'the blocked partition to go on once the world is back' });
+      await waitUntil(async () => total(await subscription.lag()) === 0, { timeoutMs: 10_000, what: 'every offset committed' });
+      await settle(); // room for a duplicate to show up
+      expect(received.records).toHaveLength(freeEvents.length + 2);
+      expect(received.versionsByStream().get('blocked')).toEqual([1, 2]);
+      expect(received.records.filter(({ envelope }) => eventKey(envelope) === 'blocked:1').map(({ attempt }) => attempt)).toEqual([1]);
+      for (const stream of others) expect(received.versionsByStream().get(stream)).toEqual([1, 2]);
+      expect(subscription.retrying()).toEqual([]);
       expect(await fixture.count(deadLetterTopic(topic))).toBe(0);
     }, 120_000);
 

@@ -8,9 +8,12 @@
  * offset right away, and commits whatever is resolved when a rebalance or a stop takes the partition.
  * Nothing unresolved is ever committed, and after a crash only the message in hand is delivered again
  * (per partition consumed at once; one by default). `eachBatch` rather than `eachMessage` because a
- * retry backoff must keep heartbeating and must notice a stop or a lost partition.
+ * dead-letter write that is retried waits inside the batch, and must keep heartbeating and notice a stop
+ * or a lost partition.
  *
- * Retries: a failing handler gets `maxAttempts` tries with a doubling, capped backoff in between.
+ * Retries: a failing handler gets `maxAttempts` tries with a doubling, capped backoff in between. The
+ * backoff parks the partition like a transient wait (below), so it holds no other partition; the next
+ * try's number is kept with the parked partition.
  * Then the message goes to `<topic>.dlq` with its key, value and headers plus the DLQ headers of the
  * port (origin, attempts, a stable code: the handler's own, else HANDLER_FAILED; `../dead-letter.ts`
  * holds these rules for both adapters), and its offset is committed so the partition moves on. A
@@ -19,9 +22,15 @@
  * again at attempt 1 on its next delivery. The DLQ's origin headers name the topic as it is on the
  * cluster (with its prefix), like the partition and offset beside them.
  *
- * A transient failure (the handler's error is marked `transient`, see the port) uses up no try: the
- * batch waits on the message, heartbeating, with the same backoff, and tries it again until it succeeds
- * or the partition is let go (`../transient-retries.ts` keeps the count, the log lines and `retrying()`).
+ * A transient failure (the handler's error is marked `transient`, see the port) uses up no try, and
+ * only its own partition waits: the member pauses that partition (the batch's `pause()`), leaves the batch
+ * unresolved and returns, so kafkajs goes on fetching and handling the member's other partitions (its
+ * fetch loop waits for every batch of a fetch, so waiting inside the batch would hold them all). A timer
+ * resumes the partition after the same capped backoff; kafkajs then fetches again from the last resolved
+ * offset, i.e. the failed message, which is tried again at the same attempt, until it succeeds or the
+ * partition is let go (`../transient-retries.ts` keeps the count, the log lines and `retrying()`). A stop
+ * or a rebalance that takes the partition drops the timer; nothing past the message was resolved, so
+ * order per partition and commit-after-handle hold.
  *
  * A member cannot heartbeat while its handler runs: a handler must finish well within the session
  * timeout, or the group drops the member and its partitions move on without it.
@@ -86,7 +95,20 @@ export interface SubscriptionPlan {
   maxAttempts: number;
 }
 
-type Outcome = 'done' | 'abandoned';
+/** `parked`: the partition is paused on a failing message and resumes by timer after the backoff. */
+type Outcome = 'done' | 'abandoned' | 'parked';
+
+/** A partition paused on a failing message (a backoff before its next try), until its timer resumes it. */
+interface ParkedPartition {
+  /** Resumes the partition in the consumer group run that paused it (kafkajs' `pause()` of the batch). */
+  resume: () => void;
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The try the message's next delivery makes: the same after a transient failure, the next after a counted one. */
+  attempt: number;
+  timer?: NodeJS.Timeout;
+}
 
 /** How the bus keeps track of its subscriptions, from creation (a close during the join stops it too). */
 export interface SubscriptionRegistry {
@@ -99,6 +121,8 @@ export class KafkaSubscription implements Subscription {
   private stopped?: Promise<void>;
   private assignment: Array<{ topic: string; partitions: number[] }> = [];
   private readonly transient: TransientRetries;
+  /** By `topic#partition` (the topic as on the cluster). */
+  private readonly parked = new Map<string, ParkedPartition>();
 
   private consumer: Consumer;
   /** The recreation of a consumer that crashed for good, while it runs (`stop` waits for it). */
@@ -183,6 +207,10 @@ export class KafkaSubscription implements Subscription {
         topic: runtime.serviceTopic(topic),
         partitions: [...partitions].sort((a, b) => a - b),
       }));
+      // A parked partition the rebalance took is let go: its new owner starts the message afresh.
+      for (const parked of [...this.parked.values()]) {
+        if (!(payload.memberAssignment[parked.topic] ?? []).includes(parked.partition)) this.unpark(parked);
+      }
       runtime.logger.log('info', 'kafka consumer: joined group', {
         groupId: plan.groupId,
         memberId: payload.memberId,
@@ -264,6 +292,7 @@ export class KafkaSubscription implements Subscription {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping.abort();
+      for (const parked of [...this.parked.values()]) this.unpark(parked);
       try {
         // A recreation in progress ends at the abort; then the consumer it left is the one to disconnect.
         await this.recovering;
@@ -303,7 +332,7 @@ export class KafkaSubscription implements Subscription {
     return lags;
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale, pause: pausePartition }: EachBatchPayload): Promise<void> {
     const abandoned = () => this.stopping.signal.aborted || !isRunning() || isStale();
     const log = await this.logOf(batch.topic);
     // Without the cluster's id no record can say which log it is from: leave the batch unresolved, so
@@ -311,8 +340,9 @@ export class KafkaSubscription implements Subscription {
     if (log === undefined) return;
     for (const message of batch.messages) {
       if (abandoned()) return;
-      const outcome = await this.deliver(batch.topic, batch.partition, log, message, heartbeat, abandoned);
-      if (outcome === 'abandoned') return;
+      const outcome = await this.deliver(batch.topic, batch.partition, log, message, { heartbeat, abandoned, pausePartition });
+      // Parked: the rest of the batch is fetched again, from this message, once the partition resumes.
+      if (outcome !== 'done') return;
       resolveOffset(message.offset);
       await commitOffsetsIfNecessary();
     }
@@ -329,7 +359,13 @@ export class KafkaSubscription implements Subscription {
     }
   }
 
-  private async deliver(topic: string, partition: number, log: string, message: KafkaMessage, heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<Outcome> {
+  private async deliver(
+    topic: string,
+    partition: number,
+    log: string,
+    message: KafkaMessage,
+    { heartbeat, abandoned, pausePartition }: { heartbeat: () => Promise<void>; abandoned: () => boolean; pausePartition: () => () => void },
+  ): Promise<Outcome> {
     const waitMs = (ms: number) =>
       waitAlive(ms, { heartbeat, heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs, abandoned, signal: this.stopping.signal });
     const wait = (attempt: number) => waitMs(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
@@ -350,8 +386,13 @@ export class KafkaSubscription implements Subscription {
     const position = { topic, partition, offset: message.offset };
     let code: string = DEAD_LETTER_CODES.handlerFailed;
     let succeeded = false;
+    let parked = false;
+    const key = `${topic}#${partition}`;
+    const resumed = this.parked.get(key);
+    this.parked.delete(key);
+    if (resumed?.timer) clearTimeout(resumed.timer);
     try {
-      for (let attempt = 1; ; ) {
+      for (let attempt = resumed?.offset === message.offset ? resumed.attempt : 1; ; ) {
         let failure: unknown;
         try {
           await this.plan.handler({ ...record, attempt });
@@ -362,21 +403,55 @@ export class KafkaSubscription implements Subscription {
         }
         if (isTransientFailure(failure)) {
           // The world failed, not the message: no try is used up, however long it takes.
-          if (!(await waitMs(this.transient.failed(position, failure)))) return 'abandoned';
-          continue;
+          if (abandoned()) return 'abandoned';
+          this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt }, this.transient.failed(position, failure));
+          parked = true;
+          return 'parked';
         }
         this.transient.settled(position, false);
         code = failureCode(failure);
         // The code and the position only: an error's message may quote the event's data.
         this.runtime.logger.log('warn', 'kafka consumer: handler failed', { ...where, attempt, maxAttempts: this.plan.maxAttempts, code });
         if (attempt >= this.plan.maxAttempts) break;
-        if (!(await wait(attempt))) return 'abandoned';
-        attempt += 1;
+        // The backoff before the next try holds only this partition too; the try is remembered with it.
+        if (abandoned()) return 'abandoned';
+        this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt: attempt + 1 }, retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
+        parked = true;
+        return 'parked';
       }
     } finally {
-      this.transient.settled(position, succeeded);
+      if (!parked) this.transient.settled(position, succeeded);
     }
     return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code }, wait);
+  }
+
+  /** Keeps a paused partition's failing message and resumes the partition after `delayMs`, unless it is let go first. */
+  private park(parked: ParkedPartition, delayMs: number): void {
+    const key = `${parked.topic}#${parked.partition}`;
+    parked.timer = setTimeout(() => {
+      parked.timer = undefined;
+      // The entry stays (without a timer) so the next delivery goes on at the same try.
+      if (this.parked.get(key) === parked) this.resume(parked);
+    }, delayMs);
+    this.parked.set(key, parked);
+  }
+
+  /**
+   * Resumes a parked partition in the group run that paused it. A run kafkajs restarted, or a consumer
+   * replaced by `recreate`, starts with nothing paused; resuming in the old one changes nothing.
+   */
+  private resume(parked: ParkedPartition): void {
+    if (!this.stopping.signal.aborted) parked.resume();
+  }
+
+  /** Lets a parked partition go (stop, rebalance): no timer, not paused, no longer reported as retrying; its tries start again. */
+  private unpark(parked: ParkedPartition): void {
+    const key = `${parked.topic}#${parked.partition}`;
+    if (this.parked.get(key) !== parked) return;
+    this.parked.delete(key);
+    if (parked.timer) clearTimeout(parked.timer);
+    this.resume(parked);
+    this.transient.settled({ topic: parked.topic, partition: parked.partition, offset: parked.offset }, false);
   }
 
   /** Writes the message to the DLQ, retrying the write (never the handler) until it lands or we must let go. */

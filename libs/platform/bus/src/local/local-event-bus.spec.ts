@@ -8,7 +8,9 @@
  *   PGlite, LISTEN/NOTIFY on a server, the database's own `listen` where it has one), and a dropped
  *   LISTEN connection is reopened;
  * - leases: a stalled member loses its partitions at session expiry and its late commit is refused, and a
- *   member keeps one message in hand until its commit is in;
+ *   member keeps one message in hand until its commit is in; a member never restarts a partition with a
+ *   lease its revoked worker gave back while the member's round was under way (on the server, where a
+ *   round can be held at one statement);
  * - schema: a server database without the bus migrations is refused with a clear code.
  */
 import { Client } from 'pg';
@@ -20,7 +22,8 @@ import { BusError } from '../bus.error';
 import { event, eventKey, interleavedEvents, latch, range, recorder, streamIds } from '../test/bus-events';
 import { createLocalEventBus } from './local-event-bus.factory';
 import type { ListeningDatabase } from './wake-ups';
-import { busDatabase, freezable, storedMessages, TEST_TUNING, testBus, type BusDatabase } from './test/local-bus.harness';
+import { partitionForKey } from '../partitioner';
+import { busDatabase, freezable, gated, storedMessages, TEST_PARTITIONS, TEST_TUNING, testBus, type BusDatabase } from './test/local-bus.harness';
 
 describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
   let db: BusDatabase;
@@ -238,6 +241,92 @@ describe('the local bus on postgres: wake-ups and schema', () => {
       await unprepared.close();
     } finally {
       await bare.dispose();
+    }
+  }, 60_000);
+});
+
+describe('the local bus on postgres: rebalancing rounds', () => {
+  let db: BusDatabase;
+
+  beforeAll(async () => {
+    db = await busDatabase('postgres', 'local-bus-rounds');
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.testDb.dispose();
+  }, 60_000);
+
+  it('never restarts a partition with the lease its revoked worker gave back while the round was under way', async () => {
+    const topic = uniqueName('rounds.counters.v1');
+    const groupId = uniqueName('rounds');
+    const streams = range(0, TEST_PARTITIONS - 1).map((partition) => streamIds('round', 64).find((stream) => partitionForKey(stream, TEST_PARTITIONS) === partition)!);
+    const handle = gated(await db.testDb.open());
+    const acquiring = handle.gate('INSERT INTO bus_partition_leases');
+    const renewing = handle.gate('UPDATE bus_partition_leases SET expires_at');
+    // Every message in hand at once, so a revoked worker can be kept alive by its handler.
+    const first = await testBus(db, { database: handle.database, consumer: { partitionsConsumedConcurrently: TEST_PARTITIONS } });
+    const second = await testBus(db);
+    const letGo = range(0, TEST_PARTITIONS - 1).map(() => latch());
+    const inHand = new Set<number>();
+    // Who held the partition's lease as each message was handled (the member id is known once subscribe returns).
+    const holders: Array<{ key: string; holder: string | null | undefined }> = [];
+    const atFirst = recorder(async ({ envelope, partition }) => {
+      const [lease] = await db.database.withConnection((sql) =>
+        sql.query<{ member_id: string | null }>('SELECT member_id FROM bus_partition_leases WHERE group_id = $1 AND topic = $2 AND partition = $3', [groupId, topic, partition]),
+      );
+      holders.push({ key: eventKey(envelope), holder: lease?.member_id });
+      if (envelope.streamVersion !== 1) return;
+      inHand.add(partition);
+      await letGo[partition]!.promise;
+    });
+    const atSecond = recorder();
+    try {
+      await first.bus.publish(topic, interleavedEvents(streams, 2));
+      const subscription = await first.bus.subscribe({ groupId, topics: [topic], handler: atFirst.handler });
+      await waitUntil(() => inHand.size === TEST_PARTITIONS, { what: 'every first message in hand' });
+
+      // A second member joins: the first revokes half its partitions, whose workers wait on their handlers.
+      const other = await second.bus.subscribe({ groupId, topics: [topic], handler: atSecond.handler });
+      await waitUntil(() => subscription.assignedPartitions()[0]?.partitions.length === TEST_PARTITIONS / 2, { what: 'the first member to revoke half' });
+      const kept = subscription.assignedPartitions()[0]!.partitions;
+      const [handedOver, revoked] = range(0, TEST_PARTITIONS - 1).filter((partition) => !kept.includes(partition));
+      for (const partition of [...kept, handedOver!]) letGo[partition]!.open();
+      await waitUntil(() => other.assignedPartitions()[0]?.partitions.includes(handedOver!) ?? false, { what: 'the second member to take the released partition' });
+
+      // The second member leaves: the first member's round holds at taking the partition it left...
+      acquiring.close();
+      await other.stop();
+      await waitUntil(() => acquiring.waiting() > 0, { what: 'the round to take leases' });
+      // ...while the revoked worker finishes its message and gives its lease back.
+      renewing.close();
+      letGo[revoked!]!.open();
+      await waitUntil(
+        async () =>
+          (
+            await db.database.withConnection((sql) =>
+              sql.query('SELECT 1 FROM bus_partition_leases WHERE group_id = $1 AND topic = $2 AND partition = $3 AND member_id IS NULL', [groupId, topic, revoked]),
+            )
+          ).length === 1,
+        { what: 'the revoked lease to be given back' },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200)); // room for the worker to exit after its release
+      acquiring.open();
+      // The next statement renewing leases waits: a worker started in the round above now runs alone.
+      await waitUntil(() => renewing.waiting() > 0, { what: 'the next renewal' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      renewing.open();
+
+      await waitUntil(() => atFirst.keys().filter((key) => key.endsWith(':2')).length + atSecond.keys().filter((key) => key.endsWith(':2')).length >= TEST_PARTITIONS, {
+        what: 'every second message',
+      });
+      expect(holders.filter(({ holder }) => holder !== subscription.memberId)).toEqual([]);
+      expect(first.logger.lines.filter(({ message }) => message.includes('lease lost'))).toEqual([]);
+      expect(atFirst.keys().filter((key) => key === `${streams[revoked!]}:2`)).toHaveLength(1);
+    } finally {
+      acquiring.open();
+      renewing.open();
+      for (const gate of letGo) gate.open();
+      await Promise.all([first.bus.close(), second.bus.close()]);
     }
   }, 60_000);
 });

@@ -287,10 +287,27 @@ export class LocalSubscription implements Subscription {
       return !heldByKey.has(key) && !this.workers.has(key);
     });
     const granted = toTake.length === 0 ? [] : await database.withConnection((sql) => acquireLeases(sql, groupId, this.memberId, tuning.sessionTimeoutMs, toTake));
-    // Held and wanted but idle: a worker failed, or a grant arrived just as a stop began.
-    const restart = held.filter((lease) => wanted.has(partitionKey(lease.topic, lease.partition)) && !this.workers.has(partitionKey(lease.topic, lease.partition)));
+    const restart = await this.idleLeases(held, wanted);
     if (this.stopping.signal.aborted) return; // the leave gives back what was just granted
     for (const lease of [...granted, ...restart]) this.startWorker(lease);
+  }
+
+  /**
+   * Leases held and wanted but without a worker (a worker failed, or a grant arrived just as a stop began),
+   * as the database has them now. `held` is from the start of the round: a revoked worker may have exited
+   * and given its lease back during the round's awaits, and restarting it with that lease would consume a
+   * partition this member no longer holds. So the idle partitions are picked first (a worker that exited
+   * has released its lease before it left the map) and the leases read again after; one given back is
+   * taken again by the next round, which its release's announcement brings at once.
+   */
+  private async idleLeases(held: readonly Lease[], wanted: ReadonlySet<string>): Promise<Lease[]> {
+    const idle = (lease: Lease) => wanted.has(partitionKey(lease.topic, lease.partition)) && !this.workers.has(partitionKey(lease.topic, lease.partition));
+    const candidates = new Set(held.filter(idle).map((lease) => partitionKey(lease.topic, lease.partition)));
+    if (candidates.size === 0) return [];
+    const { database, tuning } = this.runtime;
+    const now = await database.withConnection((sql) => renewLeases(sql, this.plan.groupId, this.memberId, tuning.sessionTimeoutMs));
+    this.lastRenewedAt = Date.now();
+    return now.filter((lease) => candidates.has(partitionKey(lease.topic, lease.partition)) && idle(lease));
   }
 
   private startWorker(lease: Lease): void {

@@ -116,3 +116,64 @@ export function freezable(inner: Database): FreezableDatabase {
     },
   };
 }
+
+export interface StatementGate {
+  /** Statements of the given kind wait from now on, holding their connection (use with the server only). */
+  close(): void;
+  open(): void;
+  /** How many statements wait at the gate now. */
+  waiting(): number;
+}
+
+export interface GatedDatabase {
+  database: Database;
+  /** One gate per kind of statement, each matched by the start of its SQL text. */
+  gate(sqlStart: string): StatementGate;
+}
+
+/**
+ * A handle whose statements of a chosen kind (`INSERT INTO bus_partition_leases`, ...) can be held at a
+ * gate, so a spec can run a member's round up to one statement, act meanwhile, and let it go on: a
+ * deterministic interleaving through the real database. Everything else passes through untouched.
+ */
+export function gated(inner: Database): GatedDatabase {
+  const gates: Array<{ sqlStart: string; held?: Promise<void>; release?: () => void; count: number }> = [];
+  const wrap = (sql: SqlExecutor): SqlExecutor => ({
+    query: async (text, params) => {
+      for (const gate of gates) {
+        if (!text.trimStart().startsWith(gate.sqlStart)) continue;
+        while (gate.held) {
+          gate.count += 1;
+          await gate.held.finally(() => (gate.count -= 1));
+        }
+      }
+      return sql.query(text, params);
+    },
+    exec: (script) => sql.exec(script),
+  });
+  return {
+    database: {
+      mode: inner.mode,
+      location: inner.location,
+      prismaAdapter: () => inner.prismaAdapter(),
+      withConnection: (work) => inner.withConnection((sql) => work({ ...wrap(sql), transaction: (body) => sql.transaction(body) })),
+      close: () => inner.close(),
+    },
+    gate: (sqlStart) => {
+      const gate: (typeof gates)[number] = { sqlStart, count: 0 };
+      gates.push(gate);
+      return {
+        close: () => {
+          if (!gate.held) gate.held = new Promise<void>((resolve) => (gate.release = resolve));
+        },
+        open: () => {
+          const release = gate.release;
+          gate.held = undefined;
+          gate.release = undefined;
+          release?.();
+        },
+        waiting: () => gate.count,
+      };
+    },
+  };
+}
