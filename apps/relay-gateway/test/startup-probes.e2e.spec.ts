@@ -104,6 +104,8 @@ describe('relay gateway start with a slow bus (Postgres, Kafka behind a closed g
         RELAY_HTTP_PORT: '0',
         RELAY_GRPC_HOST: '127.0.0.1',
         RELAY_GRPC_PORT: '0',
+        // Server mode's default operator port (9464) is shared by every suite running beside this one.
+        RELAY_OPERATOR_PORT: '0',
         RELAY_REPLICA_ID: 'replica-slow',
         LOG_LEVEL: 'info',
       },
@@ -173,6 +175,7 @@ describe('relay gateway start with a slow bus (Postgres, Kafka behind a closed g
           RELAY_HTTP_PORT: '0',
           RELAY_GRPC_HOST: '127.0.0.1',
           RELAY_GRPC_PORT: '0',
+          RELAY_OPERATOR_PORT: '0',
         },
         { print: () => undefined, writeLog: () => undefined },
       ).then(
