@@ -26,7 +26,7 @@ import { COMPANION_FRAME_ROUTED, COMPANION_INBOUND_TOPIC, FRAMES_SEQUENCED, WORK
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { call } from '../support/gateway.fixture';
 import { frames } from './support/frames';
-import { childAuth, startGatewayChild, type GatewayChild } from './support/gateway.child';
+import { childAuth, enrollThrough, startGatewayChild, type GatewayChild } from './support/gateway.child';
 import { browser, companion, type TestPeer } from './support/peers';
 
 const ORIGIN = 'https://app.example';
@@ -94,21 +94,10 @@ beforeAll(async () => {
   [replicaA, replicaB] = await Promise.all([startReplica('replica-a'), startReplica('replica-b')]);
   handle = await openDatabase({ mode: 'server', url: database.url });
   bus = await openTestBus('local', { database: handle, databaseConfig: { mode: 'server', url: database.url } });
-  const { workspace } = await call(
-    replicaA.client,
-    replicaA.client.createWorkspace,
-    { requestId: randomUUID(), ownerUserId: 'user-1', displayName: 'Two replicas, one bus', endToEndEncrypted: false },
-    auth,
-  );
-  workspaceId = workspace!.workspaceId;
-  const { pairingCode } = await call(replicaA.client, replicaA.client.createPairingCode, { workspaceId, ttlSeconds: 0, requestedByUserId: 'user-1' }, auth);
-  const redeemed = await fetch(`${replicaA.httpUrl}/v1/device-enrollments/redeem`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code: pairingCode }),
-  });
-  expect(redeemed.status).toBe(200);
-  device = (await redeemed.json()) as { deviceId: string; deviceCredential: string };
+  // Enrolled through replica A (gRPC CreateWorkspace and CreatePairingCode, then the redeem endpoint).
+  const enrolled = await enrollThrough(replicaA);
+  workspaceId = enrolled.workspaceId;
+  device = { deviceId: enrolled.deviceId, deviceCredential: enrolled.credential };
   await waitUntil(
     async () => (await call(replicaB.client, replicaB.client.listDevices, { workspaceId, pageSize: 0, pageToken: '' }, auth)).devices.length === 1,
     { what: 'the device in the read model on replica B', timeoutMs: 120_000, intervalMs: 250 },

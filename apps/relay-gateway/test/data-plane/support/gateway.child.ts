@@ -112,7 +112,7 @@ export async function enrollThrough(gateway: GatewayChild): Promise<{ workspaceI
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ code: pairingCode }),
   });
-  if (redeemed.status !== 200 && redeemed.status !== 201) throw new Error(`enrollment failed with ${redeemed.status}`);
+  if (redeemed.status !== 200) throw new Error(`enrollment failed with ${redeemed.status}`);
   const body = (await redeemed.json()) as { deviceId: string; deviceCredential: string };
   return { workspaceId, deviceId: body.deviceId, credential: body.deviceCredential };
 }
