@@ -70,6 +70,11 @@ export interface StartOptions {
   cwd?: string;
   /** How the Kafka bus opens broker connections (tests put a broker gate here to make the bus slow). */
   kafkaSocketFactory?: ISocketFactory;
+  /**
+   * Gives the start up (SIGTERM before it finished): the waits for the database and the bus end, what was
+   * opened is closed, and the start rejects with the signal's reason. Once started, `close()` stops it.
+   */
+  signal?: AbortSignal;
 }
 
 export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
@@ -122,6 +127,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   try {
     infrastructure = await openRelayInfrastructure(config, logger, {
       onStep: (step) => probe.waitingFor(step),
+      ...(options.signal ? { signal: options.signal } : {}),
       ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
     });
   } catch (error) {
@@ -134,6 +140,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
   try {
+    options.signal?.throwIfAborted();
     probe.waitingFor('http');
     app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests, dataPlaneConfig }), probe.adopt(), {
       logger,
@@ -162,6 +169,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     probe.waitingFor('http');
     await app.init();
 
+    options.signal?.throwIfAborted();
     probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;

@@ -46,6 +46,37 @@ export interface OpenInfrastructureOptions {
   onStep?: (step: 'database' | 'event-bus' | 'consumers') => void;
   /** How the Kafka bus opens its connections (tests put a broker gate here); default kafkajs' own. */
   kafkaSocketFactory?: ISocketFactory;
+  /**
+   * Abandons the opening (a SIGTERM while the bus cannot join): the step it waits for is given up, what is
+   * open is closed, and the opening rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * `step`, unless `signal` fires first: then the opening moves on to closing what it opened, and a step that
+ * finishes after all is undone (`undo`), so nothing it started outlives the abandoned start.
+ */
+function unlessAborted<T>(step: Promise<T>, signal: AbortSignal | undefined, undo: (value: T) => Promise<unknown>): Promise<T> {
+  if (!signal) return step;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      void step.then(undo).catch(() => undefined);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    step.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger, options: OpenInfrastructureOptions = {}): Promise<RelayInfrastructure> {
@@ -56,8 +87,9 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     }
   };
   try {
+    const { signal } = options;
     options.onStep?.('database');
-    const database = await openDatabase(config.platform.database);
+    const database = await unlessAborted(openDatabase(config.platform.database), signal, (opened) => opened.close());
     cleanups.push(() => database.close());
     logger.info('database open', { mode: database.mode, location: database.location });
 
@@ -65,6 +97,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     // pending (the event store and the local bus would otherwise be found missing one start at a time).
     const localBus = config.platform.bus.adapter === 'local';
     await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
+    signal?.throwIfAborted();
     const store = await openEventStore(database, { producer: config.producer, defaultTopic: RELAY_CONTROL_TOPIC });
     cleanups.push(() => store.close());
 
@@ -95,11 +128,13 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
 
     options.onStep?.('consumers');
     const projection = new ProjectionRunner(controlReadModelProjection(), prismaTransactions(prisma), bus);
-    await projection.start();
+    // On Kafka these wait for the consumer groups to join: tens of seconds on a restart, for ever while no
+    // broker answers. A stop asked for meanwhile must not wait for them.
+    await unlessAborted(projection.start(), signal, () => projection.stop());
     cleanups.push(() => projection.stop());
 
     const feed = new ControlEventFeed(bus, config.replicaId, logger);
-    await feed.start();
+    await unlessAborted(feed.start(), signal, () => feed.stop());
     cleanups.push(() => feed.stop());
 
     let closing: Promise<void> | undefined;
