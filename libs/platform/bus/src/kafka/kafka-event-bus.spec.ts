@@ -1,15 +1,16 @@
 /**
  * What only the Kafka adapter does, against a real Kafka-protocol cluster (librdkafka's mock, or
  * KAFKA_BROKERS): the producer's mode, a member that leaves its group on SIGTERM, and rebalances (members
- * joining and leaving a group) logged below error, as the normal events they are, and a dead-letter write
- * that fails holding only its own partition. The port's
+ * joining and leaving a group) logged below error, as the normal events they are, a producer that asks
+ * again for idempotence after a fallback, and a dead-letter write that fails holding only its own partition. The port's
  * semantics, which the local adapter shares, are `../event-bus.contract.spec.ts`'s.
  */
+import type { EventEnvelope } from '@trustmesh/platform-events';
 import { createBrokerGate, readTopic, uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { DLQ_HEADERS, deadLetterTopic, type PartitionLag } from '../event-bus.port';
 import { partitionForKey } from '../partitioner';
-import { event, eventKey, expectSeamlessHandover, interleavedEvents, recorder, streamIds } from '../test/bus-events';
+import { event, eventKey, expectSeamlessHandover, interleavedEvents, recorder, streamIds, versionsByStream } from '../test/bus-events';
 import { startConsumerProcess } from '../test/consumer-process';
 import { KAFKA_TEST_TUNING } from '../testing/test-buses';
 import { testBus, withAdmin } from './test/kafka-bus.harness';
@@ -34,6 +35,39 @@ describe('the Kafka bus', () => {
       await bus.close();
     }
   }, 30_000);
+
+  it('asks the cluster again for an idempotent producer after a fallback, in the background, and publishes every event once meanwhile', async () => {
+    const topic = uniqueName('idempotence.retry');
+    const { bus, logger } = testBus(cluster.brokers, { idempotenceRetryMs: 50 });
+    const streams = streamIds('retry', 3);
+    const events = interleavedEvents(streams, 6);
+    const askedAgain = () => logger.lines.filter(({ message }) => message.includes('still no idempotent producer id')).length;
+    try {
+      await bus.publish(topic, events.slice(0, 6));
+      if (cluster.source !== 'mock' && bus.producerMode === 'idempotent') return;
+      // librdkafka's mock refuses every time (controller 0): the bus keeps asking, and keeps publishing.
+      expect(bus.producerMode).toBe('acks-all');
+      expect(await bus.health()).toEqual({ adapter: 'kafka', ready: true, degraded: ['PRODUCER_NOT_IDEMPOTENT'] });
+      await waitUntil(() => askedAgain() >= 1, { timeoutMs: 30_000, what: 'the bus to ask for an idempotent producer again' });
+      await bus.publish(topic, events.slice(6, 12));
+      const asked = askedAgain();
+      await waitUntil(() => askedAgain() > asked, { timeoutMs: 30_000, what: 'the bus to ask once more' });
+      await bus.publish(topic, events.slice(12));
+
+      // Every event once, each stream in order (the topic is read by partition, then offset).
+      const written = (await readTopic(cluster.brokers, topic, { minMessages: events.length })).map(({ value }) => eventKey(JSON.parse(value!) as EventEnvelope));
+      expect(versionsByStream(written)).toEqual(new Map(streams.map((stream) => [stream, [1, 2, 3, 4, 5, 6]])));
+      // Codes, never the error's text.
+      expect(logger.lines).toContainEqual(
+        expect.objectContaining({ level: 'warn', fields: { code: 'PRODUCER_NOT_IDEMPOTENT', reason: 'KafkaJSBrokerNotFound', nextTryInMs: 50 } }),
+      );
+      expect(logger.lines).toContainEqual(
+        expect.objectContaining({ level: 'debug', fields: expect.objectContaining({ code: 'PRODUCER_NOT_IDEMPOTENT', reason: 'KafkaJSBrokerNotFound', attempt: 2 }) }),
+      );
+    } finally {
+      await bus.close();
+    }
+  }, 90_000);
 
   it('leaves its group on SIGTERM, so a successor takes over within the session timeout, seamlessly', async () => {
     const topic = uniqueName('sigterm.counters');
