@@ -139,6 +139,12 @@ export interface BusHealth {
   ready: boolean;
   /** A short, stable reason when not ready (never internal error text). */
   reason?: string;
+  /**
+   * Stable codes of what works, but with weaker guarantees than it should, while ready: the Kafka bus's
+   * `PRODUCER_NOT_IDEMPOTENT` (a send retried after a lost response may be written twice) until it gets
+   * an idempotent producer again. Absent when there is none.
+   */
+  degraded?: string[];
 }
 
 export interface EventBus {
