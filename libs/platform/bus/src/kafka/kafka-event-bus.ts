@@ -104,6 +104,9 @@ export class KafkaEventBus implements EventBus {
   private producer?: Promise<BusProducer>;
   private connected?: BusProducer;
   private adminClient?: Promise<Admin>;
+  /** The admin client behind `adminClient`, from before its connection completes (close disconnects it at once). */
+  private adminInstance?: Admin;
+  private adminConnected = false;
   private closing?: Promise<void>;
 
   constructor(private readonly options: KafkaEventBusOptions) {
@@ -177,11 +180,13 @@ export class KafkaEventBus implements EventBus {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.stop()));
-      const [producer, admin] = await Promise.allSettled([this.producer, this.adminClient]);
-      await Promise.allSettled([
-        producer.status === 'fulfilled' ? producer.value?.close() : undefined,
-        admin.status === 'fulfilled' ? admin.value?.disconnect() : undefined,
-      ]);
+      // An admin client still connecting is told to disconnect but not waited for: kafkajs lets the request
+      // in flight run to its timeout first (30 s against a broker that does not answer), and a close (a
+      // SIGTERM during a start) must not sit that out. A connected one is waited for.
+      const admin = this.adminInstance;
+      const adminClosed = admin?.disconnect().catch(() => undefined);
+      const [producer] = await Promise.allSettled([this.producer]);
+      await Promise.allSettled([producer.status === 'fulfilled' ? producer.value?.close() : undefined, this.adminConnected ? adminClosed : undefined]);
     })();
     return this.closing;
   }
@@ -216,10 +221,17 @@ export class KafkaEventBus implements EventBus {
     if (this.closing) return Promise.reject(new BusError('BUS_CLOSED', 'The event bus is closed.'));
     if (!this.adminClient) {
       const admin = this.kafka.admin();
+      this.adminInstance = admin;
       const connecting = admin.connect().then(
-        () => admin,
+        () => {
+          this.adminConnected = true;
+          return admin;
+        },
         async (error: unknown) => {
-          if (this.adminClient === connecting) this.adminClient = undefined;
+          if (this.adminClient === connecting) {
+            this.adminClient = undefined;
+            this.adminInstance = undefined;
+          }
           await admin.disconnect().catch(() => undefined);
           throw error;
         },
