@@ -1,6 +1,7 @@
 /**
  * The replica holding a workspace's Companion dies (SIGKILL) or stops answering (SIGSTOP) while a browser on
- * another replica uses the workspace: two gateway processes on one Postgres server, the local bus over it.
+ * another replica uses the workspace: two gateway processes on one Postgres server, with the local bus over it
+ * and with the Kafka adapter on librdkafka's mock cluster.
  * The liveness sweep is set far beyond the test (RELAY_REPLICA_TIMEOUT_SECONDS=3600), so whatever the browser
  * and GetWorkspaceStatus see comes from the routing receipts, not from the sweep:
  *
@@ -16,7 +17,7 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
-import { waitUntil } from '@trustmesh/platform-testing';
+import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { call } from '../support/gateway.fixture';
@@ -25,12 +26,15 @@ import { childAuth, enrollThrough, startGatewayChild, statusFrom, ticketFrom, ty
 import { browser, companion, type TestPeer } from './support/peers';
 
 const ORIGIN = 'https://app.example';
+const BUS_KINDS = ['local', 'kafka'] as const;
 
-describe('the replica holding the Companion stops', () => {
+describe.each(BUS_KINDS)('the replica holding the Companion stops (%s bus)', (bus) => {
+  const kafka = bus === 'kafka' ? useKafkaCluster() : undefined;
   let database: TestPostgresDatabase;
   const gateways: GatewayChild[] = [];
   const peers: TestPeer[] = [];
-  const prefix = `t${randomUUID().slice(0, 8)}.`;
+  /** Each test's topics and consumer groups are its own, as its database is. */
+  let prefix: string;
   let replicaA: GatewayChild;
   let replicaB: GatewayChild;
   let workspaceId: string;
@@ -39,7 +43,8 @@ describe('the replica holding the Companion stops', () => {
   async function replica(replicaId: string): Promise<GatewayChild> {
     const gateway = await startGatewayChild({
       DATABASE_URL: database.url,
-      TRUSTMESH_BUS: 'local',
+      TRUSTMESH_BUS: bus,
+      ...(kafka ? { KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
       TRUSTMESH_TOPIC_PREFIX: prefix,
       RELAY_REPLICA_ID: replicaId,
       RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
@@ -72,13 +77,14 @@ describe('the replica holding the Companion stops', () => {
 
   beforeEach(async () => {
     database = await createTestPostgresDatabase('relay-gateway-replica-crash');
+    prefix = `t${randomUUID().slice(0, 8)}.`;
     await deployMigrations({ mode: 'server', url: database.url }, [EVENT_STORE_MIGRATIONS, LOCAL_BUS_MIGRATIONS, PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
     [replicaA, replicaB] = await Promise.all([replica('replica-a'), replica('replica-b')]);
     const device = await enrollThrough(replicaA);
     workspaceId = device.workspaceId;
     await waitUntil(
       async () => (await call(replicaB.client, replicaB.client.listDevices, { workspaceId, pageSize: 0, pageToken: '' }, childAuth)).devices.length === 1,
-      { what: 'the device in the read model on replica B', timeoutMs: 60_000, intervalMs: 250 },
+      { what: 'the device in the read model on replica B', timeoutMs: 120_000, intervalMs: 250 },
     );
     companionPeer = await companion(replicaB.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
     peers.push(companionPeer);
@@ -121,11 +127,11 @@ describe('the replica holding the Companion stops', () => {
 
     // B runs again: it hears that its live Companion was reported unreachable and records it again.
     replicaB.process.kill('SIGCONT');
-    await waitUntil(async () => (await statusFrom(replicaA, workspaceId)).status === 'online', { what: 'the workspace online again on A', timeoutMs: 30_000 });
+    await waitUntil(async () => (await statusFrom(replicaA, workspaceId)).status === 'online', { what: 'the workspace online again on A', timeoutMs: 90_000 });
     const again = await sessionOnA();
     if (again.received[0]?.['workspaceStatus'] !== 'online') {
       await again.waitFor((frame) => frame.type === 'workspace.status' && frame['status'] === 'online', 'online at the new session');
     }
     await roundTrip(again);
-  }, 120_000);
+  }, 240_000);
 });
