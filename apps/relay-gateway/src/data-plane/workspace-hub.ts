@@ -742,6 +742,10 @@ export class WorkspaceHub {
       return workspace.reportingUnreachable ?? Promise.resolve();
     }
     const { deviceId } = view;
+    // Until the directory says otherwise, the workspace is offline as far as this replica knows (as when a
+    // Companion of its own closes): its sessions hear it now, and a browser reconnecting here is told offline.
+    workspace.view = { ...view, status: 'offline', connectionId: null };
+    this.statusChanged(workspace);
     workspace.reportingUnreachable ??= this.directoryCall('companionDisconnected', () =>
       this.options.directory.companionDisconnected({ connectionId, workspaceId: workspace.id, deviceId, reason: 'unreachable' }),
     ).finally(() => {

@@ -12,12 +12,15 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { WebSocket } from 'ws';
+
 import { LOCAL_BUS_MIGRATIONS } from '@trustmesh/platform-bus';
 import { deployMigrations } from '@trustmesh/platform-database';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
 import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+import { RelayClient, RelayClientError } from '@trustmesh/relay-client';
 
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { call } from '../support/gateway.fixture';
@@ -103,18 +106,44 @@ describe.each(BUS_KINDS)('the replica holding the Companion stops (%s bus)', (bu
   it("answers a browser's request routed to a killed replica with WORKSPACE_OFFLINE, and reports the workspace offline", async () => {
     const session = await sessionOnA();
     await roundTrip(session);
+    // The project's browser library on A as well: what an application sees.
+    const client = new RelayClient({
+      descriptor: async () => ({
+        connectUrl: `${replicaA.wsUrl}/v1/browser?ticket=${encodeURIComponent(await ticketFrom(replicaA, workspaceId, 'user-2', ORIGIN))}`,
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      }),
+      createSocket: (url) => new WebSocket(url, { origin: ORIGIN }),
+      allowInsecureLoopback: true,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
 
-    await replicaB.kill();
-    const request = frames.request(workspaceId);
-    session.send(request);
+      await replicaB.kill();
+      session.send(frames.request(workspaceId));
+      const inFlight = client.threads.list().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
 
-    const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error at the browser');
-    expect(error).toEqual({ type: 'session.error', code: 'WORKSPACE_OFFLINE', retryable: true });
-    expect(await session.closed).toBe(4012);
-    expect(await statusFrom(replicaA, workspaceId)).toEqual({ status: 'offline', deviceId: '' });
-    const again = await sessionOnA();
-    expect(again.received[0]).toMatchObject({ type: 'session.ready', workspaceStatus: 'offline' });
-  }, 120_000);
+      const [error] = await session.waitFor((frame) => frame.type === 'session.error', 'session.error at the browser');
+      expect(error).toEqual({ type: 'session.error', code: 'WORKSPACE_OFFLINE', retryable: true });
+      expect(await session.closed).toBe(4012);
+      // The library's query fails as lost (retryable), not as timed out after its 30 s.
+      const failure = await inFlight;
+      expect(failure).toBeInstanceOf(RelayClientError);
+      expect(failure).toMatchObject({ code: 'TRANSPORT_ERROR' });
+
+      expect(await statusFrom(replicaA, workspaceId)).toEqual({ status: 'offline', deviceId: '' });
+      const again = await sessionOnA();
+      expect(again.received[0]).toMatchObject({ type: 'session.ready', workspaceStatus: 'offline' });
+      // Reconnected, the library knows the workspace is offline: a new request fails at once with WORKSPACE_OFFLINE.
+      await waitUntil(() => client.state === 'ready' && client.workspaceStatus === 'offline', { what: 'the library reconnected to an offline workspace' });
+      await expect(client.threads.list()).rejects.toMatchObject({ code: 'WORKSPACE_OFFLINE' });
+    } finally {
+      client.close();
+    }
+  }, 240_000);
 
   it('takes back the Companion of a replica that was only stopped: online again everywhere, requests reach it', async () => {
     const session = await sessionOnA();
