@@ -79,7 +79,11 @@ export interface CompanionConnection {
   wireVersion: WireVersion;
 }
 
-export type CompanionDisconnectReason = 'closed' | 'replaced' | 'revoked' | 'heartbeat-timeout' | 'shutdown' | 'error';
+/**
+ * `unreachable`: reported by another replica, whose request routed to this connection's replica got no receipt
+ * in time (that replica is dead or cut off); a holder that is alive re-asserts the connection when it hears it.
+ */
+export type CompanionDisconnectReason = 'closed' | 'replaced' | 'revoked' | 'heartbeat-timeout' | 'shutdown' | 'error' | 'unreachable';
 
 export interface CompanionDisconnection {
   connectionId: string;
