@@ -17,8 +17,8 @@
  *   finished and committed, a retry backoff is abandoned (the next holder starts the tries again), and a
  *   revoked partition's lease is released at once so the other member takes it without waiting for expiry.
  * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first.
- * - Retention may have deleted the start position's messages: the worker reads on from the oldest kept one
- *   and says so once (`BUS_LOG_TRUNCATED`).
+ * - Retention may have deleted the messages at the worker's position (a group that was gone, or lagged past
+ *   the bus's maximum age): the worker reads on from the oldest kept one and says so (`BUS_LOG_TRUNCATED`).
  */
 import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import { fromEventMessage } from '@trustmesh/platform-events';
