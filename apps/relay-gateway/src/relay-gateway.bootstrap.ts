@@ -6,7 +6,8 @@
  * 3. the HTTP(S) port, listening at once with the startup probe (health/startup-probe.server.ts): `/healthz`
  *    answers 200 and `/readyz` 503 naming the step the start waits for, everything else 503
  *    `GATEWAY_STARTING`; logged as `relay gateway starting` with the `http` URL;
- * 4. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed),
+ * 4. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed, the
+ *    maintenance scheduler that purges what the platform keeps),
  *    which on Kafka waits for the consumer groups to join (tens of seconds on a restart);
  * 5. the service credential: configured digests, or in embedded mode a development credential minted now
  *    and printed once (it is never stored; a restart mints another);

@@ -1,7 +1,8 @@
 /**
  * Opens (and closes, in reverse) everything the gateway runs on, before Nest builds its modules: the
  * platform database, the event store, the event bus, the gateway's Prisma client, the outbox publisher,
- * the projection runner of the read models, and this replica's control event feed.
+ * the projection runner of the read models, this replica's control event feed, and the platform's
+ * maintenance scheduler (retention of the outbox, the projection history and the local bus's log).
  *
  * Schema: in embedded mode every migration set is applied here (event store, local bus, projections,
  * the gateway's own); on a server they are only verified (`MIGRATIONS_PENDING` until
@@ -13,6 +14,7 @@ import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, LOCA
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
 import { withContext } from '@trustmesh/platform-logging';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
+import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
 import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
 
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -32,6 +34,7 @@ export interface RelayInfrastructure {
   readonly publisher: OutboxPublisher;
   readonly projection: ProjectionRunner<RelayPrismaTx>;
   readonly feed: ControlEventFeed;
+  readonly maintenance: MaintenanceScheduler;
   /** Stops the loops and releases every connection; idempotent. */
   close(): Promise<void>;
 }
@@ -127,7 +130,8 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     cleanups.push(() => publisher.stop());
 
     options.onStep?.('consumers');
-    const projection = new ProjectionRunner(controlReadModelProjection(), prismaTransactions(prisma), bus);
+    const controlReadModel = controlReadModelProjection();
+    const projection = new ProjectionRunner(controlReadModel, prismaTransactions(prisma), bus);
     // On Kafka these wait for the consumer groups to join: tens of seconds on a restart, for ever while no
     // broker answers. A stop asked for meanwhile must not wait for them.
     await unlessAborted(projection.start(), signal, () => projection.stop());
@@ -136,6 +140,19 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     const feed = new ControlEventFeed(bus, config.replicaId, logger);
     await unlessAborted(feed.start(), signal, () => feed.stop());
     cleanups.push(() => feed.stop());
+
+    // Stopped first on close (cleanups run in reverse), so no purge statement runs under a closing database.
+    const maintenance = new MaintenanceScheduler({
+      intervalMs: config.platform.maintenance.intervalMs,
+      logger: withContext(logger.port, { component: 'platform-maintenance' }),
+      tasks: platformMaintenanceTasks(config.platform.maintenance, {
+        store,
+        projections: { transactions: prismaTransactions(prisma), names: [controlReadModel.name] },
+        ...(localBus ? { localBus: database } : {}),
+      }),
+    });
+    maintenance.start();
+    cleanups.push(() => maintenance.stop());
 
     let closing: Promise<void> | undefined;
     return {
@@ -146,6 +163,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
       publisher,
       projection,
       feed,
+      maintenance,
       close: () => (closing ??= closeAll()),
     };
   } catch (error) {

@@ -160,9 +160,16 @@ export interface EventBus {
 /** The DI token under which an app provides its `EventBus`. */
 export const EVENT_BUS = Symbol.for('trustmesh.platform.EventBus');
 
+const DEAD_LETTER_SUFFIX = '.dlq';
+
 /** Topic names follow `<context>.<stream>.v<major>`; each has a `.dlq` sibling. */
 export function deadLetterTopic(topic: string): string {
-  return `${topic}.dlq`;
+  return `${topic}${DEAD_LETTER_SUFFIX}`;
+}
+
+/** Whether a topic (as stored or as services name it) is some topic's `.dlq` sibling. */
+export function isDeadLetterTopic(topic: string): boolean {
+  return topic.endsWith(DEAD_LETTER_SUFFIX);
 }
 
 /** Headers a dead-lettered message carries besides the original ones. */

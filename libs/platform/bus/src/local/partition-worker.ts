@@ -17,6 +17,8 @@
  *   finished and committed, a retry backoff is abandoned (the next holder starts the tries again), and a
  *   revoked partition's lease is released at once so the other member takes it without waiting for expiry.
  * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first.
+ * - Retention may have deleted the messages at the worker's position (a group that was gone, or lagged past
+ *   the bus's maximum age): the worker reads on from the oldest kept one and says so (`BUS_LOG_TRUNCATED`).
  */
 import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import { fromEventMessage } from '@trustmesh/platform-events';
@@ -58,6 +60,12 @@ export interface WorkerContext {
 export type WorkerState = 'running' | 'revoked' | 'stopping' | 'lost' | 'failed';
 
 type Outcome = 'committed' | 'abandoned' | 'lost';
+
+/** Where a worker starts reading, and whether that is the group's commit (or where `start` puts a new group). */
+interface StartPosition {
+  offset: string;
+  committed: boolean;
+}
 
 class LeaseLost extends Error {}
 
@@ -124,7 +132,10 @@ export class PartitionWorker {
     await Promise.resolve();
     const { database, fetchBatchSize } = this.context;
     try {
-      let position = await this.startPosition();
+      const start = await this.startPosition();
+      let position = start.offset;
+      // Until the first message is handled, the position is the group's commit only if it had one.
+      let committedPosition = start.committed;
       while (this.currentState === 'running') {
         this.woken = false;
         const batch = await database.withConnection((sql) => readPartition(sql, this.lease.topic, this.lease.partition, position, fetchBatchSize));
@@ -132,6 +143,7 @@ export class PartitionWorker {
           await this.idle();
           continue;
         }
+        this.reportTruncation(position, batch[0]?.offset ?? position, committedPosition);
         for (const message of batch) {
           if (this.currentState !== 'running') break;
           const outcome = await this.deliver(message);
@@ -141,6 +153,7 @@ export class PartitionWorker {
           }
           if (outcome !== 'committed') break;
           position = (BigInt(message.offset) + 1n).toString();
+          committedPosition = true;
         }
       }
     } catch (error) {
@@ -155,15 +168,30 @@ export class PartitionWorker {
     }
   }
 
-  private async startPosition(): Promise<string> {
+  private async startPosition(): Promise<StartPosition> {
     const { database, groupId, start } = this.context;
     return database.withConnection(async (sql) => {
       this.log = await localLogIdentity(sql, this.lease.topic);
       const committed = await committedOffset(sql, groupId, this.lease);
-      if (committed !== undefined) return committed;
-      if (start === 'earliest') return '0';
-      return (await endOffsets(sql, this.lease.topic)).get(this.lease.partition) ?? '0';
+      if (committed !== undefined) return { offset: committed, committed: true };
+      if (start === 'earliest') return { offset: '0', committed: false };
+      return { offset: (await endOffsets(sql, this.lease.topic)).get(this.lease.partition) ?? '0', committed: false };
     });
+  }
+
+  /**
+   * Offsets are gap-free, so a batch that starts past the position means retention deleted what lay
+   * between (`local-log.retention.ts`). A group starting from the earliest kept message is what retention
+   * promises (info); a group whose committed position was deleted lost messages it never handled (warn).
+   */
+  private reportTruncation(position: string, firstKept: string, committed: boolean): void {
+    if (BigInt(firstKept) <= BigInt(position)) return;
+    const fields = { ...this.where(), code: 'BUS_LOG_TRUNCATED', fromOffset: position, firstKeptOffset: firstKept };
+    if (committed) {
+      this.context.logger.log('warn', "local bus: retention deleted messages the group had not committed; the partition resumes at the oldest kept message", fields);
+    } else {
+      this.context.logger.log('info', 'local bus: the group starts at the oldest message retention kept', fields);
+    }
   }
 
   private idle(): Promise<void> {
