@@ -181,28 +181,38 @@ describe('the companion simulator against the real relay gateway', () => {
     }
   });
 
+  /**
+   * An end-to-end encrypted workspace and a Companion enrolled in it with the simulator's CLI, its key and
+   * device files in `dir`; the browser's key pair is the test's.
+   */
+  async function enrolledEncryptedCompanion(name: string, dir: string) {
+    const workspace = await provisioner.createWorkspace(name, { endToEndEncrypted: true });
+    const companionKeys = await generateRelayKeyPair();
+    const browserKeys = await generateRelayKeyPair();
+    const keyFile = join(dir, 'companion.key');
+    writeFileSync(keyFile, await exportPrivateKey(companionKeys.privateKey, 'pkcs8'), { mode: 0o600 });
+    const encryptedEnv = {
+      ...env,
+      SIMULATOR_CONTROL_CREDENTIAL: '',
+      SIMULATOR_CONTROL_ADDRESS: '',
+      SIMULATOR_CREDENTIAL_FILE: join(dir, 'device.json'),
+      SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
+      SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile,
+      SIMULATOR_E2EE_PEER_PUBLIC_KEY: await exportPublicKey(browserKeys.publicKey),
+    };
+    expect(await runSimulatorCli(['enroll'], io(), encryptedEnv)).toBe(0);
+    const config = loadSimulatorConfig({ ...encryptedEnv, SIMULATOR_PAIRING_CODE: '' }, 'run');
+    const enrollment = (await loadEnrollment(config.credentialFile))!;
+    return { workspace, companionKeys, browserKeys, config, enrollment };
+  }
+
   it('serves an end-to-end encrypted workspace with the configured keys', async () => {
     const encryptedDir = mkdtempSync(join(tmpdir(), 'sim-e2e-e2ee-'));
     let encryptedHost: SimulatorHost | undefined;
     let encryptedBrowser: RelayClient | undefined;
     try {
-      const workspace = await provisioner.createWorkspace('encrypted e2e', { endToEndEncrypted: true });
-      const companionKeys = await generateRelayKeyPair();
-      const browserKeys = await generateRelayKeyPair();
-      const keyFile = join(encryptedDir, 'companion.key');
-      writeFileSync(keyFile, await exportPrivateKey(companionKeys.privateKey, 'pkcs8'), { mode: 0o600 });
-      const encryptedEnv = {
-        ...env,
-        SIMULATOR_CONTROL_CREDENTIAL: '',
-        SIMULATOR_CONTROL_ADDRESS: '',
-        SIMULATOR_CREDENTIAL_FILE: join(encryptedDir, 'device.json'),
-        SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
-        SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile,
-        SIMULATOR_E2EE_PEER_PUBLIC_KEY: await exportPublicKey(browserKeys.publicKey),
-      };
-      expect(await runSimulatorCli(['enroll'], io(), encryptedEnv)).toBe(0);
-      const config = loadSimulatorConfig({ ...encryptedEnv, SIMULATOR_PAIRING_CODE: '' }, 'run');
-      encryptedHost = await startSimulatorHost(config, { enrollment: (await loadEnrollment(config.credentialFile))!, logger: false });
+      const { workspace, companionKeys, browserKeys, config, enrollment } = await enrolledEncryptedCompanion('encrypted e2e', encryptedDir);
+      encryptedHost = await startSimulatorHost(config, { enrollment, logger: false });
       await waitUntil(() => encryptedHost!.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
 
       const ca = readFileSync(gateway.certFile);
@@ -238,23 +248,7 @@ describe('the companion simulator against the real relay gateway', () => {
     let companion: SimulatorHost | undefined;
     let encryptedBrowser: RelayClient | undefined;
     try {
-      const workspace = await provisioner.createWorkspace('encrypted replay e2e', { endToEndEncrypted: true });
-      const companionKeys = await generateRelayKeyPair();
-      const browserKeys = await generateRelayKeyPair();
-      const keyFile = join(encryptedDir, 'companion.key');
-      writeFileSync(keyFile, await exportPrivateKey(companionKeys.privateKey, 'pkcs8'), { mode: 0o600 });
-      const encryptedEnv = {
-        ...env,
-        SIMULATOR_CONTROL_CREDENTIAL: '',
-        SIMULATOR_CONTROL_ADDRESS: '',
-        SIMULATOR_CREDENTIAL_FILE: join(encryptedDir, 'device.json'),
-        SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
-        SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile,
-        SIMULATOR_E2EE_PEER_PUBLIC_KEY: await exportPublicKey(browserKeys.publicKey),
-      };
-      expect(await runSimulatorCli(['enroll'], io(), encryptedEnv)).toBe(0);
-      const config = loadSimulatorConfig({ ...encryptedEnv, SIMULATOR_PAIRING_CODE: '' }, 'run');
-      const enrollment = (await loadEnrollment(config.credentialFile))!;
+      const { workspace, companionKeys, browserKeys, config, enrollment } = await enrolledEncryptedCompanion('encrypted replay e2e', encryptedDir);
       const diagnostics: CompanionDiagnostic[] = [];
       const startCompanion = async () => {
         const started = await startSimulatorHost(config, { enrollment, logger: false, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
