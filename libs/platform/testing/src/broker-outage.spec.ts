@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { Kafka, logLevel } from 'kafkajs';
 
-import { createBrokerGate } from './broker-outage';
+import { createBrokerGate, type BrokerGate } from './broker-outage';
 import { readTopic } from './kafka-topic.reader';
 import { uniqueName } from './unique-name';
 import { useKafkaCluster } from './kafka-cluster.fixture';
@@ -24,6 +24,18 @@ function watch(socket: Socket): Promise<{ connected: boolean; errorCode: string 
     errorCode = error.code;
   });
   return new Promise((resolve) => socket.once('close', () => resolve({ connected, errorCode })));
+}
+
+/** A kafkajs client whose every broker connection goes through `gate`, quick to give up while it is down. */
+function gatedKafka(gate: BrokerGate): Kafka {
+  return new Kafka({
+    clientId: 'broker-gate-spec',
+    brokers: cluster.brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1_000,
+    retry: { retries: 1, initialRetryTime: 50 },
+    socketFactory: gate.socketFactory,
+  });
 }
 
 describe('the broker gate', () => {
@@ -75,14 +87,7 @@ describe('the broker gate', () => {
 
   it('cuts a kafkajs client off every broker it reached, not only the bootstrap one, and lets it back', async () => {
     const gate = createBrokerGate();
-    const kafka = new Kafka({
-      clientId: 'broker-gate-spec',
-      brokers: cluster.brokers,
-      logLevel: logLevel.NOTHING,
-      connectionTimeout: 1_000,
-      retry: { retries: 1, initialRetryTime: 50 },
-      socketFactory: gate.socketFactory,
-    });
+    const kafka = gatedKafka(gate);
     const admin = kafka.admin();
     await admin.connect();
     try {
@@ -111,14 +116,7 @@ describe('the broker gate', () => {
 
   it('refuses writes while it serves reads: a Produce resets its connection, other requests of the client go through', async () => {
     const gate = createBrokerGate();
-    const kafka = new Kafka({
-      clientId: 'broker-gate-spec',
-      brokers: cluster.brokers,
-      logLevel: logLevel.NOTHING,
-      connectionTimeout: 1_000,
-      retry: { retries: 1, initialRetryTime: 50 },
-      socketFactory: gate.socketFactory,
-    });
+    const kafka = gatedKafka(gate);
     const topic = uniqueName('gate.writes');
     const producer = kafka.producer({ maxInFlightRequests: 1 });
     const admin = kafka.admin();
