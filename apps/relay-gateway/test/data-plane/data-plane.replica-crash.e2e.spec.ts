@@ -25,7 +25,7 @@ import { RelayClient, RelayClientError } from '@trustmesh/relay-client';
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { call } from '../support/gateway.fixture';
 import { frames } from './support/frames';
-import { childAuth, enrollThrough, startGatewayChild, statusFrom, ticketFrom, type GatewayChild } from './support/gateway.child';
+import { childAuth, enrollThrough, replicaEnv, startGatewayChild, statusFrom, ticketFrom, type GatewayChild } from './support/gateway.child';
 import { browser, companion, type TestPeer } from './support/peers';
 
 const ORIGIN = 'https://app.example';
@@ -45,14 +45,7 @@ describe.each(BUS_KINDS)('the replica holding the Companion stops (%s bus)', (bu
 
   async function replica(replicaId: string): Promise<GatewayChild> {
     const gateway = await startGatewayChild({
-      DATABASE_URL: database.url,
-      TRUSTMESH_BUS: bus,
-      ...(kafka ? { KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
-      TRUSTMESH_TOPIC_PREFIX: prefix,
-      RELAY_REPLICA_ID: replicaId,
-      RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
-      RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
-      RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
+      ...replicaEnv({ databaseUrl: database.url, bus, ...(kafka ? { kafkaBrokers: kafka.brokers } : {}), topicPrefix: prefix }, replicaId),
       // The sweep never acts within the test: only the routing receipts can tell the Companion is unreachable.
       RELAY_REPLICA_TIMEOUT_SECONDS: '3600',
       RELAY_ROUTE_RECEIPT_TIMEOUT_MS: '2000',

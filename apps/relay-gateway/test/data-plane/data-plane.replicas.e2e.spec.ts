@@ -23,7 +23,7 @@ import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { call } from '../support/gateway.fixture';
 import { frames } from './support/frames';
-import { childAuth, enrollThrough, startGatewayChild, ticketFrom, type GatewayChild } from './support/gateway.child';
+import { childAuth, enrollThrough, replicaEnv, startGatewayChild, ticketFrom, type GatewayChild } from './support/gateway.child';
 import { browser, companion, type TestPeer } from './support/peers';
 
 const ORIGIN = 'https://app.example';
@@ -42,16 +42,7 @@ describe.each(BUS_KINDS)('two gateway processes on the %s bus', (bus) => {
 
   /** A replica process (`gateway.child.ts`) in server mode on the test's database and bus. */
   async function startReplica(replicaId: string, prefix: string): Promise<GatewayChild> {
-    const replica = await startGatewayChild({
-      DATABASE_URL: database.url,
-      TRUSTMESH_BUS: bus,
-      ...(kafka ? { KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
-      TRUSTMESH_TOPIC_PREFIX: prefix,
-      RELAY_REPLICA_ID: replicaId,
-      RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
-      RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
-      RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
-    });
+    const replica = await startGatewayChild(replicaEnv({ databaseUrl: database.url, bus, ...(kafka ? { kafkaBrokers: kafka.brokers } : {}), topicPrefix: prefix }, replicaId));
     replicas.push(replica);
     return replica;
   }

@@ -47,6 +47,32 @@ export interface GatewayChild {
   stop(): Promise<void>;
 }
 
+/** Where a replica in server mode runs: the test's Postgres database, its bus and its topic prefix. */
+export interface ReplicaPlacement {
+  databaseUrl: string;
+  bus: 'local' | 'kafka';
+  /** The Kafka brokers, when `bus` is `kafka`. */
+  kafkaBrokers?: readonly string[];
+  topicPrefix: string;
+}
+
+/**
+ * The environment of one replica of a distributed-mode test: server mode on the placement, a stable replica id,
+ * frames published almost at once, and a first-ACK timeout no test step comes near.
+ */
+export function replicaEnv(placement: ReplicaPlacement, replicaId: string): Record<string, string> {
+  return {
+    DATABASE_URL: placement.databaseUrl,
+    TRUSTMESH_BUS: placement.bus,
+    ...(placement.bus === 'kafka' && placement.kafkaBrokers ? { KAFKA_BROKERS: placement.kafkaBrokers.join(',') } : {}),
+    TRUSTMESH_TOPIC_PREFIX: placement.topicPrefix,
+    RELAY_REPLICA_ID: replicaId,
+    RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
+    RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
+    RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
+  };
+}
+
 /** Starts a gateway process; `env` adds to (and overrides) the defaults: embedded mode needs TRUSTMESH_DATA_DIR. */
 export function startGatewayChild(env: Record<string, string>): Promise<GatewayChild> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'gateway.process.ts')], {
