@@ -329,7 +329,19 @@ function compileValidators(docs: Document[]): { code: string; index: string } {
     entry.push('  },');
     index.push(...entry);
   }
-  return { code: standaloneCode(ajv, exports), index: index.join('\n') };
+  return { code: withLibraryStringLength(standaloneCode(ajv, exports)), index: index.join('\n') };
+}
+
+const AJV_STRING_LENGTH = 'require("ajv/dist/runtime/ucs2length").default';
+
+/**
+ * `minLength`/`maxLength` count with the library's `ucs2length` (see string-length.ts): the same
+ * count, without reading every code unit in JavaScript. Ajv has no option for the counter, so its
+ * reference is replaced in the emitted code.
+ */
+function withLibraryStringLength(code: string): string {
+  if (!code.includes(AJV_STRING_LENGTH)) throw new Error(`Ajv no longer emits ${AJV_STRING_LENGTH}; update withLibraryStringLength.`);
+  return code.replaceAll(AJV_STRING_LENGTH, 'require("../validation/string-length").ucs2length');
 }
 
 function registry(docs: Document[]): string {

@@ -39,7 +39,12 @@ export function allowedFrameTypes(direction: Direction, options: DirectionOption
 }
 
 export function isAllowedInDirection(direction: Direction, frameType: string, options: DirectionOptions = {}): boolean {
-  return ALLOWED[direction].has(frameType) || (options.encryption === true && frameType === ENCRYPTED);
+  return isAllowedOnSocket(direction, frameType, options.encryption === true);
+}
+
+/** `isAllowedInDirection` without an options object, for the per-frame path. */
+export function isAllowedOnSocket(direction: Direction, frameType: string, encryption: boolean): boolean {
+  return ALLOWED[direction].has(frameType) || (encryption && frameType === ENCRYPTED);
 }
 
 /** Browser sockets carry Control 1.0 messages from the relay besides Wire frames. */
