@@ -38,6 +38,18 @@ const closing = new Map<string, Promise<void>>();
 export const MEMORY_PREFIX = 'memory://';
 /** The Postgres cluster's folder inside the data directory. */
 export const CLUSTER_DIR = 'pglite';
+/**
+ * Postgres' memory in embedded mode, sized for one process's own data rather than PGlite's defaults (a
+ * 160 MB buffer pool, 4 MB of WAL buffers, ...), which a process paid for in resident memory as its tables
+ * were touched. A page missing from the smaller pool is read from the kernel's page cache, not the disk.
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+  wal_buffers: '1MB',
+  temp_buffers: '1MB',
+  work_mem: '2MB',
+  maintenance_work_mem: '16MB',
+};
 
 export interface EmbeddedHandle {
   readonly location: string;
@@ -125,7 +137,14 @@ async function realDataDir(dataDir: string): Promise<string> {
 
 async function createPglite(options: { dataDir?: string; loadDataDir?: Blob | undefined }, location: string): Promise<PgliteThread> {
   try {
-    return await PgliteThread.start({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) }, location);
+    return await PgliteThread.start(
+      {
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+        settings: EMBEDDED_SETTINGS,
+      },
+      location,
+    );
   } catch (error) {
     throw new DatabaseError('DATABASE_OPEN_FAILED', `PGlite could not open the database at ${location}: ${describeDriverError(error)}`, {
       cause: error,

@@ -45,6 +45,8 @@ export interface ThreadTransaction {
 export interface ThreadOpenOptions {
   dataDir?: string;
   loadDataDir?: Blob;
+  /** Postgres settings for this server's start (`-c name=value`, over PGlite's own start parameters). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 type Request =
@@ -89,17 +91,29 @@ export class PgliteThread {
     worker.on('exit', (code) => this.fail(`stopped (exit code ${code})`));
   }
 
-  /** Starts the worker and opens PGlite in it (`dataDir` absent: in memory). */
+  /**
+   * Starts the worker and opens PGlite in it (`dataDir` absent: in memory). A cluster this open created on
+   * disk with initdb is opened again on a fresh worker: PGlite's initdb (a second WASM instance) leaves about
+   * 400 MiB resident in the worker that ran it, which opening an existing cluster never needs. (An in-memory
+   * database cannot be reopened; a cluster unpacked from a tarball costs no initdb.)
+   */
   static async start(options: ThreadOpenOptions, location: string): Promise<PgliteThread> {
+    const { thread, initdb } = await PgliteThread.open(options, location);
+    if (!initdb) return thread;
+    await thread.close();
+    return (await PgliteThread.open(options, location)).thread;
+  }
+
+  private static async open(options: ThreadOpenOptions, location: string): Promise<{ thread: PgliteThread; initdb: boolean }> {
     // No flags of this process (loaders, preloads, profilers): the worker is plain JavaScript and PGlite.
     const thread = new PgliteThread(new Worker(WORKER_FILE, { execArgv: [] }), location);
     try {
-      await thread.request({ op: 'open', options, niceness: THREAD_NICENESS });
+      const { initdb } = (await thread.request({ op: 'open', options, niceness: THREAD_NICENESS })) as { initdb: boolean };
+      return { thread, initdb };
     } catch (error) {
       await thread.worker.terminate();
       throw error;
     }
-    return thread;
   }
 
   query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], options: ThreadQueryOptions = {}): Promise<ThreadResults<Row>> {

@@ -2,8 +2,9 @@
 // the main thread. Every request is answered with its id. Requests run as they arrive and PGlite orders them
 // as it does on one thread: a transaction holds its lock from BEGIN to COMMIT or ROLLBACK, and statements of
 // other callers wait for it. Plain JavaScript, so that Node starts it as it is under tsx, Jest or a build.
-import { readlinkSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 
 import { PGlite, messages } from '@electric-sql/pglite';
@@ -106,8 +107,12 @@ function yieldToEventLoop(niceness) {
 async function run(request) {
   if (request.op === 'open') {
     if (request.niceness > 0) yieldToEventLoop(request.niceness);
-    db = await PGlite.create(request.options);
-    return null;
+    const { settings = {}, ...options } = request.options;
+    // A directory on disk without a cluster (PG_VERSION) and no tarball to unpack: PGlite runs initdb now.
+    const initdb = options.dataDir !== undefined && options.loadDataDir === undefined && !existsSync(join(options.dataDir, 'PG_VERSION'));
+    const startParams = [...PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
+    db = await PGlite.create({ ...options, startParams });
+    return { initdb };
   }
   if (!db) throw new Error('The embedded database is not open.');
   switch (request.op) {

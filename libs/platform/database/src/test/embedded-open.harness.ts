@@ -9,8 +9,8 @@ const workspaceRoot = join(__dirname, '..', '..', '..', '..', '..');
 
 export interface OpeningProcess {
   readonly pid: number;
-  /** Resolves with the first report: `opened` or `refused` (with its code). */
-  readonly outcome: Promise<{ event: string; code?: string }>;
+  /** Resolves with the first report: `opened` (with its resident memory) or `refused` (with its code). */
+  readonly outcome: Promise<{ event: string; code?: string; rssMiB?: number }>;
   /** Ends stdin: an opened database is closed, then the process exits. */
   release(): Promise<void>;
   kill(): void;
@@ -25,13 +25,13 @@ export function startOpeningProcess(dataDir: string): OpeningProcess {
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const outcome = new Promise<{ event: string; code?: string }>((resolve, reject) => {
+  const outcome = new Promise<{ event: string; code?: string; rssMiB?: number }>((resolve, reject) => {
     let partial = '';
     child.stdout.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
       const first = lines.find((line) => line.trim());
-      if (first) resolve(JSON.parse(first) as { event: string; code?: string });
+      if (first) resolve(JSON.parse(first) as { event: string; code?: string; rssMiB?: number });
     });
     child.once('exit', (code) => reject(new Error(`the opening process exited (${code}) without reporting: ${stderr.slice(-2000)}`)));
   });

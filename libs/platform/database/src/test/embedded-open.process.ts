@@ -1,6 +1,7 @@
 /**
  * A second process opening an embedded data directory, for the specs of the data directory lock. It opens
- * DATA_DIR and reports on stdout, one JSON object per line: `{"event":"opened","pid":…}` or
+ * DATA_DIR and reports on stdout, one JSON object per line: `{"event":"opened","pid":…,"rssMiB":…}` (its
+ * resident memory once open, the embedded database's thread included) or
  * `{"event":"refused","code":…}`; an opened database is held until stdin ends, then closed (`closed`).
  */
 import { openDatabase } from '../database';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     return;
   }
   await database.withConnection((sql) => sql.query('SELECT 1'));
-  report({ event: 'opened', pid: process.pid });
+  report({ event: 'opened', pid: process.pid, rssMiB: Math.round(process.memoryUsage.rss() / 2 ** 20) });
   process.stdin.resume();
   await new Promise((resolve) => process.stdin.once('end', resolve));
   await database.close();
