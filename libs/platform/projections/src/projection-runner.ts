@@ -421,13 +421,16 @@ export class ProjectionRunner<Tx> {
     });
   }
 
-  /** The applied versions of the run's streams, their rows locked (in one order, so two runs never deadlock). */
+  /**
+   * The applied versions of the run's streams, their rows locked (in one order, so two runs never deadlock).
+   * `= ANY (ARRAY(...))` keeps it an index scan: as `IN (SELECT ...)` the planner hash-joins the whole table.
+   */
   private async lockStreams(sql: SqlExecutor, topic: string, records: readonly BusRecord[]): Promise<Map<string, number>> {
     const { name, version } = this.definition;
     const streamIds = [...new Set(records.map((record) => record.envelope.streamId))];
     const rows = await sql.query<{ stream_id: string; stream_version: string }>(
       `SELECT stream_id, stream_version::text AS stream_version FROM projection_stream_versions
-        WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id IN (SELECT json_array_elements_text($4::json))
+        WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = ANY (ARRAY(SELECT json_array_elements_text($4::json)))
         ORDER BY stream_id FOR UPDATE`,
       [name, version, topic, JSON.stringify(streamIds)],
     );
