@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
 import { waitUntil } from '@trustmesh/platform-testing';
+import type { CompanionDiagnostic } from '@trustmesh/relay-companion';
 import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
 import WebSocket from 'ws';
 
@@ -180,28 +181,38 @@ describe('the companion simulator against the real relay gateway', () => {
     }
   });
 
+  /**
+   * An end-to-end encrypted workspace and a Companion enrolled in it with the simulator's CLI, its key and
+   * device files in `dir`; the browser's key pair is the test's.
+   */
+  async function enrolledEncryptedCompanion(name: string, dir: string) {
+    const workspace = await provisioner.createWorkspace(name, { endToEndEncrypted: true });
+    const companionKeys = await generateRelayKeyPair();
+    const browserKeys = await generateRelayKeyPair();
+    const keyFile = join(dir, 'companion.key');
+    writeFileSync(keyFile, await exportPrivateKey(companionKeys.privateKey, 'pkcs8'), { mode: 0o600 });
+    const encryptedEnv = {
+      ...env,
+      SIMULATOR_CONTROL_CREDENTIAL: '',
+      SIMULATOR_CONTROL_ADDRESS: '',
+      SIMULATOR_CREDENTIAL_FILE: join(dir, 'device.json'),
+      SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
+      SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile,
+      SIMULATOR_E2EE_PEER_PUBLIC_KEY: await exportPublicKey(browserKeys.publicKey),
+    };
+    expect(await runSimulatorCli(['enroll'], io(), encryptedEnv)).toBe(0);
+    const config = loadSimulatorConfig({ ...encryptedEnv, SIMULATOR_PAIRING_CODE: '' }, 'run');
+    const enrollment = (await loadEnrollment(config.credentialFile))!;
+    return { workspace, companionKeys, browserKeys, config, enrollment };
+  }
+
   it('serves an end-to-end encrypted workspace with the configured keys', async () => {
     const encryptedDir = mkdtempSync(join(tmpdir(), 'sim-e2e-e2ee-'));
     let encryptedHost: SimulatorHost | undefined;
     let encryptedBrowser: RelayClient | undefined;
     try {
-      const workspace = await provisioner.createWorkspace('encrypted e2e', { endToEndEncrypted: true });
-      const companionKeys = await generateRelayKeyPair();
-      const browserKeys = await generateRelayKeyPair();
-      const keyFile = join(encryptedDir, 'companion.key');
-      writeFileSync(keyFile, await exportPrivateKey(companionKeys.privateKey, 'pkcs8'), { mode: 0o600 });
-      const encryptedEnv = {
-        ...env,
-        SIMULATOR_CONTROL_CREDENTIAL: '',
-        SIMULATOR_CONTROL_ADDRESS: '',
-        SIMULATOR_CREDENTIAL_FILE: join(encryptedDir, 'device.json'),
-        SIMULATOR_PAIRING_CODE: await provisioner.createPairingCode(workspace),
-        SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile,
-        SIMULATOR_E2EE_PEER_PUBLIC_KEY: await exportPublicKey(browserKeys.publicKey),
-      };
-      expect(await runSimulatorCli(['enroll'], io(), encryptedEnv)).toBe(0);
-      const config = loadSimulatorConfig({ ...encryptedEnv, SIMULATOR_PAIRING_CODE: '' }, 'run');
-      encryptedHost = await startSimulatorHost(config, { enrollment: (await loadEnrollment(config.credentialFile))!, logger: false });
+      const { workspace, companionKeys, browserKeys, config, enrollment } = await enrolledEncryptedCompanion('encrypted e2e', encryptedDir);
+      encryptedHost = await startSimulatorHost(config, { enrollment, logger: false });
       await waitUntil(() => encryptedHost!.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
 
       const ca = readFileSync(gateway.certFile);
@@ -228,6 +239,78 @@ describe('the companion simulator against the real relay gateway', () => {
     } finally {
       encryptedBrowser?.close();
       await encryptedHost?.close();
+      rmSync(encryptedDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a recorded sealed turn.start replayed after a Companion restart; fresh envelopes still open', async () => {
+    const encryptedDir = mkdtempSync(join(tmpdir(), 'sim-e2e-e2ee-replay-'));
+    let companion: SimulatorHost | undefined;
+    let encryptedBrowser: RelayClient | undefined;
+    try {
+      const { workspace, companionKeys, browserKeys, config, enrollment } = await enrolledEncryptedCompanion('encrypted replay e2e', encryptedDir);
+      const diagnostics: CompanionDiagnostic[] = [];
+      const startCompanion = async () => {
+        const started = await startSimulatorHost(config, { enrollment, logger: false, onDiagnostic: (diagnostic) => diagnostics.push(diagnostic) });
+        await waitUntil(() => started.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
+        return started;
+      };
+      companion = await startCompanion();
+
+      // The browser's socket, as the relay sees it: what the browser sends (to record) and receives.
+      const ca = readFileSync(gateway.certFile);
+      let socket: WebSocket | undefined;
+      const sent: string[] = [];
+      const received: string[] = [];
+      encryptedBrowser = new RelayClient({
+        descriptor: () => provisioner.createBrowserSession(workspace, ORIGIN, ['1.2', '1.1']),
+        createSocket: (url) => {
+          socket = new WebSocket(url, { origin: ORIGIN, ca });
+          const send = socket.send.bind(socket);
+          socket.send = ((data: string) => (sent.push(data), send(data))) as typeof socket.send;
+          socket.on('message', (data) => received.push(String(data)));
+          return socket as unknown as WebSocketLike;
+        },
+        cipher: await createWorkspaceCipher({ workspaceId: workspace, privateKey: browserKeys.privateKey, peerPublicKey: companionKeys.publicKey, role: 'browser' }),
+      });
+      await encryptedBrowser.connect();
+      await waitUntil(() => encryptedBrowser!.workspaceStatus === 'online', { timeoutMs: 30_000, what: 'the workspace to be online' });
+      const thread = await encryptedBrowser.threads.create({ title: 'before the restart' });
+      const sentBeforeTurn = sent.length;
+      await encryptedBrowser.turns.start({ threadId: thread.thread.id, text: 'run this once' });
+      const recorded = sent.slice(sentBeforeTurn).find((text) => (JSON.parse(text) as { type: string }).type === 'runtime.encrypted')!;
+      const recordedRequestId = (JSON.parse(recorded) as { requestId: string }).requestId;
+      const answersTo = (requestId: string) =>
+        received.filter((text) => {
+          const frame = JSON.parse(text) as { type: string; requestId?: string };
+          return frame.type === 'runtime.encrypted' && frame.requestId === requestId;
+        }).length;
+      expect(answersTo(recordedRequestId)).toBe(1);
+
+      // The Companion restarts (a new host over the same files) seconds later: well within the 60 s skew allowance.
+      await companion.close();
+      await waitUntil(() => encryptedBrowser!.workspaceStatus === 'offline', { timeoutMs: 30_000, what: 'the workspace to go offline' });
+      companion = await startCompanion();
+      await waitUntil(() => encryptedBrowser!.workspaceStatus === 'online', { timeoutMs: 30_000, what: 'the workspace to be online again' });
+
+      // The relay replays the recorded envelope: the Companion refuses it without executing or answering it.
+      socket!.send(recorded);
+      await waitUntil(() => diagnostics.some((diagnostic) => diagnostic.code === 'ENVELOPE_REPLAYED') || answersTo(recordedRequestId) > 1, {
+        timeoutMs: 30_000,
+        what: 'the restarted Companion to handle the replayed envelope',
+      });
+      expect(diagnostics).toContainEqual({ event: 'inbound-dropped', code: 'ENVELOPE_REPLAYED' });
+      expect(answersTo(recordedRequestId)).toBe(1);
+
+      // Fresh envelopes from the same browser still open.
+      const again = await encryptedBrowser.threads.create({ title: 'after the restart' });
+      const ended = new Promise<string>((resolve) => encryptedBrowser!.on('turn', (update) => (['completed', 'failed', 'cancelled'].includes(update.state) ? resolve(update.state) : undefined)));
+      await encryptedBrowser.turns.start({ threadId: again.thread.id, text: 'and this once' });
+      expect(await ended).toBe('completed');
+      expect(answersTo(recordedRequestId)).toBe(1);
+    } finally {
+      encryptedBrowser?.close();
+      await companion?.close();
       rmSync(encryptedDir, { recursive: true, force: true });
     }
   });

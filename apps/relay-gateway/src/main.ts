@@ -9,17 +9,23 @@ import { startRelayGateway } from './relay-gateway.bootstrap';
 import { TlsConfigError } from './tls/tls-material';
 
 async function main(): Promise<void> {
-  // The handlers go in before the start: the gateway announces its ports while it is still starting, and
-  // a signal that arrives then must still shut it down cleanly (once the start has finished).
-  let stopSignal: string | undefined;
-  let stop: (signal: string) => void = (signal) => (stopSignal ??= signal);
+  // The handlers go in before the start: the gateway announces its ports while it is still starting (on
+  // Kafka the start waits for the consumer groups to join, for as long as no broker answers), and a signal
+  // that arrives then gives the start up at once, closing what it opened, instead of waiting for it.
+  const startAbandoned = new AbortController();
+  let stop: (signal: string) => void = (signal) => {
+    if (startAbandoned.signal.aborted) return;
+    process.stderr.write(`relay-gateway: ${signal} received while starting, stopping\n`);
+    startAbandoned.abort();
+  };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
   let gateway: Awaited<ReturnType<typeof startRelayGateway>>;
   try {
-    gateway = await startRelayGateway(process.env);
+    gateway = await startRelayGateway(process.env, { signal: startAbandoned.signal });
   } catch (error) {
+    if (startAbandoned.signal.aborted) process.exit(0);
     if (error instanceof ConfigError || error instanceof TlsConfigError) {
       process.stderr.write(`relay-gateway: ${error.message}\n`);
       process.exit(78);
@@ -36,7 +42,6 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   };
-  if (stopSignal) stop(stopSignal);
 }
 
 main().catch((error: unknown) => {

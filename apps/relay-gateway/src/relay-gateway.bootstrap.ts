@@ -6,7 +6,8 @@
  * 3. the HTTP(S) port, listening at once with the startup probe (health/startup-probe.server.ts): `/healthz`
  *    answers 200 and `/readyz` 503 naming the step the start waits for, everything else 503
  *    `GATEWAY_STARTING`; logged as `relay gateway starting` with the `http` URL;
- * 4. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed),
+ * 4. infrastructure (database + migrations, event store, bus, outbox publisher, projection, event feed, the
+ *    maintenance scheduler that purges what the platform keeps),
  *    which on Kafka waits for the consumer groups to join (tens of seconds on a restart);
  * 5. the service credential: configured digests, or in embedded mode a development credential minted now
  *    and printed once (it is never stored; a restart mints another);
@@ -70,6 +71,11 @@ export interface StartOptions {
   cwd?: string;
   /** How the Kafka bus opens broker connections (tests put a broker gate here to make the bus slow). */
   kafkaSocketFactory?: ISocketFactory;
+  /**
+   * Gives the start up (SIGTERM before it finished): the waits for the database and the bus end, what was
+   * opened is closed, and the start rejects with the signal's reason. Once started, `close()` stops it.
+   */
+  signal?: AbortSignal;
 }
 
 export async function startRelayGateway(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<RelayGatewayHandle> {
@@ -122,6 +128,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   try {
     infrastructure = await openRelayInfrastructure(config, logger, {
       onStep: (step) => probe.waitingFor(step),
+      ...(options.signal ? { signal: options.signal } : {}),
       ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
     });
   } catch (error) {
@@ -134,6 +141,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
   try {
+    options.signal?.throwIfAborted();
     probe.waitingFor('http');
     app = await NestFactory.create(AppModule.forRoot({ config, logger, infrastructure, endpoints, tls, serviceCredentialDigests, dataPlaneConfig }), probe.adopt(), {
       logger,
@@ -162,6 +170,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     probe.waitingFor('http');
     await app.init();
 
+    options.signal?.throwIfAborted();
     probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;

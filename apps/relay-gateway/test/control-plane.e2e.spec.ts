@@ -386,6 +386,7 @@ describe('relay gateway control plane (embedded PGlite)', () => {
         origin: ORIGIN,
         encrypted: false,
         expiresAt: expect.any(Date),
+        issuedPosition: expect.any(Number),
       });
       expect(await directory.consumeBrowserTicket(ticket, ORIGIN)).toEqual({ ok: false, code: 'SESSION_TICKET_ALREADY_USED' });
       expect(await directory.consumeBrowserTicket('tmbt_unknownunknownunknownunknownunknownunkno', ORIGIN)).toEqual({ ok: false, code: 'SESSION_TICKET_INVALID' });

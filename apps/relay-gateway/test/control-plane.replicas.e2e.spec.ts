@@ -187,6 +187,34 @@ describe.each(['local', 'kafka'] as const)('relay gateway control plane across t
     }
   });
 
+  it('refuses on replica B a ticket minted before EndBrowserSessions ended its person on replica A; a later one opens', async () => {
+    const workspace = await createWorkspace();
+    const mint = async () => {
+      const { descriptor } = await call(
+        b().client,
+        b().client.createBrowserSession,
+        { workspaceId: workspace.workspaceId, origin: ORIGIN, acceptedWireVersions: ['1.2', '1.1'], userId: 'person-2' },
+        auth,
+      );
+      return new URL(descriptor!.connectUrl).searchParams.get('ticket')!;
+    };
+    const upgradeOnB = (ticket: string) =>
+      connect(`${b().gateway.httpUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=${encodeURIComponent(ticket)}`, { origin: ORIGIN, ca: b().gateway.tls!.cert });
+    const mintedBefore = await mint();
+    const reply = await call(a().client, a().client.endBrowserSessions, { workspaceId: workspace.workspaceId, sessionId: '', userId: 'person-2', reason: 'signed out everywhere', endedByUserId: 'admin' }, auth);
+    expect(reply.endedSessionCount).toBe(0);
+
+    const refused = upgradeOnB(mintedBefore);
+    await refused.closed;
+    expect(refused.refusal).toEqual({ status: 401, body: JSON.stringify({ code: 'SESSION_TICKET_INVALID' }) });
+    const later = upgradeOnB(await mint());
+    try {
+      await later.waitFor((frame) => frame.type === 'session.ready', 'session.ready on replica B');
+    } finally {
+      later.close();
+    }
+  });
+
   it('ends the presence of a replica that stopped renewing its liveness (crashed)', async () => {
     const workspace = await createWorkspace();
     const device = (await redeem(a().gateway, await issueCode(workspace.workspaceId))).json as { deviceId: string };

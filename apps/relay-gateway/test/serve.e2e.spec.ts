@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
@@ -176,6 +177,39 @@ describe('relay-gateway process in server mode (Postgres, migrations deployed)',
       await dir.remove();
     }
   });
+
+  it('stops at once on SIGTERM while its start waits for a Kafka broker that never answers, closing what it opened', async () => {
+    // A broker that takes connections and never answers: the bus cannot join, so the start cannot finish
+    // (kafkajs would retry for minutes). Kubernetes sends SIGTERM then, and SIGKILL after its grace period.
+    const held: Socket[] = [];
+    const silentBroker: Server = createServer((socket) => {
+      held.push(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silentBroker.listen(0, '127.0.0.1', resolve));
+    const { port } = silentBroker.address() as { port: number };
+    const run = serve({
+      ...serverEnv(),
+      RELAY_TLS: 'terminated-by-proxy',
+      RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
+      TRUSTMESH_BUS: 'kafka',
+      KAFKA_BROKERS: `127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await waitUntil(() => held.length > 0 || run.child.exitCode !== null, { timeoutMs: 60_000, what: 'the gateway to reach the broker' });
+      expect(run.output.stdout).toContain('"msg":"relay gateway starting"');
+      expect(run.output.stdout).not.toContain('"msg":"relay gateway listening"');
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(run.output.stderr).toContain('SIGTERM received while starting, stopping');
+      expect(run.output.stdout).not.toContain('"msg":"relay gateway listening"');
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silentBroker.close(resolve));
+    }
+  }, 60_000);
 
   function grpcStatus(client: serviceInfoV1GrpcJs.ServiceInfoClient): Promise<grpc.status> {
     const metadata = new grpc.Metadata();

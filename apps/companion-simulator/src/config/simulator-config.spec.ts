@@ -117,6 +117,7 @@ describe('simulator configuration', () => {
     expect(loadSimulatorConfig({ ...base, SIMULATOR_E2EE_PRIVATE_KEY_FILE: keyFile, SIMULATOR_E2EE_PEER_PUBLIC_KEY: 'A'.repeat(43) }, 'enroll').encryption).toEqual({
       privateKeyFile: keyFile,
       peerPublicKey: 'A'.repeat(43),
+      replayJournalFile: join('.data/companion-simulator', 'e2ee-replay-journal.jsonl'),
     });
   });
 

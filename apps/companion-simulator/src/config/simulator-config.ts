@@ -13,6 +13,7 @@
  * | `SIMULATOR_WIRE_VERSION` | `1.2` | Wire version of `device.connect`: `1.2` (the seed's version) or `1.1` (for 1.1-only tickets) |
  * | `SIMULATOR_E2EE_PRIVATE_KEY_FILE` | — | the Companion's X25519 private key (base64url PKCS#8 or a JWK), with the next |
  * | `SIMULATOR_E2EE_PEER_PUBLIC_KEY` | — | the browser's X25519 public key (base64url raw); both or neither |
+ * | `SIMULATOR_E2EE_REPLAY_JOURNAL_FILE` | `e2ee-replay-journal.jsonl` beside the credential file | the envelopes opened within the clock skew allowance, kept across restarts |
  * | `SIMULATOR_SCENARIO_FILE` | — | scenario (JSON or YAML) to run once connected |
  * | `SIMULATOR_CONTROL_CREDENTIAL` | — | bearer credential of gRPC SimulatorControl (≥16 chars); unset = not served |
  * | `SIMULATOR_CONTROL_ADDRESS` | `127.0.0.1:50071` | where SimulatorControl listens |
@@ -28,6 +29,7 @@
  * | `SIMULATOR_SEED` | random | seed of the simulated runtime's ids and content |
  */
 import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 
@@ -64,7 +66,7 @@ export interface SimulatorConfig {
   pairingCode: string | null;
   credentialFile: string;
   wireVersion: SimulatorWireVersion;
-  encryption: { privateKeyFile: string; peerPublicKey: string } | null;
+  encryption: { privateKeyFile: string; peerPublicKey: string; replayJournalFile: string } | null;
   scenarioFile: string | null;
   control: { address: string; credential: string } | null;
   relayControl: { address: string; credential: string; tls: boolean } | null;
@@ -250,7 +252,9 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     const keyOk = readableFile('SIMULATOR_E2EE_PRIVATE_KEY_FILE', privateKeyFile) !== undefined;
     const peerOk = BASE64URL.test(peerPublicKey);
     if (!peerOk) fail('SIMULATOR_E2EE_PEER_PUBLIC_KEY', 'must be the browser\'s raw X25519 public key in base64url');
-    if (keyOk && peerOk) encryption = { privateKeyFile, peerPublicKey };
+    // Beside the device credential by default: a journal belongs to one Companion, as the device does.
+    const replayJournalFile = value('SIMULATOR_E2EE_REPLAY_JOURNAL_FILE') ?? join(dirname(credentialFile), 'e2ee-replay-journal.jsonl');
+    if (keyOk && peerOk) encryption = { privateKeyFile, peerPublicKey, replayJournalFile };
   }
 
   const scenarioFile = value('SIMULATOR_SCENARIO_FILE') ?? null;

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { RequestPolicyContext } from '@trustmesh/relay-companion';
-import { exportPrivateKey, exportPublicKey, generateRelayKeyPair } from '@trustmesh/relay-encryption';
+import { createWorkspaceCipher, exportPrivateKey, exportPublicKey, generateRelayKeyPair } from '@trustmesh/relay-encryption';
 
 import { companionPolicies, DEFAULT_BEHAVIOUR, loadCompanionCipher } from './companion.factory';
 
@@ -52,18 +52,35 @@ describe('the Companion\'s cipher from its configured keys', () => {
     const companion = await generateRelayKeyPair();
     const browser = await generateRelayKeyPair();
     const peerPublicKey = await exportPublicKey(browser.publicKey);
+    const replayJournalFile = join(dir, 'journal.jsonl');
     const pkcs8 = join(dir, 'key.pkcs8');
     writeFileSync(pkcs8, `${await exportPrivateKey(companion.privateKey, 'pkcs8')}\n`);
-    expect((await loadCompanionCipher({ privateKeyFile: pkcs8, peerPublicKey }, W))?.workspaceId).toBe(W);
+    expect((await loadCompanionCipher({ privateKeyFile: pkcs8, peerPublicKey, replayJournalFile }, W))?.workspaceId).toBe(W);
     const jwk = join(dir, 'key.jwk');
     writeFileSync(jwk, JSON.stringify(await exportPrivateKey(companion.privateKey, 'jwk')));
-    expect((await loadCompanionCipher({ privateKeyFile: jwk, peerPublicKey }, W))?.workspaceId).toBe(W);
+    expect((await loadCompanionCipher({ privateKeyFile: jwk, peerPublicKey, replayJournalFile }, W))?.workspaceId).toBe(W);
+  });
+
+  it('withholds a frame whose opening the journal cannot keep (ENCRYPTION_STATE_UNAVAILABLE), and keeps it spent', async () => {
+    const companion = await generateRelayKeyPair();
+    const browser = await generateRelayKeyPair();
+    const privateKeyFile = join(dir, 'journal-test.pkcs8');
+    writeFileSync(privateKeyFile, await exportPrivateKey(companion.privateKey, 'pkcs8'));
+    const replayJournalFile = join(dir, 'unwritable-journal.jsonl');
+    const cipher = (await loadCompanionCipher({ privateKeyFile, peerPublicKey: await exportPublicKey(browser.publicKey), replayJournalFile }, W))!;
+    // The journal can no longer be appended to: its path is now a directory.
+    rmSync(replayJournalFile);
+    mkdirSync(replayJournalFile);
+    const sealer = await createWorkspaceCipher({ workspaceId: W, privateKey: browser.privateKey, peerPublicKey: companion.publicKey, role: 'browser' });
+    const envelope = await sealer.seal({ type: 'runtime.request', workspaceId: W, requestId: '0190a5e4-7c1e-7b3a-9f00-5d2c7e8a1b43', method: 'thread.list', params: {} });
+    await expect(cipher.open(envelope)).rejects.toMatchObject({ code: 'ENCRYPTION_STATE_UNAVAILABLE' });
+    await expect(cipher.open(envelope)).rejects.toMatchObject({ code: 'ENCRYPTED_PAYLOAD_REPLAYED' });
   });
 
   it('refuses unusable keys without quoting them', async () => {
     const bad = join(dir, 'bad.key');
     writeFileSync(bad, 'not-a-key-secret-material');
-    const error = (await loadCompanionCipher({ privateKeyFile: bad, peerPublicKey: 'A'.repeat(43) }, W).catch((e: unknown) => e)) as Error;
+    const error = (await loadCompanionCipher({ privateKeyFile: bad, peerPublicKey: 'A'.repeat(43), replayJournalFile: join(dir, 'bad-journal.jsonl') }, W).catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(/SIMULATOR_E2EE_PRIVATE_KEY_FILE/);
     expect(error.message).not.toContain('not-a-key-secret-material');
   });

@@ -15,10 +15,11 @@ import {
   type DiagnosticSink,
 } from '@trustmesh/relay-companion';
 import { createScenarioRuntime, createSimulatedRuntime, type Scenario, type SimulatedRuntime } from '@trustmesh/relay-companion-sim';
-import { createWorkspaceCipher } from '@trustmesh/relay-encryption';
+import { createWorkspaceCipher, EncryptionError } from '@trustmesh/relay-encryption';
 
 import type { CompanionBehaviour, SimulatorConfig, SimulatorWireVersion } from '../config/simulator-config';
 import type { SimulatedCompanionCore } from './companion-simulator';
+import { FileReplayJournal } from './file-replay-journal';
 
 export const DEFAULT_BEHAVIOUR: CompanionBehaviour = {
   requestPolicy: 'all',
@@ -72,7 +73,10 @@ export function createRuntime(behaviour: CompanionBehaviour = DEFAULT_BEHAVIOUR,
   return createSimulatedRuntime({ ...(behaviour.seed !== null ? { seed: behaviour.seed } : {}), ...sentinel });
 }
 
-/** The workspace cipher from the configured key file and peer key; null without encryption. */
+/**
+ * The workspace cipher from the configured key file and peer key; null without encryption. Its replay
+ * window is kept in the configured journal, so an envelope opened before a restart is refused after it.
+ */
 export async function loadCompanionCipher(encryption: SimulatorConfig['encryption'], workspaceId: string): Promise<CompanionCipher | null> {
   if (!encryption) return null;
   const text = (await readFile(encryption.privateKeyFile, 'utf8')).trim();
@@ -84,10 +88,12 @@ export async function loadCompanionCipher(encryption: SimulatorConfig['encryptio
       throw new Error('SIMULATOR_E2EE_PRIVATE_KEY_FILE holds neither a base64url PKCS#8 key nor a JWK');
     }
   }
+  const replayJournal = new FileReplayJournal(encryption.replayJournalFile);
   try {
     // role companion: requests are opened at most once (the cipher keeps a replay window, README of relay-encryption).
-    return await createWorkspaceCipher({ workspaceId, privateKey, peerPublicKey: encryption.peerPublicKey, role: 'companion' });
-  } catch {
+    return await createWorkspaceCipher({ workspaceId, privateKey, peerPublicKey: encryption.peerPublicKey, role: 'companion', replayJournal });
+  } catch (error) {
+    if (!(error instanceof EncryptionError)) throw error;
     // The key material itself never appears in the message.
     throw new Error('the end-to-end encryption keys are not usable X25519 keys (SIMULATOR_E2EE_PRIVATE_KEY_FILE, SIMULATOR_E2EE_PEER_PUBLIC_KEY)');
   }

@@ -4,6 +4,7 @@
  * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
  */
 import type { Logger } from '@trustmesh/platform-logging';
+import type { DiagnosticSink } from '@trustmesh/relay-companion';
 import type { Scenario } from '@trustmesh/relay-companion-sim';
 
 import { loadSimulatorConfig, type Env, type SimulatorConfig } from '../config/simulator-config';
@@ -30,6 +31,8 @@ export interface SimulatorHostOptions {
   log?: TransportLog;
   /** Where Nest's lines go: the platform logger (one line shape with the transport's), `false` for none (default: Nest's console). */
   logger?: false | Logger;
+  /** The Companion core's diagnostics (dropped frames with their codes, e.g. `ENVELOPE_REPLAYED`). */
+  onDiagnostic?: DiagnosticSink;
   /** Stop on SIGTERM/SIGINT (the CLI sets it). */
   shutdownHooks?: boolean;
 }
@@ -50,6 +53,7 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
         wireVersion: config.wireVersion,
         behaviour: config.companion,
         ...(cipher ? { cipher } : {}),
+        ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
       }),
     ...(options.log ? { log: options.log } : {}),
   });

@@ -199,8 +199,10 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const replicaId = value('RELAY_REPLICA_ID') ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   if (!REPLICA_ID.test(replicaId)) fail('RELAY_REPLICA_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
 
-  const heartbeatSeconds = integer('RELAY_REPLICA_HEARTBEAT_SECONDS', 5, 1, 300);
-  const timeoutSeconds = integer('RELAY_REPLICA_TIMEOUT_SECONDS', 30, 2, 3600);
+  // Short: a dead replica's Companions must not look online for long. A replica presumed dead by mistake (a long
+  // pause) loses nothing for good: it re-asserts the Companions it still holds when it hears of their release.
+  const heartbeatSeconds = integer('RELAY_REPLICA_HEARTBEAT_SECONDS', 2, 1, 300);
+  const timeoutSeconds = integer('RELAY_REPLICA_TIMEOUT_SECONDS', 10, 2, 3600);
   if (timeoutSeconds <= heartbeatSeconds * 2) fail('RELAY_REPLICA_TIMEOUT_SECONDS', `must exceed twice RELAY_REPLICA_HEARTBEAT_SECONDS (${heartbeatSeconds})`);
 
   const trustedRaw = value('RELAY_TRUSTED_PROXIES');

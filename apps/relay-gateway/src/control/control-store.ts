@@ -4,7 +4,7 @@
  * single-use: two replicas appending at the same version get one success and one `ConcurrencyError`.
  */
 import type { EventEnvelope } from '@trustmesh/platform-events';
-import type { ExpectedVersion, EventStore, OutboxPublisher } from '@trustmesh/platform-event-store';
+import type { ExpectedVersion, EventStore, OutboxPublisher, RecordedEvent } from '@trustmesh/platform-event-store';
 
 import type { ControlEventFeed } from './control-event-feed';
 import type { ControlEvent } from './control.events';
@@ -27,5 +27,13 @@ export class ControlStore {
   async read(streamId: string): Promise<EventEnvelope[]> {
     const events = await this.store.readStream(streamId);
     return events.map((event) => event.envelope);
+  }
+
+  /**
+   * A stream's events with their global positions: the database's order of commits across all streams
+   * (appends are serialised), which orders events of different streams without any replica's clock.
+   */
+  readRecorded(streamId: string): Promise<RecordedEvent[]> {
+    return this.store.readStream(streamId);
   }
 }

@@ -13,7 +13,13 @@
  * | `relay-device-<deviceId>` | DeviceEnrolled, DeviceRevoked | revoke appends at the version it read |
  * | `relay-ticket-<sha256(ticket)>` | BrowserSessionIssued, BrowserSessionTicketConsumed | consume appends at version 1: one winner |
  * | `relay-presence-<workspaceId>` | CompanionConnected, CompanionDisconnected, BrowserSessionStarted, BrowserSessionEnded | any version (facts, not decisions) |
- * | `relay-audit-<workspaceId>` | InteractionAudited, BrowserSessionsEndRequested | any version |
+ * | `relay-audit-<workspaceId>` | InteractionAudited | any version |
+ * | `relay-browser-ends-<workspaceId>-user-<sha256(userId)>` | BrowserSessionsEndRequested (one person's sessions) | any version |
+ * | `relay-browser-ends-<workspaceId>-session-<sessionId>` | BrowserSessionsEndRequested (one session) | any version |
+ *
+ * The two `relay-browser-ends-…` streams are what a ticket is checked against when it is redeemed: an end
+ * request recorded after the ticket was issued (a later global position) revokes it. They are per scope so
+ * that check reads a handful of events, never a workspace's whole audit.
  *
  * Secrets never enter an event: codes, credentials and tickets appear only as the SHA-256 digest in a
  * stream id or a `*Verifier` field (hex), which is useless to an attacker because each secret carries
@@ -31,6 +37,9 @@ export const streams = {
   ticket: (ticketDigestHex: string) => `relay-ticket-${ticketDigestHex}`,
   presence: (workspaceId: string) => `relay-presence-${workspaceId}`,
   audit: (workspaceId: string) => `relay-audit-${workspaceId}`,
+  /** The person's id is hashed: it is opaque text of up to 200 characters, and a stream id is bounded. */
+  userSessionEnds: (workspaceId: string, userIdDigestHex: string) => `relay-browser-ends-${workspaceId}-user-${userIdDigestHex}`,
+  sessionEnds: (workspaceId: string, sessionId: string) => `relay-browser-ends-${workspaceId}-session-${sessionId}`,
 } as const;
 
 export interface WorkspaceCreationAccepted {
@@ -149,7 +158,10 @@ export interface InteractionAudited {
   occurredAt: string;
 }
 
-/** EndBrowserSessions: every replica closes the matching live sessions it holds (4008). */
+/**
+ * EndBrowserSessions: every replica closes the matching live sessions it holds (4008), and every ticket of
+ * that scope issued before this event (by global position) is refused at redemption.
+ */
 export interface BrowserSessionsEndRequested {
   workspaceId: string;
   /** The one session to end, or null with `userId`. */

@@ -225,6 +225,10 @@ export class RelayControlService {
    * audited event every replica hears (like DeviceRevoked); the replica holding a session closes it (4008)
    * and records its end, which removes its live row. Waits (bounded) for the rows of the sessions that were
    * live at the call, and answers how many went.
+   *
+   * The event goes to the scope's own stream (the person's, or the session's): redeeming a ticket reads it
+   * there, and a ticket of that scope issued before it (an earlier global position in the event store, the
+   * database's order, so no replica's clock is compared) is refused. Tickets minted after it work.
    */
   async endBrowserSessions(input: { workspaceId: string; sessionId: string; userId: string; reason: string; endedByUserId: string }): Promise<{ endedSessionCount: number }> {
     const workspaceId = uuidArgument('workspace_id', input.workspaceId);
@@ -250,7 +254,8 @@ export class RelayControlService {
       }
       targets = rows.filter((row) => row.userId === userId).map((row) => row.sessionId);
     }
-    await this.control.append(streams.audit(workspaceId), 'any', [
+    const scope = sessionId !== null ? streams.sessionEnds(workspaceId, sessionId) : streams.userSessionEnds(workspaceId, sha256Hex(userId as string));
+    await this.control.append(scope, 'any', [
       controlEvent('BrowserSessionsEndRequested', { workspaceId, sessionId, userId, reason, requestedByUserId, requestedAt: this.now().toISOString() }),
     ]);
     this.logger.info('browser sessions end requested', { workspaceId, sessionId, liveSessions: targets.length });

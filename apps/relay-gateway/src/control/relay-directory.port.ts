@@ -54,6 +54,8 @@ export interface AcceptedBrowserTicket {
   /** See `AuthenticatedDevice.endToEndEncrypted`. */
   encrypted: boolean;
   expiresAt: Date;
+  /** Where the ticket was issued in the control log (opaque): pass the ticket to `browserSessionEndedSince`. */
+  issuedPosition: number;
 }
 
 export interface RefusedBrowserTicket {
@@ -77,7 +79,11 @@ export interface CompanionConnection {
   wireVersion: WireVersion;
 }
 
-export type CompanionDisconnectReason = 'closed' | 'replaced' | 'revoked' | 'heartbeat-timeout' | 'shutdown' | 'error';
+/**
+ * `unreachable`: reported by another replica, whose request routed to this connection's replica got no receipt
+ * in time (that replica is dead or cut off); a holder that is alive re-asserts the connection when it hears it.
+ */
+export type CompanionDisconnectReason = 'closed' | 'replaced' | 'revoked' | 'heartbeat-timeout' | 'shutdown' | 'error' | 'unreachable';
 
 export interface CompanionDisconnection {
   connectionId: string;
@@ -191,9 +197,17 @@ export interface RelayDirectory {
    * `origin` (the upgrade's `Origin` header, undefined when absent). Consumption is atomic across replicas:
    * of two upgrades with one ticket exactly one gets `ok: true`. A refusal consumes nothing.
    * Refusals, in this order: SESSION_TICKET_INVALID (malformed or unknown), SESSION_TICKET_EXPIRED,
-   * SESSION_TICKET_ALREADY_USED, ORIGIN_NOT_ALLOWED.
+   * SESSION_TICKET_ALREADY_USED, ORIGIN_NOT_ALLOWED, then SESSION_TICKET_INVALID again when
+   * EndBrowserSessions named the ticket's person or session after it was issued (revoked).
    */
   consumeBrowserTicket(ticket: string, origin: string | undefined): Promise<BrowserTicketVerdict>;
+
+  /**
+   * Whether EndBrowserSessions named this accepted ticket's person or session after it was issued. Asked once
+   * more when the session is registered: an end recorded between `consumeBrowserTicket` and then reached the
+   * replica's listeners before there was a session to close.
+   */
+  browserSessionEndedSince(ticket: AcceptedBrowserTicket): Promise<boolean>;
 
   /** Records that `connection` is now its Workspace's live Companion (status online, audit, other replicas). */
   companionConnected(connection: CompanionConnection): Promise<void>;

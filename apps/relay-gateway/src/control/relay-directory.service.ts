@@ -12,6 +12,7 @@ import type { ControlStore } from './control-store';
 import { controlEvent, isControlEvent, streams } from './control.events';
 import { decideTicketConsume, deviceState, ticketState } from './control.state';
 import type {
+  AcceptedBrowserTicket,
   AuthenticatedDevice,
   BrowserSessionEnd,
   BrowserSessionStart,
@@ -73,10 +74,18 @@ export class RelayDirectoryService implements RelayDirectory {
       return { ok: false, code: 'SESSION_TICKET_INVALID' };
     }
     const streamId = streams.ticket(sha256Hex(ticket));
-    const state = ticketState(await this.control.read(streamId));
+    const recorded = await this.control.readRecorded(streamId);
+    const state = ticketState(recorded.map((event) => event.envelope));
     const verdict = decideTicketConsume(state, origin, this.now());
     if (verdict !== 'consumable' || !state.issued) return { ok: false, code: verdict === 'consumable' ? 'SESSION_TICKET_INVALID' : verdict };
     const issued = state.issued;
+    // Ended by EndBrowserSessions after it was minted: §10's closed list has no code for that, and to the
+    // browser it is simply no longer a valid ticket (nothing consumed; a fresh descriptor works).
+    const issuedPosition = recorded.find((event) => isControlEvent(event.envelope, 'BrowserSessionIssued'))?.position ?? 0;
+    if (await this.browserSessionEndedSince({ ...issued, issuedPosition })) {
+      this.logger.info('browser ticket refused', { workspaceId: issued.workspaceId, sessionId: issued.sessionId, refusal: 'SESSION_ENDED_BY_OPERATOR' });
+      return { ok: false, code: 'SESSION_TICKET_INVALID' };
+    }
     // The session's encryption profile comes from its workspace: look it up before the ticket is spent, and
     // fail closed. A workspace that cannot be found refuses the ticket (nothing consumed); one that cannot be
     // read throws (503, nothing consumed). Never a plaintext session on an encrypted workspace.
@@ -103,7 +112,20 @@ export class RelayDirectoryService implements RelayDirectory {
       origin: issued.origin,
       encrypted: workspace.endToEndEncrypted,
       expiresAt: new Date(issued.expiresAt),
+      issuedPosition,
     };
+  }
+
+  /**
+   * Whether EndBrowserSessions named this ticket's person or session after the ticket was issued. "After" is
+   * the event store's global position (commit order across streams), never a replica's clock.
+   */
+  async browserSessionEndedSince(ticket: Pick<AcceptedBrowserTicket, 'workspaceId' | 'sessionId' | 'userId' | 'issuedPosition'>): Promise<boolean> {
+    const ends = await Promise.all([
+      this.control.readRecorded(streams.userSessionEnds(ticket.workspaceId, sha256Hex(ticket.userId))),
+      this.control.readRecorded(streams.sessionEnds(ticket.workspaceId, ticket.sessionId)),
+    ]);
+    return ends.flat().some((end) => end.position > ticket.issuedPosition && isControlEvent(end.envelope, 'BrowserSessionsEndRequested'));
   }
 
   async companionConnected(connection: CompanionConnection): Promise<void> {

@@ -5,7 +5,10 @@
  * ends the presence it held (Companions go offline for watchers and browsers everywhere; its browser sessions
  * stop counting). The Companions and browsers themselves reconnect to a live replica.
  *
- * Sweeps on several replicas at once are harmless: each disconnect is conditional on the connection id.
+ * Sweeps on several replicas at once are harmless: each disconnect is conditional on the connection id. A replica
+ * swept while alive (a long pause, a partition from the database) keeps its sockets: its data plane hears that its
+ * live Companions went offline and records them again, so a mistaken sweep costs a moment offline, not the
+ * Companion. Requests routed to a dead replica do not wait for the sweep: see the data plane's routing receipts.
  */
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
 import type { JsonLogger } from '../logging/json-logger';

@@ -25,6 +25,7 @@ const ticket: AcceptedBrowserTicket = {
   origin: 'https://app.trustmesh.test',
   encrypted: false,
   expiresAt: new Date(Date.now() + 60_000),
+  issuedPosition: 1,
 };
 
 /** The hub's side of an opening session, answered when the test says. */

@@ -53,6 +53,8 @@ export interface BrowserSessionHandle {
   sessionId: string;
   workspaceId: string;
   userId: string;
+  /** The ticket it was opened with (EndBrowserSessions ends only sessions whose ticket it post-dates). */
+  ticket: AcceptedBrowserTicket;
   /** Closes the session with 4008 and records it as ended by the operator. */
   endByOperator(): void;
 }
@@ -249,6 +251,7 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
     sessionId: peer.sessionId,
     workspaceId: peer.workspaceId,
     userId: peer.userId,
+    ticket,
     endByOperator: () => end('ended-by-operator', CLOSE_CODES.SESSION_ERROR_FATAL),
   };
 }

@@ -24,6 +24,11 @@ export interface DataPlaneConfig {
   maxPendingRequests: number;
   /** How long a forwarded request's route back (requestId → session, method) is kept. */
   requestRouteTtlMs: number;
+  /**
+   * How long a request routed to a Companion on another replica may wait for that replica's receipt before
+   * the Companion is reported unreachable (offline) and the requester gets `session.error WORKSPACE_OFFLINE`.
+   */
+  routeReceiptTimeoutMs: number;
   /** The frames log kept in memory per workspace, for catch-up (whichever limit is reached first). */
   retentionFrames: number;
   retentionBytes: number;
@@ -82,6 +87,7 @@ const VARIABLES: ReadonlyArray<[string, keyof DataPlaneConfig, number, number, n
   ['RELAY_MAX_PENDING_REQUESTS_PER_WORKSPACE', 'maxPendingRequestsPerWorkspace', 4_096, 1, 10_000_000],
   ['RELAY_MAX_PENDING_REQUESTS', 'maxPendingRequests', 256_000, 1, 10_000_000],
   ['RELAY_REQUEST_ROUTE_TTL_MS', 'requestRouteTtlMs', 120_000, 1_000, 3_600_000],
+  ['RELAY_ROUTE_RECEIPT_TIMEOUT_MS', 'routeReceiptTimeoutMs', 5_000, 100, 120_000],
   ['RELAY_FRAMES_RETENTION_FRAMES', 'retentionFrames', 10_000, 0, 10_000_000],
   ['RELAY_FRAMES_RETENTION_BYTES', 'retentionBytes', 33_554_432, 0, 4_294_967_296],
   ['RELAY_FRAMES_RETENTION_MS', 'retentionMs', 3_600_000, 0, 30 * 86_400_000],

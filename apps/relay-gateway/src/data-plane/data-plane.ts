@@ -149,7 +149,7 @@ export class DataPlane {
       directory.onBrowserSessionsEndRequested(({ workspaceId, sessionId, userId }) => {
         for (const session of this.browserSessions) {
           if (session.workspaceId !== workspaceId) continue;
-          if (sessionId !== null ? session.sessionId === sessionId : session.userId === userId) session.endByOperator();
+          if (sessionId !== null ? session.sessionId === sessionId : session.userId === userId) this.endIfEnded(session);
         }
       }),
     );
@@ -352,8 +352,27 @@ export class DataPlane {
       const session = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger });
       this.browserSessions.add(session);
       void session.socket.closed.then(() => this.browserSessions.delete(session));
+      // An EndBrowserSessions recorded after the ticket check, and heard here before this session was
+      // registered, closed nothing: ask once more now that the session is listening.
+      this.endIfEnded(session);
       this.track('browser', session.socket);
     });
+  }
+
+  /**
+   * Closes the session (4008) if an EndBrowserSessions of its person or session was recorded after its ticket
+   * was issued. Asked of the store, not decided from the notification: the feed delivers at least once and
+   * late, and an end request heard again must not close a session opened afterwards with a fresh ticket. A
+   * failed look leaves the session open, as a lost notification would.
+   */
+  private endIfEnded(session: BrowserSessionHandle): void {
+    const { ticket } = session;
+    this.options.directory.browserSessionEndedSince(ticket).then(
+      (ended) => {
+        if (ended) session.endByOperator();
+      },
+      (error: unknown) => this.options.logger.log('warn', 'browser-end-recheck-failed', { workspaceId: ticket.workspaceId, errorName: errorName(error) }),
+    );
   }
 
   private refuse(socket: Duplex, status: number, body: Record<string, string>): void {

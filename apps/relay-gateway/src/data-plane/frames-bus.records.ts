@@ -9,6 +9,9 @@
  *   - `RelayResponseRouted`: a `runtime.response` for a browser session held by another replica
  *     (`targetInstance`); only that replica delivers it. In the same topic as the frames so a session
  *     sees responses and events in the Companion's order.
+ *   - `RelayRequestReceived`: the Companion's replica took a routed request (`targetInstance` is the
+ *     requester's process): the holder is alive. A request with no receipt in time makes the requester's
+ *     replica report the Companion unreachable (`route-receipts.ts`). Before its response, in the same stream.
  * - `relay.companion-inbound.v1` (key = workspaceId): `RelayCompanionFrameRouted`, a browser's
  *   `runtime.request` / `runtime.ack` (or encrypted request) for a Companion held by another replica;
  *   the replica holding the workspace's Companion forwards it.
@@ -26,6 +29,7 @@ export const COMPANION_INBOUND_TOPIC = 'relay.companion-inbound.v1';
 export const FRAMES_SEQUENCED = 'RelayFramesSequenced';
 export const RESPONSE_ROUTED = 'RelayResponseRouted';
 export const COMPANION_FRAME_ROUTED = 'RelayCompanionFrameRouted';
+export const REQUEST_RECEIVED = 'RelayRequestReceived';
 
 /**
  * `connectionId`: the Companion connection that sent it (absent in records of older gateways). A replica that
@@ -68,4 +72,10 @@ export interface CompanionFrameRoutedData {
   method: string | null;
   candidate: CandidateContext | null;
   text: string;
+}
+
+export interface RequestReceivedData {
+  origin: string;
+  targetInstance: string;
+  requestId: string;
 }

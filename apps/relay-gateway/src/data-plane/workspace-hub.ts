@@ -4,7 +4,9 @@
  *
  * Routing:
  * - `runtime.request` (and encrypted requests) → the workspace's Companion, here or on another replica
- *   (through `relay.companion-inbound.v1`); the route back (requestId → session, method) is remembered.
+ *   (through `relay.companion-inbound.v1`); the route back (requestId → session, method) is remembered. A request
+ *   routed to another replica that sends no receipt in time is lost: the Companion is reported unreachable and the
+ *   requester's session ends with `WORKSPACE_OFFLINE` (`route-receipts.ts`, `receiptMissing`).
  * - `runtime.response` → only the session that sent the request (through the frames topic when that
  *   session is on another replica), checked against the request's method and downgraded for a 1.1
  *   session (`companion-response.rules.ts`); a refused one is answered with `COMPANION_ERROR`.
@@ -64,11 +66,13 @@ import {
   COMPANION_FRAME_ROUTED,
   COMPANION_INBOUND_TOPIC,
   FRAMES_SEQUENCED,
+  REQUEST_RECEIVED,
   RESPONSE_ROUTED,
   WORKSPACE_FRAMES_TOPIC,
   type CandidateContext,
   type CompanionFrameRoutedData,
   type FramesSequencedData,
+  type RequestReceivedData,
   type ResponseRoutedData,
   type SequencedItem,
 } from './frames-bus.records';
@@ -77,6 +81,7 @@ import { readBusFrame } from './frames-bus.validation';
 import { InteractionRetention } from './interaction-retention';
 import type { PeerSocket } from './peer-socket';
 import { RequestRoutes } from './request-routes';
+import { RouteReceipts, type AwaitedReceipt } from './route-receipts';
 import { text11Of, WorkspaceFrameLog, type LoggedFrame } from './workspace-frame-log';
 
 export interface CompanionPeer {
@@ -194,6 +199,10 @@ interface WorkspaceState {
   durable: { epoch: string | null; through: number; lostFrom?: number };
   /** The highest browser ACK not yet forwarded because it covers frames not yet durable. */
   heldAck: { through: number; text: string } | undefined;
+  /** This replica is reporting the remote live connection unreachable (one report at a time). */
+  reportingUnreachable: Promise<void> | undefined;
+  /** This replica is re-asserting its own Companion's presence (one at a time). */
+  reasserting: Promise<void> | undefined;
 }
 
 const SUPPORTED_FOR: Record<WireVersion, WireVersion[]> = { '1.2': ['1.2', '1.1'], '1.1': ['1.1'], '1.0': [] };
@@ -222,6 +231,7 @@ export interface WorkspaceHubOptions {
 export class WorkspaceHub {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly routes: RequestRoutes;
+  private readonly receipts: RouteReceipts;
   private readonly framesPublisher: BatchingPublisher | undefined;
   private readonly inboundPublisher: BatchingPublisher | undefined;
   private readonly now: () => number;
@@ -242,6 +252,7 @@ export class WorkspaceHub {
       maxPerSession: config.maxPendingRequestsPerSession,
       maxPerWorkspace: config.maxPendingRequestsPerWorkspace,
     });
+    this.receipts = new RouteReceipts(config.routeReceiptTimeoutMs, (receipt) => this.receiptMissing(receipt));
     if (bus) {
       const common = {
         bus,
@@ -549,6 +560,13 @@ export class WorkspaceHub {
   workspaceStatusChanged(view: WorkspaceStatusView): void {
     const workspace = this.workspaces.get(view.workspaceId);
     if (!workspace) return;
+    if (workspace.companion && view.status === 'offline') {
+      // Our Companion is live, yet the directory says offline: another replica reported it unreachable (or
+      // swept this replica as dead) while this one was slow or cut off. Whatever the views' clocks say, the
+      // holder's word wins: it records the connection again, and every replica sees it online.
+      this.reassertPresence(workspace, workspace.companion);
+      return;
+    }
     // Feeds deliver at least once: ignore views older than the one held, and "online" for a connection
     // that this replica already saw end.
     const held = workspace.view?.changedAt?.getTime();
@@ -567,6 +585,16 @@ export class WorkspaceHub {
     }
     workspace.view = view;
     this.statusChanged(workspace);
+  }
+
+  private reassertPresence(workspace: WorkspaceState, peer: CompanionPeer): void {
+    if (workspace.reasserting) return;
+    this.options.logger.log('warn', 'companion-presence-reasserted', { workspaceId: workspace.id, connectionId: peer.connectionId });
+    workspace.reasserting = this.directoryCall('companionConnected', () =>
+      this.options.directory.companionConnected({ connectionId: peer.connectionId, workspaceId: peer.workspaceId, deviceId: peer.deviceId, wireVersion: peer.wire }),
+    ).finally(() => {
+      workspace.reasserting = undefined;
+    });
   }
 
   private statusOf(workspace: WorkspaceState): 'online' | 'offline' {
@@ -672,7 +700,8 @@ export class WorkspaceHub {
       else this.sendToCompanion(companion, text, 'runtime.request');
       return;
     }
-    this.inboundPublisher?.enqueue(workspace.id, COMPANION_FRAME_ROUTED, {
+    if (!this.inboundPublisher) return;
+    this.inboundPublisher.enqueue(workspace.id, COMPANION_FRAME_ROUTED, {
       origin: this.options.instanceId,
       sessionId: session.peer.sessionId,
       kind,
@@ -681,6 +710,48 @@ export class WorkspaceHub {
       candidate,
       text,
     } satisfies CompanionFrameRoutedData);
+    // A request must not vanish with a dead holder; an ACK may (the browser's next one covers it).
+    if (requestId !== null) {
+      this.receipts.expect({ workspaceId: workspace.id, requestId, sessionId: session.peer.sessionId, connectionId: workspace.view?.connectionId ?? null });
+    }
+  }
+
+  /**
+   * A request routed to another replica got neither a receipt nor a response in time: the replica holding the
+   * Companion is dead or cut off, and the request is lost. The connection it was routed to is reported gone
+   * (`unreachable`, conditional on that connection still being the live one), so every replica, GetWorkspaceStatus
+   * and new sessions say offline at once instead of after the liveness sweep; then the requester gets the
+   * protocol's `session.error WORKSPACE_OFFLINE` (retryable: the browser reconnects, a lost query fails as lost
+   * and a mutation waits to be re-sent once the workspace is online). A holder that was only slow re-asserts its
+   * connection when it hears of the report (`workspaceStatusChanged`).
+   */
+  private receiptMissing(receipt: AwaitedReceipt): void {
+    const workspace = this.workspaces.get(receipt.workspaceId);
+    this.options.metrics.rejections({ socket: 'bus', code: 'ROUTE_RECEIPT_MISSING' });
+    this.options.logger.log('warn', 'companion-unreachable', { workspaceId: receipt.workspaceId, connectionId: receipt.connectionId ?? undefined });
+    const reported = workspace ? this.reportUnreachable(workspace, receipt.connectionId) : Promise.resolve();
+    void reported.then(() => {
+      const session = this.workspaces.get(receipt.workspaceId)?.sessions.get(receipt.sessionId);
+      if (session && !session.ended) this.sessionError(session, 'WORKSPACE_OFFLINE');
+    });
+  }
+
+  private reportUnreachable(workspace: WorkspaceState, connectionId: string | null): Promise<void> {
+    const view = workspace.view;
+    if (workspace.companion || !view || view.status !== 'online' || !connectionId || view.connectionId !== connectionId || !view.deviceId) {
+      return workspace.reportingUnreachable ?? Promise.resolve();
+    }
+    const { deviceId } = view;
+    // Until the directory says otherwise, the workspace is offline as far as this replica knows (as when a
+    // Companion of its own closes): its sessions hear it now, and a browser reconnecting here is told offline.
+    workspace.view = { ...view, status: 'offline', connectionId: null };
+    this.statusChanged(workspace);
+    workspace.reportingUnreachable ??= this.directoryCall('companionDisconnected', () =>
+      this.options.directory.companionDisconnected({ connectionId, workspaceId: workspace.id, deviceId, reason: 'unreachable' }),
+    ).finally(() => {
+      workspace.reportingUnreachable = undefined;
+    });
+    return workspace.reportingUnreachable;
   }
 
   private sendToCompanion(companion: CompanionPeer, text: string, type: string): void {
@@ -1178,9 +1249,15 @@ export class WorkspaceHub {
       this.collect(workspace);
       return;
     }
+    if (eventType === REQUEST_RECEIVED) {
+      const receipt = data as RequestReceivedData;
+      if (receipt.targetInstance === this.options.instanceId && typeof receipt.requestId === 'string') this.receipts.arrived(workspaceId, receipt.requestId);
+      return;
+    }
     if (eventType === RESPONSE_ROUTED) {
       const response = data as ResponseRoutedData;
       if (response.targetInstance !== this.options.instanceId) return;
+      if (typeof response.requestId === 'string') this.receipts.arrived(workspaceId, response.requestId);
       const workspace = this.workspaces.get(workspaceId);
       if (!workspace) return;
       const checked = readBusFrame(response.text, { direction: 'companion-to-relay', workspaceId, wire: response.wire, maxFrameBytes: this.options.config.maxCompanionFrameBytes });
@@ -1241,6 +1318,14 @@ export class WorkspaceHub {
     if (data.origin === this.options.instanceId || occurredAt < this.startedAt) return;
     const companion = this.workspaces.get(workspaceId)?.companion;
     if (!companion) return;
+    if (data.kind === 'request' && typeof data.requestId === 'string' && typeof data.origin === 'string') {
+      // The holder of the Companion is alive and took the request: the requester's replica stops waiting for it.
+      this.framesPublisher?.enqueue(workspaceId, REQUEST_RECEIVED, {
+        origin: this.options.instanceId,
+        targetInstance: data.origin,
+        requestId: data.requestId,
+      } satisfies RequestReceivedData);
+    }
     const checked = readBusFrame(data.text, {
       direction: 'browser-to-relay',
       workspaceId,
@@ -1399,6 +1484,8 @@ export class WorkspaceHub {
         logConnection: null,
         durable: { epoch: null, through: -1 },
         heldAck: undefined,
+        reportingUnreachable: undefined,
+        reasserting: undefined,
       };
       this.workspaces.set(workspaceId, workspace);
     }
@@ -1444,6 +1531,7 @@ export class WorkspaceHub {
 
   /** Shutdown: records every session's and Companion's end as `shutdown` before the sockets close. */
   beginShutdown(): void {
+    this.receipts.clear();
     for (const workspace of [...this.workspaces.values()]) {
       for (const session of [...workspace.sessions.values()]) this.browserClosed(session.peer, 'shutdown', CLOSE_CODES.GOING_AWAY);
       if (workspace.companion) this.companionClosed(workspace.companion, 'shutdown');

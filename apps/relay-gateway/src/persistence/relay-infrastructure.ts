@@ -1,7 +1,8 @@
 /**
  * Opens (and closes, in reverse) everything the gateway runs on, before Nest builds its modules: the
  * platform database, the event store, the event bus, the gateway's Prisma client, the outbox publisher,
- * the projection runner of the read models, and this replica's control event feed.
+ * the projection runner of the read models, this replica's control event feed, and the platform's
+ * maintenance scheduler (retention of the outbox, the projection history and the local bus's log).
  *
  * Schema: in embedded mode every migration set is applied here (event store, local bus, projections,
  * the gateway's own); on a server they are only verified (`MIGRATIONS_PENDING` until
@@ -13,6 +14,7 @@ import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, LOCA
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
 import { withContext } from '@trustmesh/platform-logging';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
+import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
 import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
 
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -32,6 +34,7 @@ export interface RelayInfrastructure {
   readonly publisher: OutboxPublisher;
   readonly projection: ProjectionRunner<RelayPrismaTx>;
   readonly feed: ControlEventFeed;
+  readonly maintenance: MaintenanceScheduler;
   /** Stops the loops and releases every connection; idempotent. */
   close(): Promise<void>;
 }
@@ -46,6 +49,37 @@ export interface OpenInfrastructureOptions {
   onStep?: (step: 'database' | 'event-bus' | 'consumers') => void;
   /** How the Kafka bus opens its connections (tests put a broker gate here); default kafkajs' own. */
   kafkaSocketFactory?: ISocketFactory;
+  /**
+   * Abandons the opening (a SIGTERM while the bus cannot join): the step it waits for is given up, what is
+   * open is closed, and the opening rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * `step`, unless `signal` fires first: then the opening moves on to closing what it opened, and a step that
+ * finishes after all is undone (`undo`), so nothing it started outlives the abandoned start.
+ */
+function unlessAborted<T>(step: Promise<T>, signal: AbortSignal | undefined, undo: (value: T) => Promise<unknown>): Promise<T> {
+  if (!signal) return step;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      void step.then(undo).catch(() => undefined);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    step.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 export async function openRelayInfrastructure(config: RelayGatewayConfig, logger: JsonLogger, options: OpenInfrastructureOptions = {}): Promise<RelayInfrastructure> {
@@ -56,8 +90,9 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     }
   };
   try {
+    const { signal } = options;
     options.onStep?.('database');
-    const database = await openDatabase(config.platform.database);
+    const database = await unlessAborted(openDatabase(config.platform.database), signal, (opened) => opened.close());
     cleanups.push(() => database.close());
     logger.info('database open', { mode: database.mode, location: database.location });
 
@@ -65,6 +100,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     // pending (the event store and the local bus would otherwise be found missing one start at a time).
     const localBus = config.platform.bus.adapter === 'local';
     await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, RELAY_GATEWAY_MIGRATIONS]);
+    signal?.throwIfAborted();
     const store = await openEventStore(database, { producer: config.producer, defaultTopic: RELAY_CONTROL_TOPIC });
     cleanups.push(() => store.close());
 
@@ -94,13 +130,29 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     cleanups.push(() => publisher.stop());
 
     options.onStep?.('consumers');
-    const projection = new ProjectionRunner(controlReadModelProjection(), prismaTransactions(prisma), bus);
-    await projection.start();
+    const controlReadModel = controlReadModelProjection();
+    const projection = new ProjectionRunner(controlReadModel, prismaTransactions(prisma), bus);
+    // On Kafka these wait for the consumer groups to join: tens of seconds on a restart, for ever while no
+    // broker answers. A stop asked for meanwhile must not wait for them.
+    await unlessAborted(projection.start(), signal, () => projection.stop());
     cleanups.push(() => projection.stop());
 
     const feed = new ControlEventFeed(bus, config.replicaId, logger);
-    await feed.start();
+    await unlessAborted(feed.start(), signal, () => feed.stop());
     cleanups.push(() => feed.stop());
+
+    // Stopped first on close (cleanups run in reverse), so no purge statement runs under a closing database.
+    const maintenance = new MaintenanceScheduler({
+      intervalMs: config.platform.maintenance.intervalMs,
+      logger: withContext(logger.port, { component: 'platform-maintenance' }),
+      tasks: platformMaintenanceTasks(config.platform.maintenance, {
+        store,
+        projections: { transactions: prismaTransactions(prisma), names: [controlReadModel.name] },
+        ...(localBus ? { localBus: database } : {}),
+      }),
+    });
+    maintenance.start();
+    cleanups.push(() => maintenance.stop());
 
     let closing: Promise<void> | undefined;
     return {
@@ -111,6 +163,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
       publisher,
       projection,
       feed,
+      maintenance,
       close: () => (closing ??= closeAll()),
     };
   } catch (error) {

@@ -1,9 +1,10 @@
 /**
  * Large catch-ups from the frames log, end to end on the real gateway (embedded PGlite, real sockets): a
  * catch-up larger than a socket's send high-water mark is paced by what the browser reads, never ended as a
- * slow reader; every frame arrives once and in order; and a browser that must heal a gap with snapshots (the
- * project's RelayClient, §6, one open thread) gets its snapshot answer while the catch-up is still flowing and
- * recovers.
+ * slow reader; every frame arrives once and in order, also when the catch-up starts with a gap for what the
+ * ring no longer holds and goes on, slice by slice, with the frames it holds; and a browser that must heal a
+ * gap with snapshots (the project's RelayClient, §6, one open thread) gets its snapshot answer while the
+ * catch-up is still flowing and recovers.
  */
 import { WebSocket } from 'ws';
 
@@ -179,6 +180,39 @@ describe('a catch-up that starts with a gap', () => {
       client.close();
     }
   }, 240_000);
+});
+
+describe('a paced catch-up that starts with a gap and goes on with the frames the ring holds', () => {
+  let gateway: TestRelay;
+
+  beforeAll(async () => {
+    // A ring of 200 frames: a browser 300 frames behind gets a gap for the first 100, then the 200 held ones.
+    // At 60 KB each those are 12 MB, many times the low-water mark (a quarter of 1 MiB) and more than the
+    // loopback's kernel buffers, so the catch-up goes out in many slices with waits between them.
+    gateway = await startTestRelay({
+      dataPlane: { RELAY_FRAMES_RETENTION_FRAMES: '200', RELAY_FIRST_ACK_TIMEOUT_MS: '60000', RELAY_WS_SEND_HIGH_WATER_BYTES: String(HIGH_WATER) },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('sends one gap for the frames it no longer holds, then each frame it holds once and in order, then live frames', async () => {
+    const large = 'x'.repeat(60 * 1024);
+    const { session, workspaceId, peer } = await reconnectAfter(gateway, 300, () => large);
+    const stream = () =>
+      session.received
+        .filter((frame) => frame.type === 'runtime.gap' || frame.type === 'runtime.event')
+        .map((frame) => (frame.type === 'runtime.gap' ? `gap ${String(frame['fromRelaySequence'])}…${String(frame['throughRelaySequence'])}` : frame['relaySequence']));
+    expect(stream()).toEqual(['gap 5…104', ...Array.from({ length: 200 }, (_, index) => index + 105)]);
+    expect(session.ofType('session.error')).toEqual([]);
+    expect(session.ws.readyState).toBe(WebSocket.OPEN);
+    // Live frames follow the catch-up, once.
+    peer.send(frames.event(workspaceId, 305));
+    await session.waitFor((frame) => frame['relaySequence'] === 305, 'the live frame after the catch-up');
+    expect(stream().slice(-2)).toEqual([304, 305]);
+  }, 180_000);
 });
 
 describe('a large redelivery of retained interactions', () => {

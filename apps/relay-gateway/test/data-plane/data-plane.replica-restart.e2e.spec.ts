@@ -19,7 +19,7 @@ import { RelayClient } from '@trustmesh/relay-client';
 
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { call } from '../support/gateway.fixture';
-import { childAuth, enrollThrough, startGatewayChild, statusFrom, ticketFrom, type GatewayChild } from './support/gateway.child';
+import { childAuth, enrollThrough, replicaEnv, startGatewayChild, statusFrom, ticketFrom, type GatewayChild } from './support/gateway.child';
 import { frames } from './support/frames';
 import { browser, type TestPeer } from './support/peers';
 import { ReplayingCompanion } from './support/replaying-companion';
@@ -40,15 +40,7 @@ describe('a replica restarted after its Companion moved to another replica', () 
   const prefix = `t${randomUUID().slice(0, 8)}.`;
 
   async function replica(replicaId: string): Promise<GatewayChild> {
-    const gateway = await startGatewayChild({
-      DATABASE_URL: database.url,
-      TRUSTMESH_BUS: 'local',
-      TRUSTMESH_TOPIC_PREFIX: prefix,
-      RELAY_REPLICA_ID: replicaId,
-      RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
-      RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
-      RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
-    });
+    const gateway = await startGatewayChild(replicaEnv({ databaseUrl: database.url, bus: 'local', topicPrefix: prefix }, replicaId));
     gateways.push(gateway);
     return gateway;
   }

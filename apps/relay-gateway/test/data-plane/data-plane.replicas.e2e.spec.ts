@@ -11,12 +11,8 @@
  * On the mock cluster a second process joining a shared group can get an answer kafkajs does not retry, so
  * its consumer crashes for good: the Kafka adapter then recreates the consumer, and the replica starts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 
-import * as grpc from '@grpc/grpc-js';
-import { relayControlV1GrpcJs } from '@trustmesh/contracts';
 import { LOCAL_BUS_MIGRATIONS } from '@trustmesh/platform-bus';
 import { deployMigrations } from '@trustmesh/platform-database';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
@@ -25,97 +21,36 @@ import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
 import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
-import { bearer, call, type RelayControlClient } from '../support/gateway.fixture';
+import { call } from '../support/gateway.fixture';
 import { frames } from './support/frames';
+import { childAuth, enrollThrough, replicaEnv, startGatewayChild, ticketFrom, type GatewayChild } from './support/gateway.child';
 import { browser, companion, type TestPeer } from './support/peers';
 
-const workspaceRoot = join(__dirname, '../../../..');
 const ORIGIN = 'https://app.example';
-const credential = `tmsc_${randomBytes(32).toString('base64url')}`;
-const auth = bearer(credential);
 const BUS_KINDS = ['local', 'kafka'] as const;
 
 describe.each(BUS_KINDS)('two gateway processes on the %s bus', (bus) => {
   const kafka = bus === 'kafka' ? useKafkaCluster() : undefined;
-  const children: ChildProcess[] = [];
-  const clients: RelayControlClient[] = [];
+  const replicas: GatewayChild[] = [];
   const peers: TestPeer[] = [];
   let database: TestPostgresDatabase;
-  let replicaA: Replica;
-  let replicaB: Replica;
+  let replicaA: GatewayChild;
+  let replicaB: GatewayChild;
   let workspaceId: string;
   let device: { deviceId: string; deviceCredential: string };
   let tickets: string[];
 
-  interface Replica {
-    wsUrl: string;
-    httpUrl: string;
-    client: RelayControlClient;
-  }
-
-  function startReplica(replicaId: string, prefix: string): Promise<Replica> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'gateway.process.ts')], {
-      cwd: workspaceRoot,
-      env: {
-        ...process.env,
-        TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
-        DATABASE_URL: database.url,
-        TRUSTMESH_BUS: bus,
-        ...(kafka ? { KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
-        TRUSTMESH_TOPIC_PREFIX: prefix,
-        RELAY_REPLICA_ID: replicaId,
-        RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
-        RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
-        // Server mode requires TLS; these replicas stand for ones behind a TLS-terminating proxy (plain, loopback).
-        RELAY_TLS: 'terminated-by-proxy',
-        RELAY_HTTP_PORT: '0',
-        RELAY_GRPC_PORT: '0',
-        RELAY_OPERATOR_PORT: '0',
-        LOG_LEVEL: 'warn',
-        RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
-        RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-      if (process.env['DEBUG_SHUTDOWN']) process.stderr.write(chunk);
-    });
-    return new Promise((resolve, reject) => {
-      let partial = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        const lines = (partial + chunk.toString()).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line.startsWith('{"event"')) continue;
-          const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string };
-          if (message.event !== 'ready') continue;
-          const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
-          clients.push(client);
-          resolve({ wsUrl: message.httpUrl.replace(/^http:/, 'ws:'), httpUrl: message.httpUrl, client });
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`replica ${replicaId} exited with ${code}: ${stderr.slice(-2000)}`)));
-    });
+  /** A replica process (`gateway.child.ts`) in server mode on the test's database and bus. */
+  async function startReplica(replicaId: string, prefix: string): Promise<GatewayChild> {
+    const replica = await startGatewayChild(replicaEnv({ databaseUrl: database.url, bus, ...(kafka ? { kafkaBrokers: kafka.brokers } : {}), topicPrefix: prefix }, replicaId));
+    replicas.push(replica);
+    return replica;
   }
 
   afterAll(async () => {
     for (const peer of peers) peer.close();
-    for (const client of clients) client.close();
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-            // A replica that cannot leave its groups in time is not what this file tests: stop it hard.
-            setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
-          }),
-      ),
-    );
+    // SIGTERM, and SIGKILL after 30 s: a replica that cannot leave its groups in time is not what this file tests.
+    await Promise.all(replicas.map((replica) => replica.stop()));
     await database?.drop();
   });
 
@@ -126,37 +61,16 @@ describe.each(BUS_KINDS)('two gateway processes on the %s bus', (bus) => {
     const prefix = `t${randomUUID().slice(0, 8)}.`;
     [replicaA, replicaB] = await Promise.all([startReplica('replica-a', prefix), startReplica('replica-b', prefix)]);
     // Enrolled through replica A (gRPC + the redeem endpoint); tickets issued by A, used on either replica.
-    const { workspace } = await call(
-      replicaA.client,
-      replicaA.client.createWorkspace,
-      { requestId: randomUUID(), ownerUserId: 'user-1', displayName: 'Two replicas', endToEndEncrypted: false },
-      auth,
-    );
-    workspaceId = workspace!.workspaceId;
-    const { pairingCode } = await call(replicaA.client, replicaA.client.createPairingCode, { workspaceId, ttlSeconds: 0, requestedByUserId: 'user-1' }, auth);
-    const redeemed = await fetch(`${replicaA.httpUrl}/v1/device-enrollments/redeem`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code: pairingCode }),
-    });
-    expect(redeemed.status).toBe(200);
-    device = (await redeemed.json()) as { deviceId: string; deviceCredential: string };
+    const enrolled = await enrollThrough(replicaA);
+    workspaceId = enrolled.workspaceId;
+    device = { deviceId: enrolled.deviceId, deviceCredential: enrolled.credential };
     // The read model's consumer group (shared by both replicas) settles before anything is timed: on the Kafka
     // mock a member can crash mid-join and the group then waits one session timeout (30 s) to rebalance.
     await waitUntil(
-      async () => (await call(replicaB.client, replicaB.client.listDevices, { workspaceId, pageSize: 0, pageToken: '' }, auth)).devices.length === 1,
+      async () => (await call(replicaB.client, replicaB.client.listDevices, { workspaceId, pageSize: 0, pageToken: '' }, childAuth)).devices.length === 1,
       { what: 'the device in the read model on replica B', timeoutMs: 120_000, intervalMs: 250 },
     );
-    tickets = [];
-    for (let index = 0; index < 2; index += 1) {
-      const { descriptor } = await call(
-        replicaA.client,
-        replicaA.client.createBrowserSession,
-        { workspaceId, origin: ORIGIN, acceptedWireVersions: ['1.2', '1.1'], userId: 'user-1' },
-        auth,
-      );
-      tickets.push(new URL(descriptor!.connectUrl).searchParams.get('ticket')!);
-    }
+    tickets = [await ticketFrom(replicaA, workspaceId, 'user-1', ORIGIN), await ticketFrom(replicaA, workspaceId, 'user-1', ORIGIN)];
   }, 180_000);
 
   it('serves a browser on replica A and its Companion on replica B, in order, nothing lost or doubled', async () => {

@@ -1,7 +1,7 @@
 /**
  * Ending browser sessions, on the real gateway (control plane on embedded PGlite) with real sockets and the
  * real gRPC client: EndBrowserSessions closes one session, or all of a person's on a workspace, with 4008 and
- * audits the request and each end; a session past RELAY_BROWSER_SESSION_MAX_SECONDS is closed with the
+ * audits the request and each end, and revokes the tickets of that scope minted before it; a session past RELAY_BROWSER_SESSION_MAX_SECONDS is closed with the
  * retryable 4012 and its browser gets back in with a fresh ticket.
  */
 import type * as grpc from '@grpc/grpc-js';
@@ -9,6 +9,8 @@ import { waitUntil } from '@trustmesh/platform-testing';
 
 import { call, statusOf } from '../support/gateway.fixture';
 import { frames } from './support/frames';
+import { streams } from '../../src/control/control.events';
+import { sha256Hex } from '../../src/control/secrets';
 import { WorkspaceRegistry } from '../../src/control/workspace-registry';
 import { browser, companion, connect, type Frame, type TestPeer } from './support/peers';
 import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';
@@ -42,6 +44,15 @@ describe('EndBrowserSessions', () => {
     await relay?.close();
   });
 
+  const endRequests = async (streamId: string) =>
+    (await relay.gateway.infrastructure.store.readStream(streamId)).filter((event) => event.envelope.eventType === 'BrowserSessionsEndRequested').map((event) => event.envelope.data);
+
+  const refusalOf = async (ticket: string) => {
+    const refused = track(connect(`${relay.wsUrl}/v1/browser?ticket=${encodeURIComponent(ticket)}`, { origin: ORIGIN }));
+    await refused.closed;
+    return refused.refusal;
+  };
+
   const end = (request: { workspaceId: string; sessionId?: string; userId?: string }, auth?: grpc.Metadata) =>
     call(
       relay.client,
@@ -69,8 +80,8 @@ describe('EndBrowserSessions', () => {
     // Closed before the call returned.
     expect([a1.peer.closeCode, a2.peer.closeCode]).toEqual([4008, 4008]);
     expect(b.peer.closeCode).toBeUndefined();
-    // Audited: the request, and each session's end with its reason.
-    const requested = await relay.events(device.workspaceId, 'BrowserSessionsEndRequested');
+    // Audited: the request (in the person's end stream, which ticket redemption reads), and each session's end with its reason.
+    const requested = await endRequests(streams.userSessionEnds(device.workspaceId, sha256Hex('user-a')));
     expect(requested).toEqual([expect.objectContaining({ userId: 'user-a', sessionId: null, reason: 'signed out everywhere', requestedByUserId: 'admin-1' })]);
     await relay.waitForEvent(device.workspaceId, 'BrowserSessionEnded', (data) => data['sessionId'] === a1.sessionId && data['reason'] === 'ended-by-operator', 'a1 ended');
     await relay.waitForEvent(device.workspaceId, 'BrowserSessionEnded', (data) => data['sessionId'] === a2.sessionId && data['reason'] === 'ended-by-operator', 'a2 ended');
@@ -80,6 +91,78 @@ describe('EndBrowserSessions', () => {
     expect(b.peer.closeCode).toBe(4008);
     // Nothing live left to end.
     expect(await end({ workspaceId: device.workspaceId, userId: 'user-a' })).toEqual({ endedSessionCount: 0 });
+  });
+
+  it('revokes the tickets minted for the person or session before the call: refused SESSION_TICKET_INVALID, later ones open', async () => {
+    const workspaceId = await relay.createWorkspace();
+    const mintedBefore = await relay.browserTicket(workspaceId, { userId: 'user-c' });
+    const someoneElses = await relay.browserTicket(workspaceId, { userId: 'user-d' });
+    expect(await end({ workspaceId, userId: 'user-c' })).toEqual({ endedSessionCount: 0 });
+
+    expect(await refusalOf(mintedBefore)).toEqual({ status: 401, body: JSON.stringify({ code: 'SESSION_TICKET_INVALID' }) });
+    expect(track(await browser(relay.wsUrl, someoneElses, ORIGIN)).ofType('session.ready')).toHaveLength(1);
+    const mintedAfter = await relay.browserTicket(workspaceId, { userId: 'user-c' });
+    expect(track(await browser(relay.wsUrl, mintedAfter, ORIGIN)).ofType('session.ready')).toHaveLength(1);
+
+    // One session, ended by its id before its ticket was used (the id the ticket's session will have).
+    const unused = await relay.browserTicket(workspaceId, { userId: 'user-e' });
+    const [issued] = await relay.gateway.infrastructure.store.readStream(streams.ticket(sha256Hex(unused)));
+    const sessionId = String((issued!.envelope.data as Record<string, unknown>)['sessionId']);
+    const sameUserOtherTicket = await relay.browserTicket(workspaceId, { userId: 'user-e' });
+    expect(await end({ workspaceId, sessionId })).toEqual({ endedSessionCount: 0 });
+    expect(await refusalOf(unused)).toEqual({ status: 401, body: JSON.stringify({ code: 'SESSION_TICKET_INVALID' }) });
+    expect(track(await browser(relay.wsUrl, sameUserOtherTicket, ORIGIN)).ofType('session.ready')).toHaveLength(1);
+  });
+
+  it('closes a session whose ticket passed the check just before the call ended its person (4008)', async () => {
+    const workspaceId = await relay.createWorkspace();
+    const ticket = await relay.browserTicket(workspaceId, { userId: 'user-f' });
+    // The one narrow double: EndBrowserSessions lands between the ticket check and the session's registration,
+    // a window real timing cannot be made to hit on demand. Both of its notifications (this replica's own, and
+    // the bus's, as another replica would hear it) arrive while there is no session to close yet.
+    let heard = 0;
+    const stopListening = relay.gateway.infrastructure.feed.on((envelope) => {
+      if (envelope.eventType === 'BrowserSessionsEndRequested' && (envelope.data as Record<string, unknown>)['userId'] === 'user-f') heard += 1;
+    });
+    const consume = relay.directory.consumeBrowserTicket.bind(relay.directory);
+    const spy = jest.spyOn(relay.directory, 'consumeBrowserTicket').mockImplementation(async (...args) => {
+      const verdict = await consume(...args);
+      expect(await end({ workspaceId, userId: 'user-f' })).toEqual({ endedSessionCount: 0 });
+      await waitUntil(() => heard >= 2, { what: 'the end request from the feed and from the bus', timeoutMs: 15_000 });
+      return verdict;
+    });
+    try {
+      const peer = track(connect(`${relay.wsUrl}/v1/browser?ticket=${encodeURIComponent(ticket)}`, { origin: ORIGIN }));
+      await waitUntil(() => peer.closeCode !== undefined, { what: 'the session to be closed', timeoutMs: 15_000 });
+      expect(peer.closeCode).toBe(4008);
+    } finally {
+      spy.mockRestore();
+      stopListening();
+    }
+  });
+
+  it('does not close a session opened after the call when the end request is heard again (at-least-once feed)', async () => {
+    const workspaceId = await relay.createWorkspace();
+    expect(await end({ workspaceId, userId: 'user-g' })).toEqual({ endedSessionCount: 0 });
+    const fresh = await session(relay, workspaceId, 'user-g');
+    const [request] = await relay.gateway.infrastructure.store.readStream(streams.userSessionEnds(workspaceId, sha256Hex('user-g')));
+    const asked = jest.spyOn(relay.directory, 'browserSessionEndedSince');
+    try {
+      // The bus delivers the same end request again (a redelivery, or a replica that hears it late).
+      relay.gateway.infrastructure.feed.deliver([request!.envelope]);
+      await waitUntil(() => asked.mock.results.length > 0, { what: 'the session to be checked against the store', timeoutMs: 15_000 });
+      expect(await asked.mock.results[0]!.value).toBe(false);
+    } finally {
+      asked.mockRestore();
+    }
+    expect(fresh.peer.closeCode).toBeUndefined();
+    // It is live and usable: EndBrowserSessions now ends it.
+    await waitUntil(async () => (await call(relay.client, relay.client.getWorkspaceStatus, { workspaceId }, relay.auth)).status?.browserSessionCount === 1, {
+      what: 'the session recorded live',
+      timeoutMs: 15_000,
+    });
+    expect(await end({ workspaceId, sessionId: fresh.sessionId })).toEqual({ endedSessionCount: 1 });
+    expect(fresh.peer.closeCode).toBe(4008);
   });
 
   it('refuses bad arguments and unknown workspaces with stable status codes', async () => {

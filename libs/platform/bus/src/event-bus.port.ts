@@ -154,6 +154,12 @@ export interface BusHealth {
   ready: boolean;
   /** A short, stable reason when not ready (never internal error text). */
   reason?: string;
+  /**
+   * Stable codes of what works, but with weaker guarantees than it should, while ready: the Kafka bus's
+   * `PRODUCER_NOT_IDEMPOTENT` (a send retried after a lost response may be written twice) until it gets
+   * an idempotent producer again. Absent when there is none.
+   */
+  degraded?: string[];
 }
 
 export interface EventBus {
@@ -169,9 +175,16 @@ export interface EventBus {
 /** The DI token under which an app provides its `EventBus`. */
 export const EVENT_BUS = Symbol.for('trustmesh.platform.EventBus');
 
+const DEAD_LETTER_SUFFIX = '.dlq';
+
 /** Topic names follow `<context>.<stream>.v<major>`; each has a `.dlq` sibling. */
 export function deadLetterTopic(topic: string): string {
-  return `${topic}.dlq`;
+  return `${topic}${DEAD_LETTER_SUFFIX}`;
+}
+
+/** Whether a topic (as stored or as services name it) is some topic's `.dlq` sibling. */
+export function isDeadLetterTopic(topic: string): boolean {
+  return topic.endsWith(DEAD_LETTER_SUFFIX);
 }
 
 /** Headers a dead-lettered message carries besides the original ones. */

@@ -5,6 +5,7 @@ export {
   EVENT_BUS,
   DLQ_HEADERS,
   deadLetterTopic,
+  isDeadLetterTopic,
   TransientHandlerError,
   isTransientFailure,
   type EventBus,
@@ -28,6 +29,13 @@ export { LocalEventBus, DEFAULT_LOCAL_CONSUMER_TUNING, DEFAULT_MAX_MESSAGE_BYTES
 export { createLocalEventBus, type LocalEventBusFactoryOptions } from './local/local-event-bus.factory';
 export { LocalSubscription, type LocalConsumerTuning } from './local/local-subscription';
 export { LOCAL_BUS_MIGRATIONS } from './local/local-bus.migrations';
+export {
+  applyLocalLogRetention,
+  DEFAULT_LOCAL_LOG_RETENTION_MS,
+  DEFAULT_LOCAL_LOG_MAX_AGE_MS,
+  type LocalLogRetention,
+  type LocalLogRetentionResult,
+} from './local/local-log.retention';
 export {
   inProcessWakeUps,
   postgresWakeUps,

@@ -1,4 +1,4 @@
-import { pause, retryDelayMs, waitAlive } from './retry-backoff';
+import { pause, retryDelayMs } from './retry-backoff';
 
 describe('retry backoff', () => {
   it('doubles from the base after each failed try, up to the cap', () => {
@@ -8,24 +8,6 @@ describe('retry backoff', () => {
 
   // No clock in the assertions: a wait that failed to end early would outlast the test's timeout instead.
   const LONGER_THAN_THE_TEST = 600_000;
-
-  it('heartbeats while it waits, and ends early when waiting is pointless', async () => {
-    let beats = 0;
-    const heartbeat = async () => {
-      beats += 1;
-    };
-    expect(await waitAlive(30, { heartbeat, heartbeatEveryMs: 20, abandoned: () => false, signal: new AbortController().signal })).toBe(true);
-    // It keeps heartbeating for as long as it waits: here, until the third beat makes the wait pointless.
-    beats = 0;
-    expect(await waitAlive(LONGER_THAN_THE_TEST, { heartbeat, heartbeatEveryMs: 20, abandoned: () => beats >= 3, signal: new AbortController().signal })).toBe(false);
-    expect(beats).toBe(3);
-
-    const stop = new AbortController();
-    setTimeout(() => stop.abort(), 30);
-    expect(await waitAlive(LONGER_THAN_THE_TEST, { heartbeat, heartbeatEveryMs: 5_000, abandoned: () => false, signal: stop.signal })).toBe(false);
-
-    expect(await waitAlive(LONGER_THAN_THE_TEST, { heartbeat, heartbeatEveryMs: 20, abandoned: () => true, signal: new AbortController().signal })).toBe(false);
-  });
 
   it('pauses for the delay, or until the signal aborts', async () => {
     expect(await pause(20, new AbortController().signal)).toBe(true);

@@ -15,7 +15,25 @@ describe('platform configuration', () => {
     expect(loadPlatformConfig({})).toEqual({
       bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 5, retryBackoffMs: 200, localPartitions: 4 },
       database: { mode: 'embedded', dataDir: '.data' },
+      maintenance: {
+        intervalMs: 3_600_000,
+        busRetentionMs: 604_800_000,
+        busMaxAgeMs: 2_592_000_000,
+        outboxRetentionMs: 604_800_000,
+        projectionHistoryRetentionMs: 2_592_000_000,
+      },
     });
+  });
+
+  it('reads the retention settings, and refuses a bus maximum age below the bus retention', () => {
+    const config = loadPlatformConfig({ TRUSTMESH_MAINTENANCE_INTERVAL_MS: '60000', TRUSTMESH_BUS_RETENTION_MS: '0', TRUSTMESH_BUS_MAX_AGE_MS: '1000' });
+    expect(config.maintenance).toMatchObject({ intervalMs: 60_000, busRetentionMs: 0, busMaxAgeMs: 1_000 });
+    expect(problemsOf({ TRUSTMESH_BUS_RETENTION_MS: '2000', TRUSTMESH_BUS_MAX_AGE_MS: '1000' })).toEqual(['TRUSTMESH_BUS_MAX_AGE_MS']);
+    expect(problemsOf({ TRUSTMESH_MAINTENANCE_INTERVAL_MS: '10', TRUSTMESH_OUTBOX_RETENTION_MS: '-1', TRUSTMESH_PROJECTION_HISTORY_RETENTION_MS: 'week' })).toEqual([
+      'TRUSTMESH_MAINTENANCE_INTERVAL_MS',
+      'TRUSTMESH_OUTBOX_RETENTION_MS',
+      'TRUSTMESH_PROJECTION_HISTORY_RETENTION_MS',
+    ]);
   });
 
   it('reads a distributed setup', () => {

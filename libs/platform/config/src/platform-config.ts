@@ -13,6 +13,11 @@
  * | `TRUSTMESH_BUS_MAX_ATTEMPTS` | `5` | tries per message before the DLQ (1–100) |
  * | `TRUSTMESH_BUS_RETRY_BACKOFF_MS` | `200` | first retry delay, doubling per try (0–60000) |
  * | `TRUSTMESH_LOCAL_BUS_PARTITIONS` | `4` | partitions per topic on the local bus (1–256) |
+ * | `TRUSTMESH_MAINTENANCE_INTERVAL_MS` | `3600000` (1 h) | how often the maintenance jobs (retention) run, ±10 % (1000–86400000) |
+ * | `TRUSTMESH_BUS_RETENTION_MS` | `604800000` (7 days) | local bus: messages every live group consumed are deleted after this |
+ * | `TRUSTMESH_BUS_MAX_AGE_MS` | `2592000000` (30 days) | local bus: messages are deleted after this even if a live group has not consumed them (≥ the retention) |
+ * | `TRUSTMESH_OUTBOX_RETENTION_MS` | `604800000` (7 days) | published outbox rows are deleted after this (the events stay) |
+ * | `TRUSTMESH_PROJECTION_HISTORY_RETENTION_MS` | `2592000000` (30 days) | projections' applied event ids are deleted after this |
  */
 import { envReader, type Env } from './env-reader';
 
@@ -28,7 +33,19 @@ export interface PlatformConfig {
     localPartitions: number;
   };
   database: { mode: 'embedded'; dataDir: string } | { mode: 'server'; url: string };
+  /** The periodic retention jobs (`platform-maintenance`); ages in milliseconds. */
+  maintenance: {
+    intervalMs: number;
+    busRetentionMs: number;
+    busMaxAgeMs: number;
+    outboxRetentionMs: number;
+    projectionHistoryRetentionMs: number;
+  };
 }
+
+const DAY_MS = 24 * 60 * 60_000;
+/** Longest age any retention variable accepts (ten years): a bound, not a recommendation. */
+const MAX_RETENTION_MS = 3_650 * DAY_MS;
 
 export interface ConfigProblem {
   variable: string;
@@ -103,7 +120,17 @@ export function loadPlatformConfig(env: Env): PlatformConfig {
       localPartitions: integer('TRUSTMESH_LOCAL_BUS_PARTITIONS', 4, 1, 256),
     },
     database,
+    maintenance: {
+      intervalMs: integer('TRUSTMESH_MAINTENANCE_INTERVAL_MS', 60 * 60_000, 1_000, DAY_MS),
+      busRetentionMs: integer('TRUSTMESH_BUS_RETENTION_MS', 7 * DAY_MS, 0, MAX_RETENTION_MS),
+      busMaxAgeMs: integer('TRUSTMESH_BUS_MAX_AGE_MS', 30 * DAY_MS, 0, MAX_RETENTION_MS),
+      outboxRetentionMs: integer('TRUSTMESH_OUTBOX_RETENTION_MS', 7 * DAY_MS, 0, MAX_RETENTION_MS),
+      projectionHistoryRetentionMs: integer('TRUSTMESH_PROJECTION_HISTORY_RETENTION_MS', 30 * DAY_MS, 0, MAX_RETENTION_MS),
+    },
   };
+  if (config.maintenance.busMaxAgeMs < config.maintenance.busRetentionMs) {
+    fail('TRUSTMESH_BUS_MAX_AGE_MS', `must be at least TRUSTMESH_BUS_RETENTION_MS (${config.maintenance.busRetentionMs}): it is the hard bound past the retention`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -146,34 +146,35 @@ async function plan(db: SqlExecutor, sets: readonly MigrationSet[], files: reado
   const [{ present } = { present: false }] = await db.query<{ present: boolean }>(
     `SELECT to_regclass('${MIGRATION_HISTORY_TABLE}') IS NOT NULL AS present`,
   );
-  return Promise.all(
-    sets.map(async (set, index) => {
-      const migrations = files[index] ?? [];
-      const rows = present
-        ? await db.query<HistoryRow>(`SELECT migration, checksum FROM ${MIGRATION_HISTORY_TABLE} WHERE library = $1 ORDER BY migration`, [set.library])
-        : [];
-      const byName = new Map(migrations.map((migration) => [migration.name, migration]));
-      for (const row of rows) {
-        const file = byName.get(row.migration);
-        if (!file) {
-          throw new MigrationError(
-            'MIGRATION_NOT_IN_FOLDER',
-            `${set.library}/${row.migration} is applied to this database but is not in ${set.directory}; ` +
-              'the database was migrated by a newer build, or a migration folder was deleted.',
-          );
-        }
-        if (file.checksum !== row.checksum) {
-          throw new MigrationError(
-            'MIGRATION_CHECKSUM_MISMATCH',
-            `${set.library}/${row.migration} changed after it was applied (checksum ${row.checksum.slice(0, 12)}… applied, ` +
-              `${file.checksum.slice(0, 12)}… on disk). Applied migrations are never edited: restore the file and add a new migration.`,
-          );
-        }
+  // One query at a time: `db` may be a single connection (pg refuses overlapping queries on one client from v9).
+  const plans: Plan[] = [];
+  for (const [index, set] of sets.entries()) {
+    const migrations = files[index] ?? [];
+    const rows = present
+      ? await db.query<HistoryRow>(`SELECT migration, checksum FROM ${MIGRATION_HISTORY_TABLE} WHERE library = $1 ORDER BY migration`, [set.library])
+      : [];
+    const byName = new Map(migrations.map((migration) => [migration.name, migration]));
+    for (const row of rows) {
+      const file = byName.get(row.migration);
+      if (!file) {
+        throw new MigrationError(
+          'MIGRATION_NOT_IN_FOLDER',
+          `${set.library}/${row.migration} is applied to this database but is not in ${set.directory}; ` +
+            'the database was migrated by a newer build, or a migration folder was deleted.',
+        );
       }
-      const applied = new Set(rows.map((row) => row.migration));
-      return { set, alreadyApplied: [...applied], pending: migrations.filter((migration) => !applied.has(migration.name)) };
-    }),
-  );
+      if (file.checksum !== row.checksum) {
+        throw new MigrationError(
+          'MIGRATION_CHECKSUM_MISMATCH',
+          `${set.library}/${row.migration} changed after it was applied (checksum ${row.checksum.slice(0, 12)}… applied, ` +
+            `${file.checksum.slice(0, 12)}… on disk). Applied migrations are never edited: restore the file and add a new migration.`,
+        );
+      }
+    }
+    const applied = new Set(rows.map((row) => row.migration));
+    plans.push({ set, alreadyApplied: [...applied], pending: migrations.filter((migration) => !applied.has(migration.name)) });
+  }
+  return plans;
 }
 
 /** The run in progress (and those queued after it) per database location, in this process. */

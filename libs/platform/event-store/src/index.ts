@@ -18,4 +18,4 @@ export {
 export type { AppendOptions, ExpectedVersion } from './append-request';
 export { EventStoreError, ConcurrencyError, EVENT_STORE_ERROR_CODES, type EventStoreErrorCode } from './event-store.errors';
 export { EVENT_STORE_MIGRATIONS } from './event-store.migrations';
-export { OutboxPublisher, publishInOrder, DEFAULT_OUTBOX_RETENTION_MS, type OutboxPublisherOptions, type OutboxPublisherStats } from './outbox-publisher';
+export { OutboxPublisher, publishInOrder, type OutboxPublisherOptions, type OutboxPublisherStats } from './outbox-publisher';

@@ -10,6 +10,9 @@
  * the batch is not published, nothing is marked (`OUTBOX_LEASE_LOST`), and this publisher only claims
  * again once the lease is free. Within a batch, consecutive rows for one topic go in one `publish` call, and
  * calls are sequential, so each stream reaches the bus in its append order.
+ *
+ * Published rows stay until the platform's maintenance purges them (`purgePublishedOutbox`, run by
+ * `platform-maintenance` every interval, `TRUSTMESH_OUTBOX_RETENTION_MS`): publishing never waits on a purge.
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 
@@ -22,18 +25,9 @@ export interface OutboxPublisherOptions {
   idleMs?: number;
   /** Longest pause after consecutive failures (default 5 s); pauses double from `idleMs`. */
   maxBackoffMs?: number;
-  /**
-   * How long published rows stay in the outbox (default 7 days), then the loop deletes them
-   * (`purgePublishedOutbox`; the events stay). Bounded retention: without it the outbox grows forever.
-   */
-  retainPublishedMs?: number;
-  /** How often the loop purges (default hourly; the first purge runs at start). */
-  purgeEveryMs?: number;
   /** Told about failures, with a stable code only. */
-  onError?: (code: 'OUTBOX_PUBLISH_FAILED' | 'OUTBOX_PURGE_FAILED', attempt: number) => void;
+  onError?: (code: 'OUTBOX_PUBLISH_FAILED', attempt: number) => void;
 }
-
-export const DEFAULT_OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 export interface OutboxPublisherStats {
   published: number;
@@ -50,9 +44,6 @@ export class OutboxPublisher {
   private readonly batchSize: number;
   private readonly idleMs: number;
   private readonly maxBackoffMs: number;
-  private readonly retainPublishedMs: number;
-  private readonly purgeEveryMs: number;
-  private lastPurge = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: EventStore,
@@ -62,8 +53,6 @@ export class OutboxPublisher {
     this.batchSize = options.batchSize ?? 100;
     this.idleMs = options.idleMs ?? 200;
     this.maxBackoffMs = options.maxBackoffMs ?? 5_000;
-    this.retainPublishedMs = options.retainPublishedMs ?? DEFAULT_OUTBOX_RETENTION_MS;
-    this.purgeEveryMs = options.purgeEveryMs ?? 60 * 60_000;
   }
 
   get stats(): OutboxPublisherStats {
@@ -100,7 +89,6 @@ export class OutboxPublisher {
   private async run(): Promise<void> {
     let consecutiveFailures = 0;
     while (this.running) {
-      await this.purgeWhenDue();
       let pause = this.idleMs;
       try {
         const count = await this.drain();
@@ -120,17 +108,6 @@ export class OutboxPublisher {
         };
       });
       this.wake = undefined;
-    }
-  }
-
-  /** Deletes published rows older than the retention, at most once per `purgeEveryMs`. */
-  private async purgeWhenDue(): Promise<void> {
-    if (Date.now() - this.lastPurge < this.purgeEveryMs) return;
-    this.lastPurge = Date.now();
-    try {
-      await this.store.purgePublishedOutbox(new Date(Date.now() - this.retainPublishedMs));
-    } catch {
-      this.options.onError?.('OUTBOX_PURGE_FAILED', 1);
     }
   }
 }

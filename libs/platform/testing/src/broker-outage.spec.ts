@@ -6,7 +6,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { Kafka, logLevel } from 'kafkajs';
 
-import { createBrokerGate } from './broker-outage';
+import { createBrokerGate, type BrokerGate } from './broker-outage';
+import { readTopic } from './kafka-topic.reader';
+import { uniqueName } from './unique-name';
 import { useKafkaCluster } from './kafka-cluster.fixture';
 
 const cluster = useKafkaCluster({ brokers: 3 });
@@ -22,6 +24,18 @@ function watch(socket: Socket): Promise<{ connected: boolean; errorCode: string 
     errorCode = error.code;
   });
   return new Promise((resolve) => socket.once('close', () => resolve({ connected, errorCode })));
+}
+
+/** A kafkajs client whose every broker connection goes through `gate`, quick to give up while it is down. */
+function gatedKafka(gate: BrokerGate): Kafka {
+  return new Kafka({
+    clientId: 'broker-gate-spec',
+    brokers: cluster.brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1_000,
+    retry: { retries: 1, initialRetryTime: 50 },
+    socketFactory: gate.socketFactory,
+  });
 }
 
 describe('the broker gate', () => {
@@ -52,7 +66,7 @@ describe('the broker gate', () => {
     const firstEnd = watch(first);
     await new Promise((resolve) => first.once('connect', resolve));
     expect(connects).toBe(1);
-    expect(gate.stats).toEqual({ opened: 1, reset: 0, refused: 0, open: 1 });
+    expect(gate.stats).toEqual({ opened: 1, reset: 0, refused: 0, open: 1, writesRefused: 0 });
 
     expect(gate.down()).toBe(1);
     expect(gate.isDown).toBe(true);
@@ -68,19 +82,12 @@ describe('the broker gate', () => {
     await new Promise((resolve) => again.once('connect', resolve));
     again.end();
     await expect(againEnd).resolves.toEqual({ connected: true, errorCode: undefined });
-    expect(gate.stats).toEqual({ opened: 2, reset: 1, refused: 1, open: 0 });
+    expect(gate.stats).toEqual({ opened: 2, reset: 1, refused: 1, open: 0, writesRefused: 0 });
   });
 
   it('cuts a kafkajs client off every broker it reached, not only the bootstrap one, and lets it back', async () => {
     const gate = createBrokerGate();
-    const kafka = new Kafka({
-      clientId: 'broker-gate-spec',
-      brokers: cluster.brokers,
-      logLevel: logLevel.NOTHING,
-      connectionTimeout: 1_000,
-      retry: { retries: 1, initialRetryTime: 50 },
-      socketFactory: gate.socketFactory,
-    });
+    const kafka = gatedKafka(gate);
     const admin = kafka.admin();
     await admin.connect();
     try {
@@ -104,6 +111,31 @@ describe('the broker gate', () => {
       expect(gate.stats.open).toBeGreaterThanOrEqual(1);
     } finally {
       await admin.disconnect();
+    }
+  }, 30_000);
+
+  it('refuses writes while it serves reads: a Produce resets its connection, other requests of the client go through', async () => {
+    const gate = createBrokerGate();
+    const kafka = gatedKafka(gate);
+    const topic = uniqueName('gate.writes');
+    const producer = kafka.producer({ maxInFlightRequests: 1 });
+    const admin = kafka.admin();
+    await Promise.all([producer.connect(), admin.connect()]);
+    try {
+      await producer.send({ topic, acks: -1, messages: [{ key: 'k', value: 'before' }] });
+      gate.refuseWrites();
+      expect(gate.refusingWrites).toBe(true);
+      await expect(producer.send({ topic, acks: -1, messages: [{ key: 'k', value: 'refused' }] })).rejects.toMatchObject({ name: 'KafkaJSNumberOfRetriesExceeded' });
+      expect(gate.stats.writesRefused).toBeGreaterThanOrEqual(2);
+      // Reads are not writes: the same client still reads the topic's offsets.
+      const held = (await admin.fetchTopicOffsets(topic)).reduce((sum, { high, low }) => sum + Number(high) - Number(low), 0);
+      expect(held).toBe(1);
+
+      gate.acceptWrites();
+      await producer.send({ topic, acks: -1, messages: [{ key: 'k', value: 'after' }] });
+      expect((await readTopic(cluster.brokers, topic, { minMessages: 2 })).map(({ value }) => value)).toEqual(['before', 'after']);
+    } finally {
+      await Promise.all([producer.disconnect(), admin.disconnect()]);
     }
   }, 30_000);
 });

@@ -13,6 +13,12 @@
  * - `down()`: every open connection is reset (`ECONNRESET` on the socket, a request in flight is lost
  *   with its response), and each new connection is refused (`ECONNREFUSED`) for as long as it is down.
  * - `up()`: new connections reach the brokers again; nothing is reopened for the client.
+ * - `refuseWrites()`: the cluster serves reads but takes no writes, as the client's producers see it: a
+ *   connection that sends a Produce request is reset before the request reaches the broker (the send fails
+ *   and is retried by kafkajs, until its retries run out), while every other request (metadata, fetches,
+ *   group membership, offset commits, admin) goes through. `acceptWrites()` ends it. kafkajs gives each
+ *   producer, consumer and admin client connections of its own, so a consumer of the same client keeps
+ *   consuming meanwhile: this is how a test fails a bus's dead-letter writes, and only those.
  * The brokers themselves keep running, so their logs, committed offsets and group state survive the
  * "restart" (a real broker keeps its log on disk; a real group coordinator would also reload its groups,
  * and would have dropped members whose session expired meanwhile, which the mock does too). Not
@@ -32,6 +38,8 @@ export interface BrokerGateStats {
   refused: number;
   /** Connections open now. */
   open: number;
+  /** Connections reset because they sent a Produce request while writes were refused. */
+  writesRefused: number;
 }
 
 export interface BrokerGate {
@@ -43,6 +51,18 @@ export interface BrokerGate {
   down(): number;
   /** Lets new connections through again. */
   up(): void;
+  readonly refusingWrites: boolean;
+  /** Resets each connection that sends a Produce request, until `acceptWrites()`; other requests go through. */
+  refuseWrites(): void;
+  acceptWrites(): void;
+}
+
+/** Kafka's Produce request (api key 0). */
+const PRODUCE_API_KEY = 0;
+
+/** Whether `chunk` is a Produce request as kafkajs writes it: one frame per write, size (int32) then api key (int16). */
+function isProduceRequest(chunk: unknown): boolean {
+  return Buffer.isBuffer(chunk) && chunk.length >= 6 && chunk.readInt16BE(4) === PRODUCE_API_KEY;
 }
 
 /** A socket error as Node reports it for a failed system call, with its `code`. */
@@ -56,7 +76,8 @@ function socketError(code: 'ECONNRESET' | 'ECONNREFUSED', syscall: 'read' | 'con
 export function createBrokerGate(): BrokerGate {
   const live = new Set<Socket>();
   let isDown = false;
-  const stats: BrokerGateStats = { opened: 0, reset: 0, refused: 0, open: 0 };
+  let refusingWrites = false;
+  const stats: BrokerGateStats = { opened: 0, reset: 0, refused: 0, open: 0, writesRefused: 0 };
 
   const socketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
     if (isDown) {
@@ -69,6 +90,14 @@ export function createBrokerGate(): BrokerGate {
     const socket = ssl ? connectTls({ ...ssl, host, port }, onConnect) : connect({ host, port }, onConnect);
     stats.opened += 1;
     live.add(socket);
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+    socket.write = ((...args: unknown[]) => {
+      if (!refusingWrites || !isProduceRequest(args[0])) return write(...args);
+      // The request never reaches the broker; the client sees its connection reset.
+      stats.writesRefused += 1;
+      socket.destroy(socketError('ECONNRESET', 'read'));
+      return false;
+    }) as Socket['write'];
     stats.open = live.size;
     socket.once('close', () => {
       live.delete(socket);
@@ -96,6 +125,15 @@ export function createBrokerGate(): BrokerGate {
     },
     up() {
       isDown = false;
+    },
+    get refusingWrites() {
+      return refusingWrites;
+    },
+    refuseWrites() {
+      refusingWrites = true;
+    },
+    acceptWrites() {
+      refusingWrites = false;
     },
   };
 }

@@ -11,6 +11,8 @@ export const ENCRYPTION_ERROR_MESSAGES = {
   ENCRYPTION_KEY_INVALID: 'The key is not a valid X25519 key for this encryption profile.',
   /** `seal` was given something this profile cannot encrypt (a frame type without a payload kind, another workspace, mismatched metadata). */
   ENCRYPTION_INPUT_INVALID: 'The frame cannot be sealed for this workspace.',
+  /** An authentic, fresh envelope was not handed out because its opening could not be written to the replay journal (a restart would forget it). */
+  ENCRYPTION_STATE_UNAVAILABLE: 'The replay journal could not be written; the encrypted payload was not opened.',
   /** The platform has no WebCrypto with X25519, HKDF and AES-GCM. */
   ENCRYPTION_UNAVAILABLE: 'WebCrypto with X25519, HKDF and AES-GCM is not available here.',
 } as const;

@@ -18,7 +18,7 @@ export {
   type PayloadKind,
   type EnvelopeDirection,
 } from './workspace-cipher';
-export { ReplayWindow, type ReplayWindowOptions, type ReplayVerdict } from './replay-window';
+export { ReplayWindow, type ReplayWindowOptions, type ReplayVerdict, type ReplayJournal, type ReplayJournalEntry } from './replay-window';
 export {
   generateRelayKeyPair,
   exportPublicKey,

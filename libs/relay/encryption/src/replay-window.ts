@@ -11,6 +11,10 @@
  *   sealed before it;
  * - at most `maxSenders` senders are remembered (least recently heard dropped first): memory stays bounded;
  *   senders are cipher instances (one browser session each), not anything a relay can mint.
+ *
+ * The staleness rule leaves one hole: what was sealed within `clockSkewMs` before a restart passes it. A
+ * `ReplayJournal` closes it: the previous lifetime's openings inside that allowance are `restore`d into the
+ * new window, and the cipher writes each opening to the journal before handing the frame out.
  */
 export interface ReplayWindowOptions {
   /** Counters tolerated out of order below the highest one seen (default 1024). */
@@ -20,6 +24,26 @@ export interface ReplayWindowOptions {
   /** How far a sender's clock may trail this one's (default 60 s). */
   clockSkewMs?: number;
   now?: () => number;
+}
+
+/** One opened envelope, as a journal keeps it. */
+export interface ReplayJournalEntry {
+  readonly sender: string;
+  readonly counter: number;
+  readonly sentAt: number;
+}
+
+/**
+ * Durable memory of a Companion's openings across its restarts (README "Replays across restarts"). The
+ * cipher loads it once when created and appends every envelope it opens, awaiting the append before it
+ * returns the frame: a crash before the append completes means the frame was never acted on (the browser's
+ * retry is a fresh envelope), so nothing acted on is ever missing from the journal.
+ */
+export interface ReplayJournal {
+  /** The entries sealed at or after `keepSince` (older ones can no longer pass a window's staleness rule). */
+  load(keepSince: number): Promise<readonly ReplayJournalEntry[]>;
+  /** Resolves once `entry` is durable; entries sealed before `keepSince` may be discarded from now on. */
+  append(entry: ReplayJournalEntry, keepSince: number): Promise<void>;
 }
 
 export type ReplayVerdict = 'fresh' | 'replayed' | 'stale';
@@ -47,9 +71,24 @@ export class ReplayWindow {
     this.createdAt = this.now();
   }
 
+  /** Envelopes sealed before this are stale: a window created later than this one refuses at least as much. */
+  get staleBefore(): number {
+    return this.createdAt - this.clockSkewMs;
+  }
+
+  /** What a journal must keep from now on: a window created at or after now refuses everything sealed earlier. */
+  keepSince(): number {
+    return this.now() - this.clockSkewMs;
+  }
+
+  /** Takes over what a previous lifetime opened (its journal), so those envelopes are replays here too. */
+  restore(entries: readonly ReplayJournalEntry[]): void {
+    for (const entry of entries) if (entry.sentAt >= this.staleBefore) this.record(entry.sender, entry.counter);
+  }
+
   /** Whether an envelope would be fresh, without recording it. */
   check(sender: string, counter: number, sentAt: number): ReplayVerdict {
-    if (sentAt < this.createdAt - this.clockSkewMs) return 'stale';
+    if (sentAt < this.staleBefore) return 'stale';
     const state = this.senders.get(sender);
     if (!state) return 'fresh';
     if (counter > state.highest) return 'fresh';

@@ -10,7 +10,7 @@
  *   metadata but not change it, nor turn an envelope around;
  * - plaintext: `{"v":2,"sender","counter","sentAt","frame"}`: the inner frame, bound to its sender (a random
  *   id per cipher instance), a per-sender counter and the sealing time, which the receiver's
- *   `ReplayWindow` checks (replay-window.ts).
+ *   `ReplayWindow` checks (replay-window.ts), and a `ReplayJournal` carries across the receiver's restarts.
  *
  * `open` authenticates first, then reads the inner frame as strict JSON (no repeated key, nesting within
  * the protocol's `MAX_FRAME_DEPTH`) and checks that it is a valid frame of the payload kind whose
@@ -25,7 +25,7 @@ import { parseStrictJson } from '@trustmesh/shared-strict-json';
 import { decodeBase64Url, encodeBase64Url } from './base64url';
 import { EncryptionError } from './encryption-error';
 import { subtle, toPrivateKey, toPublicKey } from './relay-keys';
-import { ReplayWindow, type ReplayWindowOptions } from './replay-window';
+import { ReplayWindow, type ReplayJournal, type ReplayWindowOptions } from './replay-window';
 
 export const E2EE_ALGORITHM = 'x25519-hkdf-sha256-aes-256-gcm';
 export const E2EE_HKDF_INFO = 'trustmesh/relay-e2ee/v2';
@@ -86,6 +86,12 @@ export interface WorkspaceCipherOptions {
    * `relaySequence` and `requestId`, and the relay's catch-up legitimately delivers an envelope again).
    */
   replayProtection?: boolean | ReplayWindowOptions;
+  /**
+   * Where the replay window survives restarts (README "Replays across restarts"): loaded here, written
+   * before `open` returns. Needs replay protection; without a journal, what was sealed within the clock
+   * skew allowance before a restart opens once more after it.
+   */
+  replayJournal?: ReplayJournal;
 }
 
 export interface SealOptions {
@@ -120,7 +126,12 @@ export async function createWorkspaceCipher(options: WorkspaceCipherOptions): Pr
   const key = await deriveKey(workspaceId, privateKey, peerPublicKey);
   const protection = options.replayProtection ?? options.role === 'companion';
   const window = protection === false ? null : new ReplayWindow(protection === true ? {} : protection);
-  return new AesGcmWorkspaceCipher(workspaceId, key, options.wire ?? '1.2', options.role ?? null, window);
+  const journal = options.replayJournal ?? null;
+  if (journal) {
+    if (!window) throw new EncryptionError('ENCRYPTION_INPUT_INVALID', 'a replay journal needs replay protection');
+    window.restore(await journal.load(window.staleBefore));
+  }
+  return new AesGcmWorkspaceCipher(workspaceId, key, options.wire ?? '1.2', options.role ?? null, window && { window, journal });
 }
 
 async function deriveKey(workspaceId: string, privateKey: CryptoKey, peerPublicKey: CryptoKey): Promise<CryptoKey> {
@@ -166,7 +177,7 @@ class AesGcmWorkspaceCipher implements WorkspaceCipher {
     private readonly key: CryptoKey,
     private readonly wire: WireVersion,
     private readonly role: 'browser' | 'companion' | null,
-    private readonly replays: ReplayWindow | null,
+    private readonly replays: { window: ReplayWindow; journal: ReplayJournal | null } | null,
   ) {}
 
   async seal(frame: SealableFrame, options: SealOptions = {}): Promise<EncryptedEnvelope> {
@@ -240,7 +251,7 @@ class AesGcmWorkspaceCipher implements WorkspaceCipher {
     ) {
       throw invalid('sealed body is not a bound frame');
     }
-    if (this.replays && this.replays.check(sender, counter, sentAt) !== 'fresh') {
+    if (this.replays && this.replays.window.check(sender, counter, sentAt) !== 'fresh') {
       throw new EncryptionError('ENCRYPTED_PAYLOAD_REPLAYED', 'envelope opened before, or sealed before this receiver started');
     }
     const verdict = validateWireFrame(options.wire ?? this.wire, inner);
@@ -252,7 +263,24 @@ class AesGcmWorkspaceCipher implements WorkspaceCipher {
     if (byRequest ? bound.requestId !== sealed.requestId : bound.relaySequence !== sealed.relaySequence) {
       throw invalid('inner requestId or relaySequence differs from the envelope');
     }
-    this.replays?.record(sender, counter);
+    await this.remember(sender, counter, sentAt);
     return frame as SealableFrame;
+  }
+
+  /**
+   * Records an opening: in memory at once (a concurrent `open` of the same envelope is then a replay), and
+   * in the journal before the frame is handed out, so whatever the caller acts on survives a crash. If
+   * the journal cannot be written the frame is withheld; the envelope stays spent, the sender seals again.
+   */
+  private async remember(sender: string, counter: number, sentAt: number): Promise<void> {
+    if (!this.replays) return;
+    const { window, journal } = this.replays;
+    window.record(sender, counter);
+    if (!journal) return;
+    try {
+      await journal.append({ sender, counter, sentAt }, window.keepSince());
+    } catch {
+      throw new EncryptionError('ENCRYPTION_STATE_UNAVAILABLE', 'replay journal not written');
+    }
   }
 }

@@ -14,8 +14,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-import Ajv, { _, type KeywordCxt, type KeywordDefinition } from 'ajv';
+import Ajv, { _, type KeywordCxt, type KeywordDefinition, type Name } from 'ajv';
+import { not, or } from 'ajv/dist/compile/codegen';
 import standaloneCode from 'ajv/dist/standalone';
+import { validateUnion } from 'ajv/dist/vocabularies/code';
 
 import { defineBrowserSession10 } from '../definitions/browser-session-1.0.definition';
 import { defineControl10, SESSION_ERROR_CODES } from '../definitions/control-1.0.definition';
@@ -209,6 +211,61 @@ const jsonValueKeyword: KeywordDefinition = {
   },
 };
 
+/**
+ * Ajv compiles `anyOf` by trying each member in turn, and a member that fails allocates its errors
+ * (objects, instance paths) before the next is tried: a `turn.completed` event inside `runtime.event`
+ * fails the nine event members listed before its own, on every frame. Where every member of a union pins `type` to constants
+ * (events; a member may itself be such a union), the union is compiled with a guard per member
+ * instead: a member is tried only if it names the value's `type`, the dispatch the library does for
+ * frames. It is still exactly the `anyOf`: a member whose `type` constant differs cannot match, so
+ * skipping it changes no answer. A value whose `type` no member names (not an object, no `type`, an
+ * unknown one) tries every member as before, so its errors, and the issue the explainer draws from
+ * them, stay the same; for a known `type`, the errors are those of the members that name it, the
+ * members the explainer follows anyway. Schema paths stay the document's (`…/anyOf/3/…`).
+ */
+const typeDispatchingAnyOf: KeywordDefinition = {
+  keyword: 'anyOf',
+  schemaType: 'array',
+  trackErrors: true,
+  code: compileAnyOf,
+};
+
+/** The `type` constants a union member pins, or undefined if it does not pin them all. */
+function pinnedTypes(member: JsonSchema): string[] | undefined {
+  const types = unionMembers(member).map((inner) => discriminatorOf(inner, 'type'));
+  return types.every((type): type is string => typeof type === 'string') ? types : undefined;
+}
+
+function compileAnyOf(cxt: KeywordCxt): void {
+  const members = cxt.schema as JsonSchema[];
+  const pins = members.map(pinnedTypes);
+  if (!pins.every((types): types is string[] => types !== undefined)) {
+    validateUnion(cxt);
+    return;
+  }
+  const { gen, data, keyword } = cxt;
+  const named = (types: readonly string[], tag: Name) => or(...types.map((type) => _`${tag} === ${type}`));
+  const tag = gen.const('tag', _`${data} && typeof ${data} == "object" ? ${data}.type : undefined`);
+  const everyType = [...new Set(pins.flat())];
+  const known = gen.const('known', named(everyType, tag));
+  const valid = gen.let('valid', false);
+  const memberValid = gen.name('_valid');
+  // As Ajv's own `anyOf` (validateUnion), with each member behind its guard.
+  gen.block(() =>
+    pins.forEach((types, i) => {
+      const tryMember = () => {
+        cxt.subschema({ keyword, schemaProp: i, compositeRule: true }, memberValid);
+        gen.assign(valid, _`${valid} || ${memberValid}`);
+      };
+      // A member naming every type (a nested union next to a variant of one of its types) needs no guard.
+      if (everyType.every((type) => types.includes(type))) tryMember();
+      else gen.if(or(not(known), named(types, tag)), tryMember);
+      gen.if(not(valid));
+    }),
+  );
+  cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
+}
+
 /** The compiled code builds its patterns with the library's engine (see pattern-engine.ts). */
 const patternEngine = Object.assign((pattern: string, flags: string) => compilePattern(pattern, flags), {
   code: 'require("../validation/pattern-engine").compilePattern',
@@ -230,6 +287,10 @@ function compileValidators(docs: Document[]): { code: string; index: string } {
   });
   ajv.addVocabulary(annotationKeywords(docs));
   ajv.addKeyword(jsonValueKeyword);
+  // Re-adding `anyOf` moves it after the other keywords without a data type; no schema node of the
+  // documents has `anyOf` beside another validating keyword, so no evaluation order changes.
+  ajv.removeKeyword('anyOf');
+  ajv.addKeyword(typeDispatchingAnyOf);
   const exports: Record<string, string> = {};
   const index: string[] = [];
   for (const doc of docs) {

@@ -299,14 +299,16 @@ describe('values generated from the schema documents validate', () => {
 // Differential: dispatch on `type` equals the document's root anyOf
 // ---------------------------------------------------------------------------------------------
 
+/** `validateWireFrame` of every version answers as Ajv does on the whole document. */
+function agree(value: unknown): void {
+  for (const version of WIRE_VERSIONS) {
+    const library = validateWireFrame(version, value).ok;
+    const reference = ajvAccepts(wireKey(version), value);
+    if (library !== reference) throw new Error(`Wire ${version}: library ${library}, Ajv ${reference} for ${JSON.stringify(value)}`);
+  }
+}
+
 describe('validateWireFrame agrees with Ajv on the whole document', () => {
-  const agree = (value: unknown): void => {
-    for (const version of WIRE_VERSIONS) {
-      const library = validateWireFrame(version, value).ok;
-      const reference = ajvAccepts(wireKey(version), value);
-      if (library !== reference) throw new Error(`Wire ${version}: library ${library}, Ajv ${reference} for ${JSON.stringify(value)}`);
-    }
-  };
 
   const allTypes = [...new Set(WIRE_VERSIONS.flatMap((version) => messageTypes(wireKey(version)).map(({ type }) => type)))];
   const anyVersionFrame = fc.constantFrom(...WIRE_VERSIONS).chain(frameArbitrary);
@@ -353,6 +355,58 @@ describe('validateWireFrame agrees with Ajv on the whole document', () => {
         return mutate.setAt(frame, path, replacement);
       });
     fc.assert(fc.property(edited, agree), { numRuns: 400 });
+  });
+});
+
+/** Pointers of the `runtime.event` frame, of its inner event union and of each of that union's (possibly nested) members, with their `type`. */
+function eventUnion(key: DocumentKey): { frame: string; union: string; members: Array<{ type: string; pointer: string }> } {
+  const frame = messageTypes(key).find(({ type }) => type === 'runtime.event');
+  if (!frame) throw new Error(`${key} has no runtime.event frame`);
+  const union = `${frame.pointer}/properties/event/properties/event`;
+  const members: Array<{ type: string; pointer: string }> = [];
+  const collect = (at: string): void => {
+    const { node, pointer } = dereference(DOCUMENTS[key], at);
+    if (node.anyOf) node.anyOf.forEach((_, index) => collect(`${pointer}/anyOf/${index}`));
+    else members.push({ type: node.properties?.['type']?.const as string, pointer });
+  };
+  collect(union);
+  return { frame: frame.pointer, union, members };
+}
+
+describe('the inner event union, compiled with dispatch on the event type, agrees with Ajv on the whole document', () => {
+  // The compiled validators try only the event members that name the event's `type`; the oracle
+  // evaluates the document's `anyOf` as written, member by member.
+  const eventFrame = fc.constantFrom(...WIRE_VERSIONS).chain((version) => arbitrary(wireKey(version), eventUnion(wireKey(version)).frame));
+  const withEvent = (frame: unknown, event: unknown): unknown => mutate.setAt(frame, '/event/event', event);
+  const eventTypes = [...new Set(WIRE_VERSIONS.flatMap((version) => eventUnion(wireKey(version)).members.map(({ type }) => type)))];
+  /** An event of any version, member by member, so that every member (1.0's `tool.output`, 1.2's second `tool.completed`) comes up. */
+  const anyEvent = fc.constantFrom(...WIRE_VERSIONS.flatMap((version) => eventUnion(wireKey(version)).members.map((member) => ({ version, ...member })))).chain(
+    ({ version, pointer }) => arbitrary(wireKey(version), pointer),
+  );
+
+  it('on events of every member of every version, in frames of any version', () => {
+    fc.assert(fc.property(eventFrame, anyEvent, (frame, event) => agree(withEvent(frame, event))), { numRuns: 400 });
+  });
+
+  it('on events whose `type` names another member', () => {
+    fc.assert(
+      fc.property(eventFrame, anyEvent, fc.constantFrom(...eventTypes), (frame, event, type) => agree(withEvent(frame, { ...(event as object), type }))),
+      { numRuns: 400 },
+    );
+  });
+
+  it('on objects with a known, unknown, missing or non-string `type` and random fields', () => {
+    const fieldNames = fc.constantFrom('type', 'streamId', 'delta', 'text', 'toolCallId', 'agentName', 'toolName', 'approval', 'resolution', 'stage', 'display', '__leak');
+    const type = fc.oneof(fc.constantFrom(...eventTypes), fc.constantFrom<unknown>(undefined, 'tool.output.x', '', 7, null, ['turn.started'], { type: 'turn.started' }));
+    const fields = fc.dictionary(fieldNames, fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom<unknown>('00000000-0000-0000-0000-000000000000', 'call-1', 'x')), { maxKeys: 5 });
+    fc.assert(
+      fc.property(eventFrame, type, fields, (frame, tag, rest) => agree(withEvent(frame, tag === undefined ? rest : { ...rest, type: tag }))),
+      { numRuns: 400 },
+    );
+  });
+
+  it('on values that are not objects', () => {
+    fc.assert(fc.property(eventFrame, fc.jsonValue({ maxDepth: 2 }), (frame, event) => agree(withEvent(frame, event))), { numRuns: 200 });
   });
 });
 

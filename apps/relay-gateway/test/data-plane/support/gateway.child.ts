@@ -7,6 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
@@ -17,17 +20,24 @@ import { bearer, call, type RelayControlClient } from '../../support/gateway.fix
 const workspaceRoot = join(__dirname, '../../../../..');
 const { WorkspaceConnectivity } = relayControlV1GrpcJs;
 
-/** One service credential for every child of a test file (its digest is in each child's environment). */
-const credential = `tmsc_${randomBytes(32).toString('base64url')}`;
-export const childAuth = bearer(credential);
+/**
+ * One service credential for every child of a test file (its digest is in each child's environment); exported
+ * for what a user's tools would be given it through (e.g. `RELAY_CONTROL_CREDENTIAL` of the `trustmesh` command).
+ */
+export const childCredential = `tmsc_${randomBytes(32).toString('base64url')}`;
+export const childAuth = bearer(childCredential);
 
 export interface GatewayChild {
   readonly process: ChildProcess;
-  /** ws://127.0.0.1:<port> */
+  /** ws://127.0.0.1:<port> (wss:// when it serves TLS) */
   readonly wsUrl: string;
   readonly httpUrl: string;
+  /** RelayControl's gRPC address, 127.0.0.1:<port> (plaintext with TLS off). */
+  readonly grpcAddress: string;
   /** The operator port (`/metrics`), http://127.0.0.1:<port>. */
   readonly operatorUrl: string;
+  /** The certificate it serves (PEM) for clients to trust, with RELAY_TLS=self-signed or files; null with TLS off. */
+  readonly certificate: Buffer | null;
   readonly client: RelayControlClient;
   /** The last lines the child wrote to stderr (for failure messages). */
   stderr(): string;
@@ -37,6 +47,32 @@ export interface GatewayChild {
   stop(): Promise<void>;
 }
 
+/** Where a replica in server mode runs: the test's Postgres database, its bus and its topic prefix. */
+export interface ReplicaPlacement {
+  databaseUrl: string;
+  bus: 'local' | 'kafka';
+  /** The Kafka brokers, when `bus` is `kafka`. */
+  kafkaBrokers?: readonly string[];
+  topicPrefix: string;
+}
+
+/**
+ * The environment of one replica of a distributed-mode test: server mode on the placement, a stable replica id,
+ * frames published almost at once, and a first-ACK timeout no test step comes near.
+ */
+export function replicaEnv(placement: ReplicaPlacement, replicaId: string): Record<string, string> {
+  return {
+    DATABASE_URL: placement.databaseUrl,
+    TRUSTMESH_BUS: placement.bus,
+    ...(placement.bus === 'kafka' && placement.kafkaBrokers ? { KAFKA_BROKERS: placement.kafkaBrokers.join(',') } : {}),
+    TRUSTMESH_TOPIC_PREFIX: placement.topicPrefix,
+    RELAY_REPLICA_ID: replicaId,
+    RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
+    RELAY_FRAMES_PUBLISH_LINGER_MS: '2',
+    RELAY_FIRST_ACK_TIMEOUT_MS: '60000',
+  };
+}
+
 /** Starts a gateway process; `env` adds to (and overrides) the defaults: embedded mode needs TRUSTMESH_DATA_DIR. */
 export function startGatewayChild(env: Record<string, string>): Promise<GatewayChild> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'gateway.process.ts')], {
@@ -44,7 +80,7 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
     env: {
       ...process.env,
       TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
-      RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(credential).digest('hex'),
+      RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(childCredential).digest('hex'),
       // Server mode (a DATABASE_URL) refuses plaintext listeners unless a proxy terminates TLS, as in these tests.
       RELAY_TLS: env['DATABASE_URL'] ? 'terminated-by-proxy' : 'off',
       RELAY_OPERATOR_PORT: '0',
@@ -70,7 +106,7 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
       partial = lines.pop() ?? '';
       for (const line of lines) {
         if (!line.startsWith('{"event"')) continue;
-        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string; operatorUrl: string };
+        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string; operatorUrl: string; certFile: string | null };
         if (message.event !== 'ready') continue;
         const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
         const end = async (signal: NodeJS.Signals) => {
@@ -82,9 +118,11 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
         };
         resolve({
           process: child,
-          wsUrl: message.httpUrl.replace(/^http:/, 'ws:'),
+          wsUrl: message.httpUrl.replace(/^http/, 'ws'),
           httpUrl: message.httpUrl,
+          grpcAddress: message.grpcAddress,
           operatorUrl: message.operatorUrl,
+          certificate: message.certFile ? readFileSync(message.certFile) : null,
           client,
           stderr: () => stderr,
           kill: () => end('SIGKILL'),
@@ -107,14 +145,26 @@ export async function enrollThrough(gateway: GatewayChild): Promise<{ workspaceI
   );
   const workspaceId = workspace!.workspaceId;
   const { pairingCode } = await call(client, client.createPairingCode, { workspaceId, ttlSeconds: 0, requestedByUserId: 'user-1' }, childAuth);
-  const redeemed = await fetch(`${gateway.httpUrl}/v1/device-enrollments/redeem`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code: pairingCode }),
-  });
+  const redeemed = await postJson(gateway, '/v1/device-enrollments/redeem', { code: pairingCode });
   if (redeemed.status !== 200) throw new Error(`enrollment failed with ${redeemed.status}`);
-  const body = (await redeemed.json()) as { deviceId: string; deviceCredential: string };
+  const body = JSON.parse(redeemed.body) as { deviceId: string; deviceCredential: string };
   return { workspaceId, deviceId: body.deviceId, credential: body.deviceCredential };
+}
+
+/** A JSON POST to the gateway's HTTP listener, trusting the certificate it serves (fetch cannot be given one). */
+function postJson(gateway: GatewayChild, path: string, body: unknown): Promise<{ status: number; body: string }> {
+  const url = new URL(path, gateway.httpUrl);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(url, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(gateway.certificate ? { ca: gateway.certificate } : {}) }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
 }
 
 /** A single-use browser ticket from gRPC CreateBrowserSession. */

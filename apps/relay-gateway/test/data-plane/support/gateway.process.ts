@@ -4,7 +4,8 @@
  * configured entirely by the environment the test passes (DATABASE_URL, TRUSTMESH_BUS=kafka, KAFKA_BROKERS,
  * RELAY_REPLICA_ID, RELAY_SERVICE_CREDENTIAL_SHA256, data plane variables, …).
  *
- * Prints one JSON line `{"event":"ready","httpUrl":…,"grpcAddress":…,"operatorUrl":…}` on stdout, and stops on SIGTERM.
+ * Prints one JSON line `{"event":"ready","httpUrl":…,"grpcAddress":…,"operatorUrl":…,"certFile":…}` on stdout (`certFile`:
+ * the certificate it serves, null with TLS off), and stops on SIGTERM.
  */
 import { startRelayGateway } from '../../../src/relay-gateway.bootstrap';
 
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
     print: () => undefined,
     writeLog: (line) => process.stderr.write(`${line}\n`),
   });
-  process.stdout.write(`${JSON.stringify({ event: 'ready', httpUrl: gateway.httpUrl, grpcAddress: gateway.grpcAddress, operatorUrl: gateway.operatorUrl })}\n`);
+  process.stdout.write(`${JSON.stringify({ event: 'ready', httpUrl: gateway.httpUrl, grpcAddress: gateway.grpcAddress, operatorUrl: gateway.operatorUrl, certFile: gateway.tls?.certFile ?? null })}\n`);
   process.once('SIGTERM', () => {
     void gateway.close().then(
       () => process.exit(0),

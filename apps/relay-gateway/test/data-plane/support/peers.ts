@@ -88,9 +88,9 @@ export function connect(
   );
 }
 
-/** A Companion that connected and sent `device.connect`. */
-export async function companion(baseUrl: string, connectFrame: unknown): Promise<TestPeer> {
-  const peer = connect(`${baseUrl}/v1/companion`);
+/** A Companion that connected and sent `device.connect` (`ca`: the gateway's certificate, for wss://). */
+export async function companion(baseUrl: string, connectFrame: unknown, options: { ca?: string | Buffer } = {}): Promise<TestPeer> {
+  const peer = connect(`${baseUrl}/v1/companion`, options);
   await peer.opened;
   peer.send(connectFrame);
   return peer;

@@ -1,15 +1,19 @@
 /**
  * What only the Kafka adapter does, against a real Kafka-protocol cluster (librdkafka's mock, or
  * KAFKA_BROKERS): the producer's mode, a member that leaves its group on SIGTERM, and rebalances (members
- * joining and leaving a group) logged below error, as the normal events they are. The port's
+ * joining and leaving a group) logged below error, as the normal events they are, a producer that asks
+ * again for idempotence after a fallback, and a dead-letter write that fails holding only its own partition. The port's
  * semantics, which the local adapter shares, are `../event-bus.contract.spec.ts`'s.
  */
-import { uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+import type { EventEnvelope } from '@trustmesh/platform-events';
+import { createBrokerGate, readTopic, uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
-import { expectSeamlessHandover, interleavedEvents, recorder, streamIds } from '../test/bus-events';
+import { DLQ_HEADERS, deadLetterTopic, type PartitionLag } from '../event-bus.port';
+import { partitionForKey } from '../partitioner';
+import { event, eventKey, expectSeamlessHandover, interleavedEvents, recorder, streamIds, versionsByStream } from '../test/bus-events';
 import { startConsumerProcess } from '../test/consumer-process';
 import { KAFKA_TEST_TUNING } from '../testing/test-buses';
-import { testBus } from './test/kafka-bus.harness';
+import { testBus, withAdmin } from './test/kafka-bus.harness';
 
 const cluster = useKafkaCluster();
 
@@ -31,6 +35,39 @@ describe('the Kafka bus', () => {
       await bus.close();
     }
   }, 30_000);
+
+  it('asks the cluster again for an idempotent producer after a fallback, in the background, and publishes every event once meanwhile', async () => {
+    const topic = uniqueName('idempotence.retry');
+    const { bus, logger } = testBus(cluster.brokers, { idempotenceRetryMs: 50 });
+    const streams = streamIds('retry', 3);
+    const events = interleavedEvents(streams, 6);
+    const askedAgain = () => logger.lines.filter(({ message }) => message.includes('still no idempotent producer id')).length;
+    try {
+      await bus.publish(topic, events.slice(0, 6));
+      if (cluster.source !== 'mock' && bus.producerMode === 'idempotent') return;
+      // librdkafka's mock refuses every time (controller 0): the bus keeps asking, and keeps publishing.
+      expect(bus.producerMode).toBe('acks-all');
+      expect(await bus.health()).toEqual({ adapter: 'kafka', ready: true, degraded: ['PRODUCER_NOT_IDEMPOTENT'] });
+      await waitUntil(() => askedAgain() >= 1, { timeoutMs: 30_000, what: 'the bus to ask for an idempotent producer again' });
+      await bus.publish(topic, events.slice(6, 12));
+      const asked = askedAgain();
+      await waitUntil(() => askedAgain() > asked, { timeoutMs: 30_000, what: 'the bus to ask once more' });
+      await bus.publish(topic, events.slice(12));
+
+      // Every event once, each stream in order (the topic is read by partition, then offset).
+      const written = (await readTopic(cluster.brokers, topic, { minMessages: events.length })).map(({ value }) => eventKey(JSON.parse(value!) as EventEnvelope));
+      expect(versionsByStream(written)).toEqual(new Map(streams.map((stream) => [stream, [1, 2, 3, 4, 5, 6]])));
+      // Codes, never the error's text.
+      expect(logger.lines).toContainEqual(
+        expect.objectContaining({ level: 'warn', fields: { code: 'PRODUCER_NOT_IDEMPOTENT', reason: 'KafkaJSBrokerNotFound', nextTryInMs: 50 } }),
+      );
+      expect(logger.lines).toContainEqual(
+        expect.objectContaining({ level: 'debug', fields: expect.objectContaining({ code: 'PRODUCER_NOT_IDEMPOTENT', reason: 'KafkaJSBrokerNotFound', attempt: 2 }) }),
+      );
+    } finally {
+      await bus.close();
+    }
+  }, 90_000);
 
   it('leaves its group on SIGTERM, so a successor takes over within the session timeout, seamlessly', async () => {
     const topic = uniqueName('sigterm.counters');
@@ -89,4 +126,52 @@ describe('the Kafka bus', () => {
     const lines = [...first.logger.lines, ...second.logger.lines];
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
   }, 240_000);
+
+  it('holds only the partition whose dead-letter write fails: the others go on, and the message reaches the DLQ once it takes writes again', async () => {
+    const topic = uniqueName('dlq.refused');
+    const gate = createBrokerGate();
+    const publisher = testBus(cluster.brokers);
+    // The member's producer writes only its dead letters; kafkajs gives a refused write up after one retry.
+    const member = testBus(cluster.brokers, { maxAttempts: 1, maxRetryBackoffMs: 200, retry: { retries: 1, initialRetryTime: 50 }, socketFactory: gate.socketFactory });
+    const handled = recorder((record) => {
+      if (eventKey(record.envelope) === 'poison:1') throw new Error('cannot apply');
+    });
+    const failedWrites = () => member.logger.lines.filter(({ message }) => message.includes('dead-letter write failed')).length;
+    const lagOf = (lags: PartitionLag[], partition: number) => lags.find((lag) => lag.partition === partition)?.lag;
+    try {
+      gate.refuseWrites();
+      const subscription = await member.bus.subscribe({ groupId: uniqueName('dlq-refused'), topics: [topic], handler: handled.handler });
+      const partitions = await withAdmin(cluster.brokers, async (admin) => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions.length);
+      const poisonPartition = partitionForKey('poison', partitions);
+      const others = streamIds('other', 12).filter((stream) => partitionForKey(stream, partitions) !== poisonPartition);
+      expect(others.length).toBeGreaterThan(0);
+
+      await publisher.bus.publish(topic, [event('poison', 1), event('poison', 2)]);
+      await waitUntil(() => failedWrites() >= 2, { timeoutMs: 30_000, what: 'the dead-letter write to fail, twice' });
+      // While the DLQ takes no writes, the member's other partitions are consumed...
+      await publisher.bus.publish(topic, interleavedEvents(others, 2));
+      await waitUntil(() => others.every((stream) => handled.versionsByStream().get(stream)?.length === 2), {
+        timeoutMs: 30_000,
+        what: 'the other partitions to be consumed while the dead-letter write fails',
+      });
+      // ...and the poison message's own partition waits on it: nothing after it handled, nothing committed.
+      expect(gate.stats.writesRefused).toBeGreaterThanOrEqual(2);
+      expect(handled.versionsByStream().get('poison')).toBeUndefined();
+      expect(lagOf(await subscription.lag(), poisonPartition)).toBe(2);
+      const dlqEnds = await withAdmin(cluster.brokers, (admin) => admin.fetchTopicOffsets(deadLetterTopic(topic)));
+      expect(dlqEnds.map(({ high }) => high)).toEqual(dlqEnds.map(() => '0'));
+
+      gate.acceptWrites();
+      await waitUntil(() => handled.versionsByStream().get('poison')?.join() === '2', { timeoutMs: 30_000, what: 'the partition to go on past the dead letter' });
+      await waitUntil(async () => lagOf(await subscription.lag(), poisonPartition) === 0, { timeoutMs: 10_000, what: 'the partition committed' });
+      const letters = await readTopic(cluster.brokers, deadLetterTopic(topic));
+      expect(letters.map(({ key, headers }) => [key, headers[DLQ_HEADERS.originOffset], headers[DLQ_HEADERS.attempts]])).toEqual([['poison', '0', '1']]);
+      expect(member.logger.lines).toContainEqual(
+        expect.objectContaining({ message: expect.stringContaining('message dead-lettered'), fields: expect.objectContaining({ offset: '0', failedWrites: failedWrites() }) }),
+      );
+    } finally {
+      await member.bus.close();
+      await publisher.bus.close();
+    }
+  }, 120_000);
 });

@@ -6,10 +6,12 @@
  * - publish: envelopes are validated (an invalid one would only be dead-lettered by every consumer),
  *   then sent in one request per call, keyed by stream id with the envelope headers
  *   (`toEventMessage`), acks=-1, through the idempotent producer where the cluster allows it
- *   (`kafka-producer.ts`); it resolves once every message is acknowledged by the in-sync replicas.
+ *   (`kafka-producer.ts`, which asks again for one after a fallback); it resolves once every message is
+ *   acknowledged by the in-sync replicas.
  * - topics carry the configured prefix on the cluster; services and handlers see the plain names.
  *   They are created before first use where the cluster lets us (`kafka-topics.ts`).
- * - health: ready when a broker answers a metadata request within the health timeout.
+ * - health: ready when a broker answers a metadata request within the health timeout; `degraded` says
+ *   `PRODUCER_NOT_IDEMPOTENT` while the producer is the non-idempotent fallback.
  * - close: stops every subscription (each finishes its message in hand, commits and leaves its
  *   group), then disconnects the producer and the admin client.
  */
@@ -24,7 +26,7 @@ import { within } from '../deadline';
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
 import { defaultAdapterLogger, type BusLogger, type BusLogLevel } from '../bus-log';
 import { kafkaLogCreator, toKafkaLogLevel } from './kafka-log';
-import { connectProducer, type ConnectedProducer, type ProducerMode } from './kafka-producer';
+import { BusProducer, type ProducerMode } from './kafka-producer';
 import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
 import { TopicProvisioner } from './kafka-topics';
 import { publishableMessages } from '../publish-checks';
@@ -56,6 +58,11 @@ export interface KafkaEventBusOptions {
   /** kafkajs retry policy for connections and requests (default kafkajs'). */
   retry?: RetryOptions;
   /**
+   * After the cluster refused an idempotent producer, how long until the bus asks again (default 30 s); the
+   * wait doubles per refusal, up to 10 minutes. Publishing goes on meanwhile, with acks=-1.
+   */
+  idempotenceRetryMs?: number;
+  /**
    * How the client opens its connections to the brokers (default: kafkajs' own, plain TCP or TLS). For
    * tests that cut the cluster off (`createBrokerGate` of the testing library) and for custom transports.
    */
@@ -79,7 +86,8 @@ function checkOptions(options: KafkaEventBusOptions, tuning: ConsumerTuning): vo
     .whole('retryBackoffMs', options.retryBackoffMs, 0, 3_600_000)
     .whole('maxRetryBackoffMs', options.maxRetryBackoffMs, 0, 3_600_000)
     .whole('topicPartitions', options.topicPartitions, 1, 10_000)
-    .whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000);
+    .whole('healthTimeoutMs', options.healthTimeoutMs, 1, 600_000)
+    .whole('idempotenceRetryMs', options.idempotenceRetryMs, 1, 3_600_000);
   for (const [name, value] of Object.entries(tuning)) problems.whole(`consumer.${name}`, value, 1, 3_600_000);
   problems.require(tuning.heartbeatIntervalMs < tuning.sessionTimeoutMs, 'consumer.heartbeatIntervalMs must be below consumer.sessionTimeoutMs');
   problems.throwIfAny('kafka');
@@ -93,9 +101,12 @@ export class KafkaEventBus implements EventBus {
   private readonly provisioner: TopicProvisioner;
   private readonly runtime: SubscriptionRuntime;
   private readonly subscriptions = new Set<KafkaSubscription>();
-  private producer?: Promise<ConnectedProducer>;
+  private producer?: Promise<BusProducer>;
+  private connected?: BusProducer;
   private adminClient?: Promise<Admin>;
-  private mode?: ProducerMode;
+  /** The admin client behind `adminClient`, from before its connection completes (close disconnects it at once). */
+  private adminInstance?: Admin;
+  private adminConnected = false;
   private closing?: Promise<void>;
 
   constructor(private readonly options: KafkaEventBusOptions) {
@@ -128,7 +139,7 @@ export class KafkaEventBus implements EventBus {
 
   /** How the producer writes once connected: `idempotent`, or `acks-all` where the cluster refused idempotence. */
   get producerMode(): ProducerMode | undefined {
-    return this.mode;
+    return this.connected?.mode;
   }
 
   async publish(topic: string, envelopes: readonly EventEnvelope[]): Promise<void> {
@@ -136,7 +147,7 @@ export class KafkaEventBus implements EventBus {
     const clusterTopic = storedTopicName(this.prefix, topic);
     if (envelopes.length === 0) return;
     const messages = publishableMessages(topic, envelopes);
-    const { producer } = await this.connectedProducer();
+    const producer = await this.connectedProducer();
     await this.provisioner.ensure([clusterTopic]);
     await producer.send({ topic: clusterTopic, acks: -1, messages });
   }
@@ -160,7 +171,7 @@ export class KafkaEventBus implements EventBus {
         this.admin().then((admin) => admin.describeCluster()),
         this.options.healthTimeoutMs ?? 5_000,
       );
-      return { adapter: 'kafka', ready: true };
+      return { adapter: 'kafka', ready: true, ...(this.producerMode === 'acks-all' ? { degraded: ['PRODUCER_NOT_IDEMPOTENT'] } : {}) };
     } catch {
       return { adapter: 'kafka', ready: false, reason: 'BROKER_UNREACHABLE' };
     }
@@ -169,8 +180,13 @@ export class KafkaEventBus implements EventBus {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.stop()));
-      const clients = await Promise.allSettled([this.producer?.then(({ producer }) => producer), this.adminClient]);
-      await Promise.allSettled(clients.map((client) => (client.status === 'fulfilled' ? client.value?.disconnect() : undefined)));
+      // An admin client still connecting is told to disconnect but not waited for: kafkajs lets the request
+      // in flight run to its timeout first (30 s against a broker that does not answer), and a close (a
+      // SIGTERM during a start) must not sit that out. A connected one is waited for.
+      const admin = this.adminInstance;
+      const adminClosed = admin?.disconnect().catch(() => undefined);
+      const [producer] = await Promise.allSettled([this.producer]);
+      await Promise.allSettled([producer.status === 'fulfilled' ? producer.value?.close() : undefined, this.adminConnected ? adminClosed : undefined]);
     })();
     return this.closing;
   }
@@ -185,10 +201,10 @@ export class KafkaEventBus implements EventBus {
     return { groupId, topics: subscribedTopicNames(this.prefix, topics), handler, start, maxAttempts };
   }
 
-  private connectedProducer(): Promise<ConnectedProducer> {
+  private connectedProducer(): Promise<BusProducer> {
     if (!this.producer) {
-      const connecting = connectProducer(this.kafka, this.logger).then((connected) => {
-        this.mode = connected.mode;
+      const connecting = BusProducer.connect({ kafka: this.kafka, logger: this.logger, idempotenceRetryMs: this.options.idempotenceRetryMs ?? 30_000 }).then((connected) => {
+        this.connected = connected;
         return connected;
       });
       this.producer = connecting;
@@ -205,10 +221,17 @@ export class KafkaEventBus implements EventBus {
     if (this.closing) return Promise.reject(new BusError('BUS_CLOSED', 'The event bus is closed.'));
     if (!this.adminClient) {
       const admin = this.kafka.admin();
+      this.adminInstance = admin;
       const connecting = admin.connect().then(
-        () => admin,
+        () => {
+          this.adminConnected = true;
+          return admin;
+        },
         async (error: unknown) => {
-          if (this.adminClient === connecting) this.adminClient = undefined;
+          if (this.adminClient === connecting) {
+            this.adminClient = undefined;
+            this.adminInstance = undefined;
+          }
           await admin.disconnect().catch(() => undefined);
           throw error;
         },
@@ -219,7 +242,7 @@ export class KafkaEventBus implements EventBus {
   }
 
   private async writeDeadLetter({ originTopic, originPartition, message, attempts, code }: DeadLetter): Promise<void> {
-    const { producer } = await this.connectedProducer();
+    const producer = await this.connectedProducer();
     await producer.send({
       topic: deadLetterTopic(originTopic),
       acks: -1,

@@ -7,16 +7,18 @@
  * and call `commitOffsetsIfNecessary()` with an auto-commit threshold of 1, so kafkajs commits that
  * offset right away, and commits whatever is resolved when a rebalance or a stop takes the partition.
  * Nothing unresolved is ever committed, and after a crash only the message in hand is delivered again
- * (per partition consumed at once; one by default). `eachBatch` rather than `eachMessage` because a
- * dead-letter write that is retried waits inside the batch, and must keep heartbeating and notice a stop
- * or a lost partition.
+ * (per partition consumed at once; one by default). `eachBatch` rather than `eachMessage` because the member
+ * leaves a batch unresolved when it parks a partition (below), and resolves and commits each message itself.
  *
  * Retries: a failing handler gets `maxAttempts` tries with a doubling, capped backoff in between. The
  * backoff parks the partition like a transient wait (below), so it holds no other partition; the next
  * try's number is kept with the parked partition.
  * Then the message goes to `<topic>.dlq` with its key, value and headers plus the DLQ headers of the
  * port (origin, attempts, a stable code: the handler's own, else HANDLER_FAILED; `../dead-letter.ts`
- * holds these rules for both adapters), and its offset is committed so the partition moves on. A
+ * holds these rules for both adapters), and its offset is committed so the partition moves on. A DLQ
+ * write that fails (the broker refuses or is away) parks the partition too: the message is written again
+ * after the capped backoff, counted by failed writes, without running the handler again, and its offset is
+ * committed only once the DLQ has it; the member's other partitions go on meanwhile. A
  * value that is not a valid envelope goes to the DLQ at once (`ENVELOPE_INVALID`, 0 attempts): no
  * try can fix it. Tries are counted in memory: a message abandoned by a stop or a rebalance starts
  * again at attempt 1 on its next delivery. The DLQ's origin headers name the topic as it is on the
@@ -43,7 +45,7 @@ import { BusError } from '../bus.error';
 import { DEAD_LETTER_CODES, failureCode } from '../dead-letter';
 import { isTransientFailure, type BusRecord, type PartitionLag, type RecordHandler, type RetryingPartition, type Subscription } from '../event-bus.port';
 import { describeError, type BusLogger } from '../bus-log';
-import { pause, retryDelayMs, waitAlive } from '../retry-backoff';
+import { pause, retryDelayMs } from '../retry-backoff';
 import { TransientRetries } from '../transient-retries';
 
 export interface ConsumerTuning {
@@ -107,7 +109,24 @@ interface ParkedPartition {
   offset: string;
   /** The try the message's next delivery makes: the same after a transient failure, the next after a counted one. */
   attempt: number;
+  /** Set when the message is done with its tries and only its DLQ write is left to do again. */
+  deadLetter?: PendingDeadLetter;
   timer?: NodeJS.Timeout;
+}
+
+/** What `deliver` may do to the partition of the batch in hand. */
+interface PartitionControl {
+  /** True when the message should be left for redelivery (stop, rebalance, a stale batch). */
+  abandoned: () => boolean;
+  /** Pauses the partition in this group run; returns what resumes it. */
+  pausePartition: () => () => void;
+}
+
+/** A dead letter whose write failed: what it says, and how many writes failed so far (its backoff). */
+interface PendingDeadLetter {
+  attempts: number;
+  code: string;
+  failedWrites: number;
 }
 
 /** How the bus keeps track of its subscriptions, from creation (a close during the join stops it too). */
@@ -332,7 +351,7 @@ export class KafkaSubscription implements Subscription {
     return lags;
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale, pause: pausePartition }: EachBatchPayload): Promise<void> {
+  private async onBatch({ batch, resolveOffset, commitOffsetsIfNecessary, isRunning, isStale, pause: pausePartition }: EachBatchPayload): Promise<void> {
     const abandoned = () => this.stopping.signal.aborted || !isRunning() || isStale();
     const log = await this.logOf(batch.topic);
     // Without the cluster's id no record can say which log it is from: leave the batch unresolved, so
@@ -340,7 +359,7 @@ export class KafkaSubscription implements Subscription {
     if (log === undefined) return;
     for (const message of batch.messages) {
       if (abandoned()) return;
-      const outcome = await this.deliver(batch.topic, batch.partition, log, message, { heartbeat, abandoned, pausePartition });
+      const outcome = await this.deliver(batch.topic, batch.partition, log, message, { abandoned, pausePartition });
       // Parked: the rest of the batch is fetched again, from this message, once the partition resumes.
       if (outcome !== 'done') return;
       resolveOffset(message.offset);
@@ -364,15 +383,21 @@ export class KafkaSubscription implements Subscription {
     partition: number,
     log: string,
     message: KafkaMessage,
-    { heartbeat, abandoned, pausePartition }: { heartbeat: () => Promise<void>; abandoned: () => boolean; pausePartition: () => () => void },
+    partitionControl: PartitionControl,
   ): Promise<Outcome> {
-    const waitMs = (ms: number) =>
-      waitAlive(ms, { heartbeat, heartbeatEveryMs: this.runtime.tuning.heartbeatIntervalMs, abandoned, signal: this.stopping.signal });
-    const wait = (attempt: number) => waitMs(retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
     const where = { groupId: this.plan.groupId, topic, partition, offset: message.offset };
+    const key = `${topic}#${partition}`;
+    const parkedHere = this.parked.get(key);
+    this.parked.delete(key);
+    if (parkedHere?.timer) clearTimeout(parkedHere.timer);
+    const resumed = parkedHere?.offset === message.offset ? parkedHere : undefined;
+    // Done with its tries already: only the DLQ write that failed is made again, never the handler.
+    if (resumed?.deadLetter) return this.deadLetter({ originTopic: topic, originPartition: partition, message, ...resumed.deadLetter }, partitionControl);
 
     const verdict = fromEventMessage(message.value);
-    if (!verdict.ok) return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: 0, code: DEAD_LETTER_CODES.envelopeInvalid }, wait);
+    if (!verdict.ok) {
+      return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: 0, code: DEAD_LETTER_CODES.envelopeInvalid, failedWrites: 0 }, partitionControl);
+    }
 
     const record: Omit<BusRecord, 'attempt'> = {
       topic: this.runtime.serviceTopic(topic),
@@ -384,15 +409,12 @@ export class KafkaSubscription implements Subscription {
       headers: headersAsText(message.headers),
     };
     const position = { topic, partition, offset: message.offset };
+    const { abandoned, pausePartition } = partitionControl;
     let code: string = DEAD_LETTER_CODES.handlerFailed;
     let succeeded = false;
     let parked = false;
-    const key = `${topic}#${partition}`;
-    const resumed = this.parked.get(key);
-    this.parked.delete(key);
-    if (resumed?.timer) clearTimeout(resumed.timer);
     try {
-      for (let attempt = resumed?.offset === message.offset ? resumed.attempt : 1; ; ) {
+      for (let attempt = resumed?.attempt ?? 1; ; ) {
         let failure: unknown;
         try {
           await this.plan.handler({ ...record, attempt });
@@ -415,14 +437,18 @@ export class KafkaSubscription implements Subscription {
         if (attempt >= this.plan.maxAttempts) break;
         // The backoff before the next try holds only this partition too; the try is remembered with it.
         if (abandoned()) return 'abandoned';
-        this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt: attempt + 1 }, retryDelayMs(attempt, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs));
+        this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt: attempt + 1 }, this.backoffMs(attempt));
         parked = true;
         return 'parked';
       }
     } finally {
       if (!parked) this.transient.settled(position, succeeded);
     }
-    return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code }, wait);
+    return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code, failedWrites: 0 }, partitionControl);
+  }
+
+  private backoffMs(failures: number): number {
+    return retryDelayMs(failures, this.runtime.retryBackoffMs, this.runtime.maxRetryBackoffMs);
   }
 
   /** Keeps a paused partition's failing message and resumes the partition after `delayMs`, unless it is let go first. */
@@ -454,18 +480,31 @@ export class KafkaSubscription implements Subscription {
     this.transient.settled({ topic: parked.topic, partition: parked.partition, offset: parked.offset }, false);
   }
 
-  /** Writes the message to the DLQ, retrying the write (never the handler) until it lands or we must let go. */
-  private async deadLetter(letter: DeadLetter, wait: (attempt: number) => Promise<boolean>): Promise<Outcome> {
-    const where = { groupId: this.plan.groupId, topic: letter.originTopic, partition: letter.originPartition, offset: letter.message.offset };
-    for (let write = 1; ; write += 1) {
-      try {
-        await this.runtime.deadLetter(letter);
-        this.runtime.logger.log('warn', 'kafka consumer: message dead-lettered', { ...where, attempts: letter.attempts, code: letter.code });
-        return 'done';
-      } catch (error) {
-        this.runtime.logger.log('error', 'kafka consumer: dead-letter write failed; retrying', { ...where, error: describeError(error) });
-      }
-      if (!(await wait(write))) return 'abandoned';
+  /**
+   * Writes the message to the DLQ. A failed write parks the partition like a failed try: the write is made
+   * again after the backoff (by failed writes), and nothing after the message is resolved until it lands.
+   */
+  private async deadLetter(letter: DeadLetter & { failedWrites: number }, { abandoned, pausePartition }: PartitionControl): Promise<Outcome> {
+    const { failedWrites, ...content } = letter;
+    const { originTopic: topic, originPartition: partition, message, attempts, code } = content;
+    const where = { groupId: this.plan.groupId, topic, partition, offset: message.offset };
+    try {
+      await this.runtime.deadLetter(content);
+      this.runtime.logger.log('warn', 'kafka consumer: message dead-lettered', { ...where, attempts, code, ...(failedWrites > 0 ? { failedWrites } : {}) });
+      return 'done';
+    } catch (error) {
+      const failed = failedWrites + 1;
+      const delayMs = this.backoffMs(failed);
+      this.runtime.logger.log('error', 'kafka consumer: dead-letter write failed; the partition waits and writes it again', {
+        ...where,
+        code: 'DEAD_LETTER_WRITE_FAILED',
+        error: describeError(error),
+        failedWrites: failed,
+        nextWriteInMs: delayMs,
+      });
+      if (abandoned()) return 'abandoned';
+      this.park({ resume: pausePartition(), topic, partition, offset: message.offset, attempt: attempts, deadLetter: { attempts, code, failedWrites: failed } }, delayMs);
+      return 'parked';
     }
   }
 }

@@ -130,20 +130,29 @@ export async function commitEndWhereUncommitted(sql: SqlExecutor, groupId: strin
 }
 
 export interface StoredLag extends TopicPartition {
+  /** The oldest offset the log still holds (retention deletes below it); the end offset when it holds none. */
+  startOffset: string;
   endOffset: string;
   /** Undefined when the group never committed on this partition. */
   committedOffset: string | undefined;
 }
 
-/** End offsets and the group's committed offsets for every partition of `topics`. */
+/** Log start and end offsets, and the group's committed offsets, for every partition of `topics`. */
 export async function groupPositions(sql: SqlExecutor, groupId: string, topics: readonly string[]): Promise<StoredLag[]> {
-  const rows = await sql.query<{ topic: string; partition: number; end_offset: string; committed: string | null }>(
-    `SELECT p.topic, p.partition, p.next_offset::text AS end_offset, o.next_offset::text AS committed
+  const rows = await sql.query<{ topic: string; partition: number; start_offset: string; end_offset: string; committed: string | null }>(
+    `SELECT p.topic, p.partition, p.next_offset::text AS end_offset, o.next_offset::text AS committed,
+            coalesce((SELECT min(m."offset") FROM bus_messages m WHERE m.topic = p.topic AND m.partition = p.partition), p.next_offset)::text AS start_offset
      FROM bus_partitions p
      LEFT JOIN bus_group_offsets o ON o.group_id = $1 AND o.topic = p.topic AND o.partition = p.partition
      WHERE p.topic IN (SELECT jsonb_array_elements_text($2::jsonb))
      ORDER BY p.topic, p.partition`,
     [groupId, JSON.stringify(topics)],
   );
-  return rows.map((row) => ({ topic: row.topic, partition: Number(row.partition), endOffset: row.end_offset, committedOffset: row.committed ?? undefined }));
+  return rows.map((row) => ({
+    topic: row.topic,
+    partition: Number(row.partition),
+    startOffset: row.start_offset,
+    endOffset: row.end_offset,
+    committedOffset: row.committed ?? undefined,
+  }));
 }

@@ -195,10 +195,13 @@ export class LocalSubscription implements Subscription {
 
   async lag(): Promise<PartitionLag[]> {
     const positions = await this.runtime.database.withConnection((sql) => groupPositions(sql, this.plan.groupId, this.plan.topics));
-    return positions.map(({ topic, partition, endOffset, committedOffset }) => {
+    return positions.map(({ topic, partition, startOffset, endOffset, committedOffset }) => {
       const end = BigInt(endOffset);
-      // No commit yet: the group starts where `start` says.
-      const next = committedOffset !== undefined ? BigInt(committedOffset) : this.plan.start === 'earliest' ? 0n : end;
+      const logStart = BigInt(startOffset);
+      // No commit yet: the group starts where `start` says. Either way it reads nothing below the log's start
+      // (retention deleted it), so a partition retention emptied is caught up, not behind for ever.
+      const planned = committedOffset !== undefined ? BigInt(committedOffset) : this.plan.start === 'earliest' ? logStart : end;
+      const next = planned > logStart ? planned : logStart;
       return {
         topic: this.runtime.serviceTopic(topic),
         partition,

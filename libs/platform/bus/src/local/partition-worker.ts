@@ -21,6 +21,8 @@
  *   to it in one call and are committed together, holding one slot; if it rejects, nothing was committed
  *   and those same messages are delivered one by one as above, so tries, transient waits and dead letters
  *   are exactly those of a subscription without one.
+ * - Retention may have deleted the messages at the worker's position (a group that was gone, or lagged past
+ *   the bus's maximum age): the worker reads on from the oldest kept one and says so (`BUS_LOG_TRUNCATED`).
  */
 import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import { fromEventMessage } from '@trustmesh/platform-events';
@@ -63,6 +65,12 @@ export interface WorkerContext {
 export type WorkerState = 'running' | 'revoked' | 'stopping' | 'lost' | 'failed';
 
 type Outcome = 'committed' | 'abandoned' | 'lost';
+
+/** Where a worker starts reading, and whether that is the group's commit (or where `start` puts a new group). */
+interface StartPosition {
+  offset: string;
+  committed: boolean;
+}
 
 class LeaseLost extends Error {}
 
@@ -129,7 +137,10 @@ export class PartitionWorker {
     await Promise.resolve();
     const { database, fetchBatchSize } = this.context;
     try {
-      let position = await this.startPosition();
+      const start = await this.startPosition();
+      let position = start.offset;
+      // Until the first message is handled, the position is the group's commit only if it had one.
+      let committedPosition = start.committed;
       while (this.currentState === 'running') {
         this.woken = false;
         const batch = await database.withConnection((sql) => readPartition(sql, this.lease.topic, this.lease.partition, position, fetchBatchSize));
@@ -137,7 +148,11 @@ export class PartitionWorker {
           await this.idle();
           continue;
         }
-        position = await this.handleRead(batch, position);
+        this.reportTruncation(position, batch[0]?.offset ?? position, committedPosition);
+        const next = await this.handleRead(batch, position);
+        // Once a message of the read is committed, the position is the group's commit.
+        if (next !== position) committedPosition = true;
+        position = next;
       }
     } catch (error) {
       if (this.currentState === 'running' || this.currentState === 'revoked' || this.currentState === 'stopping') {
@@ -227,15 +242,30 @@ export class PartitionWorker {
     };
   }
 
-  private async startPosition(): Promise<string> {
+  private async startPosition(): Promise<StartPosition> {
     const { database, groupId, start } = this.context;
     return database.withConnection(async (sql) => {
       this.log = await localLogIdentity(sql, this.lease.topic);
       const committed = await committedOffset(sql, groupId, this.lease);
-      if (committed !== undefined) return committed;
-      if (start === 'earliest') return '0';
-      return (await endOffsets(sql, this.lease.topic)).get(this.lease.partition) ?? '0';
+      if (committed !== undefined) return { offset: committed, committed: true };
+      if (start === 'earliest') return { offset: '0', committed: false };
+      return { offset: (await endOffsets(sql, this.lease.topic)).get(this.lease.partition) ?? '0', committed: false };
     });
+  }
+
+  /**
+   * Offsets are gap-free, so a batch that starts past the position means retention deleted what lay
+   * between (`local-log.retention.ts`). A group starting from the earliest kept message is what retention
+   * promises (info); a group whose committed position was deleted lost messages it never handled (warn).
+   */
+  private reportTruncation(position: string, firstKept: string, committed: boolean): void {
+    if (BigInt(firstKept) <= BigInt(position)) return;
+    const fields = { ...this.where(), code: 'BUS_LOG_TRUNCATED', fromOffset: position, firstKeptOffset: firstKept };
+    if (committed) {
+      this.context.logger.log('warn', "local bus: retention deleted messages the group had not committed; the partition resumes at the oldest kept message", fields);
+    } else {
+      this.context.logger.log('info', 'local bus: the group starts at the oldest message retention kept', fields);
+    }
   }
 
   private idle(): Promise<void> {

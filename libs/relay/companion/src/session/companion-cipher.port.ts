@@ -22,7 +22,9 @@ export interface CompanionCipher {
    * Authenticates and decrypts an envelope, returning the inner frame (an object, or its JSON text).
    * Throws on any failure; an error whose `code` is `ENCRYPTED_PAYLOAD_REPLAYED` marks an authentic envelope
    * opened before (or sealed before this cipher began): the core drops it without answering. Create the
-   * relay-encryption cipher with `role: 'companion'` so it keeps that window.
+   * relay-encryption cipher with `role: 'companion'` so it keeps that window, and with a `replayJournal`
+   * so the window survives restarts. `ENCRYPTION_STATE_UNAVAILABLE` (the journal could not be written) is
+   * answered `COMPANION_ERROR`: nothing was executed.
    */
   open(envelope: Wire12.RuntimeEncryptedFrame): Promise<unknown>;
 }

@@ -3,7 +3,7 @@
  * @trustmesh/relay-encryption: the browser side holds its own cipher, keys never touch the session's
  * transport.
  */
-import { createWorkspaceCipher, generateRelayKeyPair, type WorkspaceCipher } from '@trustmesh/relay-encryption';
+import { createWorkspaceCipher, EncryptionError, generateRelayKeyPair, type WorkspaceCipher } from '@trustmesh/relay-encryption';
 
 import type { CompanionCipher } from './companion-cipher.port';
 import { approvalRequest, rawEvent, SENTINEL, STREAM, THREAD, uuid, WORKSPACE, OTHER_WORKSPACE } from '../testing/scripted-runtime';
@@ -112,6 +112,19 @@ describe('a cipher-bound workspace (§7)', () => {
     const harness = await Harness.started({ cipher: lying });
     const envelope = { type: 'runtime.encrypted', workspaceId: WORKSPACE, envelopeId: uuid(1), payloadKind: 'request', requestId: uuid(4), algorithm: 'a', nonce: 'n', ciphertext: 'c' };
     expect(await harness.session.receive(JSON.stringify(envelope), harness.generation)).toEqual({ kind: 'dropped', reason: 'ENVELOPE_IDENTITY_MISMATCH' });
+    expect(harness.runtime.calls).toEqual([]);
+  });
+
+  it('answers COMPANION_ERROR, unexecuted, when the cipher cannot make an opening durable (ENCRYPTION_STATE_UNAVAILABLE)', async () => {
+    const journalDown: CompanionCipher = {
+      workspaceId: WORKSPACE,
+      seal: companionCipher.seal.bind(companionCipher),
+      open: () => Promise.reject(new EncryptionError('ENCRYPTION_STATE_UNAVAILABLE')),
+    };
+    const harness = await Harness.started({ cipher: journalDown });
+    const { result, out, envelope } = await sendSealed(harness, 'thread.create', { requestId: uuid(12), title: 'x' });
+    expect(result).toEqual(expect.objectContaining({ kind: 'response', errorCode: 'COMPANION_ERROR' }));
+    expect(out[0]).toEqual(expect.objectContaining({ type: 'runtime.encrypted', payloadKind: 'response', requestId: envelope.requestId }));
     expect(harness.runtime.calls).toEqual([]);
   });
 

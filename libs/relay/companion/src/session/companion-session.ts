@@ -460,8 +460,9 @@ export class CompanionSession {
     if (!cipher) return this.dropped('ENCRYPTION_NOT_CONFIGURED');
     if (envelope.payloadKind !== 'request' || envelope.requestId === undefined) return this.dropped('ENVELOPE_NOT_A_REQUEST');
     if (envelope.workspaceId !== this.workspaceId) return this.dropped('ENVELOPE_FOREIGN_WORKSPACE');
-    const invalid = () =>
-      this.respond(connection, { requestId: envelope.requestId as string, workspaceId: this.workspaceId, method: 'runtime.encrypted', params: null }, fail('ENCRYPTED_PAYLOAD_INVALID'), false);
+    const refuse = (code: 'ENCRYPTED_PAYLOAD_INVALID' | 'COMPANION_ERROR') =>
+      this.respond(connection, { requestId: envelope.requestId as string, workspaceId: this.workspaceId, method: 'runtime.encrypted', params: null }, fail(code), false);
+    const invalid = () => refuse('ENCRYPTED_PAYLOAD_INVALID');
     let inner: unknown;
     try {
       inner = await cipher.open(envelope);
@@ -470,6 +471,9 @@ export class CompanionSession {
       // A replay (the relay re-sending what it recorded) is dropped without an answer: a sealed error for
       // that requestId would reach the session that sent the original and could settle it wrongly.
       if (isReplay(error)) return this.dropped('ENVELOPE_REPLAYED');
+      // Authentic, but its opening could not be made durable (the cipher's replay journal): not executed, and
+      // the sender may retry in a fresh envelope.
+      if (errorCode(error) === 'ENCRYPTION_STATE_UNAVAILABLE') return refuse('COMPANION_ERROR');
       return innerIdentityMismatch(error) ? this.dropped('ENVELOPE_IDENTITY_MISMATCH') : invalid();
     }
     const verdict = validateWireFrame(this.wireVersion, inner);
@@ -648,7 +652,11 @@ function responseFrame(frame: Pick<RequestFrame, 'requestId' | 'workspaceId'>, o
  */
 /** The cipher refused an authentic envelope as a replay (`ENCRYPTED_PAYLOAD_REPLAYED` of relay-encryption). */
 function isReplay(error: unknown): boolean {
-  return error !== null && typeof error === 'object' && (error as { code?: unknown }).code === 'ENCRYPTED_PAYLOAD_REPLAYED';
+  return errorCode(error) === 'ENCRYPTED_PAYLOAD_REPLAYED';
+}
+
+function errorCode(error: unknown): unknown {
+  return error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
 }
 
 function innerIdentityMismatch(error: unknown): boolean {

@@ -130,28 +130,29 @@ function optionalChecks(version: WireVersion, frame: Record<string, unknown> & {
   return issues ?? NO_ISSUES;
 }
 
-const METHOD_TABLES = Object.fromEntries(
-  WIRE_VERSIONS.flatMap((version) =>
-    (['params', 'result'] as const).map((part) => [`${version}:${part}`, byTypeMap(VALIDATORS[wireKey(version)][part])]),
-  ),
-);
+// Looked up for every request (params) and every result, so built once and indexed without building
+// a key string per call.
+const methodTable = (part: 'params' | 'result'): Record<WireVersion, ReadonlyMap<string, TypedValidator>> => ({
+  '1.0': byTypeMap(VALIDATORS[wireKey('1.0')][part]),
+  '1.1': byTypeMap(VALIDATORS[wireKey('1.1')][part]),
+  '1.2': byTypeMap(VALIDATORS[wireKey('1.2')][part]),
+});
+const METHOD_TABLES = { params: methodTable('params'), result: methodTable('result') };
 
-function methodValidator(version: WireVersion, part: 'params' | 'result', method: string): TypedValidator | undefined {
-  return METHOD_TABLES[`${version}:${part}`]?.get(method);
+function validateMethodPart(version: WireVersion, part: 'params' | 'result', method: string, value: unknown, basePath: string): Verdict<unknown> {
+  const entry = METHOD_TABLES[part][version].get(method);
+  if (!entry) return reject(issue('METHOD_UNKNOWN', '/method', `\`${method}\` is not a Wire ${version} request method.`));
+  return runValidator(WIRE_TABLES[version].document, entry, value, basePath);
 }
 
 /** Validates request params against the method's schema in `version` (§4). */
 export function validateMethodParams(version: WireVersion, method: string, params: unknown, basePath = '/params'): Verdict<unknown> {
-  const entry = methodValidator(version, 'params', method);
-  if (!entry) return reject(issue('METHOD_UNKNOWN', '/method', `\`${method}\` is not a Wire ${version} request method.`));
-  return runValidator(wireKey(version), entry, params, basePath);
+  return validateMethodPart(version, 'params', method, params, basePath);
 }
 
 /** Validates a method's result against its schema in `version` (§4): every result is checked before it is sent. */
 export function validateMethodResult(version: WireVersion, method: string, result: unknown, basePath = '/result'): Verdict<unknown> {
-  const entry = methodValidator(version, 'result', method);
-  if (!entry) return reject(issue('METHOD_UNKNOWN', '/method', `\`${method}\` is not a Wire ${version} request method.`));
-  return runValidator(wireKey(version), entry, result, basePath);
+  return validateMethodPart(version, 'result', method, result, basePath);
 }
 
 /** Validates a Control 1.0 message (relay to browser only). */

@@ -2534,9 +2534,11 @@ export const RelayControlService = {
    * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
    * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
    * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
-   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
-   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
-   * succeeds with ended_session_count 0.
+   * holds it, and records the request and each session's end in the operator audit. Tickets of that scope
+   * minted before the call (by user_id: every ticket of the person on the workspace; by session_id: that
+   * session's ticket) are revoked on every replica: presented afterwards they are refused at the upgrade
+   * with 401 SESSION_TICKET_INVALID. Tickets minted after the call work. Ending sessions that are not live
+   * succeeds with ended_session_count 0 (and still revokes the tickets).
    * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
    * session_id not a UUID, reason over 500 characters).
    */
@@ -2638,9 +2640,11 @@ export interface RelayControlServer extends UntypedServiceImplementation {
    * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
    * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
    * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
-   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
-   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
-   * succeeds with ended_session_count 0.
+   * holds it, and records the request and each session's end in the operator audit. Tickets of that scope
+   * minted before the call (by user_id: every ticket of the person on the workspace; by session_id: that
+   * session's ticket) are revoked on every replica: presented afterwards they are refused at the upgrade
+   * with 401 SESSION_TICKET_INVALID. Tickets minted after the call work. Ending sessions that are not live
+   * succeeds with ended_session_count 0 (and still revokes the tickets).
    * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
    * session_id not a UUID, reason over 500 characters).
    */
@@ -2782,9 +2786,11 @@ export interface RelayControlClient extends Client {
    * Ends browser sessions of a workspace: the one named by session_id, or every session of user_id.
    * Before the call returns, the relay closes each live session's socket with 4008 (non-retryable: the
    * browser does not reconnect on its own; a new session needs a new descriptor) on whichever relay replica
-   * holds it, and records the request and each session's end in the operator audit. Tickets minted but not
-   * yet used are not affected: stop minting them for the user first. Ending sessions that are not live
-   * succeeds with ended_session_count 0.
+   * holds it, and records the request and each session's end in the operator audit. Tickets of that scope
+   * minted before the call (by user_id: every ticket of the person on the workspace; by session_id: that
+   * session's ticket) are revoked on every replica: presented afterwards they are refused at the upgrade
+   * with 401 SESSION_TICKET_INVALID. Tickets minted after the call work. Ending sessions that are not live
+   * succeeds with ended_session_count 0 (and still revokes the tickets).
    * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (neither or both of session_id and user_id,
    * session_id not a UUID, reason over 500 characters).
    */
