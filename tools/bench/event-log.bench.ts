@@ -183,7 +183,7 @@ async function benchRebuild(url: string): Promise<void> {
   await runner.stop();
   await bus.close();
   await database.close();
-  console.log(`(c) projection rebuild of ${REBUILD_EVENTS.toLocaleString('en-US')} events from the log (local bus on Postgres; event + checkpoint in one transaction each):`);
+  console.log(`(c) projection rebuild of ${REBUILD_EVENTS.toLocaleString('en-US')} events from the log (local bus on Postgres; each read of a partition, up to 100 events, and its checkpoint in one transaction):`);
   console.log(`    ${format(rate(runner.counters.applied, millis))} events/s (${runner.counters.applied} of ${REBUILD_EVENTS} applied in ${(millis / 1000).toFixed(1)} s)`);
   for (const [what, count] of reported) console.log(`    bus reported ${count}× ${what}`);
   if (runner.counters.applied !== REBUILD_EVENTS) {

@@ -12,6 +12,7 @@ export {
   type BusRecord,
   type BusHealth,
   type RecordHandler,
+  type BatchHandler,
   type SubscribeOptions,
   type Subscription,
   type PartitionLag,

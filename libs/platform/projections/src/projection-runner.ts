@@ -32,6 +32,11 @@
  * the partition waiting on that message for as long as the outage lasts instead of dead-lettering it and
  * leaving a hole in the read model. `status().retrying` shows such a partition; its lag grows meanwhile.
  *
+ * Runs: where the bus hands over a partition's consecutive records at once (the local bus's `batchHandler`),
+ * the runner applies them in one transaction with one checkpoint write (`handleRun`), deciding each event
+ * as above; at anything but "next in its stream" or "a verified copy" the run rolls back and the bus
+ * delivers its records one by one, so every outcome above stays exactly as described.
+ *
  * Each version of a projection has its own checkpoints and its own consumer group, so a rebuild fills
  * version n+1 from the beginning of the log while version n keeps serving; `activate` then switches
  * readers over in one update.
@@ -156,6 +161,66 @@ export interface ProjectionRunnerOptions {
 
 type Outcome = 'applied' | 'copy' | 'unverified-copy';
 
+interface Checkpoint {
+  next_offset: string;
+  log: string;
+}
+
+/** Why a run goes back to the bus to be handled one by one; never seen outside the runner and the bus's debug line. */
+class RunDeclined extends Error {
+  readonly code = 'PROJECTION_RUN_DECLINED';
+}
+
+interface RunResult {
+  checkpoint: Checkpoint | undefined;
+  applied: BusRecord[];
+  /** Copies verified by their event id. */
+  copies: number;
+  unverifiedCopies: BusRecord[];
+}
+
+interface RunPlan {
+  /** In order: the events that are next in their stream. */
+  applied: BusRecord[];
+  /** Per stream the run advances: from the locked version to its last in the run. */
+  streams: Map<string, { from: number; to: number }>;
+  /** Copies of events the run itself applies (same id), skipped. */
+  copiesInRun: number;
+  /** Copies of events applied before the run, to verify against the kept ids. */
+  storedCopies: BusRecord[];
+}
+
+/**
+ * What a run does with each of its events, given its streams' applied versions: the same decision as
+ * `applyOnce`, with the run's own events counted as applied. A gap or a conflicting copy declines the run.
+ */
+function planRun(records: readonly BusRecord[], locked: ReadonlyMap<string, number>): RunPlan {
+  const plan: RunPlan = { applied: [], streams: new Map(), copiesInRun: 0, storedCopies: [] };
+  const idsInRun = new Map<string, string>();
+  for (const record of records) {
+    const { streamId, streamVersion, eventId } = record.envelope;
+    const from = locked.get(streamId) ?? 0;
+    const last = plan.streams.get(streamId)?.to ?? from;
+    if (streamVersion === last + 1) {
+      plan.applied.push(record);
+      plan.streams.set(streamId, { from, to: streamVersion });
+      idsInRun.set(versionKey(streamId, streamVersion), eventId);
+    } else if (streamVersion > last + 1) {
+      throw new RunDeclined('a gap');
+    } else if (streamVersion > from) {
+      if (idsInRun.get(versionKey(streamId, streamVersion)) !== eventId) throw new RunDeclined('a conflicting copy');
+      plan.copiesInRun += 1;
+    } else {
+      plan.storedCopies.push(record);
+    }
+  }
+  return plan;
+}
+
+function versionKey(streamId: string, streamVersion: number): string {
+  return `${streamId}\u0000${streamVersion}`;
+}
+
 export class ProjectionRunner<Tx> {
   private subscription: Subscription | undefined;
   private applied = 0;
@@ -195,6 +260,7 @@ export class ProjectionRunner<Tx> {
       topics: this.definition.topics,
       start: 'earliest',
       handler: (record) => this.handle(record),
+      batchHandler: (records) => this.handleRun(records),
     });
   }
 
@@ -214,13 +280,16 @@ export class ProjectionRunner<Tx> {
     }
     if (outcome === 'applied') this.applied += 1;
     else this.skipped += 1;
-    if (outcome === 'unverified-copy' && !this.unverifiedLogged) {
-      this.unverifiedLogged = true;
-      this.logger.log('warn', 'projection: skipped a copy of an applied event whose id is no longer kept; it is not verified (logged once per runner)', {
-        ...this.where(record),
-        code: 'PROJECTION_COPY_UNVERIFIED',
-      });
-    }
+    if (outcome === 'unverified-copy') this.noteUnverifiedCopy(record);
+  }
+
+  private noteUnverifiedCopy(record: BusRecord): void {
+    if (this.unverifiedLogged) return;
+    this.unverifiedLogged = true;
+    this.logger.log('warn', 'projection: skipped a copy of an applied event whose id is no longer kept; it is not verified (logged once per runner)', {
+      ...this.where(record),
+      code: 'PROJECTION_COPY_UNVERIFIED',
+    });
   }
 
   private where(record: BusRecord) {
@@ -231,14 +300,8 @@ export class ProjectionRunner<Tx> {
   private applyOnce(record: BusRecord): Promise<Outcome> {
     const { name, version } = this.definition;
     const { envelope } = record;
-    const offset = BigInt(record.offset);
     return this.transactions.run(async (tx, sql) => {
-      // Lock the checkpoint row for the transaction, so two runners of one version never both apply.
-      const [checkpoint] = await sql.query<{ next_offset: string; log: string }>(
-        `SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
-          WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE`,
-        [name, version, record.topic, record.partition],
-      );
+      const checkpoint = await this.lockCheckpoint(sql, record);
       const [stream] = await sql.query<{ stream_version: string }>(
         `SELECT stream_version::text AS stream_version FROM projection_stream_versions
           WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $4 FOR UPDATE`,
@@ -272,30 +335,161 @@ export class ProjectionRunner<Tx> {
         await this.applyWithin(envelope, { tx, record });
         outcome = 'applied';
       }
-      // The checkpoint is a position: it moves forward within its log (a redelivery leaves it where it is)
-      // and starts again in another log.
-      if (checkpoint && checkpoint.log !== record.log) {
-        this.logger.log('warn', "projection: the partition's log changed (recreated topic, another cluster, prefix or adapter); its checkpoint starts again in the new log", {
-          ...this.where(record),
-          code: 'PROJECTION_LOG_CHANGED',
-          previousNextOffset: checkpoint.next_offset,
-        });
-      }
-      await sql.query(
-        `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, log, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, now())
-         ON CONFLICT (projection, version, topic, partition)
-         DO UPDATE SET next_offset = CASE WHEN projection_checkpoints.log = EXCLUDED.log
-                                          THEN GREATEST(projection_checkpoints.next_offset, EXCLUDED.next_offset)
-                                          ELSE EXCLUDED.next_offset END,
-                       log = EXCLUDED.log, updated_at = now()`,
-        [name, version, record.topic, record.partition, (offset + 1n).toString(), record.log],
-      );
+      this.logLogChange(checkpoint, record);
+      await this.writeCheckpoint(sql, record);
       return outcome;
     }).then((outcome) => {
       if (outcome === 'applied') this.gaps.delete(streamKey(record));
       return outcome;
     });
+  }
+
+  /** Locks the partition's checkpoint row for the transaction, so two runners of one version never both apply. */
+  private async lockCheckpoint(sql: SqlExecutor, record: BusRecord): Promise<Checkpoint | undefined> {
+    const { name, version } = this.definition;
+    const [checkpoint] = await sql.query<Checkpoint>(
+      `SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
+        WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE`,
+      [name, version, record.topic, record.partition],
+    );
+    return checkpoint;
+  }
+
+  private logLogChange(checkpoint: Checkpoint | undefined, record: BusRecord): void {
+    if (!checkpoint || checkpoint.log === record.log) return;
+    this.logger.log('warn', "projection: the partition's log changed (recreated topic, another cluster, prefix or adapter); its checkpoint starts again in the new log", {
+      ...this.where(record),
+      code: 'PROJECTION_LOG_CHANGED',
+      previousNextOffset: checkpoint.next_offset,
+    });
+  }
+
+  /**
+   * Moves the checkpoint past `record`. It is a position: it moves forward within its log (a redelivery
+   * leaves it where it is) and starts again in another log.
+   */
+  private async writeCheckpoint(sql: SqlExecutor, record: BusRecord): Promise<void> {
+    const { name, version } = this.definition;
+    await sql.query(
+      `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, log, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       ON CONFLICT (projection, version, topic, partition)
+       DO UPDATE SET next_offset = CASE WHEN projection_checkpoints.log = EXCLUDED.log
+                                        THEN GREATEST(projection_checkpoints.next_offset, EXCLUDED.next_offset)
+                                        ELSE EXCLUDED.next_offset END,
+                     log = EXCLUDED.log, updated_at = now()`,
+      [name, version, record.topic, record.partition, (BigInt(record.offset) + 1n).toString(), record.log],
+    );
+  }
+
+  /**
+   * A run of one partition's consecutive records (the bus's `batchHandler`) in ONE transaction: the
+   * checkpoint and the run's streams locked in one statement each, the stream versions and event ids
+   * written in one statement each, `apply` per event, one checkpoint write. Only events that are simply
+   * next in their stream, or verified copies, pass this way: at anything else (a gap, a conflicting copy,
+   * a failing or slow `apply`, a contended new stream, the database) the whole run rolls back and the bus
+   * hands its records one by one to `handle`, which decides each of them exactly as if no run had been
+   * tried. So a run's events are committed once, together, or not at all.
+   */
+  private async handleRun(records: readonly BusRecord[]): Promise<void> {
+    const run = await this.applyRun(records);
+    this.applied += run.applied.length;
+    this.skipped += run.copies + run.unverifiedCopies.length;
+    for (const record of run.applied) this.gaps.delete(streamKey(record));
+    const [unverified] = run.unverifiedCopies;
+    if (unverified) this.noteUnverifiedCopy(unverified);
+    const [first] = records;
+    if (first) this.logLogChange(run.checkpoint, first);
+  }
+
+  private applyRun(records: readonly BusRecord[]): Promise<RunResult> {
+    const [first] = records;
+    // The bus hands over one partition's records, of one log; anything else goes one by one.
+    if (!first || records.some((record) => record.topic !== first.topic || record.partition !== first.partition || record.log !== first.log)) {
+      return Promise.reject(new RunDeclined('not one partition of one log'));
+    }
+    const last = records[records.length - 1] ?? first;
+    return this.transactions.run(async (tx, sql) => {
+      const checkpoint = await this.lockCheckpoint(sql, first);
+      const plan = planRun(records, await this.lockStreams(sql, first.topic, records));
+      const unverifiedCopies = await this.verifyRunCopies(sql, first.topic, plan.storedCopies);
+      await this.advanceStreams(sql, first.topic, plan.streams);
+      await this.recordAppliedEvents(sql, first.topic, plan.applied);
+      for (const record of plan.applied) await this.applyWithin(record.envelope, { tx, record });
+      await this.writeCheckpoint(sql, last);
+      return { checkpoint, applied: plan.applied, copies: plan.copiesInRun + plan.storedCopies.length - unverifiedCopies.length, unverifiedCopies };
+    });
+  }
+
+  /**
+   * The applied versions of the run's streams, their rows locked (in one order, so two runs never deadlock).
+   * `= ANY (ARRAY(...))` keeps it an index scan: as `IN (SELECT ...)` the planner hash-joins the whole table.
+   */
+  private async lockStreams(sql: SqlExecutor, topic: string, records: readonly BusRecord[]): Promise<Map<string, number>> {
+    const { name, version } = this.definition;
+    const streamIds = [...new Set(records.map((record) => record.envelope.streamId))];
+    const rows = await sql.query<{ stream_id: string; stream_version: string }>(
+      `SELECT stream_id, stream_version::text AS stream_version FROM projection_stream_versions
+        WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = ANY (ARRAY(SELECT json_array_elements_text($4::json)))
+        ORDER BY stream_id FOR UPDATE`,
+      [name, version, topic, JSON.stringify(streamIds)],
+    );
+    return new Map(rows.map((row) => [row.stream_id, Number(row.stream_version)]));
+  }
+
+  /** Which of the copies of stored events are unverified (no id kept); declines the run at a conflicting one. */
+  private async verifyRunCopies(sql: SqlExecutor, topic: string, copies: readonly BusRecord[]): Promise<BusRecord[]> {
+    if (copies.length === 0) return [];
+    const { name, version } = this.definition;
+    const rows = await sql.query<{ stream_id: string; stream_version: string; event_id: string }>(
+      `SELECT a.stream_id, a.stream_version::text AS stream_version, a.event_id
+         FROM projection_applied_events a
+         JOIN json_to_recordset($4::json) AS c(stream_id text, stream_version bigint)
+           ON a.stream_id = c.stream_id AND a.stream_version = c.stream_version
+        WHERE a.projection = $1 AND a.version = $2 AND a.topic = $3`,
+      [name, version, topic, JSON.stringify(copies.map(({ envelope }) => ({ stream_id: envelope.streamId, stream_version: envelope.streamVersion })))],
+    );
+    const applied = new Map(rows.map((row) => [versionKey(row.stream_id, Number(row.stream_version)), row.event_id]));
+    const unverified: BusRecord[] = [];
+    for (const record of copies) {
+      const eventId = applied.get(versionKey(record.envelope.streamId, record.envelope.streamVersion));
+      if (eventId === undefined) unverified.push(record);
+      else if (eventId !== record.envelope.eventId) throw new RunDeclined('a conflicting copy');
+    }
+    return unverified;
+  }
+
+  /**
+   * Moves each stream of the run from the version it was locked at to its last in the run; a stream a
+   * racing runner created meanwhile (no row to lock) is left as it is, and the run declined.
+   */
+  private async advanceStreams(sql: SqlExecutor, topic: string, streams: ReadonlyMap<string, { from: number; to: number }>): Promise<void> {
+    if (streams.size === 0) return;
+    const { name, version } = this.definition;
+    const moves = [...streams].map(([streamId, { from, to }]) => ({ stream_id: streamId, from_version: from, to_version: to }));
+    const advanced = await sql.query(
+      `WITH moves AS (SELECT * FROM json_to_recordset($4::json) AS m(stream_id text, from_version bigint, to_version bigint))
+       INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
+       SELECT $1, $2, $3, stream_id, to_version FROM moves
+       ON CONFLICT (projection, version, topic, stream_id)
+       DO UPDATE SET stream_version = EXCLUDED.stream_version
+        WHERE projection_stream_versions.stream_version = (SELECT from_version FROM moves WHERE moves.stream_id = EXCLUDED.stream_id)
+       RETURNING stream_id`,
+      [name, version, topic, JSON.stringify(moves)],
+    );
+    if (advanced.length !== moves.length) throw new RunDeclined('another runner applied a stream of the run first');
+  }
+
+  private async recordAppliedEvents(sql: SqlExecutor, topic: string, applied: readonly BusRecord[]): Promise<void> {
+    if (applied.length === 0) return;
+    const { name, version } = this.definition;
+    await sql.query(
+      `INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
+       SELECT $1, $2, $3, stream_id, stream_version, event_id, now()
+         FROM json_to_recordset($4::json) AS e(stream_id text, stream_version bigint, event_id text)
+       ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()`,
+      [name, version, topic, JSON.stringify(applied.map(({ envelope }) => ({ stream_id: envelope.streamId, stream_version: envelope.streamVersion, event_id: envelope.eventId })))],
+    );
   }
 
   /** The projection's `apply`, given at most `applyTimeoutMs`. */

@@ -11,7 +11,8 @@
  *   member keeps one message in hand until its commit is in; a member never restarts a partition with a
  *   lease its revoked worker gave back while the member's round was under way (on the server, where a
  *   round can be held at one statement);
- * - schema: a server database without the bus migrations is refused with a clear code.
+ * - schema: a server database without the bus migrations is refused with a clear code;
+ * - a batch handler: each read of a partition at once, committed together, and one by one when it rejects.
  */
 import { Client } from 'pg';
 
@@ -19,6 +20,7 @@ import { createTestDatabase, TEST_DATABASE_KINDS } from '@trustmesh/platform-dat
 import { uniqueName, waitUntil } from '@trustmesh/platform-testing';
 
 import { BusError } from '../bus.error';
+import { deadLetterTopic, DLQ_HEADERS, type BusRecord } from '../event-bus.port';
 import { event, eventKey, interleavedEvents, latch, range, recorder, streamIds } from '../test/bus-events';
 import { createLocalEventBus } from './local-event-bus.factory';
 import type { ListeningDatabase } from './wake-ups';
@@ -155,6 +157,47 @@ describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
       stalling.thaw();
       await Promise.all([bus.close(), publisher.close()]);
       await stalling.database.close();
+    }
+  }, 60_000);
+
+  it('hands a batch handler each read of a partition at once, committed together; when it rejects, the same records go one by one to the handler, with their tries and dead letter', async () => {
+    const { bus } = await testBus(db);
+    const topic = uniqueName('runs.counters.v1');
+    const runs: number[][] = [];
+    const oneByOne: number[] = [];
+    const letters: BusRecord[] = [];
+    const versions = (records: readonly BusRecord[]) => records.map((record) => record.envelope.streamVersion);
+    try {
+      const dlq = await bus.subscribe({ groupId: uniqueName('dlq'), topics: [deadLetterTopic(topic)], handler: async (record) => void letters.push(record) });
+      await bus.publish(topic, range(1, 3).map((version) => event('one-stream', version)));
+      const subscription = await bus.subscribe({
+        groupId: uniqueName('runs'),
+        topics: [topic],
+        batchHandler: async (records) => {
+          runs.push(versions(records));
+          if (records.some((record) => record.envelope.streamVersion === 5)) throw new Error('refused');
+        },
+        handler: async (record) => {
+          oneByOne.push(record.envelope.streamVersion);
+          if (record.envelope.streamVersion === 5) throw new Error('refused');
+        },
+      });
+      await waitUntil(() => runs.length === 1, { timeoutMs: 30_000 });
+      await bus.publish(topic, range(4, 6).map((version) => event('one-stream', version)));
+      await waitUntil(() => letters.length === 1, { timeoutMs: 30_000 });
+      await waitUntil(async () => (await subscription.lag()).every((partition) => partition.lag === 0), { timeoutMs: 30_000 });
+      await subscription.stop();
+      await dlq.stop();
+
+      expect(runs).toEqual([
+        [1, 2, 3],
+        [4, 5, 6],
+      ]);
+      expect(oneByOne).toEqual([4, 5, 5, 5, 6]);
+      expect(versions(letters)).toEqual([5]);
+      expect(letters[0]?.headers[DLQ_HEADERS.attempts]).toBe('3');
+    } finally {
+      await bus.close();
     }
   }, 60_000);
 });

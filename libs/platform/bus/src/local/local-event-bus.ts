@@ -156,7 +156,7 @@ export class LocalEventBus implements EventBus {
 
   async subscribe(options: SubscribeOptions): Promise<LocalSubscription> {
     this.assertOpen();
-    const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
+    const { groupId, topics, handler, batchHandler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
     checkSubscribeOptions(options, maxAttempts);
     const stored = subscribedTopicNames(this.prefix, topics);
     // The DLQ siblings too: a dead letter should never wait for a topic to appear.
@@ -164,7 +164,7 @@ export class LocalEventBus implements EventBus {
     for (const topic of stored.flatMap((name) => [name, deadLetterTopic(name)])) partitionCounts.set(topic, await this.ensureTopic(topic));
     await this.listen();
     this.assertOpen();
-    const plan: SubscriptionPlan = { groupId, topics: stored, handler, start, maxAttempts, partitionCounts };
+    const plan: SubscriptionPlan = { groupId, topics: stored, handler, batchHandler, start, maxAttempts, partitionCounts };
     try {
       return await LocalSubscription.start(this.runtime, plan, {
         added: (subscription) => this.subscriptions.add(subscription),

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { Database } from '@trustmesh/platform-database';
 
-import type { PartitionLag, RecordHandler, RetryingPartition, Subscription } from '../event-bus.port';
+import type { BatchHandler, PartitionLag, RecordHandler, RetryingPartition, Subscription } from '../event-bus.port';
 import { TransientRetries } from '../transient-retries';
 import { describeError, type BusLogger } from '../bus-log';
 import {
@@ -65,6 +65,7 @@ export interface SubscriptionPlan {
   /** Topic names as stored (with the prefix). */
   topics: string[];
   handler: RecordHandler;
+  batchHandler: BatchHandler | undefined;
   start: 'earliest' | 'latest';
   maxAttempts: number;
   /** Partition counts of the topics and of their DLQ siblings, all created before the member joins. */
@@ -103,6 +104,7 @@ export class LocalSubscription implements Subscription {
       groupId: plan.groupId,
       memberId: this.memberId,
       handler: plan.handler,
+      batchHandler: plan.batchHandler,
       start: plan.start,
       maxAttempts: plan.maxAttempts,
       retryBackoffMs: runtime.retryBackoffMs,

@@ -17,6 +17,10 @@
  *   finished and committed, a retry backoff is abandoned (the next holder starts the tries again), and a
  *   revoked partition's lease is released at once so the other member takes it without waiting for expiry.
  * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first.
+ * - With a batch handler (see `BatchHandler` in the port), the valid envelopes at the head of each read go
+ *   to it in one call and are committed together, holding one slot; if it rejects, nothing was committed
+ *   and those same messages are delivered one by one as above, so tries, transient waits and dead letters
+ *   are exactly those of a subscription without one.
  * - Retention may have deleted the messages at the worker's position (a group that was gone, or lagged past
  *   the bus's maximum age): the worker reads on from the oldest kept one and says so (`BUS_LOG_TRUNCATED`).
  */
@@ -24,7 +28,7 @@ import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import { fromEventMessage } from '@trustmesh/platform-events';
 
 import { DEAD_LETTER_CODES, deadLetterHeaders, failureCode } from '../dead-letter';
-import { deadLetterTopic, isTransientFailure, type BusRecord, type RecordHandler } from '../event-bus.port';
+import { deadLetterTopic, isTransientFailure, type BatchHandler, type BusRecord, type RecordHandler } from '../event-bus.port';
 import { describeError, type BusLogger } from '../bus-log';
 import { pause, retryDelayMs } from '../retry-backoff';
 import type { TransientRetries } from '../transient-retries';
@@ -40,6 +44,7 @@ export interface WorkerContext {
   groupId: string;
   memberId: string;
   handler: RecordHandler;
+  batchHandler: BatchHandler | undefined;
   start: 'earliest' | 'latest';
   maxAttempts: number;
   retryBackoffMs: number;
@@ -144,17 +149,10 @@ export class PartitionWorker {
           continue;
         }
         this.reportTruncation(position, batch[0]?.offset ?? position, committedPosition);
-        for (const message of batch) {
-          if (this.currentState !== 'running') break;
-          const outcome = await this.deliver(message);
-          if (outcome === 'lost') {
-            this.context.logger.log('warn', 'local bus: partition lease lost; another member consumes it now', this.where(message.offset));
-            this.lose();
-          }
-          if (outcome !== 'committed') break;
-          position = (BigInt(message.offset) + 1n).toString();
-          committedPosition = true;
-        }
+        const next = await this.handleRead(batch, position);
+        // Once a message of the read is committed, the position is the group's commit.
+        if (next !== position) committedPosition = true;
+        position = next;
       }
     } catch (error) {
       if (this.currentState === 'running' || this.currentState === 'revoked' || this.currentState === 'stopping') {
@@ -166,6 +164,82 @@ export class PartitionWorker {
       if (this.currentState === 'revoked') await this.context.releaseLease(this.lease);
       this.onExit(this);
     }
+  }
+
+  /** Delivers one read's messages in order; returns the offset after the last one committed. */
+  private async handleRead(messages: StoredMessage[], position: string): Promise<string> {
+    let handled = 0;
+    const { batchHandler } = this.context;
+    const run = batchHandler ? this.leadingRun(messages) : [];
+    const last = run.at(-1)?.offset;
+    // A run of one gains nothing and would cost a second call if it failed.
+    if (batchHandler && last !== undefined && run.length > 1 && this.currentState === 'running') {
+      const outcome = await this.deliverRun(batchHandler, run, last);
+      if (outcome !== 'failed' && !this.settle(outcome, last)) return position;
+      if (outcome === 'committed') {
+        handled = run.length;
+        position = nextOffset(last);
+      }
+    }
+    for (const message of messages.slice(handled)) {
+      if (this.currentState !== 'running') break;
+      if (!this.settle(await this.deliver(message), message.offset)) break;
+      position = nextOffset(message.offset);
+    }
+    return position;
+  }
+
+  /** True when the partition goes on after this outcome; a lost lease stops the worker. */
+  private settle(outcome: Outcome, offset: string): boolean {
+    if (outcome === 'lost') {
+      this.context.logger.log('warn', 'local bus: partition lease lost; another member consumes it now', this.where(offset));
+      this.lose();
+    }
+    return outcome === 'committed';
+  }
+
+  /** The records of the valid envelopes at the head of a read (an invalid one goes to the DLQ on its own). */
+  private leadingRun(messages: StoredMessage[]): BusRecord[] {
+    const run: BusRecord[] = [];
+    for (const message of messages) {
+      const verdict = fromEventMessage(message.value);
+      if (!verdict.ok) break;
+      run.push({ ...this.recordOf(message, verdict.envelope), attempt: 1 });
+    }
+    return run;
+  }
+
+  /**
+   * Hands a run to the batch handler and commits past its last offset. `failed`: the handler rejected and
+   * nothing was committed, so the caller delivers the run one by one.
+   */
+  private async deliverRun(batchHandler: BatchHandler, run: BusRecord[], last: string): Promise<Outcome | 'failed'> {
+    const { slots, logger } = this.context;
+    if (!(await slots.acquire(this.halt.signal))) return 'abandoned';
+    try {
+      try {
+        await batchHandler(run);
+      } catch (error) {
+        // Expected whenever one of the run's messages would fail on its own: not worth more than debug.
+        logger.log('debug', 'local bus: batch handler failed; delivering its messages one by one', { ...this.where(run[0]?.offset), messages: run.length, code: failureCode(error) });
+        return 'failed';
+      }
+      return (await this.commitThrough(last)) ? 'committed' : 'lost';
+    } finally {
+      slots.release();
+    }
+  }
+
+  private recordOf(message: StoredMessage, envelope: BusRecord['envelope']): Omit<BusRecord, 'attempt'> {
+    return {
+      topic: this.context.serviceTopic(this.lease.topic),
+      partition: this.lease.partition,
+      offset: message.offset,
+      log: this.log,
+      key: message.key,
+      envelope,
+      headers: message.headers,
+    };
   }
 
   private async startPosition(): Promise<StartPosition> {
@@ -214,15 +288,7 @@ export class PartitionWorker {
     const verdict = fromEventMessage(message.value);
     if (!verdict.ok) return this.deadLetter(message, 0, DEAD_LETTER_CODES.envelopeInvalid);
 
-    const record: Omit<BusRecord, 'attempt'> = {
-      topic: this.context.serviceTopic(this.lease.topic),
-      partition: this.lease.partition,
-      offset: message.offset,
-      log: this.log,
-      key: message.key,
-      envelope: verdict.envelope,
-      headers: message.headers,
-    };
+    const record = this.recordOf(message, verdict.envelope);
     const position = { topic: this.lease.topic, partition: this.lease.partition, offset: message.offset };
     let succeeded = false;
     try {
@@ -235,7 +301,7 @@ export class PartitionWorker {
         try {
           const failure = await this.tryHandler({ ...record, attempt });
           if (failure === undefined) {
-            const committed = await this.commit(message);
+            const committed = await this.commitThrough(message.offset);
             succeeded = committed;
             return committed ? 'committed' : 'lost';
           }
@@ -271,9 +337,9 @@ export class PartitionWorker {
     }
   }
 
-  private commit(message: StoredMessage): Promise<boolean> {
-    const next = (BigInt(message.offset) + 1n).toString();
-    return this.context.database.withConnection((sql) => commitOffset(sql, this.context.groupId, this.context.memberId, this.lease, next));
+  /** Commits past `offset`; false when the lease is no longer ours. */
+  private commitThrough(offset: string): Promise<boolean> {
+    return this.context.database.withConnection((sql) => commitOffset(sql, this.context.groupId, this.context.memberId, this.lease, nextOffset(offset)));
   }
 
   /** Writes the dead letter and commits past the message in one transaction; a refused commit undoes both. */
@@ -290,7 +356,7 @@ export class PartitionWorker {
       await database.withConnection((sql) =>
         sql.transaction(async (tx: SqlExecutor) => {
           await appendMessages(tx, topic, this.context.partitionCount(topic), [letter]);
-          if (!(await commitOffset(tx, groupId, memberId, this.lease, (BigInt(message.offset) + 1n).toString()))) throw new LeaseLost();
+          if (!(await commitOffset(tx, groupId, memberId, this.lease, nextOffset(message.offset)))) throw new LeaseLost();
           await wakeUps.announce(tx, announced);
         }),
       );
@@ -302,6 +368,10 @@ export class PartitionWorker {
     logger.log('warn', 'local bus: message dead-lettered', { ...this.where(message.offset), attempts, code });
     return 'committed';
   }
+}
+
+function nextOffset(offset: string): string {
+  return (BigInt(offset) + 1n).toString();
 }
 
 export function partitionKey(topic: string, partition: number): string {
