@@ -246,6 +246,28 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
   });
 
   describe('consumer groups', () => {
+    it('keep deployments under different prefixes apart: one group name in both, each member gets all of its own records and nothing of the other', async () => {
+      const groupId = uniqueName('shared-name');
+      const topic = 'deployments.counters.v1';
+      const deployments = await Promise.all(
+        ['blue', 'green'].map(async (name) => {
+          const { bus } = await fixture.openBus({ topicPrefix: `${uniqueName(name)}.` });
+          return { bus, streams: streamIds(name, 8), received: recorder() };
+        }),
+      );
+      for (const { bus, received } of deployments) await bus.subscribe({ groupId, topics: [topic], handler: received.handler });
+      for (const { bus, streams } of deployments) await bus.publish(topic, interleavedEvents(streams, 5));
+      for (const { received, streams } of deployments) {
+        await waitUntil(() => received.records.length >= streams.length * 5, { timeoutMs: 30_000, what: 'every event of the deployment' });
+      }
+      await settle(); // room for a record of the other deployment to show up
+      for (const { received, streams } of deployments) {
+        expect(received.records).toHaveLength(streams.length * 5);
+        for (const stream of streams) expect(received.versionsByStream().get(stream)).toEqual(range(1, 5));
+        expect(new Set(received.records.map((record) => record.topic))).toEqual(new Set([topic]));
+      }
+    }, 120_000);
+
     it('resume after a stop where the stopped member left off: the message in hand finishes, nothing is lost or repeated', async () => {
       const topic = uniqueName('resume.counters.v1');
       const groupId = uniqueName('resume');

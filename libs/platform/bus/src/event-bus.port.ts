@@ -100,7 +100,11 @@ export function isTransientFailure(error: unknown): boolean {
 }
 
 export interface SubscribeOptions {
-  /** Consumer group: members share the partitions, and the group keeps the committed offsets. */
+  /**
+   * Consumer group: members share the partitions, and the group keeps the committed offsets. The adapter
+   * adds the topic prefix to it in the log, as to topics, so deployments under different prefixes never
+   * share a group.
+   */
   groupId: string;
   topics: readonly string[];
   handler: RecordHandler;

@@ -21,6 +21,15 @@ export function storedTopicName(prefix: string, topic: string): string {
   return name;
 }
 
+/**
+ * The name a consumer group has in the log: the configured prefix, then the service's name. Groups are
+ * namespaced like topics: deployments that share a cluster (or a database) under different prefixes never
+ * share a group, whose members would otherwise be handed each other's partitions.
+ */
+export function storedGroupName(prefix: string, groupId: string): string {
+  return `${prefix}${groupId}`;
+}
+
 /** The service's name of a topic as stored: the prefix taken off again. */
 export function serviceTopicName(prefix: string, stored: string): string {
   return stored.startsWith(prefix) ? stored.slice(prefix.length) : stored;

@@ -31,7 +31,7 @@ import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type Subscript
 import { TopicProvisioner } from './kafka-topics';
 import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
-import { serviceTopicName, storedTopicName, subscribedTopicNames } from '../topic-name';
+import { serviceTopicName, storedGroupName, storedTopicName, subscribedTopicNames } from '../topic-name';
 
 export interface KafkaEventBusOptions {
   brokers: readonly string[];
@@ -198,7 +198,7 @@ export class KafkaEventBus implements EventBus {
   private plan(options: SubscribeOptions): SubscriptionPlan {
     const { groupId, topics, handler, start = 'earliest', maxAttempts = this.options.maxAttempts } = options;
     checkSubscribeOptions(options, maxAttempts);
-    return { groupId, topics: subscribedTopicNames(this.prefix, topics), handler, start, maxAttempts };
+    return { groupId: storedGroupName(this.prefix, groupId), topics: subscribedTopicNames(this.prefix, topics), handler, start, maxAttempts };
   }
 
   private connectedProducer(): Promise<BusProducer> {

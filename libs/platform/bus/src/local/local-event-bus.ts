@@ -26,7 +26,7 @@ import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions }
 import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log';
 import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
-import { serviceTopicName, storedTopicName, subscribedTopicNames } from '../topic-name';
+import { serviceTopicName, storedGroupName, storedTopicName, subscribedTopicNames } from '../topic-name';
 import { appendMessages, ensureTopic } from './local-log.store';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
 import { schemaMissingOr } from './schema-missing';
@@ -164,7 +164,7 @@ export class LocalEventBus implements EventBus {
     for (const topic of stored.flatMap((name) => [name, deadLetterTopic(name)])) partitionCounts.set(topic, await this.ensureTopic(topic));
     await this.listen();
     this.assertOpen();
-    const plan: SubscriptionPlan = { groupId, topics: stored, handler, batchHandler, start, maxAttempts, partitionCounts };
+    const plan: SubscriptionPlan = { groupId: storedGroupName(this.prefix, groupId), topics: stored, handler, batchHandler, start, maxAttempts, partitionCounts };
     try {
       return await LocalSubscription.start(this.runtime, plan, {
         added: (subscription) => this.subscriptions.add(subscription),
