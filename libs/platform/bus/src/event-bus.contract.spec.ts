@@ -255,7 +255,8 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
           return { bus, streams: streamIds(name, 8), received: recorder() };
         }),
       );
-      for (const { bus, received } of deployments) await bus.subscribe({ groupId, topics: [topic], handler: received.handler });
+      const subscriptions = [];
+      for (const { bus, received } of deployments) subscriptions.push(await bus.subscribe({ groupId, topics: [topic], handler: received.handler }));
       for (const { bus, streams } of deployments) await bus.publish(topic, interleavedEvents(streams, 5));
       for (const { received, streams } of deployments) {
         await waitUntil(() => received.records.length >= streams.length * 5, { timeoutMs: 30_000, what: 'every event of the deployment' });
@@ -266,6 +267,7 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
         for (const stream of streams) expect(received.versionsByStream().get(stream)).toEqual(range(1, 5));
         expect(new Set(received.records.map((record) => record.topic))).toEqual(new Set([topic]));
       }
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
     }, 120_000);
 
     it('resume after a stop where the stopped member left off: the message in hand finishes, nothing is lost or repeated', async () => {
