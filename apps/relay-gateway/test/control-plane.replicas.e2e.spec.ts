@@ -21,6 +21,7 @@ import { RELAY_DIRECTORY, type RelayDirectory } from '../src/control/relay-direc
 import { ReplicaLiveness } from '../src/control/replica-liveness';
 import { RELAY_GATEWAY_MIGRATIONS } from '../src/persistence/relay-gateway.migrations';
 import type { RelayGatewayHandle } from '../src/relay-gateway.bootstrap';
+import { MOCK_CLUSTER_SESSION } from './data-plane/support/gateway.child';
 import { connect } from './data-plane/support/peers';
 import { bearer, call, controlClient, redeem, startTestGateway, statusOf, type RelayControlClient } from './support/gateway.fixture';
 
@@ -54,7 +55,7 @@ describe.each(['local', 'kafka'] as const)('relay gateway control plane across t
           RELAY_GRPC_HOST: '127.0.0.1',
           RELAY_REPLICA_ID: name,
           TRUSTMESH_BUS: bus,
-          ...(bus === 'kafka' ? { KAFKA_BROKERS: kafka.brokers.join(','), TRUSTMESH_TOPIC_PREFIX: topicPrefix } : {}),
+          ...(bus === 'kafka' ? { KAFKA_BROKERS: kafka.brokers.join(','), ...MOCK_CLUSTER_SESSION, TRUSTMESH_TOPIC_PREFIX: topicPrefix } : {}),
         }),
       ),
     );

@@ -10,7 +10,7 @@
  */
 import type { ISocketFactory } from 'kafkajs';
 
-import { createKafkaEventBus, createLocalEventBus, DEFAULT_CONSUMER_TUNING, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
 import { withContext } from '@trustmesh/platform-logging';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
@@ -113,7 +113,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
         ? createKafkaEventBus(config.platform, {
             // The bus logs through the gateway's logger: one line shape (service, replica) for the whole process.
             logger: withContext(logger.port, { component: 'platform-bus.kafka' }),
-            consumer: { ...DEFAULT_CONSUMER_TUNING, maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
+            consumer: { maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
             ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
           })
         : await createLocalEventBus(config.platform, database, { logger: withContext(logger.port, { component: 'platform-bus.local' }) });

@@ -44,7 +44,8 @@ describe('platform configuration', () => {
       TRUSTMESH_TOPIC_PREFIX: 'staging.',
       TRUSTMESH_BUS_MAX_ATTEMPTS: '3',
     });
-    expect(config.bus.kafka).toEqual({ brokers: ['kafka-0:9092', 'kafka-1:9092'], clientId: 'trustmesh' });
+    expect(config.bus.kafka).toEqual({ brokers: ['kafka-0:9092', 'kafka-1:9092'], clientId: 'trustmesh', sessionTimeoutMs: 30_000 });
+    expect(loadPlatformConfig({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_SESSION_TIMEOUT_MS: '6000' }).bus.kafka?.sessionTimeoutMs).toBe(6_000);
     expect(config.database).toEqual({ mode: 'server', url: 'postgres://relay:secret@db:5432/relay' });
     expect(topicName(config, 'relay.workspace-frames.v1')).toBe('staging.relay.workspace-frames.v1');
   });
@@ -56,6 +57,9 @@ describe('platform configuration', () => {
     expect(problemsOf({ TRUSTMESH_BUS: 'kafka' })).toEqual(['KAFKA_BROKERS']);
     expect(problemsOf({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'localhost, x:99999' })).toEqual(['KAFKA_BROKERS']);
     expect(problemsOf({ TRUSTMESH_BUS_RETRY_BACKOFF_MS: '1.5' })).toEqual(['TRUSTMESH_BUS_RETRY_BACKOFF_MS']);
+    // Below the brokers' group.min.session.timeout.ms a join is refused; above their maximum too.
+    expect(problemsOf({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_SESSION_TIMEOUT_MS: '5999' })).toEqual(['KAFKA_SESSION_TIMEOUT_MS']);
+    expect(problemsOf({ KAFKA_SESSION_TIMEOUT_MS: '1800001' })).toEqual(['KAFKA_SESSION_TIMEOUT_MS']);
   });
 
   it('never repeats a database URL, which may hold a password', () => {

@@ -7,6 +7,7 @@
  * | `TRUSTMESH_BUS` | `local` | `local` (over the database) or `kafka` |
  * | `KAFKA_BROKERS` | — (required for `kafka`) | comma-separated `host:port` list |
  * | `KAFKA_CLIENT_ID` | `trustmesh` | client id the brokers see |
+ * | `KAFKA_SESSION_TIMEOUT_MS` | `30000` | how long a silent consumer-group member keeps its partitions (6000–1800000, the brokers' own bounds by default); heartbeats go at a third of it, at most every 3 s |
  * | `DATABASE_URL` | — | `postgres://…`; without it, embedded PGlite under `TRUSTMESH_DATA_DIR` |
  * | `TRUSTMESH_DATA_DIR` | `.data` | where embedded mode keeps its database |
  * | `TRUSTMESH_TOPIC_PREFIX` | (none) | prefix of every topic name, e.g. `staging.` |
@@ -26,7 +27,8 @@ export type BusAdapter = 'local' | 'kafka';
 export interface PlatformConfig {
   bus: {
     adapter: BusAdapter;
-    kafka: { brokers: string[]; clientId: string } | null;
+    /** `sessionTimeoutMs` absent means the bus's default (30 s). */
+    kafka: { brokers: string[]; clientId: string; sessionTimeoutMs?: number } | null;
     topicPrefix: string;
     maxAttempts: number;
     retryBackoffMs: number;
@@ -78,6 +80,7 @@ export function loadPlatformConfig(env: Env): PlatformConfig {
   const brokersRaw = value('KAFKA_BROKERS');
   const clientId = value('KAFKA_CLIENT_ID') ?? 'trustmesh';
   if (!CLIENT_ID.test(clientId)) fail('KAFKA_CLIENT_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
+  const sessionTimeoutMs = integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 1_800_000);
   if (adapter === 'kafka') {
     if (brokersRaw === undefined) {
       fail('KAFKA_BROKERS', 'is required when TRUSTMESH_BUS=kafka (a comma-separated list of host:port)');
@@ -85,7 +88,7 @@ export function loadPlatformConfig(env: Env): PlatformConfig {
       const brokers = brokersRaw.split(',').map((broker) => broker.trim());
       const bad = brokers.filter((broker) => !HOST_PORT.test(broker) || Number(broker.slice(broker.lastIndexOf(':') + 1)) > 65535);
       if (bad.length > 0) fail('KAFKA_BROKERS', `must be a comma-separated list of host:port (not ${bad.map((b) => JSON.stringify(b)).join(', ')})`);
-      else kafka = { brokers, clientId };
+      else kafka = { brokers, clientId, sessionTimeoutMs };
     }
   }
 

@@ -57,6 +57,15 @@ export interface ReplicaPlacement {
 }
 
 /**
+ * Group members' session timeout on librdkafka's mock cluster (the brokers' minimum). The mock answers a follower
+ * whose SyncGroup arrives after the leader's with INVALID_REQUEST (a real broker hands it its assignment), which
+ * kafkajs does not retry: the replica recreates its consumer, and the mock waits a session timeout before the
+ * next election. With replicas starting together on a busy machine that can happen several times in a row; at
+ * 30 s a round it outlasts the join timeout, at 6 s it does not.
+ */
+export const MOCK_CLUSTER_SESSION = { KAFKA_SESSION_TIMEOUT_MS: '6000' } as const;
+
+/**
  * The environment of one replica of a distributed-mode test: server mode on the placement, a stable replica id,
  * frames published almost at once, and a first-ACK timeout no test step comes near.
  */
@@ -64,7 +73,7 @@ export function replicaEnv(placement: ReplicaPlacement, replicaId: string): Reco
   return {
     DATABASE_URL: placement.databaseUrl,
     TRUSTMESH_BUS: placement.bus,
-    ...(placement.bus === 'kafka' && placement.kafkaBrokers ? { KAFKA_BROKERS: placement.kafkaBrokers.join(',') } : {}),
+    ...(placement.bus === 'kafka' && placement.kafkaBrokers ? { KAFKA_BROKERS: placement.kafkaBrokers.join(','), ...MOCK_CLUSTER_SESSION } : {}),
     TRUSTMESH_TOPIC_PREFIX: placement.topicPrefix,
     RELAY_REPLICA_ID: replicaId,
     RELAY_PUBLIC_BASE_URL: 'https://relay.trustmesh.test',
