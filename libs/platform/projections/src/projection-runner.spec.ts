@@ -4,7 +4,7 @@
  * checkpoints on PGlite or on the Postgres server. One database and one bus per combination, for the
  * whole combination's tests.
  */
-import { DLQ_HEADERS, LOCAL_BUS_MIGRATIONS, deadLetterTopic, type BusRecord, type EventBus } from '@trustmesh/platform-bus';
+import { DLQ_HEADERS, LOCAL_BUS_MIGRATIONS, deadLetterTopic, type BusRecord, type EventBus, type Subscription } from '@trustmesh/platform-bus';
 import { openTestBus, TEST_BUS_KINDS } from '@trustmesh/platform-bus/testing';
 import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
@@ -120,6 +120,49 @@ describe.each(COMBINATIONS)('the projection runner on %s over the %s bus', (kind
     const consumed = status.positions.reduce((sum, position) => sum + Number(position.nextOffset), 0);
     expect(consumed).toBe(30);
     expect(runner.counters).toEqual({ applied: 30, skipped: 0 });
+  }, 120_000);
+
+  it('never reports the group further than its checkpoints: an event applied while the status is read shows in both or in neither', async () => {
+    const topic = uniqueName('projection.status');
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    // The last event's apply waits until the status is being read.
+    const definition = streamCounts(topic, 1);
+    const apply = definition.apply.bind(definition);
+    definition.apply = async (event, context) => {
+      if (event.streamVersion === 2) {
+        holding = true;
+        await held;
+      }
+      await apply(event, context);
+    };
+    // The group's offsets are read while the event finishes: its transaction commits, the group commits after it.
+    const racing: EventBus = Object.create(bus) as EventBus;
+    racing.subscribe = async (options) => {
+      const subscription = await bus.subscribe(options);
+      return Object.assign(Object.create(subscription) as Subscription, {
+        stop: () => subscription.stop(),
+        lag: async () => {
+          if (holding) {
+            holding = false;
+            release();
+            await waitUntil(async () => (await subscription.lag()).every((entry) => entry.lag === 0), { timeoutMs: 60_000, what: 'the group to commit the held event' });
+          }
+          return subscription.lag();
+        },
+      });
+    };
+    await bus.publish(topic, [envelope('stream-0', 1), envelope('stream-0', 2)]);
+    const runner = new ProjectionRunner(definition, sqlTransactions(database), racing);
+    await runner.start();
+    await waitUntil(() => holding, { timeoutMs: 60_000, what: 'the second event to be in apply' });
+    const status = await runner.status();
+    await runner.stop();
+
+    expect(status.totalLag).toBe(0);
+    const ends = status.lag.filter((entry) => entry.endOffset !== '0').map((entry) => [entry.partition, entry.endOffset]);
+    expect(status.positions.map((position) => [position.partition, position.nextOffset])).toEqual(ends);
   }, 120_000);
 
   it('skips events it already applied when they are delivered again', async () => {

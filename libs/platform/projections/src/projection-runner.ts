@@ -581,8 +581,11 @@ export class ProjectionRunner<Tx> {
   /** Where the projection stands, and how far behind the log it is. */
   async status(): Promise<ProjectionStatus> {
     const { name, version } = this.definition;
-    const positions = await this.transactions.read((sql) => readPositions(sql, name, version));
+    // The group's offsets first, the checkpoints after: the group commits an event only once its transaction
+    // (checkpoint included) has, so read in this order the checkpoints are never behind the offsets; read the
+    // other way, an event applied between the two reads shows as consumed but not applied.
     const lag = this.subscription ? await this.subscription.lag() : [];
+    const positions = await this.transactions.read((sql) => readPositions(sql, name, version));
     return { projection: name, version, positions, lag, totalLag: lag.reduce((sum, entry) => sum + entry.lag, 0), retrying: this.retrying() };
   }
 
