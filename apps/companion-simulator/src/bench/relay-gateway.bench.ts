@@ -27,7 +27,9 @@
  *
  * Settings (environment): BENCH_WORKSPACES (50), BENCH_BROWSERS_PER_WORKSPACE (2), BENCH_ROUNDS (3),
  * BENCH_ROUND_SECONDS (10), BENCH_TURN_INTERVAL_MS (100), BENCH_IDLE_CONNECTIONS (5000, 0 = skip),
- * BENCH_GATEWAY_CPU_PROF=<dir> (node --cpu-prof on the gateway child; written when it exits).
+ * BENCH_GATEWAY_CPU_PROF=<dir> (node --cpu-prof on the gateway child; written when it exits),
+ * BENCH_GATEWAY_NODE_FLAGS (more node flags for the gateway child, e.g. --trace-gc); the gateway's own RELAY_*
+ * settings given to the bench reach the gateway (e.g. RELAY_FRAMES_RETENTION_FRAMES).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -140,7 +142,7 @@ async function startGateway(): Promise<Gateway> {
 
 async function launchGateway(dataDir: string): Promise<Gateway> {
   const probeFile = join(dataDir, 'memory-probe.json');
-  const flags = ['--expose-gc', '--import', 'tsx', '--import', './apps/companion-simulator/src/bench/memory-probe.ts'];
+  const flags = [...(process.env['BENCH_GATEWAY_NODE_FLAGS'] ?? '').split(' ').filter(Boolean), '--expose-gc', '--import', 'tsx', '--import', './apps/companion-simulator/src/bench/memory-probe.ts'];
   if (CPU_PROF_DIR) flags.unshift('--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`);
   const child = startChild([...flags, 'apps/relay-gateway/src/main.ts'], {
     RELAY_HTTP_PORT: '0',
@@ -156,6 +158,8 @@ async function launchGateway(dataDir: string): Promise<Gateway> {
     RELAY_MAX_PENDING_BROWSER_UPGRADES: '100000',
     RELAY_MAX_PENDING_COMPANION_HANDSHAKES: '100000',
     BENCH_MEMORY_PROBE_FILE: probeFile,
+    // The gateway's own settings given to the bench (RELAY_*) reach it, so a setting can be measured.
+    ...Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('RELAY_') && entry[1] !== undefined)),
   });
   const ready = () =>
     child.output.stdout.includes('"msg":"relay gateway listening"') && child.output.stdout.includes('development service credential') && child.output.stdout.includes('development certificate');

@@ -92,8 +92,8 @@ describe('WorkspaceFrameLog', () => {
     const log = new WorkspaceFrameLog(limits);
     log.startEpoch('e');
     for (const sequence of [0, 1, 3]) log.append(frame(sequence), 0);
-    expect(log.contiguous(-1, 1)?.map((entry) => entry.relaySequence)).toEqual([0, 1]);
-    expect(log.contiguous(0, 3)).toBeUndefined();
+    expect(log.holdsContiguous(-1, 1)).toBe(true);
+    expect(log.holdsContiguous(0, 3)).toBe(false);
   });
 
   it('hands a catch-up out in slices: each from the last item taken, the trailing gap only in the last one', () => {
@@ -151,6 +151,41 @@ describe('WorkspaceFrameLog and the process budget', () => {
   });
 });
 
+describe('WorkspaceFrameLog storage: frame bytes off the heap', () => {
+  it('gives back exactly the text it was given, across chunks, for large frames and any script', () => {
+    const log = new WorkspaceFrameLog({ frames: 10_000, bytes: 100_000_000, ms: 60_000 });
+    log.startEpoch('e1');
+    const texts = Array.from({ length: 400 }, (_, sequence) =>
+      sequence % 50 === 7 ? `{"big":"${'x'.repeat(70_000 + sequence)}"}` : `{"n":${sequence},"t":"héllo wörld 日本語 🙂 ${'y'.repeat(sequence * 3)}"}`,
+    );
+    texts.forEach((text, sequence) => log.append({ relaySequence: sequence, text, wire: '1.2', type: 'runtime.event', bytes: Buffer.byteLength(text), at: sequence }, sequence));
+    const caught = log.catchUp(-1, 400).map((item) => (item.kind === 'frame' ? item.frame.text : `gap ${item.from}-${item.through}`));
+    expect(caught).toEqual(texts);
+    expect(log.bytes).toBe(texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0));
+  });
+
+  it('keeps its own copy: changing the entry after append changes nothing retained', () => {
+    const log = new WorkspaceFrameLog(limits);
+    log.startEpoch('e1');
+    const entry: LoggedFrame = { ...frame(0, 'original'), type: 'interaction.request', interactionId: 'i-1', interactionMethod: 'approval.request', expiresAt: 99 };
+    log.append(entry, 0);
+    entry.text = 'changed';
+    entry.interactionId = 'i-2';
+    expect(log.get(0)).toEqual({ relaySequence: 0, text: 'original', wire: '1.2', type: 'interaction.request', bytes: 8, at: 0, interactionId: 'i-1', interactionMethod: 'approval.request', expiresAt: 99 });
+    expect(log.get(0)).not.toBe(log.get(0));
+  });
+
+  it('lets the oldest frames go and still serves the rest whole after many prunes', () => {
+    const log = new WorkspaceFrameLog({ frames: 50, bytes: 100_000_000, ms: 60_000 });
+    log.startEpoch('e1');
+    for (let sequence = 0; sequence < 5_000; sequence += 1) log.append(frame(sequence, `frame-${sequence}-${'z'.repeat(sequence % 97)}`), 0);
+    const caught = log.catchUp(4_949, 0).map((item) => (item.kind === 'frame' ? item.frame.text : 'gap'));
+    expect(caught).toEqual(Array.from({ length: 50 }, (_, index) => `frame-${4_950 + index}-${'z'.repeat((4_950 + index) % 97)}`));
+    expect(log.size).toBe(50);
+    expect(log.catchUp(-1, 0)[0]).toEqual({ kind: 'gap', from: 0, through: 4_949 });
+  });
+});
+
 describe('text11Of: the cached 1.1 copy of a logged frame', () => {
   const ids = { workspaceId: randomUUID(), runtimeInstanceId: randomUUID(), threadId: randomUUID(), turnId: randomUUID() };
   /** A 1.2 `runtime.event`: `tool.completed` with the 1.2-only `appOutput` and `operationId` when `only12`. */
@@ -179,7 +214,7 @@ describe('text11Of: the cached 1.1 copy of a logged frame', () => {
     return { relaySequence, text, wire: '1.2', type: 'runtime.event', bytes: Buffer.byteLength(text), at: 0 };
   };
 
-  it('counts a copy of its own in the ring and the process budget, and gives it back with the frame', () => {
+  it('is not the ring\'s to count: the ring keeps the frame\'s own bytes, and a frame read back downgrades the same', () => {
     const budget = new ByteBudget(10_000_000);
     const log = new WorkspaceFrameLog({ ...limits, frames: 1 }, budget);
     log.startEpoch('e1');
@@ -189,12 +224,15 @@ describe('text11Of: the cached 1.1 copy of a logged frame', () => {
     const { text, invalid } = text11Of(entry, [log]);
     expect(invalid).toBe(false);
     expect(text).not.toContain('appOutput');
-    expect(log.bytes).toBe(textBytes + Buffer.byteLength(text as string));
-    expect(budget.used).toBe(log.bytes);
-    // Cached: asked again, nothing more is counted.
-    expect(text11Of(entry, [log]).text).toBe(text);
-    expect(budget.used).toBe(log.bytes);
-    // The frame leaves the ring (count bound): both copies are given back.
+    // The copy is cached on the live entry (fan-out), not in the ring.
+    expect(entry.text11).toBe(text);
+    expect(log.bytes).toBe(textBytes);
+    expect(budget.used).toBe(textBytes);
+    const readBack = log.get(0) as LoggedFrame;
+    expect(readBack.text11).toBeUndefined();
+    expect(text11Of(readBack, [log]).text).toBe(text);
+    expect(budget.used).toBe(textBytes);
+    // The frame leaves the ring (count bound): its bytes are given back.
     log.append(event12(1, false), 0);
     expect(log.bytes).toBe(log.get(1)?.bytes);
     expect(budget.used).toBe(log.bytes);

@@ -5,6 +5,13 @@
  * this ring is bounded by count, bytes and age (whichever is reached first), and its bytes count against
  * the process's budget for all rings (`ByteBudget`), which may cut it further (`shrinkTo`).
  *
+ * Off the JavaScript heap. A busy gateway retains hundreds of thousands of frames; kept as a string and an
+ * object each, every one of them survived the young generation (copied twice) and then weighed on every
+ * full collection, and the collector's pauses (tens to hundreds of ms) became the relay's tail latency. So
+ * the ring keeps each frame's UTF-8 bytes in `Buffer` chunks (outside the heap, never copied by the
+ * collector) and its few numbers in plain arrays of numbers, and makes a `LoggedFrame` again only when a
+ * catch-up or a replay reads it. Interaction frames (few) keep their extra fields in a map.
+ *
  * Stream epochs. The Companion numbers frames from 0 and restarts at 0 when it restarts (§6), so one
  * workspace's log is a series of epochs. The replica holding the Companion decides the epoch of each
  * frame (`classify`): a sequence above the head continues the epoch; a sequence at or below the head is
@@ -83,9 +90,55 @@ export type FrameClassification = 'append' | 'replay' | 'new-epoch';
 /** What a browser with cursor `after` needs, in order: frames, and gaps for what is no longer retained. */
 export type CatchUpItem = { kind: 'frame'; frame: LoggedFrame } | { kind: 'gap'; from: number; through: number };
 
+/** Frame bytes go into chunks of this size; a larger frame gets a chunk of its own, exactly its size. */
+const CHUNK_BYTES = 64 * 1024;
+
+interface Chunk {
+  readonly buffer: Buffer;
+  used: number;
+}
+
+/** What an interaction frame carries beyond the common fields. */
+type InteractionFields = Pick<LoggedFrame, 'interactionId' | 'interactionMethod' | 'expiresAt'>;
+
+/** Wire versions and frame types as small numbers, so the ring holds no strings per frame. */
+class Codes<T extends string> {
+  private readonly byValue = new Map<T, number>();
+  private readonly values: T[] = [];
+
+  code(value: T): number {
+    let code = this.byValue.get(value);
+    if (code === undefined) {
+      code = this.values.length;
+      this.values.push(value);
+      this.byValue.set(value, code);
+    }
+    return code;
+  }
+
+  value(code: number): T {
+    return this.values[code] as T;
+  }
+}
+
+const WIRES = new Codes<WireVersion>();
+const TYPES = new Codes<string>();
+
 export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
-  private frames: LoggedFrame[] = [];
+  // One entry per retained frame, in parallel arrays from `start` (older entries are dead until compacted).
+  private sequences: number[] = [];
+  private ats: number[] = [];
+  private lengths: number[] = [];
+  private offsets: number[] = [];
+  /** Index into `chunks` (counted from `chunkBase`). */
+  private chunkIndexes: number[] = [];
+  /** Wire code × 65,536 + type code. */
+  private kinds: number[] = [];
   private start = 0;
+  private chunks: Array<Chunk | undefined> = [];
+  /** The chunk index that `chunks[0]` has: chunks before the oldest frame are let go. */
+  private chunkBase = 0;
+  private readonly interactions = new Map<number, InteractionFields>();
   private totalBytes = 0;
   private currentEpoch: string | null = null;
   private headSequence = -1;
@@ -106,7 +159,7 @@ export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
   }
 
   get size(): number {
-    return this.frames.length - this.start;
+    return this.sequences.length - this.start;
   }
 
   get bytes(): number {
@@ -129,30 +182,58 @@ export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
   /** Starts a new epoch: the ring is emptied and the head goes back to −1. */
   startEpoch(epoch: string): void {
     this.currentEpoch = epoch;
-    this.frames = [];
+    this.sequences = [];
+    this.ats = [];
+    this.lengths = [];
+    this.offsets = [];
+    this.chunkIndexes = [];
+    this.kinds = [];
     this.start = 0;
+    this.chunks = [];
+    this.chunkBase = 0;
+    this.interactions.clear();
     this.budget?.add(-this.totalBytes);
     this.totalBytes = 0;
     this.headSequence = -1;
   }
 
-  /** Appends a frame of the current epoch above the head; frames at or below the head are ignored. */
+  /**
+   * Appends a frame of the current epoch above the head; frames at or below the head are ignored. The ring
+   * copies the frame's text: the entry itself is not kept (what the ring holds is its own, counted once).
+   */
   append(frame: LoggedFrame, now: number): boolean {
     if (frame.relaySequence <= this.headSequence) return false;
     this.headSequence = frame.relaySequence;
     if (this.limits.frames > 0 && this.limits.bytes > 0 && this.limits.ms > 0) {
-      this.frames.push(frame);
-      this.totalBytes += frame.bytes;
-      this.budget?.add(frame.bytes);
+      // `bytes` is the text's UTF-8 size until a 1.1 copy is cached on the entry (`text11Of`).
+      const length = frame.text11 === undefined || frame.text11 === null || frame.text11 === frame.text ? frame.bytes : Buffer.byteLength(frame.text);
+      const [chunkIndex, offset] = this.write(frame.text, length);
+      this.sequences.push(frame.relaySequence);
+      this.ats.push(frame.at);
+      this.lengths.push(length);
+      this.offsets.push(offset);
+      this.chunkIndexes.push(chunkIndex);
+      this.kinds.push(WIRES.code(frame.wire) * 65_536 + TYPES.code(frame.type));
+      if (frame.interactionId !== undefined) {
+        this.interactions.set(frame.relaySequence, {
+          interactionId: frame.interactionId,
+          ...(frame.interactionMethod !== undefined ? { interactionMethod: frame.interactionMethod } : {}),
+          ...(frame.expiresAt !== undefined ? { expiresAt: frame.expiresAt } : {}),
+        });
+      }
+      this.totalBytes += length;
+      this.budget?.add(length);
     }
     this.prune(now);
     return true;
   }
 
-  grow(entry: LoggedFrame, delta: number): void {
-    if (this.get(entry.relaySequence) !== entry) return;
-    this.totalBytes += delta;
-    this.budget?.add(delta);
+  /**
+   * A 1.1 copy cached on an entry (`text11Of`) lives on that entry, not here: the ring keeps only the frame's
+   * own bytes and makes the copy again for each catch-up that needs it. Nothing to count.
+   */
+  grow(_entry: LoggedFrame, _delta: number): void {
+    // The ring holds no 1.1 copies.
   }
 
   /** A `runtime.gap` from the Companion: the frames up to `through` will never come. */
@@ -160,15 +241,16 @@ export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
     if (through > this.headSequence) this.headSequence = through;
   }
 
+  /** The retained frame with this sequence (a fresh `LoggedFrame` each time), if any. */
   get(relaySequence: number): LoggedFrame | undefined {
     // Sequences ascend, so a binary search finds the frame.
     let low = this.start;
-    let high = this.frames.length - 1;
+    let high = this.sequences.length - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const frame = this.frames[middle] as LoggedFrame;
-      if (frame.relaySequence === relaySequence) return frame;
-      if (frame.relaySequence < relaySequence) low = middle + 1;
+      const sequence = this.sequences[middle] as number;
+      if (sequence === relaySequence) return this.frameAt(middle);
+      if (sequence < relaySequence) low = middle + 1;
       else high = middle - 1;
     }
     return undefined;
@@ -184,46 +266,73 @@ export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
     this.prune(now);
     const items: CatchUpItem[] = [];
     let expected = after + 1;
-    for (let index = this.firstIndexAbove(after); index < this.frames.length; index += 1) {
+    for (let index = this.firstIndexAbove(after); index < this.sequences.length; index += 1) {
       // A slice of the catch-up (it is paced by what the browser reads): the rest comes on the next call.
       if (items.length >= limit) return items;
-      const frame = this.frames[index] as LoggedFrame;
-      if (frame.relaySequence > expected) items.push({ kind: 'gap', from: expected, through: frame.relaySequence - 1 });
-      items.push({ kind: 'frame', frame });
-      expected = frame.relaySequence + 1;
+      const sequence = this.sequences[index] as number;
+      if (sequence > expected) items.push({ kind: 'gap', from: expected, through: sequence - 1 });
+      items.push({ kind: 'frame', frame: this.frameAt(index) });
+      expected = sequence + 1;
     }
     if (this.headSequence >= expected) items.push({ kind: 'gap', from: expected, through: this.headSequence });
     return items;
   }
 
-  /** Retained frames in `(after, through]`, or undefined if any of them is missing. */
-  contiguous(after: number, through: number): LoggedFrame[] | undefined {
-    const out: LoggedFrame[] = [];
+  /** Whether every frame in `(after, through]` is retained. */
+  holdsContiguous(after: number, through: number): boolean {
     let expected = after + 1;
-    for (let index = this.firstIndexAbove(after); index < this.frames.length && expected <= through; index += 1) {
-      const frame = this.frames[index] as LoggedFrame;
-      if (frame.relaySequence !== expected) return undefined;
-      out.push(frame);
+    for (let index = this.firstIndexAbove(after); index < this.sequences.length && expected <= through; index += 1) {
+      if (this.sequences[index] !== expected) return false;
       expected += 1;
     }
-    return expected > through ? out : undefined;
+    return expected > through;
   }
 
   private firstIndexAbove(after: number): number {
     let low = this.start;
-    let high = this.frames.length;
+    let high = this.sequences.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if ((this.frames[middle] as LoggedFrame).relaySequence <= after) low = middle + 1;
+      if ((this.sequences[middle] as number) <= after) low = middle + 1;
       else high = middle;
     }
     return low;
   }
 
+  private frameAt(index: number): LoggedFrame {
+    const chunk = this.chunks[(this.chunkIndexes[index] as number) - this.chunkBase] as Chunk;
+    const offset = this.offsets[index] as number;
+    const length = this.lengths[index] as number;
+    const kind = this.kinds[index] as number;
+    const relaySequence = this.sequences[index] as number;
+    return {
+      relaySequence,
+      text: chunk.buffer.toString('utf8', offset, offset + length),
+      wire: WIRES.value(Math.floor(kind / 65_536)),
+      type: TYPES.value(kind % 65_536),
+      bytes: length,
+      at: this.ats[index] as number,
+      ...this.interactions.get(relaySequence),
+    };
+  }
+
+  /** Copies the text into the newest chunk (or a new one); returns where it went. */
+  private write(text: string, length: number): [chunkIndex: number, offset: number] {
+    let chunk = this.chunks[this.chunks.length - 1];
+    if (!chunk || chunk.buffer.length - chunk.used < length) {
+      // Outside Node's shared pool: a chunk is let go as a whole once its frames are pruned.
+      chunk = { buffer: Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, length)), used: 0 };
+      this.chunks.push(chunk);
+    }
+    const offset = chunk.used;
+    chunk.used += chunk.buffer.write(text, offset, length, 'utf8');
+    return [this.chunkBase + this.chunks.length - 1, offset];
+  }
+
   /** Drops the oldest frames past any retention limit. */
   prune(now: number): void {
     const { frames: maxFrames, bytes: maxBytes, ms: maxAge } = this.limits;
-    this.dropOldestWhile((oldest) => this.frames.length - this.start > maxFrames || this.totalBytes > maxBytes || now - oldest.at > maxAge);
+    this.dropOldestWhile((index) => this.sequences.length - this.start > maxFrames || this.totalBytes > maxBytes || now - (this.ats[index] as number) > maxAge);
   }
 
   /** Drops the oldest frames until the ring holds at most `bytes` (the process's budget is over). */
@@ -231,18 +340,32 @@ export class WorkspaceFrameLog implements BudgetHolder, FrameHolder {
     this.dropOldestWhile(() => this.totalBytes > bytes);
   }
 
-  private dropOldestWhile(past: (oldest: LoggedFrame) => boolean): void {
-    while (this.start < this.frames.length) {
-      const oldest = this.frames[this.start] as LoggedFrame;
-      if (!past(oldest)) break;
-      this.totalBytes -= oldest.bytes;
-      this.budget?.add(-oldest.bytes);
-      this.frames[this.start] = undefined as unknown as LoggedFrame;
+  private dropOldestWhile(past: (oldest: number) => boolean): void {
+    const before = this.start;
+    while (this.start < this.sequences.length && past(this.start)) {
+      const length = this.lengths[this.start] as number;
+      this.totalBytes -= length;
+      this.budget?.add(-length);
+      if (this.interactions.size > 0) this.interactions.delete(this.sequences[this.start] as number);
       this.start += 1;
     }
-    // Compact once the dead prefix dominates, so the array never grows without bound.
-    if (this.start > 1024 && this.start * 2 > this.frames.length) {
-      this.frames = this.frames.slice(this.start);
+    if (this.start === before) return;
+    // Chunks holding no retained frame are let go.
+    const firstLive = this.start < this.sequences.length ? (this.chunkIndexes[this.start] as number) : this.chunkBase + this.chunks.length;
+    const dead = firstLive - this.chunkBase;
+    if (dead > 0) {
+      this.chunks.splice(0, dead);
+      this.chunkBase = firstLive;
+    }
+    // Compact once the dead prefix dominates, so the arrays never grow without bound.
+    if (this.start > 1024 && this.start * 2 > this.sequences.length) {
+      const from = this.start;
+      this.sequences = this.sequences.slice(from);
+      this.ats = this.ats.slice(from);
+      this.lengths = this.lengths.slice(from);
+      this.offsets = this.offsets.slice(from);
+      this.chunkIndexes = this.chunkIndexes.slice(from);
+      this.kinds = this.kinds.slice(from);
       this.start = 0;
     }
   }

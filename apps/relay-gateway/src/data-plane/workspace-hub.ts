@@ -881,7 +881,7 @@ export class WorkspaceHub {
       if (!this.ready(workspace, session) || through <= session.deliveredThrough) continue;
       // Frames this replica still holds are better than a gap: the browser needs no snapshot.
       // They go out paced by what the browser reads, as a catch-up from the ring (they may be many and large).
-      if (log.contiguous(session.deliveredThrough, through)) {
+      if (log.holdsContiguous(session.deliveredThrough, through)) {
         session.catchingUp = true;
         this.pump(workspace, session);
         continue;
