@@ -1,0 +1,2 @@
+export * from './shield.types';
+export * from './analysis-request';
