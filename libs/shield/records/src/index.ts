@@ -24,6 +24,7 @@ export {
   decide,
   evolve,
   foldShieldCase,
+  shieldCaseDecider,
   initialShieldCaseState,
   SHIELD_CASE_NOT_FOUND_MESSAGE,
   SHIELD_CASE_ALREADY_CLOSED_MESSAGE,

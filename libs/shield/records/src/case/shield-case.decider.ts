@@ -176,3 +176,6 @@ export function evolve(state: ShieldCaseState, event: ShieldCaseEvent): ShieldCa
 export function foldShieldCase(events: readonly ShieldCaseEvent[]): ShieldCaseState {
   return events.reduce(evolve, initialShieldCaseState());
 }
+
+/** The three parts of the decider, as emmett's `Decider` groups them. */
+export const shieldCaseDecider = { decide, evolve, initialState: initialShieldCaseState } as const;
