@@ -27,6 +27,13 @@ describe('schema documents', () => {
     expect(emitted).toEqual(define(loadConsultationDocument()));
   });
 
+  it('compile to validators that need neither Ajv nor code generation at runtime', () => {
+    const code = readFileSync(join(__dirname, '..', 'src', 'generated', 'shield-records.validators.js'), 'utf8');
+    expect(code).not.toMatch(/require\("ajv/);
+    expect(code).not.toMatch(/new Function|eval\(/);
+    expect([...code.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1])).toEqual(['../validation/code-point-length']);
+  });
+
   it('define the analysis exactly as the consultation embeds it', () => {
     const { $schema: _dialect, ...analysis } = defineAnalysis(loadConsultationDocument());
     expect(analysis).toEqual((loadConsultationDocument()['properties'] as Record<string, unknown>)['analysis']);
