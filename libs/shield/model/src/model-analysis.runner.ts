@@ -107,13 +107,16 @@ export async function analyzeWithModel(request: AnalysisRequest, options: ModelA
 /**
  * §8.2: the thrown value's string `code` (first 100 chars), else an Error's `name`, else `generation_failed`.
  * Our own failures carry stable codes (`model-provider.error.ts`); a DOMException's numeric `code` is skipped,
- * so a timeout records its name, `TimeoutError`.
+ * so a timeout records its name, `TimeoutError`, and a caller's cancellation `AbortError`.
  */
 export function errorCodeOf(thrown: unknown): string {
   if (typeof thrown === 'object' && thrown !== null) {
     const code = (thrown as { code?: unknown }).code;
     if (typeof code === 'string' && code.length > 0) return code.slice(0, 100);
-    if (thrown instanceof Error && thrown.name.length > 0) return thrown.name.slice(0, 100);
+    // Error-like rather than `instanceof Error`: a DOMException or an Error from another realm (a worker, a
+    // test sandbox) is still an Error whose name §8.2 wants.
+    const { name, message } = thrown as { name?: unknown; message?: unknown };
+    if ((thrown instanceof Error || typeof message === 'string') && typeof name === 'string' && name.length > 0) return name.slice(0, 100);
   }
   return GENERATION_FAILED_CODE;
 }
