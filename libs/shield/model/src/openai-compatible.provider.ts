@@ -108,8 +108,7 @@ function fromWireResponse(answer: unknown): ModelTurn {
   const choice: unknown = answer['choices'][0];
   if (!isRecord(choice) || !isRecord(choice['message'])) throw invalid('has no first choice with a message');
   const message = choice['message'];
-  const content = message['content'];
-  if (content !== null && content !== undefined && typeof content !== 'string') throw invalid('has message content that is not a string');
+  const content = messageText(message['content']);
   const toolCalls: ModelToolCall[] = [];
   const wireCalls = message['tool_calls'];
   if (wireCalls !== undefined && wireCalls !== null) {
@@ -121,7 +120,22 @@ function fromWireResponse(answer: unknown): ModelTurn {
       toolCalls.push({ id: call['id'], name: call['function']['name'], input: parseArguments(call['function']['arguments']) });
     }
   }
-  return { text: content ?? '', toolCalls, stopReason: stopReason(choice['finish_reason']), usage: usage(answer['usage']) };
+  return { text: content, toolCalls, stopReason: stopReason(choice['finish_reason']), usage: usage(answer['usage']) };
+}
+
+/** A string, null, or (as some compatible servers send it) a list of `{ type: "text", text }` parts. */
+function messageText(content: unknown): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) => {
+        if (!isRecord(part) || (part['type'] === 'text' && typeof part['text'] !== 'string')) throw invalid('has a content part that is not text');
+        return part['type'] === 'text' ? (part['text'] as string) : '';
+      })
+      .join('');
+  }
+  throw invalid('has message content that is neither text nor a list of parts');
 }
 
 function parseArguments(value: unknown): unknown {

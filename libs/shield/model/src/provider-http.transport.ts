@@ -36,10 +36,9 @@ export async function postJson(request: JsonPostRequest): Promise<unknown> {
       redirect: 'error',
       signal,
     });
-  } catch (error) {
+  } catch {
     if (signal.aborted) throw signal.reason;
-    // fetch's own error text can name the host; the code says enough.
-    void error;
+    // fetch's own error text can name the host and the cause; the code says enough.
     throw new ModelProviderError(MODEL_ERROR_CODES.unreachable, 'The model provider could not be reached: check the base URL and the network.');
   }
 

@@ -77,6 +77,17 @@ describe('OpenAiCompatibleProvider on the wire', () => {
     expect(outcome.result.generation.mode).toBe('ai');
   });
 
+  it('reads an answer sent as a list of text parts', async () => {
+    const json = JSON.stringify(MODEL_ANALYSIS);
+    const reply = openAiText('');
+    (reply as any).body.choices[0].message.content = [
+      { type: 'text', text: json.slice(0, 40) },
+      { type: 'text', text: json.slice(40) },
+    ];
+    const outcome = await runAgainst(OPENAI_WIRE, () => reply);
+    expect(outcome.result.analysis).toEqual(MODEL_ANALYSIS);
+  });
+
   it('records a vendor label as the model prefix and sends max_tokens when configured', async () => {
     const server = await startFakeModelServer(() => openAiText(JSON.stringify(MODEL_ANALYSIS), { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 }));
     try {
