@@ -77,7 +77,7 @@ function toWireMessage(message: ModelMessage): Record<string, unknown> {
         role: 'assistant',
         content: [
           ...(message.text.length > 0 ? [{ type: 'text', text: message.text }] : []),
-          ...message.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.input })),
+          ...message.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.input ?? {} })),
         ],
       };
     case 'tool':

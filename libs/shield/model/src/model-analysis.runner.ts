@@ -132,6 +132,8 @@ async function toolLoop(
   const messages: ModelMessage[] = [{ role: 'user', text: analysisUserPrompt(request) }];
   const usages: ModelUsage[] = [];
   for (let step = 1; step <= maxSteps; step += 1) {
+    // A provider that ignored the abort may still resolve after the deadline: stop here rather than call again.
+    signal.throwIfAborted();
     progress.steps = step;
     const turn = await withRequestTimeout(signal, options.requestTimeoutMs, (stepSignal) =>
       options.provider.complete({ system, messages, tools: [CASE_TOOL] }, stepSignal),
