@@ -16,6 +16,8 @@ export interface ExtractedClaim {
   readonly amount?: Amount;
   readonly account?: string;
   readonly time?: TimeMention;
+  /** For receipt claims: "arrived damaged" rather than "never arrived". */
+  readonly damaged?: boolean;
 }
 
 export interface CheckedClaim extends ExtractedClaim {

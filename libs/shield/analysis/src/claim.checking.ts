@@ -17,6 +17,8 @@ import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
 import type { CaseView, ItemView, RuleView } from './case.view';
 import { hasTopic, topicBit } from './topic.lexicon';
 
+const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
+
 type Bearing = 'supports' | 'conflicts' | 'indirect' | 'none';
 
 const APPROVAL_TOPICS = topicBit('approval');
@@ -24,6 +26,7 @@ const IDENTITY_TOPICS = topicBit('identity') | topicBit('approval');
 const BANK_TOPICS = topicBit('bankDetails');
 const RECEIPT_TOPICS = topicBit('delivery');
 const EVENT_TOPICS = topicBit('delivery') | topicBit('refund') | topicBit('payment');
+const MONEY_MOVES = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
 const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 
 function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, windowDays: number | undefined): Bearing {
@@ -68,6 +71,7 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
       return 'none';
     }
     case 'receipt': {
+      if (claim.damaged) return DAMAGE.test(item.text) && !item.requirement ? (item.negated ? 'conflicts' : 'supports') : 'none';
       if (!(item.topics & RECEIPT_TOPICS)) return 'none';
       // The claim is a denial ("never arrived"): a record of delivery conflicts, a record of loss supports.
       return item.negated ? 'supports' : item.requirement ? 'none' : 'conflicts';
@@ -118,6 +122,15 @@ const NOT_CHECKABLE_EXPLANATION = 'A promise or intention about the future: no r
 
 export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext): CheckedClaim {
   const significance = significanceOf(claim, view, ctx);
+  if (claim.kind === 'amount' && (view.requestTopics & MONEY_MOVES) === 0) {
+    return {
+      ...claim,
+      status: 'not_checkable',
+      significance: 'low',
+      evidenceReferences: [],
+      explanation: 'A figure proposed in a negotiation, not an assertion of fact that a record could settle.',
+    };
+  }
   if (claim.kind === 'promise') return { ...claim, status: 'not_checkable', significance, evidenceReferences: [], explanation: NOT_CHECKABLE_EXPLANATION };
   if (claim.kind === 'policy') return checkPolicyClaim(claim, significance, ctx);
 

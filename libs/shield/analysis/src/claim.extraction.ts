@@ -10,6 +10,8 @@ import type { ExtractedClaim } from './analysis.findings';
 import type { CaseView } from './case.view';
 import { findTimeMention } from './time.parser';
 
+const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
+
 function masked(account: string): string {
   return account.length > 4 ? `ending ${account.slice(-4)}` : account;
 }
@@ -51,7 +53,14 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
   if (policy) claims.push({ kind: 'policy', claim: `The counterparty says the rules allow or entitle the request (${policy.quote}).` });
 
   const notReceived = cues.find('notReceived');
-  if (notReceived) claims.push({ kind: 'receipt', claim: `The counterparty says the goods or service did not arrive as expected (${notReceived.quote}).` });
+  if (notReceived) {
+    const damaged = DAMAGE.test(view.said.text.slice(notReceived.index, notReceived.end));
+    claims.push({
+      kind: 'receipt',
+      claim: damaged ? `The counterparty says the goods arrived damaged (${notReceived.quote}).` : `The counterparty says the goods or service never arrived (${notReceived.quote}).`,
+      damaged,
+    });
+  }
 
   const purchase = cues.find('purchaseEvent');
   if (purchase) {

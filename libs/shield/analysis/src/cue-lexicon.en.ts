@@ -94,6 +94,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bgave (?:me |us )?(?:the )?(?:ok|okay|go-ahead|green light|permission)\b`,
     String.raw`\b(?:asked|told|instructed|ordered|wants|needs|requires|directed) (?:me|us|you|this|it|that)\b`,
     String.raw`\bsaid (?:it'?s|it is|that'?s) (?:fine|ok|okay|allowed)\b`,
+    String.raw`\b(?:i )?need you to\b`,
+    String.raw`\b(?:it'?s|this is|i'?m|i am) (?:the|your) (?:ceo|cfo|coo|boss|director|managing director|president|manager)\b`,
     String.raw`\bon (?:behalf|the instructions?) of\b`,
     String.raw`\bat the (?:request|direction) of\b`,
     String.raw`\bper (?:the )?(?:ceo|cfo|manager|director)'?s? (?:request|instructions?)\b`,

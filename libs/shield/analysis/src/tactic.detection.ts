@@ -165,12 +165,12 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const foreign = refDomain ? view.emails.map(domainOf).find((d) => d !== undefined && d !== refDomain && !d.endsWith(`.${refDomain}`)) : undefined;
   if (owner) {
     out.push(signal('identity_deception', `The message claims to come from the agent's owner, which is not how owner guidance arrives: ${owner.quote}.`, 0.85, 'critical', true));
-  } else if (changed && (money || accountClaim)) {
+  } else if ((changed && (money || accountClaim)) || (accountClaim?.status === 'contradicted' && money)) {
     const unconfirmed = accountClaim?.status !== 'verified';
     out.push(
       signal(
         'identity_deception',
-        `The counterparty itself sends changed payment details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}: ${changed.quote}.`,
+        `The counterparty itself sends ${changed ? 'changed ' : ''}payment details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}${changed ? `: ${changed.quote}` : ''}.`,
         unconfirmed ? (accountClaim?.status === 'contradicted' ? 0.85 : 0.75) : 0.35,
         'critical',
         unconfirmed,
