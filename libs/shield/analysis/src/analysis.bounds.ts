@@ -4,10 +4,17 @@
  */
 const ELLIPSIS = '…';
 const SPACE_RUN = /\s+/g;
+const INNER_SPACE_RUN = /\s\s|[\t\n\r\f\v]/;
+
+function needsCleaning(text: string): boolean {
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  return first <= 32 || last <= 32 || first === 0xa0 || last === 0xa0 || INNER_SPACE_RUN.test(text);
+}
 
 /** Cuts `text` to at most `max` characters, at a word boundary when one is near, never leaving it empty. */
 export function clip(text: string, max: number): string {
-  const clean = text.replace(SPACE_RUN, ' ').trim();
+  const clean = needsCleaning(text) ? text.replace(SPACE_RUN, ' ').trim() : text;
   if (clean.length <= max) return clean.length > 0 ? clean : '-';
   const room = max - ELLIPSIS.length;
   let cut = clean.slice(0, room);

@@ -99,6 +99,7 @@ export function accountsIn(original: string): string[] {
 }
 
 function emailsIn(original: string): string[] {
+  if (!original.includes('@')) return [];
   return [...original.matchAll(EMAIL)].map((m) => m[0].toLowerCase()).slice(0, 10);
 }
 

@@ -81,7 +81,7 @@ export const EN_CUES: CueLexicon = {
   ],
   authorityFigure: [
     String.raw`\b(?:my|our|your|the) (?:manager|supervisor|boss|director|head of \w+|team lead)\b`,
-    String.raw`\b(?:ceo|cfo|coo|cto|ciso|vp|president|chairman|founder|managing director|executive)\b`,
+    String.raw`\b(?:ceo|cfo|cto|ciso|vp|president|chairman|founder|managing director|executive)\b`,
     String.raw`\b(?:legal|compliance|finance|it|security) (?:department|team|dept)\b`,
     String.raw`\bit support\b`,
     String.raw`\bhelp ?desk\b`,
@@ -95,7 +95,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:asked|told|instructed|ordered|wants|needs|requires|directed) (?:me|us|you|this|it|that)\b`,
     String.raw`\bsaid (?:it'?s|it is|that'?s) (?:fine|ok|okay|allowed)\b`,
     String.raw`\b(?:i )?need you to\b`,
-    String.raw`\b(?:it'?s|this is|i'?m|i am) (?:the|your) (?:ceo|cfo|coo|boss|director|managing director|president|manager)\b`,
+    String.raw`\b(?:it'?s|this is|i'?m|i am) (?:the|your) (?:ceo|cfo|boss|director|managing director|president|manager)\b`,
     String.raw`\bon (?:behalf|the instructions?) of\b`,
     String.raw`\bat the (?:request|direction) of\b`,
     String.raw`\bper (?:the )?(?:ceo|cfo|manager|director)'?s? (?:request|instructions?)\b`,

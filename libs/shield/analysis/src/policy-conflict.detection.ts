@@ -47,7 +47,8 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
   const changeDetected =
     (view.cues.has('changedDetails') && (view.requestTopics & MONEY) !== 0) || view.accounts.some((a) => itemAccounts.size > 0 && !itemAccounts.has(a));
   const requestAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
-  const asksForData = DATA_REQUEST.test(view.said.text);
+  const asksForData =
+    (view.cues.has('secretData') || view.cues.has('personalData') || view.cues.has('internalData')) && DATA_REQUEST.test(view.said.text);
 
   const conflicts: Conflict[] = [];
   const needs: RuleAssessment['needs'] = [];

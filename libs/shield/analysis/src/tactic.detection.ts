@@ -84,7 +84,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // urgency: time pressure that rushes a risky action or cuts verification short.
   const pressure = c.find('timePressure');
-  const consequence = c.find('consequence');
+  // Classes are scanned lazily and only where their combination can matter (each scan is a pass over the text).
+  const consequence = pressure || cut ? c.find('consequence') : undefined;
   if (pressure && (cut || consequence || rushable)) {
     const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
     const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
@@ -95,7 +96,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
-  const act = c.find('authorityAct') ?? c.find('approvalClaim');
+  const act = figure ? (c.find('authorityAct') ?? c.find('approvalClaim')) : undefined;
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
   if (figure && act && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
@@ -112,8 +113,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
   const threat = c.find('threat');
-  const plea = c.find('pleading') ?? c.find('flattery');
-  const insult = c.find('insult');
+  const plea = asksException ? (c.find('pleading') ?? c.find('flattery')) : undefined;
+  const insult = asksException && !threat && !plea ? c.find('insult') : undefined;
   if ((threat || plea) && asksException) {
     out.push(signal('emotional_pressure', `Emotional pressure is used to win an exception: ${cuesText(threat ?? plea, exception ?? cut ?? secrecy)}.`, 0.75, broken ? 'high' : 'medium'));
   } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
@@ -124,7 +125,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // reciprocity: obligation from loyalty or favours, or a benefit offered for an exception.
   const offer = c.find('benefitOffer');
-  const loyalty = c.find('loyalty');
+  const loyalty = offer || !asksException ? undefined : c.find('loyalty');
   if (offer) {
     out.push(signal('reciprocity', `A benefit is offered in return for the action: ${offer.quote}.`, asksException ? 0.8 : 0.65, asksException ? 'high' : 'medium'));
   } else if (loyalty && asksException) {
@@ -205,11 +206,12 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   }
 
   // data_extraction: secrets, credentials, internal configuration or others' data the goal does not need.
-  const secretMatch = SECRET_REQUEST.exec(view.said.text);
+  // The proximity patterns are costly; run them only when a data noun is present at all.
+  const secretMatch = c.has('secretData') ? SECRET_REQUEST.exec(view.said.text) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
   const secret = secretMatch && !RESET_LINK.test(secretMatch[0]) ? secretMatch : null;
-  const internal = secret ? null : INTERNAL_REQUEST.exec(view.said.text);
-  const personal = secret || internal ? null : PERSONAL_REQUEST.exec(view.said.text);
+  const internal = secret || !c.has('internalData') ? null : INTERNAL_REQUEST.exec(view.said.text);
+  const personal = secret || internal || !c.has('personalData') ? null : PERSONAL_REQUEST.exec(view.said.text);
   if (secret) {
     out.push(signal('data_extraction', `Secrets or one-time credentials are asked for: ${quoteCue(view.said, secret.index, secret.index + secret[0].length)}.`, 0.88, 'critical', true));
   } else if (internal) {
