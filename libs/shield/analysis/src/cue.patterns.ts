@@ -1,0 +1,49 @@
+/**
+ * The compiled cue patterns: one pattern per cue class, covering English, German, Spanish and French at once (issue 9:
+ * "at least English, German, Spanish and French"). Compiled once at module load, never per call, so a message is
+ * scanned once per class however many languages there are.
+ */
+import { DE_CUES } from './cue-lexicon.de';
+import { EN_CUES } from './cue-lexicon.en';
+import { ES_CUES } from './cue-lexicon.es';
+import { FR_CUES } from './cue-lexicon.fr';
+import { CUE_CLASSES, type CueClass } from './cue-lexicon.types';
+import { compileCues, quoteCue, type NormalizedText } from './text.normalizer';
+
+const LEXICONS = [EN_CUES, DE_CUES, ES_CUES, FR_CUES];
+
+export const CUES: Readonly<Record<CueClass, RegExp>> = Object.fromEntries(
+  CUE_CLASSES.map((cls) => [cls, compileCues(LEXICONS.flatMap((lexicon) => lexicon[cls]))]),
+) as Record<CueClass, RegExp>;
+
+/** A cue found in a text: where, and the short original quote (§12). */
+export interface CueHit {
+  readonly index: number;
+  readonly end: number;
+  readonly quote: string;
+}
+
+/** Lazily scans a normalised text for cue classes, at most once per class (the analyzer asks some classes twice). */
+export class CueScanner {
+  private readonly hits = new Map<CueClass, CueHit | null>();
+
+  constructor(readonly source: NormalizedText) {}
+
+  find(cls: CueClass): CueHit | undefined {
+    const known = this.hits.get(cls);
+    if (known !== undefined) return known ?? undefined;
+    const m = CUES[cls].exec(this.source.text);
+    const hit = m ? { index: m.index, end: m.index + m[0].length, quote: quoteCue(this.source, m.index, m.index + m[0].length) } : null;
+    this.hits.set(cls, hit);
+    return hit ?? undefined;
+  }
+
+  has(cls: CueClass): boolean {
+    return this.find(cls) !== undefined;
+  }
+}
+
+/** Whether a short case item (a fact, an evidence summary, a policy) carries the cue; no quoting. */
+export function itemHas(text: string, cls: CueClass): boolean {
+  return CUES[cls].test(text);
+}
