@@ -7,10 +7,10 @@
  *    development credential for account `development`, minted now and printed once (never stored; a
  *    restart mints another);
  * 4. the application service and its analysis step (model path or deterministic);
- * 5. REST on SHIELD_HTTP_PORT, then the operator port (/metrics, /healthz, /readyz);
- *    `shield analyzer listening` is logged with the addresses.
+ * 5. REST on SHIELD_HTTP_PORT, gRPC `ShieldAnalyzer` on SHIELD_GRPC_PORT, then the operator port (/metrics,
+ *    /healthz, /readyz); `shield analyzer listening` is logged with the addresses.
  *
- * `close()` reverses it. gRPC (SHIELD_GRPC_PORT) is configured but not served yet.
+ * `close()` reverses it.
  */
 import { ConfigError } from '@trustmesh/platform-config';
 import { createJsonLineLogger, type Logger } from '@trustmesh/platform-logging';
@@ -19,6 +19,7 @@ import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnal
 import { shieldReadiness } from './health/shield-readiness';
 import { ShieldMetrics } from './health/shield-metrics';
 import { ShieldOperatorServer } from './health/shield-operator.server';
+import { ShieldAnalyzerGrpcServer } from './grpc/shield-analyzer.grpc-server';
 import { ShieldRestServer } from './http/shield-rest.server';
 import { openShieldInfrastructure, type ShieldInfrastructure } from './persistence/shield-infrastructure';
 import { createShieldAnalyze, type DeterministicAnalyzer } from './service/shield-analyze.factory';
@@ -33,6 +34,8 @@ export interface ShieldAnalyzerHandle {
   readonly service: ShieldCaseService;
   /** `http://host:port` of the REST listener. */
   readonly httpUrl: string;
+  /** `host:port` of the gRPC server. */
+  readonly grpcAddress: string;
   /** `http://host:port` of the operator port, or null when it is off. */
   readonly operatorUrl: string | null;
   /** The development operator credential minted at start (embedded mode, none configured), else null. */
@@ -72,6 +75,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   const metrics = new ShieldMetrics();
   let rest: ShieldRestServer | undefined;
   let operatorServer: ShieldOperatorServer | undefined;
+  let grpcServer: ShieldAnalyzerGrpcServer | undefined;
   try {
     const analyze = createShieldAnalyze(config.model, logger, options.analyzer);
     const service = new ShieldCaseService({
@@ -98,6 +102,11 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
 
+    grpcServer = new ShieldAnalyzerGrpcServer(service, logger, config.maxBodyBytes);
+    const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
+    const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
+    const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
+
     let operatorUrl: string | null = null;
     if (config.operator) {
       operatorServer = new ShieldOperatorServer({ metricsText: () => metrics.text(), readiness });
@@ -105,6 +114,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     }
     logger.log('info', 'shield analyzer listening', {
       http: httpUrl,
+      grpc: grpcAddress,
       operator: operatorUrl,
       bus: config.platform.bus.adapter,
       database: config.platform.database.mode,
@@ -113,25 +123,28 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     if (developmentOperatorCredential) {
       print(`shield-analyzer: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
-    print(`shield-analyzer: REST ${httpUrl}/v0.1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+    print(`shield-analyzer: REST ${httpUrl}/v0.1, gRPC ${grpcAddress}${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
 
-    const started = { rest, operatorServer };
+    const started = { rest, grpcServer, operatorServer };
     let closing: Promise<void> | undefined;
     return {
       config,
       infrastructure,
       service,
       httpUrl,
+      grpcAddress,
       operatorUrl,
       developmentOperatorCredential,
       close: () =>
         (closing ??= (async () => {
+          await started.grpcServer.close();
           await started.rest.close();
           await started.operatorServer?.close();
           await infrastructure.close();
         })()),
     };
   } catch (error) {
+    await grpcServer?.close().catch(() => undefined);
     await rest?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();

@@ -31,6 +31,7 @@ export async function startShieldApp(extraEnv: Record<string, string> = {}): Pro
     {
       TRUSTMESH_DATA_DIR: dir,
       SHIELD_HTTP_PORT: '0',
+      SHIELD_GRPC_PORT: '0',
       SHIELD_OPERATOR_PORT: '0',
       SHIELD_OPERATOR_CREDENTIALS: `acme:${hex(ACME_TOKEN)},globex:${hex(GLOBEX_TOKEN)}`,
       LOG_LEVEL: 'debug',
