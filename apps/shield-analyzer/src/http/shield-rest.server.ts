@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { Logger } from '@trustmesh/platform-logging';
 
+import { handleMcpRequest } from '../mcp/shield-mcp.server';
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
 import type { ServiceResult, ShieldFailureKind } from '../service/shield-service.result';
@@ -108,6 +109,7 @@ export class ShieldRestServer {
       send(response, ready ? 200 : 503, { status: ready ? 'ok' : 'not-ready' });
       return path;
     }
+    if (path === '/mcp') return this.handleMcp(request, response);
     const matching = this.routes.filter((candidate) => candidate.pattern.test(path));
     const route = matching.find((candidate) => candidate.method === request.method);
     if (!route) {
@@ -141,6 +143,39 @@ export class ShieldRestServer {
     if (result.ok) send(response, status, result.value);
     else send(response, STATUS[result.failure.kind], { error: result.failure.error, issues: result.failure.issues });
     return route.template;
+  }
+
+  /** `POST /mcp`: the MCP server, for agent tokens with `mcp:access` (§13); bodies bounded as REST's. */
+  private async handleMcp(request: IncomingMessage, response: ServerResponse): Promise<string> {
+    const template = '/mcp';
+    if (request.method !== 'POST') {
+      request.resume();
+      failWith(response, 405, 'SHIELD_METHOD_NOT_ALLOWED', 'The MCP endpoint is stateless: POST only');
+      return template;
+    }
+    const caller = await this.options.service.authenticate(bearerOf(request));
+    if (!caller) {
+      request.resume();
+      response.setHeader('WWW-Authenticate', 'Bearer');
+      failWith(response, 401, 'SHIELD_UNAUTHENTICATED', 'A valid bearer credential is required');
+      return template;
+    }
+    if (caller.kind !== 'agent' || !caller.scopes.includes('mcp:access')) {
+      request.resume();
+      failWith(response, 403, 'SHIELD_SCOPE_MISSING', 'The MCP tools are for agent tokens with the mcp:access scope');
+      return template;
+    }
+    let body: unknown;
+    try {
+      body = await readJson(request, this.options.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) failWith(response, 413, 'SHIELD_BODY_TOO_LARGE', `The body exceeds ${this.options.maxBodyBytes} bytes`);
+      else if (error instanceof BodyNotJson) failWith(response, 400, 'SHIELD_BODY_NOT_JSON', 'The body must be one JSON value (UTF-8)');
+      else throw error;
+      return template;
+    }
+    await handleMcpRequest(this.options.service, caller, request, response, body);
+    return template;
   }
 
   private log(request: IncomingMessage, response: ServerResponse, route: string, started: number): void {
