@@ -7,24 +7,31 @@
  *    development credential for account `development`, minted now and printed once (never stored; a
  *    restart mints another);
  * 4. the application service and its analysis step (model path or deterministic);
- * 5. REST on SHIELD_HTTP_PORT, gRPC `ShieldAnalyzer` on SHIELD_GRPC_PORT, then the operator port (/metrics,
+ * 5. Nest (REST /v0.1, MCP /mcp, probes) on SHIELD_HTTP_PORT, gRPC `ShieldAnalyzer` on SHIELD_GRPC_PORT, then the operator port (/metrics,
  *    /healthz, /readyz); `shield analyzer listening` is logged with the addresses.
  *
  * `close()` reverses it.
  */
+import 'reflect-metadata';
+
+import type { AddressInfo } from 'node:net';
+
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
-import { createJsonLineLogger, type Logger } from '@trustmesh/platform-logging';
+import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
 import { shieldReadiness } from './health/shield-readiness';
 import { ShieldMetrics } from './health/shield-metrics';
 import { ShieldOperatorServer } from './health/shield-operator.server';
 import { ShieldAnalyzerGrpcServer } from './grpc/shield-analyzer.grpc-server';
-import { ShieldRestServer } from './http/shield-rest.server';
+import { ShieldHttpEdge } from './http/shield-http.edge';
 import { openShieldInfrastructure, type ShieldInfrastructure } from './persistence/shield-infrastructure';
 import { createShieldAnalyze, type DeterministicAnalyzer } from './service/shield-analyze.factory';
 import { mintSecret, sha256, ShieldCallers } from './service/shield-callers';
 import { ShieldCaseService } from './service/shield-case.service';
+import { ShieldAnalyzerModule } from './shield-analyzer.module';
 
 export const DEVELOPMENT_ACCOUNT = 'development';
 
@@ -73,7 +80,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
 
   const infrastructure = await openShieldInfrastructure(config, logger);
   const metrics = new ShieldMetrics();
-  let rest: ShieldRestServer | undefined;
+  let app: INestApplication | undefined;
   let operatorServer: ShieldOperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
   try {
@@ -91,14 +98,15 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       logger,
     });
     const readiness = () => shieldReadiness(infrastructure);
-    rest = new ShieldRestServer({
-      service,
-      logger,
-      maxBodyBytes: config.maxBodyBytes,
-      readiness: async () => (await readiness()).ready,
-      onAnswered: (method, route, status) => metrics.request(method, route, status),
+    const edge = new ShieldHttpEdge({ service, logger, maxBodyBytes: config.maxBodyBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
+    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, readiness }), {
+      logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
+      // Every route reads its own bounded body through the edge: no parser may buffer or echo one (§12).
+      bodyParser: false,
     });
-    const address = await rest.listen(config.http.host, config.http.port);
+    (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    await app.listen(config.http.port, config.http.host);
+    const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
 
@@ -125,7 +133,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     }
     print(`shield-analyzer: REST ${httpUrl}/v0.1, gRPC ${grpcAddress}${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
 
-    const started = { rest, grpcServer, operatorServer };
+    const started = { app, grpcServer, operatorServer };
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -138,14 +146,14 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       close: () =>
         (closing ??= (async () => {
           await started.grpcServer.close();
-          await started.rest.close();
+          await started.app.close();
           await started.operatorServer?.close();
           await infrastructure.close();
         })()),
     };
   } catch (error) {
     await grpcServer?.close().catch(() => undefined);
-    await rest?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
     throw error;

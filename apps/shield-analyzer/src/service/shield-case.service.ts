@@ -42,6 +42,9 @@ import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } fro
 
 const CHANGED = 'The case changed during this call; retry it';
 
+/** DI token of the `ShieldCaseService`. */
+export const SHIELD_CASE_SERVICE = Symbol.for('trustmesh.shield-analyzer.ShieldCaseService');
+
 /** The analysis of one consult: the model path (falling back to the deterministic analyzer) or the analyzer alone. */
 export type ShieldAnalyze = (request: AnalysisRequest) => Promise<{ analysis: ShieldAnalysis; generation: Generation }>;
 
