@@ -61,6 +61,9 @@ describe('Shield analyzer REST /v0.1', () => {
     const again = await app.call('POST', `/v0.1/shield/cases/${caseId}/consult`, ACME_TOKEN, { message: 'What now?' });
     expect(again.status).toBe(400);
     expect(again.body.issues[0].code).toBe('SHIELD_CASE_CLOSED');
+    const guideClosed = await app.call('POST', `/v0.1/shield/cases/${caseId}/guidance`, ACME_TOKEN, { instruction: 'Too late.' });
+    expect(guideClosed.status).toBe(400);
+    expect(guideClosed.body.issues[0].code).toBe('SHIELD_CASE_CLOSED');
     const reclose = await app.call('POST', `/v0.1/shield/cases/${caseId}/close`, ACME_TOKEN, { result: 'successful', acceptedAdvice: true, actionTaken: 'x' });
     expect(reclose.status).toBe(400);
     expect(reclose.body.issues[0].code).toBe('SHIELD_CASE_ALREADY_CLOSED');

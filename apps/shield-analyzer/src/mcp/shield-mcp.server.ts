@@ -81,7 +81,7 @@ function shieldMcpServer(service: ShieldCaseService, caller: Extract<ShieldCalle
   server.registerTool(
     'openclasp_shield_close_case',
     { description: 'Close a case with its outcome (reported as the protected agent).', inputSchema: z.object(CLOSE_FIELDS).strict() },
-    async ({ caseId, ...input }) => answer(await service.close(caller, caseId, input)),
+    async ({ caseId, ...input }) => answer(await service.close(caller, caseId, input, 'feedback:write')),
   );
   return server;
 }

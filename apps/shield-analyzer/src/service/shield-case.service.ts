@@ -168,9 +168,10 @@ export class ShieldCaseService {
     return this.change(caller, caseId, { type: 'AddShieldGuidance', data: { input: input.value, now: this.now().toISOString(), newId: this.newId } }, (state) => state);
   }
 
-  async close(caller: ShieldCaller, caseId: string, body: unknown): Promise<ServiceResult<ShieldOutcome>> {
-    const scope = requireScope<ShieldOutcome>(caller, 'interaction:write');
-    if (scope) return scope;
+  /** `scope`: what an agent token needs (§13: `interaction:write` over REST, `feedback:write` over MCP). */
+  async close(caller: ShieldCaller, caseId: string, body: unknown, scope: AgentTokenScope = 'interaction:write'): Promise<ServiceResult<ShieldOutcome>> {
+    const refused = requireScope<ShieldOutcome>(caller, scope);
+    if (refused) return refused;
     const input = validateCloseInput(body);
     if (!input.ok) return fromIssues(input.issues);
     // §7: an agent credential reports as the protected agent, an operator as the owner.
