@@ -140,7 +140,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bhow many (?:orders|years)\b`,
   ],
   benefitOffer: [
-    String.raw`\b(?:5|five)[- ]star\b`,
+    String.raw`\b(?:5|five)[- ]stars?\b`,
     String.raw`\bgood review if\b`,
     String.raw`\bworth your while\b`,
     String.raw`\b(?:gift|bonus|tip|reward|commission|kickback) (?:for you|if|when)\b`,

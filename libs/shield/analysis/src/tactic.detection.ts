@@ -209,7 +209,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // The proximity patterns are costly; run them only when a data noun is present at all.
   const secretMatch = c.has('secretData') ? SECRET_REQUEST.exec(view.said.text) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
-  const secret = secretMatch && !RESET_LINK.test(secretMatch[0]) ? secretMatch : null;
+  const secret =
+    secretMatch && !RESET_LINK.test(view.said.text.slice(secretMatch.index, secretMatch.index + secretMatch[0].length + 30)) ? secretMatch : null;
   const internal = secret || !c.has('internalData') ? null : INTERNAL_REQUEST.exec(view.said.text);
   const personal = secret || internal || !c.has('personalData') ? null : PERSONAL_REQUEST.exec(view.said.text);
   if (secret) {
