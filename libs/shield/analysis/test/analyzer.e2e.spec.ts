@@ -12,6 +12,7 @@ import { SCENARIOS } from './scenarios';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const validateAnalysis = ajv.compile(consultationSchema.properties.analysis);
+const GREETING = { en: 'Thank you', de: 'Vielen Dank', es: 'Gracias', fr: 'Merci' } as const;
 const RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
 
 function trimmedBoundsHold(analysis: ShieldAnalysis): boolean {
@@ -44,6 +45,8 @@ describe('analyzeCase on realistic cases', () => {
     }
     if (scenario.tierAtLeast) expect(RANK[analysis.riskTier]).toBeGreaterThanOrEqual(RANK[scenario.tierAtLeast]);
     if (scenario.tierAtMost) expect(RANK[analysis.riskTier]).toBeLessThanOrEqual(RANK[scenario.tierAtMost]);
+    // The suggested response is written in the message's language (German, Spanish, French, else English).
+    expect(analysis.suggestedResponse?.startsWith(GREETING[scenario.language ?? 'en'])).toBe(true);
     if (analysis.disposition === 'gather_evidence') {
       expect(analysis.missingEvidence.length).toBeGreaterThan(0);
       expect(analysis.questionsToAsk.length).toBeGreaterThan(0);
