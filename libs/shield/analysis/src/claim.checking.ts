@@ -108,7 +108,8 @@ function significanceOf(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext
     case 'policy':
       return 'high';
     case 'amount':
-      return ctx.overLimit || (claim.amount?.value ?? 0) >= 10_000 ? 'high' : 'medium';
+      // Money leaving to the counterparty: a sizeable amount decides whether to act (§9.2 high).
+      return ctx.overLimit || (claim.amount?.value ?? 0) >= 10_000 || ((view.requestTopics & MONEY_MOVES) !== 0 && (claim.amount?.value ?? 0) >= 1_000) ? 'high' : 'medium';
     case 'date':
       return ctx.windowPolicy ? 'high' : 'medium';
     case 'receipt':

@@ -60,6 +60,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bhat (?:gesagt|angewiesen|gebeten|verlangt)\b`,
     String.raw`\bwill,? dass\b`,
     String.raw`\bim auftrag (?:von|des|der)\b`,
+    String.raw`\bhier (?:ist|spricht|schreibt) (?:der|die|ihr|ihre|dein|deine) (?:chef|chefin|geschäftsführer|geschäftsführerin|vorstand|direktor|direktorin|vorgesetzte|vorgesetzter)\b`,
+    String.raw`\bich brauche (?:sie|dich),? (?:um|damit|dass)\b`,
   ],
   threat: [
     String.raw`\b(?:anwalt|anwältin|verklagen|klage|rechtliche schritte|gericht|verbraucherzentrale)\b`,
@@ -95,7 +97,7 @@ export const DE_CUES: CueLexicon = {
   ],
   changedDetails: [
     String.raw`\bneue (?:bankverbindung|kontonummer|iban|e-?mail|e-?mail-adresse|telefonnummer|nummer|adresse|kontodaten)\b`,
-    String.raw`\bneues (?:konto|bankkonto)\b`,
+    String.raw`\bneue[nms]? (?:konto|bankkonto|empfängerkonto)\b`,
     String.raw`\b(?:geänderte|aktualisierte) (?:bankverbindung|kontodaten|bankdaten)\b`,
     String.raw`\b(?:bankverbindung|bankdaten|kontodaten|kontoverbindung) (?:hat|haben) sich geändert\b`,
     String.raw`\b(?:bank|konto) gewechselt\b`,

@@ -162,6 +162,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:changed|updated|switched|moved) (?:our |my |the )?(?:bank|banking|account|payment|iban|e-?mail|phone|number)\b`,
     String.raw`\b(?:bank|banking|account|payment) (?:details|information|account) (?:have|has) (?:changed|been updated)\b`,
     String.raw`\bchanged banks\b`,
+    String.raw`\bnew (?:supplier|vendor|beneficiary|payee|company|business|offshore|overseas|personal) (?:account|bank account|iban|bank)\b`,
     String.raw`\b(?:please |kindly )?(?:use|pay (?:to|into)|send (?:it|the payment|funds) to|remit to) (?:this|the following|our new|the new|my new|a different) (?:account|iban|bank)\b`,
     String.raw`\bmy personal (?:e-?mail|phone|number|account)\b`,
     String.raw`\bdifferent (?:account|bank|iban|email)\b`,

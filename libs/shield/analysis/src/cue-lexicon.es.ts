@@ -51,6 +51,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:aprobó|aprobado|autorizó|autorizado|ordenó|pidió que|quiere que|dijo que|ha dado el visto bueno)\b`,
     String.raw`\ben nombre de\b`,
     String.raw`\bpor orden de\b`,
+    String.raw`\b(?:soy|le habla|aquí|habla) (?:el|la|su|tu) (?:director|directora|ceo|presidente|presidenta|jefe|jefa|gerente)\b`,
+    String.raw`\bnecesito que (?:usted|haga|hagas|me)\b`,
   ],
   threat: [
     String.raw`\b(?:abogados?|demandar|demanda|denuncia(?:r)?|acciones legales|tribunal|juicio)\b`,

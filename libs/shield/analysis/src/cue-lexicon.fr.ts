@@ -46,6 +46,8 @@ export const FR_CUES: CueLexicon = {
   authorityAct: [
     String.raw`\b(?:approuvé|autorisé|validé|a demandé|demande que|a ordonné|veut que|a dit que|a donné son accord)\b`,
     String.raw`\b(?:au nom de|de la part de|sur ordre de)\b`,
+    String.raw`\bici (?:le|la|votre) (?:pdg|dg|directeur|directrice|président|présidente|patron|patronne|chef)\b`,
+    String.raw`\bj'ai besoin que (?:vous|tu)\b`,
   ],
   threat: [
     String.raw`\b(?:avocats?|poursuivre|poursuites|plainte|action en justice|tribunal|justice)\b`,

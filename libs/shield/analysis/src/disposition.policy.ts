@@ -57,7 +57,6 @@ export function decide(input: DecisionInput): Decision {
     if (k.status !== 'contradicted' && !(k.status === 'unverified' && TIER_RANK[k.significance] >= 2)) continue;
     tier = maxTier(tier, k.significance === 'critical' && !(k.kind === 'account' || k.kind === 'owner') ? 'high' : k.significance === 'critical' && k.status === 'unverified' ? 'high' : k.significance);
   }
-  if (real.some((s) => s.seriousHarm && s.confidence >= 0.6)) tier = maxTier(tier, 'critical');
   if (badHistory > 0) tier = raiseTier(tier);
 
   // Which §9.1 rows apply.
