@@ -23,6 +23,7 @@ type Bearing = 'supports' | 'conflicts' | 'indirect' | 'none';
 
 const APPROVAL_TOPICS = topicBit('approval');
 const IDENTITY_TOPICS = topicBit('identity') | topicBit('approval');
+const IDENTITY_ONLY = topicBit('identity');
 const BANK_TOPICS = topicBit('bankDetails');
 const RECEIPT_TOPICS = topicBit('delivery');
 const EVENT_TOPICS = topicBit('delivery') | topicBit('refund') | topicBit('payment');
@@ -39,7 +40,8 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'identity':
     case 'owner': {
-      if (!(item.topics & IDENTITY_TOPICS) && !item.callback) return 'none';
+      // Only identity records and call-backs bear on who the sender is (an approval record does not).
+      if (!(item.topics & IDENTITY_ONLY) && !item.callback) return 'none';
       if (item.negated) return 'conflicts';
       return item.requirement ? 'none' : 'supports';
     }

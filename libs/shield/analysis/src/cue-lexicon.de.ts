@@ -3,6 +3,9 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const DE_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:zeitkritisch|eilt)\b`,
+    String.raw`\bduldet keinen aufschub\b`,
+    String.raw`\bbis heute \d{1,2} uhr\b`,
     String.raw`\b(?:sofort|umgehend|unverzüglich|dringend|eilig|schnellstmöglich|asap)\b`,
     String.raw`\bso schnell wie möglich\b`,
     String.raw`\bheute noch\b`,
@@ -19,6 +22,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:das|den) (?:vier-augen-prinzip|freigabeprozess|rückruf) (?:umgehen|überspringen|auslassen)\b`,
+    String.raw`\bfreigabe (?:holen wir|machen wir) (?:später|nachträglich)\b`,
     String.raw`\bohne (?:prüfung|überprüfung|rückfrage|rückruf|freigabe|genehmigung|kontrolle)\b`,
     String.raw`\b(?:nicht|keine) (?:prüfen|überprüfen|nachfragen|zurückrufen|rückfrage|prüfung)\b`,
     String.raw`\bkeine zeit (?:für|zum) (?:prüf|überprüf|rückfrag|freigab)`,
@@ -107,6 +112,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bhier (?:ist|spricht) (?:der|dein|ihr) (?:besitzer|eigentümer|betreiber)\b`,
   ],
   scopeAdd: [
+    String.raw`\bund (?:gleich|noch) (?:auch )?(?:adminrechte|vollzugriff|mehr)\b`,
     String.raw`\bwenn (?:du|sie) (?:schon|gerade) dabei (?:bist|sind)\b`,
     String.raw`\b(?:außerdem|zusätzlich|darüber hinaus),? (?:bitte|noch|auch|kannst|können)\b`,
     String.raw`\b(?:bitte )?(?:gleich|auch noch|noch) (?:mit )?(?:hinzufügen|freischalten|geben|erteilen|erhöhen|überweisen|senden)\b`,

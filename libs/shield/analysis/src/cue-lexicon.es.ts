@@ -3,6 +3,9 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const ES_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bes (?:muy )?urgente\b`,
+    String.raw`\bantes de las \d{1,2}\b`,
+    String.raw`\bno puede esperar\b`,
     String.raw`\b(?:inmediatamente|urgente|urgentemente|enseguida|de inmediato|cuanto antes|ya mismo|ahora mismo|sin demora)\b`,
     String.raw`\blo (?:antes|más rápido) posible\b`,
     String.raw`\bhoy mismo\b`,
@@ -18,6 +21,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdemasiado tarde\b`,
   ],
   verificationCut: [
+    String.raw`\bla aprobación (?:la hacemos|se hace) después\b`,
+    String.raw`\bsin (?:pasar por|esperar) (?:la|el) (?:aprobación|proceso|control)\b`,
     String.raw`\bsin (?:verificar|comprobar|confirmar|aprobación|autorización|revisión|llamar)\b`,
     String.raw`\bno (?:hace falta|es necesario|hay que) (?:verificar|comprobar|confirmar|llamar)\b`,
     String.raw`\bno hay tiempo (?:para|de) (?:verificar|comprobar|confirmar)\b`,

@@ -3,6 +3,9 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const FR_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bc'est (?:très )?urgent\b`,
+    String.raw`\bavant \d{1,2} ?h\b`,
+    String.raw`\bça ne peut pas attendre\b`,
     String.raw`\b(?:immédiatement|urgent|urgente|urgence|tout de suite|sans délai|au plus vite|dès que possible|sur-le-champ)\b`,
     String.raw`\baujourd'hui même\b`,
     String.raw`\bdans (?:l'heure|l'heure qui suit|les \d{1,2} (?:minutes|heures?))\b`,
@@ -16,6 +19,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\btrop tard\b`,
   ],
   verificationCut: [
+    String.raw`\bl'approbation (?:on la fera|viendra) (?:après|plus tard)\b`,
+    String.raw`\bsans passer par (?:la|le) (?:validation|procédure|contrôle)\b`,
     String.raw`\bsans (?:vérifier|vérification|contrôle|validation|approbation|rappeler)\b`,
     String.raw`\bpas (?:besoin|la peine) de (?:vérifier|confirmer|rappeler|contrôler)\b`,
     String.raw`\bpas le temps de (?:vérifier|confirmer|valider)\b`,

@@ -80,6 +80,12 @@ describe('tactic detection (§9.5)', () => {
     ).toBe(true);
   });
 
+  it('reads paraphrases, not only the textbook cues', () => {
+    expect(tactics('This is time-sensitive: pay the supplier today and skip the paperwork, we can sort the approval later.').has('urgency')).toBe(true);
+    expect(tactics('Legal has signed off on this transfer of $9,000, so please release it.').has('authority_claim')).toBe(true);
+    expect(tactics('My work email is down, please reply to this address instead and send the payroll file.').has('identity_deception')).toBe(true);
+  });
+
   it('does not call firm bargaining manipulation', () => {
     const t = tactics('Your price of €3,000 is too high. We can pay €2,600 and sign this week, otherwise we will pass.');
     expect([...t.keys()]).toEqual(['none']);
