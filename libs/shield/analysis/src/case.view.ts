@@ -180,14 +180,15 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     ...caseRecord.policies.map((p) => ruleFrom(p.policyId, 'policy', p.title, p.statement)),
     ...caseRecord.ownerGuidance.map((g) => ruleFrom(g.guidanceId, 'guidance', 'Owner guidance', g.instruction)),
   ];
-  const requestTopics = (topicsOf(said.text) | topicsOf(actionText)) & SUBJECT_TOPICS_MASK;
+  const cues = new CueScanner(said);
+  const requestTopics = topicsOf(said.text, cues.wordPrefixes()) | (topicsOf(actionText) & SUBJECT_TOPICS_MASK);
   return {
     request,
     said,
-    cues: new CueScanner(said),
+    cues,
     proposedAction,
     actionText,
-    requestTopics: requestTopics | (topicsOf(said.text) & ~SUBJECT_TOPICS_MASK),
+    requestTopics,
     goalTopics: topicsOf(goalText),
     goalText,
     items,

@@ -45,8 +45,7 @@ export class CueScanner {
     if (known !== undefined) return known ?? undefined;
     const keys = KEYS[cls];
     if (keys) {
-      this.prefixes ??= wordPrefixes(this.source.text);
-      const prefixes = this.prefixes;
+      const prefixes = this.wordPrefixes();
       if (!keys.some((k) => prefixes.has(k))) {
         this.hits.set(cls, null);
         return undefined;
@@ -56,6 +55,12 @@ export class CueScanner {
     const hit = m ? { index: m.index, end: m.index + m[0].length, quote: quoteCue(this.source, m.index, m.index + m[0].length) } : null;
     this.hits.set(cls, hit);
     return hit ?? undefined;
+  }
+
+  /** The text's word prefixes (computed once), for other prefiltered pattern sets such as topics. */
+  wordPrefixes(): Set<string> {
+    this.prefixes ??= wordPrefixes(this.source.text);
+    return this.prefixes;
   }
 
   has(cls: CueClass): boolean {

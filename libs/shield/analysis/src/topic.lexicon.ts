@@ -3,6 +3,7 @@
  * Topics decide which policies and records bear on a request (§9.4 "nothing in the case bears on it"; §9.1 "fits every
  * known policy"), and which data the goal needs (§9.5 data_extraction: "information the goal does not need").
  */
+import { prefilterKeys } from './cue.prefilter';
 import { foldPattern } from './text.normalizer';
 
 export const TOPICS = [
@@ -40,10 +41,19 @@ const TOPIC_PATTERNS: readonly (readonly [Topic, RegExp])[] = TOPICS.map((t) => 
 
 export const TOPIC_PATTERN: Readonly<Record<Topic, RegExp>> = Object.fromEntries(TOPIC_PATTERNS) as Record<Topic, RegExp>;
 
-/** The topics a normalised text touches, as a bit set (fast intersection for 100+ items). */
-export function topicsOf(text: string): number {
+const TOPIC_KEYS: readonly (readonly string[] | undefined)[] = TOPICS.map((t) => prefilterKeys([foldPattern(TOPIC_SOURCES[t])]));
+
+/**
+ * The topics a normalised text touches, as a bit set (fast intersection for 100+ items). With the text's word
+ * prefixes (long texts), topics none of whose words can start there are skipped without a scan.
+ */
+export function topicsOf(text: string, prefixes?: ReadonlySet<string>): number {
   let bits = 0;
-  for (let i = 0; i < TOPIC_PATTERNS.length; i++) if (TOPIC_PATTERNS[i]?.[1].test(text)) bits |= 1 << i;
+  for (let i = 0; i < TOPIC_PATTERNS.length; i++) {
+    const keys = prefixes ? TOPIC_KEYS[i] : undefined;
+    if (keys && prefixes && !keys.some((k) => prefixes.has(k))) continue;
+    if (TOPIC_PATTERNS[i]?.[1].test(text)) bits |= 1 << i;
+  }
   return bits;
 }
 
