@@ -8,7 +8,7 @@ import { EN_CUES } from './cue-lexicon.en';
 import { ES_CUES } from './cue-lexicon.es';
 import { FR_CUES } from './cue-lexicon.fr';
 import { CUE_CLASSES, type CueClass } from './cue-lexicon.types';
-import { prefilterKeys, wordPrefixes } from './cue.prefilter';
+import { mayMatch, prefilterKeys, wordPrefixes } from './cue.prefilter';
 import { compileCues, foldPattern, quoteCue, type NormalizedText } from './text.normalizer';
 
 const LEXICONS = [EN_CUES, DE_CUES, ES_CUES, FR_CUES];
@@ -17,9 +17,9 @@ export const CUES: Readonly<Record<CueClass, RegExp>> = Object.fromEntries(
   CUE_CLASSES.map((cls) => [cls, compileCues(LEXICONS.flatMap((lexicon) => lexicon[cls]))]),
 ) as Record<CueClass, RegExp>;
 
-const KEYS: Readonly<Record<CueClass, readonly string[] | undefined>> = Object.fromEntries(
+const KEYS: Readonly<Record<CueClass, readonly (readonly string[][])[] | undefined>> = Object.fromEntries(
   CUE_CLASSES.map((cls) => [cls, prefilterKeys(LEXICONS.flatMap((lexicon) => lexicon[cls]).map(foldPattern))]),
-) as Record<CueClass, readonly string[] | undefined>;
+) as Record<CueClass, readonly (readonly string[][])[] | undefined>;
 
 /** Whether the class is skipped by the prefilter for some texts (for tests). */
 export function isPrefiltered(cls: CueClass): boolean {
@@ -45,8 +45,7 @@ export class CueScanner {
     if (known !== undefined) return known ?? undefined;
     const keys = KEYS[cls];
     if (keys) {
-      const prefixes = this.wordPrefixes();
-      if (!keys.some((k) => prefixes.has(k))) {
+      if (!mayMatch(keys, this.wordPrefixes())) {
         this.hits.set(cls, null);
         return undefined;
       }

@@ -8,10 +8,11 @@ import { normalizeText } from './text.normalizer';
 
 describe('cue prefilter', () => {
   it('keys a class by the literal start of every alternative, and gives up on optional starts', () => {
-    expect(prefilterKeys([String.raw`\b(?:sue|lawyers?)\b`, String.raw`\bbad review`])).toEqual(['sue', 'law', 'bad']);
+    expect(prefilterKeys([String.raw`\b(?:sue|lawyers?)\b`, String.raw`\bbad review`])).toEqual([[['sue', 'law']], [['bad'], ['rev']]]);
+    expect(prefilterKeys([String.raw`\b(?:my|our) (?:boss|ceo)\b`])).toEqual([[['my', 'our'], ['bos', 'ceo']]]);
     expect(prefilterKeys([String.raw`\b(?:and )?also`])).toBeUndefined();
     expect(prefilterKeys([String.raw`(?:^|\n)system:`])).toBeUndefined();
-    expect(prefilterKeys([String.raw`\bas?ap`])).toEqual(['a']);
+    expect(prefilterKeys([String.raw`\bas?ap`])).toEqual([[['a']]]);
   });
 
   it('collects word prefixes', () => {

@@ -50,16 +50,9 @@ function literalKey(source: string): string | undefined {
   return key.length > 0 ? key : undefined;
 }
 
-function keysOfAlternative(alternative: string): string[] | undefined {
-  if (!alternative.startsWith('\\b')) return undefined;
-  const rest = alternative.slice(2);
-  if (!rest.startsWith('(?:')) {
-    const key = literalKey(rest);
-    return key ? [key] : undefined;
-  }
-  // A leading group: find its end, refuse an optional group, and key each of its alternatives.
+/** Where the group opening at `rest[0]` closes, or -1. */
+function groupEnd(rest: string): number {
   let depth = 0;
-  let end = -1;
   for (let i = 0; i < rest.length; i++) {
     const ch = rest.charAt(i);
     if (ch === '\\') {
@@ -67,34 +60,72 @@ function keysOfAlternative(alternative: string): string[] | undefined {
       continue;
     }
     if (ch === '(') depth++;
-    else if (ch === ')' && --depth === 0) {
-      end = i;
-      break;
-    }
+    else if (ch === ')' && --depth === 0) return i;
   }
-  if (end < 0) return undefined;
-  const after = rest.charAt(end + 1);
-  if (after === '?' || after === '*' || after === '{') return undefined;
-  const keys: string[] = [];
-  for (const inner of topLevelAlternatives(rest.slice(3, end))) {
-    const key = literalKey(inner);
-    if (!key) return undefined;
-    keys.push(key);
-  }
-  return keys;
+  return -1;
 }
 
-/** The keys one of which every match of the (folded) sources starts with, or undefined when there are none. */
-export function prefilterKeys(foldedSources: readonly string[]): readonly string[] | undefined {
-  const keys = new Set<string>();
+/**
+ * The words an alternative requires, in order, each as the keys one of which starts it: `\b(?:my|our) (?:boss|ceo)`
+ * requires a word starting "my" or "our" and one starting "bos" or "ceo". Parsing stops at the first optional or
+ * non-literal part; undefined when not even the first word can be keyed.
+ */
+function keysOfAlternative(alternative: string): string[][] | undefined {
+  if (!alternative.startsWith('\\b')) return undefined;
+  let rest = alternative.slice(2);
+  const words: string[][] = [];
+  while (rest.length > 0 && words.length < 3) {
+    let keys: string[] | undefined;
+    let consumed: number;
+    if (rest.startsWith('(?:')) {
+      const end = groupEnd(rest);
+      if (end < 0) break;
+      const after = rest.charAt(end + 1);
+      if (after === '?' || after === '*' || after === '{') break;
+      keys = [];
+      for (const inner of topLevelAlternatives(rest.slice(3, end))) {
+        const key = literalKey(inner);
+        if (!key) {
+          keys = undefined;
+          break;
+        }
+        keys.push(key);
+      }
+      consumed = end + 1;
+    } else {
+      const key = literalKey(rest);
+      keys = key ? [key] : undefined;
+      const word = /^[a-z0-9]+/.exec(rest);
+      consumed = word ? word[0].length : 0;
+      // A literal word is followed by a space only if it was read whole (no optional letter, class or group).
+    }
+    if (!keys) break;
+    words.push(keys);
+    if (rest.charAt(consumed) !== ' ') break;
+    rest = rest.slice(consumed + 1);
+  }
+  return words.length > 0 ? words : undefined;
+}
+
+/**
+ * For each alternative of the (folded) sources, the words it requires (as key lists); undefined when some alternative
+ * cannot be keyed, since then the class must always be scanned.
+ */
+export function prefilterKeys(foldedSources: readonly string[]): readonly (readonly string[][])[] | undefined {
+  const alternatives: string[][][] = [];
   for (const source of foldedSources) {
     for (const alternative of topLevelAlternatives(source)) {
-      const found = keysOfAlternative(alternative);
-      if (!found) return undefined;
-      for (const k of found) keys.add(k);
+      const words = keysOfAlternative(alternative);
+      if (!words) return undefined;
+      alternatives.push(words);
     }
   }
-  return [...keys];
+  return alternatives;
+}
+
+/** Whether some alternative has every word it requires among the text's word prefixes. */
+export function mayMatch(alternatives: readonly (readonly string[][])[], prefixes: ReadonlySet<string>): boolean {
+  return alternatives.some((words) => words.every((keys) => keys.some((k) => prefixes.has(k))));
 }
 
 const WORD = /[a-z0-9]+/g;

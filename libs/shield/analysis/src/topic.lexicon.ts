@@ -3,7 +3,7 @@
  * Topics decide which policies and records bear on a request (§9.4 "nothing in the case bears on it"; §9.1 "fits every
  * known policy"), and which data the goal needs (§9.5 data_extraction: "information the goal does not need").
  */
-import { prefilterKeys } from './cue.prefilter';
+import { mayMatch, prefilterKeys } from './cue.prefilter';
 import { foldPattern } from './text.normalizer';
 
 export const TOPICS = [
@@ -41,7 +41,7 @@ const TOPIC_PATTERNS: readonly (readonly [Topic, RegExp])[] = TOPICS.map((t) => 
 
 export const TOPIC_PATTERN: Readonly<Record<Topic, RegExp>> = Object.fromEntries(TOPIC_PATTERNS) as Record<Topic, RegExp>;
 
-const TOPIC_KEYS: readonly (readonly string[] | undefined)[] = TOPICS.map((t) => prefilterKeys([foldPattern(TOPIC_SOURCES[t])]));
+const TOPIC_KEYS: readonly (readonly (readonly string[][])[] | undefined)[] = TOPICS.map((t) => prefilterKeys([foldPattern(TOPIC_SOURCES[t])]));
 
 /**
  * The topics a normalised text touches, as a bit set (fast intersection for 100+ items). With the text's word
@@ -51,7 +51,7 @@ export function topicsOf(text: string, prefixes?: ReadonlySet<string>): number {
   let bits = 0;
   for (let i = 0; i < TOPIC_PATTERNS.length; i++) {
     const keys = prefixes ? TOPIC_KEYS[i] : undefined;
-    if (keys && prefixes && !keys.some((k) => prefixes.has(k))) continue;
+    if (keys && prefixes && !mayMatch(keys, prefixes)) continue;
     if (TOPIC_PATTERNS[i]?.[1].test(text)) bits |= 1 << i;
   }
   return bits;
