@@ -30,7 +30,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
   ],
   exception: [
-    String.raw`\b(?:nur |bitte )?(?:dieses eine mal|ausnahmsweise)\b`,
+    String.raw`\b(?:dieses eine mal|ausnahmsweise)\b`,
     String.raw`\beine ausnahme machen\b`,
     String.raw`\bdrücken sie ein auge zu\b`,
     String.raw`\bmerkt (?:doch )?keiner\b`,
@@ -115,7 +115,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bund (?:gleich|noch) (?:auch )?(?:adminrechte|vollzugriff|mehr)\b`,
     String.raw`\bwenn (?:du|sie) (?:schon|gerade) dabei (?:bist|sind)\b`,
     String.raw`\b(?:außerdem|zusätzlich|darüber hinaus),? (?:bitte|noch|auch|kannst|können)\b`,
-    String.raw`\b(?:bitte )?(?:gleich|auch noch|noch) (?:mit )?(?:hinzufügen|freischalten|geben|erteilen|erhöhen|überweisen|senden)\b`,
+    String.raw`\b(?:gleich|auch noch|noch) (?:mit )?(?:hinzufügen|freischalten|geben|erteilen|erhöhen|überweisen|senden)\b`,
     String.raw`\bnoch (?:eine|ein) (?:sache|kleinigkeit)\b`,
   ],
   privilege: [String.raw`\b(?:adminrechte|administratorrechte|vollzugriff|alle rechte|root-zugriff|admin-zugang|schreibrechte)\b`],

@@ -36,7 +36,7 @@ export const ES_CUES: CueLexicon = {
   secrecy: [
     String.raw`\bno (?:se lo )?(?:digas|diga|cuentes|comentes|registres|registre)\b`,
     String.raw`\bentre (?:nosotros|tú y yo)\b`,
-    String.raw`\b(?:estrictamente )?confidencial\b`,
+    String.raw`\bconfidencial\b`,
   ],
   injection: [
     String.raw`\bignora(?:r)? (?:todas )?(?:las |tus |sus )?(?:instrucciones|reglas|normas)(?: anteriores| previas)?\b`,
@@ -103,7 +103,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\buna cosa más\b`,
   ],
   privilege: [String.raw`\b(?:acceso total|acceso completo|permisos de administrador|todos los permisos|derechos de administrador|acceso de administrador)\b`],
-  socialProof: [String.raw`\btodos los demás\b`, String.raw`\b(?:a )?otros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
+  socialProof: [String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
     String.raw`\b(?:envía|envíe|envíame|envíeme|mándame|mande|dame|deme|dime|dígame|comparte|comparta|proporcione|facilite|confirme|confírmame|indíqueme|pásame|reenvía)\b`,
     String.raw`\bcuál es (?:el|la|su|tu)\b`,
