@@ -17,7 +17,7 @@ import { findAmounts, type Amount } from './amount.parser';
 import { CueScanner, itemHas } from './cue.patterns';
 import { normalizeText, type NormalizedText } from './text.normalizer';
 import { findTimeMention, findWindowDays, type TimeMention } from './time.parser';
-import { SUBJECT_TOPICS_MASK, topicsOf } from './topic.lexicon';
+import { SUBJECT_TOPICS_MASK, topicBit, topicsOf } from './topic.lexicon';
 
 export type ItemStanding = 'authoritative' | 'corroborating' | 'contradicted' | 'disputed';
 
@@ -181,7 +181,10 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     ...caseRecord.ownerGuidance.map((g) => ruleFrom(g.guidanceId, 'guidance', 'Owner guidance', g.instruction)),
   ];
   const cues = new CueScanner(said);
-  const requestTopics = topicsOf(said.text, cues.wordPrefixes()) | (topicsOf(actionText) & SUBJECT_TOPICS_MASK);
+  const accounts = accountsIn(combined);
+  // An account number in the message makes it about bank details, whatever words surround it.
+  const requestTopics =
+    topicsOf(said.text, cues.wordPrefixes()) | (topicsOf(actionText) & SUBJECT_TOPICS_MASK) | (accounts.length > 0 ? topicBit('bankDetails') : 0);
   return {
     request,
     said,
@@ -195,7 +198,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     rules,
     referenceMs,
     amounts: [...findAmounts(said.text), ...findAmounts(actionText)],
-    accounts: accountsIn(combined),
+    accounts,
     emails: emailsIn(combined),
   };
 }

@@ -121,6 +121,7 @@ export const DE_CUES: CueLexicon = {
   privilege: [String.raw`\b(?:adminrechte|administratorrechte|vollzugriff|alle rechte|root-zugriff|admin-zugang|schreibrechte)\b`],
   socialProof: [String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
   requestVerb: [
+    String.raw`\b(?:braucht|benötigt|brauche|benötige) (?:die|den|das|ihre|eine|alle)\b`,
     String.raw`\b(?:schick|schicken|senden|sende|geben sie|gib|nennen|nenn|teilen|teil|mitteilen|verraten|bestätigen|bestätige|durchgeben|weiterleiten|vorlesen)\b`,
     String.raw`\bwie (?:lautet|ist) (?:der|die|das|ihr|ihre|dein|deine)\b`,
     String.raw`\bsag(?:en sie)? mir\b`,

@@ -114,6 +114,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:head office|headquarters|the board)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:needs|wants|requires|demands|expects) (?:the|all|a|your|our|this|that|it|to)\b`,
     String.raw`\binsists?\b`,
     String.raw`\bsigned off\b`,
     String.raw`\bhas cleared\b`,
@@ -240,6 +241,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery(?:one|body) does (?:it|this)\b`,
   ],
   requestVerb: [
+    String.raw`\b(?:needs?|wants?|requires?) (?:the|a|all|your|our|a copy of|a list of|access to)\b`,
+    String.raw`\bi(?:'d| would) like (?:the|your|a copy of|a list of)\b`,
     String.raw`\benter\b`,
     String.raw`\btype (?:in|out)\b`,
     String.raw`\bverify your\b`,
@@ -248,6 +251,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwhat(?:'s| is| are| does| do) (?:the|your|his|her|their)\b`,
   ],
   secretData: [
+    String.raw`\baccess code\b`,
+    String.raw`\bremote (?:access|session) code\b`,
     String.raw`\bsecurity (?:answer|question)s?\b`,
     String.raw`\bmother'?s maiden name\b`,
     String.raw`\b(?:card|bank) details\b`,

@@ -105,6 +105,7 @@ export const ES_CUES: CueLexicon = {
   privilege: [String.raw`\b(?:acceso total|acceso completo|permisos de administrador|todos los permisos|derechos de administrador|acceso de administrador)\b`],
   socialProof: [String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
+    String.raw`\b(?:necesita|necesito|requiere) (?:el|la|los|las|su|sus|una|un|todos)\b`,
     String.raw`\b(?:envía|envíe|envíame|envíeme|mándame|mande|dame|deme|dime|dígame|comparte|comparta|proporcione|facilite|confirme|confírmame|indíqueme|pásame|reenvía)\b`,
     String.raw`\bcuál es (?:el|la|su|tu)\b`,
   ],

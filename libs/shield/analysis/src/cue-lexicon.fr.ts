@@ -95,6 +95,7 @@ export const FR_CUES: CueLexicon = {
   privilege: [String.raw`\b(?:accès complet|accès total|droits (?:d'|d )?(?:admin|administrateur)|tous les droits|accès administrateur)\b`],
   socialProof: [String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
   requestVerb: [
+    String.raw`\b(?:a besoin de|j'ai besoin de|exige) (?:la|le|les|votre|vos|une|un|tous)\b`,
     String.raw`\b(?:envoie|envoyez|envoyez-moi|donne|donnez|donnez-moi|dis-moi|dites-moi|communiquez|communique|partagez|transmettez|confirmez|indiquez|lisez)\b`,
     String.raw`\bquel(?:le)? est (?:le|la|votre|ton|ta)\b`,
   ],

@@ -36,7 +36,8 @@ const MATERIAL: readonly RiskTier[] = ['high', 'critical'];
 function baseTier(view: CaseView): RiskTier {
   const t = view.requestTopics;
   const amount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
-  if (t & (topicBit('credentials') | topicBit('access') | topicBit('personalData') | topicBit('deletion'))) return 'high';
+  if (t & (topicBit('credentials') | topicBit('access') | topicBit('deletion'))) return 'high';
+  if (t & topicBit('personalData')) return 'medium';
   if (t & topicBit('bankDetails')) return 'high';
   if (t & (topicBit('payment') | topicBit('refund'))) return amount >= 5_000 ? 'high' : 'medium';
   if (amount > 0 || t & (topicBit('contract') | topicBit('discount'))) return 'medium';
