@@ -104,14 +104,18 @@ function emailsIn(original: string): string[] {
 }
 
 const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|autoris|sign[- ]?of/;
+const ASK_OWNER =
+  /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
 const CHANGE_WORD = /\b(?:new|changed|change|updated|different|neue|geandert|anderung|nuev|cambi|nouve|modifi|changement)\w*/;
 const LIMIT_BEFORE = /(?:up to|upto|max(?:imum)?|not exceed|exceeding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafonne a)[^.]{0,20}$/;
 const THRESHOLD_BEFORE = /(?:above|over|more than|exceed|exceeds|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
 
 function ruleFrom(id: string, origin: RuleView['origin'], title: string, statement: string): RuleView {
   const text = normalizeText(`${title}. ${statement}`).text;
-  const requires = itemHas(text, 'requirement') || itemHas(text, 'forbid');
-  const approval = APPROVAL_WORD.test(text);
+  // "Ask me first" in owner guidance (or "ask the owner" in a policy) is a required approval by the owner (§6).
+  const askOwner = ASK_OWNER.test(text);
+  const requires = itemHas(text, 'requirement') || itemHas(text, 'forbid') || askOwner;
+  const approval = APPROVAL_WORD.test(text) || askOwner;
   let amountRule: AmountRule | undefined;
   for (const amount of findAmounts(text)) {
     const before = text.slice(Math.max(0, amount.start - 40), amount.start);

@@ -45,6 +45,12 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     expect(a.suggestedResponse).not.toMatch(/guidance|call-back to the number on file/i);
   });
 
+  it('owner guidance "ask me first above an amount" gates only larger amounts', () => {
+    const guidance = ['Always ask me before paying anything over €1,000.'];
+    expect(analyse({ message: 'Please pay invoice 41 of €2.500,00.', guidance, evidence: [{ summary: 'Invoice 41: €2.500,00, vendor verified.' }] }).disposition).toBe('seek_approval');
+    expect(analyse({ message: 'Please pay invoice 42 of €500,00.', guidance, evidence: [{ summary: 'Invoice 42: €500,00, vendor verified.' }] }).disposition).not.toBe('seek_approval');
+  });
+
   it('owner permission resolves an approval requirement but does not verify claims', () => {
     const a = analyse({
       message: 'My manager approved a refund of $150 for order 77.',
