@@ -90,6 +90,15 @@ describe('tactic detection (§9.5)', () => {
     expect(tactics('My work email is down, please reply to this address instead and send the payroll file.').has('identity_deception')).toBe(true);
   });
 
+  it('flags a story that conflicts with authoritative records as inconsistent', () => {
+    const t = tactics({ message: 'The parcel never arrived, refund me.', evidence: [{ summary: 'Carrier: parcel delivered and signed for on 2026-11-20.' }] });
+    expect(t.has('inconsistent_claims')).toBe(true);
+  });
+
+  it('flags impersonation used to obtain credentials', () => {
+    expect(tactics('Hi, this is Dave from the IT help desk. Send me the verification code you just received.').has('identity_deception')).toBe(true);
+  });
+
   it('does not call firm bargaining manipulation', () => {
     const t = tactics('Your price of €3,000 is too high. We can pay €2,600 and sign this week, otherwise we will pass.');
     expect([...t.keys()]).toEqual(['none']);
