@@ -33,12 +33,9 @@ function signal(tactic: Signal['tactic'], observation: string, confidence: numbe
   return { tactic, observation, confidence: Math.round(Math.min(0.97, Math.max(0.05, confidence)) * 100) / 100, significance, seriousHarm };
 }
 
+/** One short quoted cue (§12: a short cue, never more): the first of the hits that is present. */
 function cuesText(...hits: (CueHit | undefined)[]): string {
-  return hits
-    .filter((h): h is CueHit => h !== undefined)
-    .slice(0, 2)
-    .map((h) => h.quote)
-    .join(' and ');
+  return hits.find((h): h is CueHit => h !== undefined)?.quote ?? 'the wording of the request';
 }
 
 function domainOf(address: string): string | undefined {

@@ -51,6 +51,12 @@ describe('analyzeCase on realistic cases', () => {
       expect(analysis.missingEvidence.length).toBeGreaterThan(0);
       expect(analysis.questionsToAsk.length).toBeGreaterThan(0);
     }
+    // Signals and claims quote at most one short cue (≤ 8 words) of the message.
+    for (const text of [...analysis.manipulationSignals.map((s) => s.observation), ...analysis.claims.map((c) => c.claim)]) {
+      const quotes = text.match(/"[^"]*"/g) ?? [];
+      expect(quotes.length).toBeLessThanOrEqual(1);
+      for (const q of quotes) expect(q.split(' ').length).toBeLessThanOrEqual(8);
+    }
     // §12: no output string carries more than a short cue of the message.
     const message = scenario.spec.message;
     const json = JSON.stringify(analysis);
