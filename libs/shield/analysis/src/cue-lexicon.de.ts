@@ -30,6 +30,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
   ],
   exception: [
+    String.raw`\bausnahme\b`,
     String.raw`\b(?:dieses eine mal|ausnahmsweise)\b`,
     String.raw`\beine ausnahme machen\b`,
     String.raw`\bdrücken sie ein auge zu\b`,
@@ -130,7 +131,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:passwort|kennwort|zugangsdaten|pin|tan|einmalcode|bestätigungscode|sicherheitscode|verifizierungscode|prüfziffer|kartennummer|api-schlüssel|schlüssel)\b`,
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
   ],
-  internalData: [String.raw`\b(?:deine|ihre) (?:anweisungen|systemanweisungen|regeln|konfiguration)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
+  internalData: [String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
   personalData: [String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
   promise: [String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
   opinion: [String.raw`\b(?:unfair|unverschämt|inakzeptabel|enttäuscht|frechheit|skandal|wütend|verärgert)\b`],

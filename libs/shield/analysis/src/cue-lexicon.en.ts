@@ -62,6 +62,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
   ],
   exception: [
+    String.raw`\b(?:an|one) exception (?:for|this|here)\b`,
     String.raw`\bas a one[- ]off\b`,
     String.raw`\bjust this (?:one )?time\b`,
     String.raw`\bcan'?t you make an exception\b`,

@@ -29,6 +29,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bsalt(?:ar|ate|arse) (?:la|el) (?:verificación|control|aprobación)\b`,
   ],
   exception: [
+    String.raw`\bexcepción\b`,
     String.raw`\b(?:solo|sólo|por) esta vez\b`,
     String.raw`\bhacer (?:una )?excepción\b`,
     String.raw`\bnadie se va a enterar\b`,
@@ -113,7 +114,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:contraseña|clave|pin|código de verificación|código de seguridad|código otp|código que (?:le|te) (?:ha|han) llegado|número de tarjeta|credenciales|cvv)\b`,
     String.raw`\bcódigo (?:que )?(?:ha|has) recibido\b`,
   ],
-  internalData: [String.raw`\b(?:tus|sus) (?:instrucciones|reglas|configuración)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
+  internalData: [String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
   personalData: [String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
   promise: [String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],

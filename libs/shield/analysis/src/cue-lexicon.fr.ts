@@ -26,7 +26,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bpas le temps de (?:vérifier|confirmer|valider)\b`,
     String.raw`\b(?:ignorer|sauter|contourner) (?:la|le) (?:vérification|contrôle|validation|procédure)\b`,
   ],
-  exception: [String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
+  exception: [String.raw`\bune exception\b`, String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
   secrecy: [
     String.raw`\bn'en parlez? à personne\b`,
     String.raw`\bne (?:le )?dites? (?:rien|à personne)\b`,
@@ -103,7 +103,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:mot de passe|code de vérification|code de sécurité|code reçu|code à usage unique|code sms|code pin|numéro de carte|identifiants|cryptogramme)\b`,
     String.raw`\bcode (?:que vous avez|qu'on vous a) (?:reçu|envoyé)\b`,
   ],
-  internalData: [String.raw`\b(?:tes|vos) (?:instructions|consignes|règles|paramètres)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
+  internalData: [String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
   personalData: [String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
   promise: [String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
   opinion: [String.raw`\b(?:injuste|inacceptable|scandaleux|déçu|déçue|frustré|frustrée|furieux|furieuse|en colère)\b`],
