@@ -180,7 +180,7 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
         ? 'Only unverified or counterparty-supplied items back this; nothing conflicts.'
         : 'Verified records back this only indirectly (the amount is within what they show); nothing conflicts.';
   } else {
-    status = claim.kind === 'owner' ? 'unverified' : 'unverified';
+    status = 'unverified';
     refs = [];
     explanation =
       claim.kind === 'owner'
