@@ -153,7 +153,8 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
   }
 
   const askKind = claims.find((k) => k.status === 'unverified' && TIER_RANK[k.significance] >= 1)?.kind ?? (rules.needs.length > 0 ? 'date' : 'general');
-  const language = detectLanguage(view.said.text.slice(0, view.request.consult.message.length));
+  // The first 600 characters of the message decide the language (bounded work on long messages).
+  const language = detectLanguage(view.said.text.slice(0, Math.min(600, view.request.consult.message.length)));
   const manipulationSignals: ManipulationSignal[] = outSignals.slice(0, 12).map((s) => ({
     tactic: s.tactic,
     observation: clip(s.observation, 1000),

@@ -17,7 +17,7 @@ import { findAmounts, type Amount } from './amount.parser';
 import { CueScanner, itemHas } from './cue.patterns';
 import { normalizeText, type NormalizedText } from './text.normalizer';
 import { findTimeMention, findWindowDays, type TimeMention } from './time.parser';
-import { SUBJECT_TOPICS_MASK, topicsOf } from './topic.lexicon';
+import { SUBJECT_TOPICS_MASK, topicBit, topicsOf } from './topic.lexicon';
 
 export type ItemStanding = 'authoritative' | 'corroborating' | 'contradicted' | 'disputed';
 
@@ -104,14 +104,18 @@ function emailsIn(original: string): string[] {
 }
 
 const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|autoris|sign[- ]?of/;
+const ASK_OWNER =
+  /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
 const CHANGE_WORD = /\b(?:new|changed|change|updated|different|neue|geandert|anderung|nuev|cambi|nouve|modifi|changement)\w*/;
 const LIMIT_BEFORE = /(?:up to|upto|max(?:imum)?|not exceed|exceeding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafonne a)[^.]{0,20}$/;
 const THRESHOLD_BEFORE = /(?:above|over|more than|exceed|exceeds|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
 
 function ruleFrom(id: string, origin: RuleView['origin'], title: string, statement: string): RuleView {
   const text = normalizeText(`${title}. ${statement}`).text;
-  const requires = itemHas(text, 'requirement') || itemHas(text, 'forbid');
-  const approval = APPROVAL_WORD.test(text);
+  // "Ask me first" in owner guidance (or "ask the owner" in a policy) is a required approval by the owner (§6).
+  const askOwner = ASK_OWNER.test(text);
+  const requires = itemHas(text, 'requirement') || itemHas(text, 'forbid') || askOwner;
+  const approval = APPROVAL_WORD.test(text) || askOwner;
   let amountRule: AmountRule | undefined;
   for (const amount of findAmounts(text)) {
     const before = text.slice(Math.max(0, amount.start - 40), amount.start);
@@ -180,21 +184,25 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     ...caseRecord.policies.map((p) => ruleFrom(p.policyId, 'policy', p.title, p.statement)),
     ...caseRecord.ownerGuidance.map((g) => ruleFrom(g.guidanceId, 'guidance', 'Owner guidance', g.instruction)),
   ];
-  const requestTopics = (topicsOf(said.text) | topicsOf(actionText)) & SUBJECT_TOPICS_MASK;
+  const cues = new CueScanner(said);
+  const accounts = accountsIn(combined);
+  // An account number in the message makes it about bank details, whatever words surround it.
+  const requestTopics =
+    topicsOf(said.text, cues.wordPrefixes()) | (topicsOf(actionText) & SUBJECT_TOPICS_MASK) | (accounts.length > 0 ? topicBit('bankDetails') : 0);
   return {
     request,
     said,
-    cues: new CueScanner(said),
+    cues,
     proposedAction,
     actionText,
-    requestTopics: requestTopics | (topicsOf(said.text) & ~SUBJECT_TOPICS_MASK),
+    requestTopics,
     goalTopics: topicsOf(goalText),
     goalText,
     items,
     rules,
     referenceMs,
     amounts: [...findAmounts(said.text), ...findAmounts(actionText)],
-    accounts: accountsIn(combined),
+    accounts,
     emails: emailsIn(combined),
   };
 }

@@ -23,6 +23,7 @@ type Bearing = 'supports' | 'conflicts' | 'indirect' | 'none';
 
 const APPROVAL_TOPICS = topicBit('approval');
 const IDENTITY_TOPICS = topicBit('identity') | topicBit('approval');
+const IDENTITY_ONLY = topicBit('identity');
 const BANK_TOPICS = topicBit('bankDetails');
 const RECEIPT_TOPICS = topicBit('delivery');
 const EVENT_TOPICS = topicBit('delivery') | topicBit('refund') | topicBit('payment');
@@ -39,7 +40,8 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'identity':
     case 'owner': {
-      if (!(item.topics & IDENTITY_TOPICS) && !item.callback) return 'none';
+      // Only identity records and call-backs bear on who the sender is (an approval record does not).
+      if (!(item.topics & IDENTITY_ONLY) && !item.callback) return 'none';
       if (item.negated) return 'conflicts';
       return item.requirement ? 'none' : 'supports';
     }
@@ -108,7 +110,8 @@ function significanceOf(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext
     case 'policy':
       return 'high';
     case 'amount':
-      return ctx.overLimit || (claim.amount?.value ?? 0) >= 10_000 ? 'high' : 'medium';
+      // Money leaving to the counterparty: a sizeable amount decides whether to act (§9.2 high).
+      return ctx.overLimit || (claim.amount?.value ?? 0) >= 10_000 || ((view.requestTopics & MONEY_MOVES) !== 0 && (claim.amount?.value ?? 0) >= 1_000) ? 'high' : 'medium';
     case 'date':
       return ctx.windowPolicy ? 'high' : 'medium';
     case 'receipt':
@@ -177,7 +180,7 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
         ? 'Only unverified or counterparty-supplied items back this; nothing conflicts.'
         : 'Verified records back this only indirectly (the amount is within what they show); nothing conflicts.';
   } else {
-    status = claim.kind === 'owner' ? 'unverified' : 'unverified';
+    status = 'unverified';
     refs = [];
     explanation =
       claim.kind === 'owner'

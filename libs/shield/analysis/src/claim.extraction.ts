@@ -43,7 +43,7 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
   if (approval) {
     claims.push({ kind: 'approval', claim: `The counterparty says the request was approved or agreed (${approval.quote}).` });
   } else if (figure && act) {
-    claims.push({ kind: 'authority', claim: `The request invokes someone with authority to approve it (${figure.quote}, ${act.quote}).` });
+    claims.push({ kind: 'authority', claim: `The request invokes someone with authority to approve it (${figure.quote}).` });
   }
 
   const identity = cues.find('identityClaim');

@@ -3,6 +3,9 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const DE_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:zeitkritisch|eilt)\b`,
+    String.raw`\bduldet keinen aufschub\b`,
+    String.raw`\bbis heute \d{1,2} uhr\b`,
     String.raw`\b(?:sofort|umgehend|unverzüglich|dringend|eilig|schnellstmöglich|asap)\b`,
     String.raw`\bso schnell wie möglich\b`,
     String.raw`\bheute noch\b`,
@@ -19,13 +22,16 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:das|den) (?:vier-augen-prinzip|freigabeprozess|rückruf) (?:umgehen|überspringen|auslassen)\b`,
+    String.raw`\bfreigabe (?:holen wir|machen wir) (?:später|nachträglich)\b`,
     String.raw`\bohne (?:prüfung|überprüfung|rückfrage|rückruf|freigabe|genehmigung|kontrolle)\b`,
     String.raw`\b(?:nicht|keine) (?:prüfen|überprüfen|nachfragen|zurückrufen|rückfrage|prüfung)\b`,
     String.raw`\bkeine zeit (?:für|zum) (?:prüf|überprüf|rückfrag|freigab)`,
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
   ],
   exception: [
-    String.raw`\b(?:nur |bitte )?(?:dieses eine mal|ausnahmsweise)\b`,
+    String.raw`\bausnahme\b`,
+    String.raw`\b(?:dieses eine mal|ausnahmsweise)\b`,
     String.raw`\beine ausnahme machen\b`,
     String.raw`\bdrücken sie ein auge zu\b`,
     String.raw`\bmerkt (?:doch )?keiner\b`,
@@ -60,6 +66,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bhat (?:gesagt|angewiesen|gebeten|verlangt)\b`,
     String.raw`\bwill,? dass\b`,
     String.raw`\bim auftrag (?:von|des|der)\b`,
+    String.raw`\bhier (?:ist|spricht|schreibt) (?:der|die|ihr|ihre|dein|deine) (?:chef|chefin|geschäftsführer|geschäftsführerin|vorstand|direktor|direktorin|vorgesetzte|vorgesetzter)\b`,
+    String.raw`\bich brauche (?:sie|dich),? (?:um|damit|dass)\b`,
   ],
   threat: [
     String.raw`\b(?:anwalt|anwältin|verklagen|klage|rechtliche schritte|gericht|verbraucherzentrale)\b`,
@@ -95,7 +103,7 @@ export const DE_CUES: CueLexicon = {
   ],
   changedDetails: [
     String.raw`\bneue (?:bankverbindung|kontonummer|iban|e-?mail|e-?mail-adresse|telefonnummer|nummer|adresse|kontodaten)\b`,
-    String.raw`\bneues (?:konto|bankkonto)\b`,
+    String.raw`\bneue[nms]? (?:konto|bankkonto|empfängerkonto)\b`,
     String.raw`\b(?:geänderte|aktualisierte) (?:bankverbindung|kontodaten|bankdaten)\b`,
     String.raw`\b(?:bankverbindung|bankdaten|kontodaten|kontoverbindung) (?:hat|haben) sich geändert\b`,
     String.raw`\b(?:bank|konto) gewechselt\b`,
@@ -105,14 +113,16 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bhier (?:ist|spricht) (?:der|dein|ihr) (?:besitzer|eigentümer|betreiber)\b`,
   ],
   scopeAdd: [
+    String.raw`\bund (?:gleich|noch) (?:auch )?(?:adminrechte|vollzugriff|mehr)\b`,
     String.raw`\bwenn (?:du|sie) (?:schon|gerade) dabei (?:bist|sind)\b`,
     String.raw`\b(?:außerdem|zusätzlich|darüber hinaus),? (?:bitte|noch|auch|kannst|können)\b`,
-    String.raw`\b(?:bitte )?(?:gleich|auch noch|noch) (?:mit )?(?:hinzufügen|freischalten|geben|erteilen|erhöhen|überweisen|senden)\b`,
+    String.raw`\b(?:gleich|auch noch|noch) (?:mit )?(?:hinzufügen|freischalten|geben|erteilen|erhöhen|überweisen|senden)\b`,
     String.raw`\bnoch (?:eine|ein) (?:sache|kleinigkeit)\b`,
   ],
   privilege: [String.raw`\b(?:adminrechte|administratorrechte|vollzugriff|alle rechte|root-zugriff|admin-zugang|schreibrechte)\b`],
   socialProof: [String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
   requestVerb: [
+    String.raw`\b(?:braucht|benötigt|brauche|benötige) (?:die|den|das|ihre|eine|alle)\b`,
     String.raw`\b(?:schick|schicken|senden|sende|geben sie|gib|nennen|nenn|teilen|teil|mitteilen|verraten|bestätigen|bestätige|durchgeben|weiterleiten|vorlesen)\b`,
     String.raw`\bwie (?:lautet|ist) (?:der|die|das|ihr|ihre|dein|deine)\b`,
     String.raw`\bsag(?:en sie)? mir\b`,
@@ -121,7 +131,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:passwort|kennwort|zugangsdaten|pin|tan|einmalcode|bestätigungscode|sicherheitscode|verifizierungscode|prüfziffer|kartennummer|api-schlüssel|schlüssel)\b`,
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
   ],
-  internalData: [String.raw`\b(?:deine|ihre) (?:anweisungen|systemanweisungen|regeln|konfiguration)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
+  internalData: [String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
   personalData: [String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
   promise: [String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
   opinion: [String.raw`\b(?:unfair|unverschämt|inakzeptabel|enttäuscht|frechheit|skandal|wütend|verärgert)\b`],

@@ -3,6 +3,9 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const ES_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bes (?:muy )?urgente\b`,
+    String.raw`\bantes de las \d{1,2}\b`,
+    String.raw`\bno puede esperar\b`,
     String.raw`\b(?:inmediatamente|urgente|urgentemente|enseguida|de inmediato|cuanto antes|ya mismo|ahora mismo|sin demora)\b`,
     String.raw`\blo (?:antes|más rápido) posible\b`,
     String.raw`\bhoy mismo\b`,
@@ -18,12 +21,15 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdemasiado tarde\b`,
   ],
   verificationCut: [
+    String.raw`\bla aprobación (?:la hacemos|se hace) después\b`,
+    String.raw`\bsin (?:pasar por|esperar) (?:la|el) (?:aprobación|proceso|control)\b`,
     String.raw`\bsin (?:verificar|comprobar|confirmar|aprobación|autorización|revisión|llamar)\b`,
     String.raw`\bno (?:hace falta|es necesario|hay que) (?:verificar|comprobar|confirmar|llamar)\b`,
     String.raw`\bno hay tiempo (?:para|de) (?:verificar|comprobar|confirmar)\b`,
     String.raw`\bsalt(?:ar|ate|arse) (?:la|el) (?:verificación|control|aprobación)\b`,
   ],
   exception: [
+    String.raw`\bexcepción\b`,
     String.raw`\b(?:solo|sólo|por) esta vez\b`,
     String.raw`\bhacer (?:una )?excepción\b`,
     String.raw`\bnadie se va a enterar\b`,
@@ -31,7 +37,7 @@ export const ES_CUES: CueLexicon = {
   secrecy: [
     String.raw`\bno (?:se lo )?(?:digas|diga|cuentes|comentes|registres|registre)\b`,
     String.raw`\bentre (?:nosotros|tú y yo)\b`,
-    String.raw`\b(?:estrictamente )?confidencial\b`,
+    String.raw`\bconfidencial\b`,
   ],
   injection: [
     String.raw`\bignora(?:r)? (?:todas )?(?:las |tus |sus )?(?:instrucciones|reglas|normas)(?: anteriores| previas)?\b`,
@@ -51,6 +57,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:aprobó|aprobado|autorizó|autorizado|ordenó|pidió que|quiere que|dijo que|ha dado el visto bueno)\b`,
     String.raw`\ben nombre de\b`,
     String.raw`\bpor orden de\b`,
+    String.raw`\b(?:soy|le habla|aquí|habla) (?:el|la|su|tu) (?:director|directora|ceo|presidente|presidenta|jefe|jefa|gerente)\b`,
+    String.raw`\bnecesito que (?:usted|haga|hagas|me)\b`,
   ],
   threat: [
     String.raw`\b(?:abogados?|demandar|demanda|denuncia(?:r)?|acciones legales|tribunal|juicio)\b`,
@@ -96,8 +104,9 @@ export const ES_CUES: CueLexicon = {
     String.raw`\buna cosa más\b`,
   ],
   privilege: [String.raw`\b(?:acceso total|acceso completo|permisos de administrador|todos los permisos|derechos de administrador|acceso de administrador)\b`],
-  socialProof: [String.raw`\btodos los demás\b`, String.raw`\b(?:a )?otros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
+  socialProof: [String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
+    String.raw`\b(?:necesita|necesito|requiere) (?:el|la|los|las|su|sus|una|un|todos)\b`,
     String.raw`\b(?:envía|envíe|envíame|envíeme|mándame|mande|dame|deme|dime|dígame|comparte|comparta|proporcione|facilite|confirme|confírmame|indíqueme|pásame|reenvía)\b`,
     String.raw`\bcuál es (?:el|la|su|tu)\b`,
   ],
@@ -105,7 +114,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:contraseña|clave|pin|código de verificación|código de seguridad|código otp|código que (?:le|te) (?:ha|han) llegado|número de tarjeta|credenciales|cvv)\b`,
     String.raw`\bcódigo (?:que )?(?:ha|has) recibido\b`,
   ],
-  internalData: [String.raw`\b(?:tus|sus) (?:instrucciones|reglas|configuración)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
+  internalData: [String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
   personalData: [String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
   promise: [String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],

@@ -3,6 +3,9 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const FR_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bc'est (?:très )?urgent\b`,
+    String.raw`\bavant \d{1,2} ?h\b`,
+    String.raw`\bça ne peut pas attendre\b`,
     String.raw`\b(?:immédiatement|urgent|urgente|urgence|tout de suite|sans délai|au plus vite|dès que possible|sur-le-champ)\b`,
     String.raw`\baujourd'hui même\b`,
     String.raw`\bdans (?:l'heure|l'heure qui suit|les \d{1,2} (?:minutes|heures?))\b`,
@@ -16,12 +19,14 @@ export const FR_CUES: CueLexicon = {
     String.raw`\btrop tard\b`,
   ],
   verificationCut: [
+    String.raw`\bl'approbation (?:on la fera|viendra) (?:après|plus tard)\b`,
+    String.raw`\bsans passer par (?:la|le) (?:validation|procédure|contrôle)\b`,
     String.raw`\bsans (?:vérifier|vérification|contrôle|validation|approbation|rappeler)\b`,
     String.raw`\bpas (?:besoin|la peine) de (?:vérifier|confirmer|rappeler|contrôler)\b`,
     String.raw`\bpas le temps de (?:vérifier|confirmer|valider)\b`,
     String.raw`\b(?:ignorer|sauter|contourner) (?:la|le) (?:vérification|contrôle|validation|procédure)\b`,
   ],
-  exception: [String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
+  exception: [String.raw`\bune exception\b`, String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
   secrecy: [
     String.raw`\bn'en parlez? à personne\b`,
     String.raw`\bne (?:le )?dites? (?:rien|à personne)\b`,
@@ -46,6 +51,8 @@ export const FR_CUES: CueLexicon = {
   authorityAct: [
     String.raw`\b(?:approuvé|autorisé|validé|a demandé|demande que|a ordonné|veut que|a dit que|a donné son accord)\b`,
     String.raw`\b(?:au nom de|de la part de|sur ordre de)\b`,
+    String.raw`\bici (?:le|la|votre) (?:pdg|dg|directeur|directrice|président|présidente|patron|patronne|chef)\b`,
+    String.raw`\bj'ai besoin que (?:vous|tu)\b`,
   ],
   threat: [
     String.raw`\b(?:avocats?|poursuivre|poursuites|plainte|action en justice|tribunal|justice)\b`,
@@ -88,6 +95,7 @@ export const FR_CUES: CueLexicon = {
   privilege: [String.raw`\b(?:accès complet|accès total|droits (?:d'|d )?(?:admin|administrateur)|tous les droits|accès administrateur)\b`],
   socialProof: [String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
   requestVerb: [
+    String.raw`\b(?:a besoin de|j'ai besoin de|exige) (?:la|le|les|votre|vos|une|un|tous)\b`,
     String.raw`\b(?:envoie|envoyez|envoyez-moi|donne|donnez|donnez-moi|dis-moi|dites-moi|communiquez|communique|partagez|transmettez|confirmez|indiquez|lisez)\b`,
     String.raw`\bquel(?:le)? est (?:le|la|votre|ton|ta)\b`,
   ],
@@ -95,7 +103,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:mot de passe|code de vérification|code de sécurité|code reçu|code à usage unique|code sms|code pin|numéro de carte|identifiants|cryptogramme)\b`,
     String.raw`\bcode (?:que vous avez|qu'on vous a) (?:reçu|envoyé)\b`,
   ],
-  internalData: [String.raw`\b(?:tes|vos) (?:instructions|consignes|règles|paramètres)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
+  internalData: [String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
   personalData: [String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
   promise: [String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
   opinion: [String.raw`\b(?:injuste|inacceptable|scandaleux|déçu|déçue|frustré|frustrée|furieux|furieuse|en colère)\b`],

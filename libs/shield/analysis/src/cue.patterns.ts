@@ -8,13 +8,23 @@ import { EN_CUES } from './cue-lexicon.en';
 import { ES_CUES } from './cue-lexicon.es';
 import { FR_CUES } from './cue-lexicon.fr';
 import { CUE_CLASSES, type CueClass } from './cue-lexicon.types';
-import { compileCues, quoteCue, type NormalizedText } from './text.normalizer';
+import { mayMatch, prefilterKeys, wordPrefixes } from './cue.prefilter';
+import { compileCues, foldPattern, quoteCue, type NormalizedText } from './text.normalizer';
 
 const LEXICONS = [EN_CUES, DE_CUES, ES_CUES, FR_CUES];
 
 export const CUES: Readonly<Record<CueClass, RegExp>> = Object.fromEntries(
   CUE_CLASSES.map((cls) => [cls, compileCues(LEXICONS.flatMap((lexicon) => lexicon[cls]))]),
 ) as Record<CueClass, RegExp>;
+
+const KEYS: Readonly<Record<CueClass, readonly (readonly string[][])[] | undefined>> = Object.fromEntries(
+  CUE_CLASSES.map((cls) => [cls, prefilterKeys(LEXICONS.flatMap((lexicon) => lexicon[cls]).map(foldPattern))]),
+) as Record<CueClass, readonly (readonly string[][])[] | undefined>;
+
+/** Whether the class is skipped by the prefilter for some texts (for tests). */
+export function isPrefiltered(cls: CueClass): boolean {
+  return KEYS[cls] !== undefined;
+}
 
 /** A cue found in a text: where, and the short original quote (§12). */
 export interface CueHit {
@@ -26,16 +36,30 @@ export interface CueHit {
 /** Lazily scans a normalised text for cue classes, at most once per class (the analyzer asks some classes twice). */
 export class CueScanner {
   private readonly hits = new Map<CueClass, CueHit | null>();
+  private prefixes: Set<string> | undefined;
 
   constructor(readonly source: NormalizedText) {}
 
   find(cls: CueClass): CueHit | undefined {
     const known = this.hits.get(cls);
     if (known !== undefined) return known ?? undefined;
+    const keys = KEYS[cls];
+    if (keys) {
+      if (!mayMatch(keys, this.wordPrefixes())) {
+        this.hits.set(cls, null);
+        return undefined;
+      }
+    }
     const m = CUES[cls].exec(this.source.text);
     const hit = m ? { index: m.index, end: m.index + m[0].length, quote: quoteCue(this.source, m.index, m.index + m[0].length) } : null;
     this.hits.set(cls, hit);
     return hit ?? undefined;
+  }
+
+  /** The text's word prefixes (computed once), for other prefiltered pattern sets such as topics. */
+  wordPrefixes(): Set<string> {
+    this.prefixes ??= wordPrefixes(this.source.text);
+    return this.prefixes;
   }
 
   has(cls: CueClass): boolean {

@@ -36,7 +36,8 @@ const MATERIAL: readonly RiskTier[] = ['high', 'critical'];
 function baseTier(view: CaseView): RiskTier {
   const t = view.requestTopics;
   const amount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
-  if (t & (topicBit('credentials') | topicBit('access') | topicBit('personalData') | topicBit('deletion'))) return 'high';
+  if (t & (topicBit('credentials') | topicBit('access') | topicBit('deletion'))) return 'high';
+  if (t & topicBit('personalData')) return 'medium';
   if (t & topicBit('bankDetails')) return 'high';
   if (t & (topicBit('payment') | topicBit('refund'))) return amount >= 5_000 ? 'high' : 'medium';
   if (amount > 0 || t & (topicBit('contract') | topicBit('discount'))) return 'medium';
@@ -57,7 +58,6 @@ export function decide(input: DecisionInput): Decision {
     if (k.status !== 'contradicted' && !(k.status === 'unverified' && TIER_RANK[k.significance] >= 2)) continue;
     tier = maxTier(tier, k.significance === 'critical' && !(k.kind === 'account' || k.kind === 'owner') ? 'high' : k.significance === 'critical' && k.status === 'unverified' ? 'high' : k.significance);
   }
-  if (real.some((s) => s.seriousHarm && s.confidence >= 0.6)) tier = maxTier(tier, 'critical');
   if (badHistory > 0) tier = raiseTier(tier);
 
   // Which §9.1 rows apply.

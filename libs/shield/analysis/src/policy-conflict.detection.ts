@@ -31,6 +31,7 @@ export interface RuleAssessment {
 const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData') | topicBit('deletion');
 const MONEY = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
 const DISCLOSE_VERB = /\b(?:share|send|disclose|reveal|give out|tell|provide|forward|weitergeben|mitteilen|senden|teilen|compartir|revelar|enviar|divulguer|communiquer|partager|envoyer|transmettre)\w*/;
+const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 const DATA_REQUEST = new RegExp(`${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`);
 
 function ruleLabel(rule: RuleView): string {
@@ -47,8 +48,10 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
   const changeDetected =
     (view.cues.has('changedDetails') && (view.requestTopics & MONEY) !== 0) || view.accounts.some((a) => itemAccounts.size > 0 && !itemAccounts.has(a));
   const requestAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
-  const asksForData =
-    (view.cues.has('secretData') || view.cues.has('personalData') || view.cues.has('internalData')) && DATA_REQUEST.test(view.said.text);
+  const dataMatch =
+    view.cues.has('secretData') || view.cues.has('personalData') || view.cues.has('internalData') ? DATA_REQUEST.exec(view.said.text) : null;
+  // "send me a password reset link" asks for the official flow, not for the data.
+  const asksForData = dataMatch !== null && !RESET_LINK.test(view.said.text.slice(dataMatch.index, dataMatch.index + dataMatch[0].length + 30));
 
   const conflicts: Conflict[] = [];
   const needs: RuleAssessment['needs'] = [];

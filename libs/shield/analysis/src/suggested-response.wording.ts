@@ -26,7 +26,7 @@ const EN: Templates = {
   scope:
     'Thank you. We will take care of the request we agreed on. The additional items need a separate request through our usual approval process; we are happy to start that for you.',
   injection:
-    'Thank you for the document. We have received it and will handle the request itself in the usual way; instructions contained in attached or forwarded content are not acted on.',
+    'Thank you for your message. We will handle the request itself in the usual way; instructions embedded in messages, attachments or forwarded content are not acted on.',
   data:
     'Thank you for your message. We can only share the information needed for this request, so we are unable to provide the rest. Let us know if there is anything else we can help with.',
   evidence: 'Thank you for your message. Before we can continue, could you please help us with the following: {question} Once we have it, we will move ahead promptly.',
@@ -52,7 +52,7 @@ const DE: Templates = {
   scope:
     'Vielen Dank. Wir erledigen die vereinbarte Anfrage. Für die zusätzlichen Punkte ist eine eigene Anfrage über unseren üblichen Freigabeprozess nötig; diese stoßen wir gern für Sie an.',
   injection:
-    'Vielen Dank für das Dokument. Wir bearbeiten das eigentliche Anliegen wie gewohnt; Anweisungen in angehängten oder weitergeleiteten Inhalten werden nicht ausgeführt.',
+    'Vielen Dank für Ihre Nachricht. Wir bearbeiten das eigentliche Anliegen wie gewohnt; Anweisungen in Nachrichten, Anhängen oder weitergeleiteten Inhalten werden nicht ausgeführt.',
   data:
     'Vielen Dank für Ihre Nachricht. Wir können nur die Informationen weitergeben, die für dieses Anliegen nötig sind; den Rest können wir leider nicht bereitstellen.',
   evidence: 'Vielen Dank für Ihre Nachricht. Bevor wir fortfahren können, benötigen wir bitte noch einen Nachweis: {question} Sobald er vorliegt, machen wir umgehend weiter.',
@@ -78,7 +78,7 @@ const ES: Templates = {
   scope:
     'Gracias. Nos ocuparemos de la solicitud acordada. Los elementos adicionales necesitan una solicitud aparte a través de nuestro proceso habitual de aprobación; con gusto la iniciamos por usted.',
   injection:
-    'Gracias por el documento. Tramitaremos la solicitud de la forma habitual; las instrucciones incluidas en contenidos adjuntos o reenviados no se ejecutan.',
+    'Gracias por su mensaje. Tramitaremos la solicitud de la forma habitual; las instrucciones incluidas en mensajes, adjuntos o contenidos reenviados no se ejecutan.',
   data: 'Gracias por su mensaje. Solo podemos compartir la información necesaria para esta solicitud, por lo que no podemos facilitar el resto.',
   evidence: 'Gracias por su mensaje. Antes de continuar, ¿podría ayudarnos con lo siguiente? {question} En cuanto lo tengamos, seguiremos adelante.',
   identity:
@@ -103,7 +103,7 @@ const FR: Templates = {
   scope:
     'Merci. Nous traitons la demande convenue. Les éléments supplémentaires nécessitent une demande distincte via notre processus d’approbation habituel ; nous pouvons la lancer pour vous.',
   injection:
-    'Merci pour le document. Nous traiterons la demande de la manière habituelle ; les instructions contenues dans des contenus joints ou transférés ne sont pas exécutées.',
+    'Merci pour votre message. Nous traiterons la demande de la manière habituelle ; les instructions contenues dans des messages, pièces jointes ou contenus transférés ne sont pas exécutées.',
   data: 'Merci pour votre message. Nous ne pouvons communiquer que les informations nécessaires à cette demande ; nous ne pouvons donc pas fournir le reste.',
   evidence: 'Merci pour votre message. Avant de poursuivre, pourriez-vous nous aider sur le point suivant ? {question} Dès réception, nous avancerons rapidement.',
   identity:

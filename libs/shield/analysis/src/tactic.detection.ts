@@ -26,18 +26,16 @@ const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.inte
 const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`);
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
+const FACTUAL_KINDS = new Set(['amount', 'date', 'receipt', 'identity']);
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 
 function signal(tactic: Signal['tactic'], observation: string, confidence: number, significance: RiskTier, seriousHarm = false): Signal {
   return { tactic, observation, confidence: Math.round(Math.min(0.97, Math.max(0.05, confidence)) * 100) / 100, significance, seriousHarm };
 }
 
+/** One short quoted cue (§12: a short cue, never more): the first of the hits that is present. */
 function cuesText(...hits: (CueHit | undefined)[]): string {
-  return hits
-    .filter((h): h is CueHit => h !== undefined)
-    .slice(0, 2)
-    .map((h) => h.quote)
-    .join(' and ');
+  return hits.find((h): h is CueHit => h !== undefined)?.quote ?? 'the wording of the request';
 }
 
 function domainOf(address: string): string | undefined {
@@ -209,7 +207,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // The proximity patterns are costly; run them only when a data noun is present at all.
   const secretMatch = c.has('secretData') ? SECRET_REQUEST.exec(view.said.text) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
-  const secret = secretMatch && !RESET_LINK.test(secretMatch[0]) ? secretMatch : null;
+  const secret =
+    secretMatch && !RESET_LINK.test(view.said.text.slice(secretMatch.index, secretMatch.index + secretMatch[0].length + 30)) ? secretMatch : null;
   const internal = secret || !c.has('internalData') ? null : INTERNAL_REQUEST.exec(view.said.text);
   const personal = secret || internal || !c.has('personalData') ? null : PERSONAL_REQUEST.exec(view.said.text);
   if (secret) {
@@ -220,8 +219,15 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('data_extraction', `Personal data the goal does not need is asked for: ${quoteCue(view.said, personal.index, personal.index + personal[0].length)}.`, 0.7, 'high'));
   }
 
+  // Impersonation used to obtain secrets: an unproven identity ("this is Dave from IT") asking for credentials.
+  if (secret && identityClaim && identityClaim.status !== 'verified' && !out.some((s) => s.tactic === 'identity_deception')) {
+    out.push(signal('identity_deception', 'An unproven identity is presented to obtain credentials (a typical impersonation).', 0.6, 'high'));
+  }
+
   // inconsistent_claims: a story that conflicts with itself, with earlier turns or with authoritative records.
-  const contradicted = claims.find((k) => k.status === 'contradicted' && k.kind !== 'policy' && k.significance !== 'low');
+  // Facts the counterparty states about the world; contradicted approvals and payees are already authority_claim and
+  // identity_deception, and are not counted twice.
+  const contradicted = claims.find((k) => k.status === 'contradicted' && FACTUAL_KINDS.has(k.kind) && k.significance !== 'low');
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);

@@ -111,26 +111,52 @@ function isAsciiLetter(ch: string): boolean {
 }
 
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
-const TOKEN = /[a-z0-9@$]+/g;
-const HAS_LEET = /[0-9@$]/;
-const LEADING_NUMBER = /^\d{2}/;
 
+function isTokenChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 64 || code === 36;
+}
+
+function isLeetChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || code === 64 || code === 36;
+}
+
+/**
+ * Reads digits as letters inside tokens with at least three letters that do not start with a two-digit number
+ * ("p4ssw0rd", not "48k" or "500eur"). One manual pass (no regex, no allocation unless a token qualifies); same length
+ * in and out, so the index map stays valid.
+ */
 function unleet(text: string): string {
-  if (!HAS_LEET.test(text)) return text;
-  // Same length in and out: the index map stays valid.
-  return text.replace(TOKEN, (token) => {
-    if (!HAS_LEET.test(token) || LEADING_NUMBER.test(token)) return token;
+  let out: string | undefined;
+  let i = 0;
+  while (i < text.length) {
+    if (!isTokenChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
     let letters = 0;
-    for (let i = 0; i < token.length; i++) if (isAsciiLetter(token.charAt(i))) letters++;
-    if (letters < 3) return token;
-    let out = '';
-    for (let i = 0; i < token.length; i++) out += LEET[token.charAt(i)] ?? token.charAt(i);
-    return out;
-  });
+    let leet = 0;
+    while (i < text.length && isTokenChar(text.charCodeAt(i))) {
+      const code = text.charCodeAt(i);
+      if (isLeetChar(code)) leet++;
+      else letters++;
+      i++;
+    }
+    if (leet === 0 || letters < 3) continue;
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    if (c0 >= 48 && c0 <= 57 && c1 >= 48 && c1 <= 57) continue;
+    out ??= text;
+    let token = '';
+    for (let k = start; k < i; k++) token += LEET[text.charAt(k)] ?? text.charAt(k);
+    out = out.slice(0, start) + token + out.slice(i);
+  }
+  return out ?? text;
 }
 
 export function normalizeText(original: string): NormalizedText {
-  const out: string[] = [];
+  // String concatenation beats an array of one-character strings here (fewer allocations).
+  let out = '';
   const map: number[] = [];
   let last = ' ';
   for (let i = 0; i < original.length; i++) {
@@ -138,16 +164,16 @@ export function normalizeText(original: string): NormalizedText {
     for (let k = 0; k < folded.length; k++) {
       const ch = folded.charAt(k);
       if (ch === ' ' ? last === ' ' : ch === last && isAsciiLetter(ch)) continue;
-      out.push(ch);
+      out += ch;
       map.push(i);
       last = ch;
     }
   }
   if (last === ' ' && out.length > 0) {
-    out.pop();
+    out = out.slice(0, -1);
     map.pop();
   }
-  return { original, text: unleet(out.join('')), map };
+  return { original, text: unleet(out), map };
 }
 
 /**

@@ -12,6 +12,7 @@ import { SCENARIOS } from './scenarios';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const validateAnalysis = ajv.compile(consultationSchema.properties.analysis);
+const GREETING = { en: 'Thank you', de: 'Vielen Dank', es: 'Gracias', fr: 'Merci' } as const;
 const RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
 
 function trimmedBoundsHold(analysis: ShieldAnalysis): boolean {
@@ -44,9 +45,17 @@ describe('analyzeCase on realistic cases', () => {
     }
     if (scenario.tierAtLeast) expect(RANK[analysis.riskTier]).toBeGreaterThanOrEqual(RANK[scenario.tierAtLeast]);
     if (scenario.tierAtMost) expect(RANK[analysis.riskTier]).toBeLessThanOrEqual(RANK[scenario.tierAtMost]);
+    // The suggested response is written in the message's language (German, Spanish, French, else English).
+    expect(analysis.suggestedResponse?.startsWith(GREETING[scenario.language ?? 'en'])).toBe(true);
     if (analysis.disposition === 'gather_evidence') {
       expect(analysis.missingEvidence.length).toBeGreaterThan(0);
       expect(analysis.questionsToAsk.length).toBeGreaterThan(0);
+    }
+    // Signals and claims quote at most one short cue (≤ 8 words) of the message.
+    for (const text of [...analysis.manipulationSignals.map((s) => s.observation), ...analysis.claims.map((c) => c.claim)]) {
+      const quotes = text.match(/"[^"]*"/g) ?? [];
+      expect(quotes.length).toBeLessThanOrEqual(1);
+      for (const q of quotes) expect(q.split(' ').length).toBeLessThanOrEqual(8);
     }
     // §12: no output string carries more than a short cue of the message.
     const message = scenario.spec.message;
