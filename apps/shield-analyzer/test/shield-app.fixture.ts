@@ -23,8 +23,9 @@ export interface ShieldApp {
   close(): Promise<void>;
 }
 
-export async function startShieldApp(extraEnv: Record<string, string> = {}): Promise<ShieldApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'shield-e2e-'));
+/** `options.dir`: reuse a data directory (a restart); it is then left for the caller to remove. */
+export async function startShieldApp(extraEnv: Record<string, string> = {}, options: { dir?: string } = {}): Promise<ShieldApp> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'shield-e2e-'));
   const logs: string[] = [];
   const printed: string[] = [];
   const handle = await startShieldAnalyzer(
@@ -69,7 +70,7 @@ export async function startShieldApp(extraEnv: Record<string, string> = {}): Pro
     },
     async close() {
       await handle.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
