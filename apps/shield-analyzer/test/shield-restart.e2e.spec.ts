@@ -25,10 +25,15 @@ describe('Shield analyzer restart', () => {
     try {
       expect((await second.call('GET', `/v0.1/shield/cases/${opened.body.caseId}`, ACME_TOKEN)).body).toEqual(before.body);
       expect(before.body.consultations[0].consultationId).toBe(consulted.body.consultation.consultationId);
-      const listed = await second.call('GET', '/v0.1/shield/cases', token);
-      expect(listed.status).toBe(200);
-      expect(listed.body.map((c: { caseId: string }) => c.caseId)).toEqual([opened.body.caseId]);
-      expect(listed.body[0].latestConsultationId).toBe(consulted.body.consultation.consultationId);
+      // The agent token issued before the restart still works; the read model catches up with whatever the
+      // first process appended but had not yet projected (the outbox and the checkpoints resume).
+      const listed = await second.eventually(async () => {
+        const list = await second.call('GET', '/v0.1/shield/cases', token);
+        expect(list.status).toBe(200);
+        return list.body[0]?.latestConsultationId ? list.body : undefined;
+      });
+      expect(listed.map((c: { caseId: string }) => c.caseId)).toEqual([opened.body.caseId]);
+      expect(listed[0].latestConsultationId).toBe(consulted.body.consultation.consultationId);
     } finally {
       await second.close();
     }
