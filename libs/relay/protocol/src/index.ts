@@ -78,7 +78,7 @@ export {
 } from './registry/error-registry';
 
 export { classifyAck, type AckDisposition, type AckState } from './sequencing/ack-classifier';
-export { canonicalJson } from './idempotency/canonical-json';
+export { canonicalJson } from '@trustmesh/shared-canonical-json';
 export {
   classifyReplay,
   idempotencyKey,

@@ -8,7 +8,7 @@
  *
  * Only mutations are cached, so only they are ever classified against an earlier request.
  */
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '@trustmesh/shared-canonical-json';
 
 export interface RequestIdentity {
   workspaceId: string;

@@ -1,0 +1,174 @@
+/**
+ * The Shield analyzer's configuration: read once at startup from the environment, validated whole, and
+ * refused with one `ConfigError` naming every variable at fault (ARCHITECTURE.md, "Two ways to run"). The
+ * platform part (database, bus, maintenance) comes from `loadPlatformConfig`; the model part follows
+ * `libs/shield/model/README.md`; README.md beside this app lists every variable.
+ *
+ * Operator credentials are configured as `account:sha256hex` pairs only, so the process never holds a
+ * plaintext operator credential it did not mint itself (embedded development mints one at start when none
+ * is set, like the relay gateway's service credential).
+ */
+import { ConfigError, envReader, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
+import { MODEL_PROVIDER_KINDS, type ModelProviderKind } from '@trustmesh/shield-model';
+
+export const SHIELD_ANALYZER_SERVICE_NAME = 'shield-analyzer';
+export const SHIELD_ANALYZER_APP_VERSION = '0.1.0';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface OperatorCredential {
+  /** The operator account every case opened with this credential belongs to. */
+  accountId: string;
+  /** SHA-256 of the bearer credential (32 bytes). */
+  digest: Buffer;
+}
+
+export interface ShieldModelConfig {
+  provider: ModelProviderKind;
+  model?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  providerLabel?: string;
+  deadlineMs: number;
+  requestTimeoutMs?: number;
+  maxOutputTokens?: number;
+}
+
+export interface ShieldAnalyzerConfig {
+  platform: PlatformConfig;
+  embedded: boolean;
+  http: { host: string; port: number };
+  grpc: { host: string; port: number };
+  /** GET /metrics, /healthz, /readyz on a plain listener of their own; null when SHIELD_OPERATOR_PORT=off. */
+  operator: { host: string; port: number } | null;
+  operatorCredentials: OperatorCredential[];
+  /** `null`: no model path; every consult is analysed deterministically (SHIELD_MODEL_PROVIDER=none). */
+  model: ShieldModelConfig | null;
+  /** Largest JSON request body accepted, in bytes (413 beyond). */
+  maxBodyBytes: number;
+  replicaId: string;
+  logLevel: LogLevel;
+  producer: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
+const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Reads and validates the analyzer's configuration; throws a `ConfigError` naming every bad variable. */
+export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
+  const problems: ConfigProblem[] = [];
+  let platform: PlatformConfig | undefined;
+  try {
+    platform = loadPlatformConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  const { fail, value, integer } = envReader(env, problems);
+  const host = (variable: string, fallback: string): string => {
+    const raw = value(variable) ?? fallback;
+    if (!HOST.test(raw)) fail(variable, `must be a host name or IP address (got ${JSON.stringify(raw)})`);
+    return raw;
+  };
+  const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
+  const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
+
+  const http = { host: host('SHIELD_HTTP_HOST', defaultHost), port: integer('SHIELD_HTTP_PORT', 8480, 0, 65535) };
+  const grpc = { host: host('SHIELD_GRPC_HOST', defaultHost), port: integer('SHIELD_GRPC_PORT', 50061, 0, 65535) };
+  const operatorPortRaw = value('SHIELD_OPERATOR_PORT');
+  const operator =
+    operatorPortRaw?.toLowerCase() === 'off'
+      ? null
+      : { host: host('SHIELD_OPERATOR_HOST', '127.0.0.1'), port: integer('SHIELD_OPERATOR_PORT', embedded ? 0 : 9465, 0, 65535) };
+
+  const operatorCredentials: OperatorCredential[] = [];
+  const credentialsRaw = value('SHIELD_OPERATOR_CREDENTIALS');
+  if (credentialsRaw !== undefined) {
+    const entries = credentialsRaw.split(/[\s,]+/).filter(Boolean);
+    let bad = 0;
+    for (const entry of entries) {
+      const separator = entry.lastIndexOf(':');
+      const account = entry.slice(0, separator);
+      const digest = entry.slice(separator + 1);
+      if (separator < 1 || !ACCOUNT.test(account) || !SHA256_HEX.test(digest)) bad += 1;
+      else operatorCredentials.push({ accountId: account, digest: Buffer.from(digest, 'hex') });
+    }
+    // Never echo the entries: a misplaced plaintext credential must not reach the logs.
+    if (bad > 0) fail('SHIELD_OPERATOR_CREDENTIALS', `must hold account:sha256hex pairs (account 1-64 of A-Z a-z 0-9 . _ -, then 64 hex characters), separated by commas (${bad} entr${bad === 1 ? 'y is' : 'ies are'} not)`);
+    else if (operatorCredentials.length === 0) fail('SHIELD_OPERATOR_CREDENTIALS', 'is set but holds no account:sha256hex pair');
+  } else if (!embedded) {
+    fail('SHIELD_OPERATOR_CREDENTIALS', 'is required in server mode (DATABASE_URL set): account:sha256hex pairs of the operator bearer credentials');
+  }
+
+  const model = loadModelConfig(value, integer, fail);
+
+  const replicaId = value('SHIELD_REPLICA_ID') ?? `shield-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  if (!REPLICA_ID.test(replicaId)) fail('SHIELD_REPLICA_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
+  const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: ShieldAnalyzerConfig = {
+    platform: platform as PlatformConfig,
+    embedded,
+    http,
+    grpc,
+    operator,
+    operatorCredentials,
+    model,
+    maxBodyBytes: integer('SHIELD_MAX_BODY_BYTES', 256 * 1024, 1024, 4 * 1024 * 1024),
+    replicaId,
+    logLevel: logLevelRaw as LogLevel,
+    producer: `${SHIELD_ANALYZER_SERVICE_NAME}@${SHIELD_ANALYZER_APP_VERSION}`,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+type Reader = ReturnType<typeof envReader>;
+
+/**
+ * The model path is on by default with the Anthropic provider, as in the reference (§8.2, §10): without
+ * SHIELD_MODEL_API_KEY every consult then falls back to the deterministic analyzer and records
+ * `errorCode: "anthropic_api_key_missing"` and the configured model, exactly what §8.2 prescribes, so a
+ * record always says why no model ran. SHIELD_MODEL_PROVIDER=none turns the model path off entirely.
+ */
+function loadModelConfig(value: Reader['value'], integer: Reader['integer'], fail: Reader['fail']): ShieldModelConfig | null {
+  const providerRaw = (value('SHIELD_MODEL_PROVIDER') ?? 'anthropic').toLowerCase();
+  if (providerRaw === 'none') return null;
+  if (!(MODEL_PROVIDER_KINDS as readonly string[]).includes(providerRaw)) {
+    fail('SHIELD_MODEL_PROVIDER', `must be one of ${[...MODEL_PROVIDER_KINDS, 'none'].join(', ')}`);
+    return null;
+  }
+  const provider = providerRaw as ModelProviderKind;
+  const model = value('SHIELD_MODEL');
+  if (provider === 'openai' && model === undefined) fail('SHIELD_MODEL', 'is required with SHIELD_MODEL_PROVIDER=openai (the model name the endpoint serves)');
+  const baseUrl = value('SHIELD_MODEL_BASE_URL');
+  if (baseUrl !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(baseUrl);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) fail('SHIELD_MODEL_BASE_URL', 'must be an http:// or https:// URL');
+  }
+  const label = value('SHIELD_MODEL_LABEL');
+  const apiKey = value('SHIELD_MODEL_API_KEY');
+  const requestTimeoutRaw = value('SHIELD_MODEL_REQUEST_TIMEOUT_MS');
+  const maxOutputRaw = value('SHIELD_MODEL_MAX_OUTPUT_TOKENS');
+  return {
+    provider,
+    ...(model !== undefined ? { model } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(label !== undefined ? { providerLabel: label } : {}),
+    deadlineMs: integer('SHIELD_MODEL_TIMEOUT_MS', 25_000, 1_000, 120_000),
+    ...(requestTimeoutRaw !== undefined ? { requestTimeoutMs: integer('SHIELD_MODEL_REQUEST_TIMEOUT_MS', 25_000, 500, 120_000) } : {}),
+    ...(maxOutputRaw !== undefined ? { maxOutputTokens: integer('SHIELD_MODEL_MAX_OUTPUT_TOKENS', 8192, 256, 64_000) } : {}),
+  };
+}

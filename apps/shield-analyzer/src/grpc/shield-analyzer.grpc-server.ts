@@ -1,0 +1,130 @@
+/**
+ * gRPC `trustmesh.shield.v1.ShieldAnalyzer` (proto/trustmesh/shield/v1/shield_analyzer.proto) on plain
+ * @grpc/grpc-js with the generated codecs of `@trustmesh/contracts`: the same application service as REST,
+ * the same refusals. Bearer credentials travel in the `authorization` metadata; a refusal's
+ * `{ error, issues }` travels in the trailing metadata `shield-issues-bin` (JSON, UTF-8). Logs carry the
+ * method and status code only (§12).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { shieldAnalyzerV1GrpcJs } from '@trustmesh/contracts';
+import type { Logger } from '@trustmesh/platform-logging';
+
+import type { ShieldCaller } from '../service/shield-callers';
+import type { ShieldCaseService } from '../service/shield-case.service';
+import { fail, succeed, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
+
+const CODES: Record<ShieldFailureKind, grpc.status> = {
+  invalid: grpc.status.INVALID_ARGUMENT,
+  unauthenticated: grpc.status.UNAUTHENTICATED,
+  forbidden: grpc.status.PERMISSION_DENIED,
+  not_found: grpc.status.NOT_FOUND,
+  conflict: grpc.status.ABORTED,
+};
+
+export const SHIELD_ISSUES_METADATA = 'shield-issues-bin';
+
+function refusal(failure: ShieldFailure): Partial<grpc.StatusObject> {
+  const metadata = new grpc.Metadata();
+  metadata.set(SHIELD_ISSUES_METADATA, Buffer.from(JSON.stringify({ error: failure.error, issues: failure.issues }), 'utf8'));
+  return { code: CODES[failure.kind], details: failure.error, metadata };
+}
+
+/** An input's JSON text; an empty field is an absent input, which the service's validation refuses. */
+function parseJson(text: string): ServiceResult<unknown> {
+  if (text === '') return succeed(undefined);
+  try {
+    return succeed(JSON.parse(text) as unknown);
+  } catch {
+    return fail('invalid', 'SHIELD_BODY_NOT_JSON', 'The input must be one JSON value (UTF-8 text)');
+  }
+}
+
+function bearerOf(metadata: grpc.Metadata): string | undefined {
+  const value = metadata.get('authorization')[0];
+  const match = typeof value === 'string' ? /^Bearer ([\x21-\x7e]{1,512})$/i.exec(value) : null;
+  return match?.[1];
+}
+
+export class ShieldAnalyzerGrpcServer {
+  private readonly server: grpc.Server;
+
+  constructor(
+    private readonly service: ShieldCaseService,
+    private readonly logger: Logger,
+    maxMessageBytes: number,
+  ) {
+    this.server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes });
+    const unary = <Req, Res>(method: string, run: (caller: ShieldCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> => {
+      return (call, callback) => {
+        void (async () => {
+          const caller = await this.service.authenticate(bearerOf(call.metadata));
+          if (!caller) return refusal({ kind: 'unauthenticated', error: 'A valid bearer credential is required', issues: [{ code: 'SHIELD_UNAUTHENTICATED', path: '', message: 'A valid bearer credential is required' }] });
+          const result = await run(caller, call.request);
+          if (!result.ok) return refusal(result.failure);
+          callback(null, result.value);
+          return null;
+        })().then(
+          (failed) => {
+            if (failed) callback(failed);
+            this.logger.log('info', 'shield grpc call', { method, code: failed?.code ?? grpc.status.OK });
+          },
+          (error: unknown) => {
+            this.logger.log('error', 'shield grpc call failed', { method, errorName: error instanceof Error ? error.name : 'unknown' });
+            callback({ code: grpc.status.INTERNAL, details: 'Internal error' });
+          },
+        );
+      };
+    };
+    const json = (value: unknown) => JSON.stringify(value);
+    const implementation: shieldAnalyzerV1GrpcJs.ShieldAnalyzerServer = {
+      openCase: unary('OpenCase', async (caller, request: shieldAnalyzerV1GrpcJs.OpenCaseRequest) => {
+        const input = parseJson(request.caseInputJson);
+        const result = input.ok ? await this.service.open(caller, input.value) : input;
+        return result.ok ? { ok: true, value: { caseRecordJson: json(result.value) } } : result;
+      }),
+      consult: unary('Consult', async (caller, request: shieldAnalyzerV1GrpcJs.ConsultRequest) => {
+        const input = parseJson(request.consultInputJson);
+        const result = input.ok ? await this.service.consult(caller, request.caseId, input.value) : input;
+        return result.ok ? { ok: true, value: { caseRecordJson: json(result.value.caseRecord), consultationJson: json(result.value.consultation) } } : result;
+      }),
+      addGuidance: unary('AddGuidance', async (caller, request: shieldAnalyzerV1GrpcJs.AddGuidanceRequest) => {
+        const input = parseJson(request.guidanceInputJson);
+        const result = input.ok ? await this.service.addGuidance(caller, request.caseId, input.value) : input;
+        return result.ok ? { ok: true, value: { caseRecordJson: json(result.value) } } : result;
+      }),
+      closeCase: unary('CloseCase', async (caller, request: shieldAnalyzerV1GrpcJs.CloseCaseRequest) => {
+        const input = parseJson(request.closeInputJson);
+        const result = input.ok ? await this.service.close(caller, request.caseId, input.value) : input;
+        return result.ok ? { ok: true, value: { outcomeJson: json(result.value) } } : result;
+      }),
+      getCase: unary('GetCase', async (caller, request: shieldAnalyzerV1GrpcJs.GetCaseRequest) => {
+        const result = await this.service.get(caller, request.caseId);
+        return result.ok
+          ? { ok: true, value: { caseRecordJson: json(result.value.case), consultationsJson: result.value.consultations.map(json), outcomesJson: result.value.outcomes.map(json) } }
+          : result;
+      }),
+      listCases: unary('ListCases', async (caller) => {
+        const result = await this.service.list(caller);
+        return result.ok ? { ok: true, value: { casesJson: result.value.map(json) } } : result;
+      }),
+    };
+    this.server.addService(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService, implementation);
+  }
+
+  /** Binds (plaintext: TLS is the deployment's proxy's, as for REST in this slice); resolves with the port. */
+  start(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.tryShutdown(() => resolve());
+      setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+}

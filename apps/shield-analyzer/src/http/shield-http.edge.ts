@@ -1,0 +1,154 @@
+/**
+ * The HTTP edge every Shield route shares (REST `/v0.1` and MCP `/mcp`): bearer authentication, bounded
+ * JSON bodies (413 beyond SHIELD_MAX_BODY_BYTES, counted while reading; never a framework body parser),
+ * answers as `{ error, issues: [{ code, path, message }] }` that never echo input, and one request log line
+ * (method, route template, status, duration: never a body, §12) plus the operator metrics.
+ *
+ * Status codes: 400 validation and closed cases (§5), 401 no or unknown credential, 403 a credential that
+ * may not do this, 404 an unknown case or another account's, 409 a concurrent change, 413 an oversized body.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { Logger } from '@trustmesh/platform-logging';
+
+import type { ShieldCaller } from '../service/shield-callers';
+import type { ShieldCaseService } from '../service/shield-case.service';
+import type { ServiceResult, ShieldFailureKind } from '../service/shield-service.result';
+
+const STATUS: Record<ShieldFailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409 };
+
+/** DI token of the `ShieldHttpEdge`. */
+export const SHIELD_HTTP_EDGE = Symbol.for('trustmesh.shield-analyzer.HttpEdge');
+
+class BodyTooLarge extends Error {}
+class BodyNotJson extends Error {}
+
+export interface ShieldHttpEdgeOptions {
+  service: ShieldCaseService;
+  logger: Logger;
+  maxBodyBytes: number;
+  /** Told of every answered request (operator metrics). */
+  onAnswered?: (method: string, route: string, status: number) => void;
+}
+
+export interface RouteSpec {
+  /** The route template for logs and metrics (`/v0.1/shield/cases/:id`). */
+  template: string;
+  takesBody: boolean;
+}
+
+export class ShieldHttpEdge {
+  constructor(readonly options: ShieldHttpEdgeOptions) {}
+
+  /** Authenticates, reads the body, runs `work`, answers with `status` or the failure's status. */
+  async run(request: IncomingMessage, response: ServerResponse, route: RouteSpec, status: number, work: (caller: ShieldCaller, body: unknown) => Promise<ServiceResult<unknown>>): Promise<void> {
+    await this.guarded(request, response, route.template, async () => {
+      const admitted = await this.admit(request, response, route.takesBody);
+      if (!admitted) return;
+      const result = await work(admitted.caller, admitted.body);
+      if (result.ok) send(response, status, result.value);
+      else send(response, STATUS[result.failure.kind], { error: result.failure.error, issues: result.failure.issues });
+    });
+  }
+
+  /**
+   * Authenticates and reads the body; on refusal answers (401, 400, 413) and returns null. `authorize`
+   * may refuse an authenticated caller with 403 (its message).
+   */
+  async admit(request: IncomingMessage, response: ServerResponse, takesBody: boolean, authorize?: (caller: ShieldCaller) => string | null): Promise<{ caller: ShieldCaller; body: unknown } | null> {
+    const caller = await this.options.service.authenticate(bearerOf(request));
+    if (!caller) {
+      request.resume();
+      response.setHeader('WWW-Authenticate', 'Bearer');
+      failWith(response, 401, 'SHIELD_UNAUTHENTICATED', 'A valid bearer credential is required');
+      return null;
+    }
+    const refusal = authorize?.(caller);
+    if (refusal) {
+      request.resume();
+      failWith(response, 403, 'SHIELD_SCOPE_MISSING', refusal);
+      return null;
+    }
+    if (!takesBody) return { caller, body: undefined };
+    try {
+      return { caller, body: await readJson(request, this.options.maxBodyBytes) };
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        response.setHeader('Connection', 'close');
+        failWith(response, 413, 'SHIELD_BODY_TOO_LARGE', `The body exceeds ${this.options.maxBodyBytes} bytes`);
+      } else if (error instanceof BodyNotJson) failWith(response, 400, 'SHIELD_BODY_NOT_JSON', 'The body must be one JSON value (UTF-8)');
+      else throw error;
+      return null;
+    }
+  }
+
+  /** Runs `handle`, answering 500 (code only in the log) if it throws, then logs and counts the request. */
+  async guarded(request: IncomingMessage, response: ServerResponse, template: string, handle: () => Promise<void>): Promise<void> {
+    const started = Date.now();
+    response.setHeader('Cache-Control', 'no-store');
+    try {
+      await handle();
+    } catch (error) {
+      this.options.logger.log('error', 'shield request failed', { route: template, errorName: error instanceof Error ? error.name : 'unknown' });
+      if (!response.headersSent) failWith(response, 500, 'SHIELD_INTERNAL', 'Internal error');
+    }
+    const method = request.method ?? '';
+    this.options.onAnswered?.(method, template, response.statusCode);
+    this.options.logger.log('info', 'shield request', { method, route: template, status: response.statusCode, durationMs: Date.now() - started });
+  }
+}
+
+function bearerOf(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header) : null;
+  return match?.[1];
+}
+
+/**
+ * Reads one JSON body of at most `maxBytes`. Beyond that it stops collecting (the rest is drained, not
+ * destroyed, so the 413 answer still reaches the client) and rejects with `BodyTooLarge`.
+ */
+function readJson(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? '0');
+    if (declared > maxBytes) {
+      request.resume();
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    request.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        refused = true;
+        chunks.length = 0;
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('error', reject);
+    request.on('end', () => {
+      if (refused) return;
+      try {
+        if (size === 0) throw new BodyNotJson();
+        resolve(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))) as unknown);
+      } catch {
+        reject(new BodyNotJson());
+      }
+    });
+  });
+}
+
+export function failWith(response: ServerResponse, status: number, code: string, message: string): void {
+  send(response, status, { error: message, issues: [{ code, path: '', message }] });
+}
+
+export function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
+  response.end(text);
+}

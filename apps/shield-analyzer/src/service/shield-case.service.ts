@@ -1,0 +1,324 @@
+/**
+ * The one application service behind every transport (REST, gRPC): open, consult, add guidance, close, get,
+ * list, and agent tokens. The records library decides (`decide`), the platform event store keeps the
+ * events (one stream per case, topic `shield.cases.v1`, the outbox publishing them), and the projections
+ * serve lists and the per-account counterparty knowledge.
+ *
+ * Reads of one case fold its stream, so a caller always sees its own writes; lists read the projection.
+ *
+ * Privacy (§12): the consult `message` and `situationContext` live only in this call's memory and the
+ * analyzer's; they are never appended, logged or returned. Logs carry ids, codes and counts.
+ */
+import { ConcurrencyError, type EventStore, type OutboxPublisher } from '@trustmesh/platform-event-store';
+import type { Logger } from '@trustmesh/platform-logging';
+import {
+  computeInputDigest,
+  createRandomShieldId,
+  decide,
+  evolve,
+  identifyConsultItems,
+  mergeConsultInput,
+  validateCaseInput,
+  validateCloseInput,
+  validateConsultInput,
+  validateGuidanceInput,
+  type AnalysisRequest,
+  type CounterpartyKnowledge,
+  type Generation,
+  type ShieldAnalysis,
+  type ShieldCase,
+  type ShieldCaseCommand,
+  type ShieldCaseEvent,
+  type ShieldCaseState,
+  type ShieldConsultation,
+  type ShieldIdGenerator,
+  type ShieldOutcome,
+} from '@trustmesh/shield-records';
+
+import type { PrismaClient } from '../persistence/generated/prisma/client';
+import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
+import type { AgentTokenScope, ShieldCaller, ShieldCallers } from './shield-callers';
+import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
+
+const CHANGED = 'The case changed during this call; retry it';
+
+/** DI token of the `ShieldCaseService`. */
+export const SHIELD_CASE_SERVICE = Symbol.for('trustmesh.shield-analyzer.ShieldCaseService');
+
+/** The analysis of one consult: the model path (falling back to the deterministic analyzer) or the analyzer alone. */
+export type ShieldAnalyze = (request: AnalysisRequest) => Promise<{ analysis: ShieldAnalysis; generation: Generation }>;
+
+export interface ShieldCaseDetail {
+  case: ShieldCase;
+  /** Oldest first. */
+  consultations: ShieldConsultation[];
+  outcomes: ShieldOutcome[];
+}
+
+export interface IssuedAgentToken {
+  tokenId: string;
+  agentId: string;
+  name?: string;
+  scopes: AgentTokenScope[];
+  expiresAt: string;
+  /** Shown once: only its SHA-256 is kept. */
+  token: string;
+}
+
+export interface ShieldCaseServiceDeps {
+  store: EventStore;
+  publisher: OutboxPublisher;
+  prisma: PrismaClient;
+  callers: ShieldCallers;
+  analyze: ShieldAnalyze;
+  logger: Logger;
+  now?: () => Date;
+  newId?: ShieldIdGenerator;
+}
+
+interface LoadedCase {
+  state: ShieldCase;
+  version: number;
+  consultations: ShieldConsultation[];
+  outcomes: ShieldOutcome[];
+}
+
+/** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
+const COUNTERPARTY_OUTCOMES = 20;
+const AGENT_ID_MAX = 200;
+
+export class ShieldCaseService {
+  private readonly now: () => Date;
+  private readonly newId: ShieldIdGenerator;
+
+  constructor(private readonly deps: ShieldCaseServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+    this.newId = deps.newId ?? createRandomShieldId;
+  }
+
+  authenticate(bearer: string | undefined): Promise<ShieldCaller | null> {
+    return this.deps.callers.authenticate(bearer);
+  }
+
+  async open(caller: ShieldCaller, body: unknown): Promise<ServiceResult<ShieldCase>> {
+    const scope = requireScope<ShieldCase>(caller, 'interaction:write');
+    if (scope) return scope;
+    const input = validateCaseInput(body);
+    if (!input.ok) return fromIssues(input.issues);
+    // §3: an agent may open cases only for itself; an operator owns every agent id within its account.
+    if (caller.kind === 'agent' && input.value.agentId !== caller.agentId) return fail('forbidden', 'SHIELD_AGENT_NOT_OWNED', 'Owned agent not found', '/agentId');
+    const decision = decide({ type: 'OpenShieldCase', data: { input: input.value, now: this.now().toISOString(), newId: this.newId } }, null);
+    if (!decision.ok) return fromIssues(decision.issues);
+    const opened = decision.events[0];
+    if (opened?.type !== 'ShieldCaseOpened') throw new Error('opening a case produced no ShieldCaseOpened');
+    const caseRecord = opened.data.caseRecord;
+    await this.append(caseRecord.caseId, 'no-stream', decision.events, caller.accountId);
+    this.deps.logger.log('info', 'shield case opened', { caseId: caseRecord.caseId, accountId: caller.accountId, callerKind: caller.kind });
+    return succeed(caseRecord);
+  }
+
+  async consult(caller: ShieldCaller, caseId: string, body: unknown): Promise<ServiceResult<{ caseRecord: ShieldCase; consultation: ShieldConsultation }>> {
+    const scope = requireScope<{ caseRecord: ShieldCase; consultation: ShieldConsultation }>(caller, 'interaction:write');
+    if (scope) return scope;
+    const input = validateConsultInput(body);
+    if (!input.ok) return fromIssues(input.issues);
+    const loaded = await this.load(caller, caseId);
+    if (!loaded.ok) return loaded;
+    const { state, version, consultations } = loaded.value;
+    const now = this.now().toISOString();
+    const items = identifyConsultItems(input.value, this.newId);
+    const merged = mergeConsultInput(state, items, input.value.proposedAction, now);
+    if (!merged.ok) return fromIssues(merged.issues);
+    const counterparty = await this.counterpartyKnowledge(caller.accountId, merged.value);
+    const { analysis, generation } = await this.deps.analyze({
+      caseRecord: merged.value,
+      consult: input.value,
+      priorConsultations: consultations,
+      ...(counterparty ? { counterparty } : {}),
+    });
+    const inputDigest = await computeInputDigest(input.value);
+    const command: ShieldCaseCommand = {
+      type: 'ConsultShieldCase',
+      data: { items, ...(input.value.proposedAction !== undefined ? { proposedAction: input.value.proposedAction } : {}), inputDigest, analysis, generation, now, newId: this.newId },
+    };
+    const decision = decide(command, state);
+    if (!decision.ok) return fromIssues(decision.issues);
+    const appended = await this.appendOrConflict(caseId, version, decision.events, caller.accountId);
+    if (appended) return appended;
+    const consulted = decision.events.find((event) => event.type === 'ShieldCaseConsulted');
+    if (consulted?.type !== 'ShieldCaseConsulted') throw new Error('a consult produced no ShieldCaseConsulted');
+    const caseRecord = decision.events.reduce<ShieldCaseState>(evolve, state) as ShieldCase;
+    this.deps.logger.log('info', 'shield case consulted', {
+      caseId,
+      consultationId: consulted.data.consultation.consultationId,
+      disposition: analysis.disposition,
+      riskTier: analysis.riskTier,
+      generationMode: generation.mode,
+      errorCode: generation.errorCode,
+      counterpartyOutcomes: counterparty?.outcomes.length ?? 0,
+    });
+    return succeed({ caseRecord, consultation: consulted.data.consultation });
+  }
+
+  async addGuidance(caller: ShieldCaller, caseId: string, body: unknown): Promise<ServiceResult<ShieldCase>> {
+    // §6: owner only.
+    if (caller.kind === 'agent') return fail('forbidden', 'SHIELD_OWNER_ONLY', 'Only the owner can add guidance');
+    const input = validateGuidanceInput(body);
+    if (!input.ok) return fromIssues(input.issues);
+    return this.change(caller, caseId, { type: 'AddShieldGuidance', data: { input: input.value, now: this.now().toISOString(), newId: this.newId } }, (state) => state);
+  }
+
+  /** `scope`: what an agent token needs (§13: `interaction:write` over REST, `feedback:write` over MCP). */
+  async close(caller: ShieldCaller, caseId: string, body: unknown, scope: AgentTokenScope = 'interaction:write'): Promise<ServiceResult<ShieldOutcome>> {
+    const refused = requireScope<ShieldOutcome>(caller, scope);
+    if (refused) return refused;
+    const input = validateCloseInput(body);
+    if (!input.ok) return fromIssues(input.issues);
+    // §7: an agent credential reports as the protected agent, an operator as the owner.
+    const reportedBy = caller.kind === 'agent' ? 'protected_agent' : 'owner';
+    let outcome: ShieldOutcome | undefined;
+    const result = await this.change(caller, caseId, { type: 'CloseShieldCase', data: { input: input.value, reportedBy, now: this.now().toISOString(), newId: this.newId } }, (state, events) => {
+      for (const event of events) if (event.type === 'ShieldCaseClosed') outcome = event.data.outcome;
+      return state;
+    });
+    if (!result.ok) return result;
+    if (!outcome) throw new Error('closing a case produced no ShieldCaseClosed');
+    return succeed(outcome);
+  }
+
+  async get(caller: ShieldCaller, caseId: string): Promise<ServiceResult<ShieldCaseDetail>> {
+    const scope = requireScope<ShieldCaseDetail>(caller, 'profile:read');
+    if (scope) return scope;
+    const loaded = await this.load(caller, caseId);
+    if (!loaded.ok) return loaded;
+    return succeed({ case: loaded.value.state, consultations: loaded.value.consultations, outcomes: loaded.value.outcomes });
+  }
+
+  /** The caller's cases (an agent's: its own), `updatedAt` newest first, from the read model. */
+  async list(caller: ShieldCaller): Promise<ServiceResult<ShieldCase[]>> {
+    const scope = requireScope<ShieldCase[]>(caller, 'profile:read');
+    if (scope) return scope;
+    const rows = await this.deps.prisma.shieldCaseView.findMany({
+      where: { accountId: caller.accountId, ...(caller.kind === 'agent' ? { agentId: caller.agentId } : {}) },
+      orderBy: [{ updatedAt: 'desc' }, { caseId: 'asc' }],
+      take: 500,
+    });
+    return succeed(rows.map((row) => row.record as unknown as ShieldCase));
+  }
+
+  /** §13 `POST /agents/:id/shield-tokens`: operators only; `{ name?, expiresInDays 1-30 = 7 }`. */
+  async issueAgentToken(caller: ShieldCaller, agentId: string, body: unknown): Promise<ServiceResult<IssuedAgentToken>> {
+    if (caller.kind === 'agent') return fail('forbidden', 'SHIELD_OWNER_ONLY', 'Only the owner can issue agent tokens');
+    if (agentId.length < 1 || agentId.length > AGENT_ID_MAX) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', `agentId must be 1-${AGENT_ID_MAX} characters`, '/agentId');
+    const parsed = parseTokenRequest(body ?? {});
+    if (!parsed.ok) return parsed;
+    const tokenId = this.newId();
+    const { token, record } = await this.deps.callers.issueAgentToken(caller.accountId, agentId, { ...parsed.value, tokenId });
+    this.deps.logger.log('info', 'shield agent token issued', { tokenId, accountId: caller.accountId, expiresAt: record.expiresAt });
+    return succeed({ tokenId, agentId, ...(record.name !== undefined ? { name: record.name } : {}), scopes: record.scopes, expiresAt: record.expiresAt, token });
+  }
+
+  private async change(
+    caller: ShieldCaller,
+    caseId: string,
+    command: ShieldCaseCommand,
+    pick: (state: ShieldCase, events: readonly ShieldCaseEvent[]) => ShieldCase,
+  ): Promise<ServiceResult<ShieldCase>> {
+    const loaded = await this.load(caller, caseId);
+    if (!loaded.ok) return loaded;
+    const decision = decide(command, loaded.value.state);
+    if (!decision.ok) return fromIssues(decision.issues);
+    const appended = await this.appendOrConflict(caseId, loaded.value.version, decision.events, caller.accountId);
+    if (appended) return appended;
+    const state = decision.events.reduce<ShieldCaseState>(evolve, loaded.value.state) as ShieldCase;
+    this.deps.logger.log('info', 'shield case changed', { caseId, command: command.type });
+    return succeed(pick(state, decision.events));
+  }
+
+  /** The case as its stream says, if the caller may see it; another account's case does not exist for it. */
+  private async load(caller: ShieldCaller, caseId: string): Promise<ServiceResult<LoadedCase>> {
+    if (!isCaseId(caseId)) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
+    const recorded = await this.deps.store.readStream(caseStreamId(caseId));
+    let state: ShieldCaseState = null;
+    let owner: string | undefined;
+    const consultations: ShieldConsultation[] = [];
+    const outcomes: ShieldOutcome[] = [];
+    for (const { envelope } of recorded) {
+      const { event, accountId } = fromStored(envelope.eventType, envelope.data);
+      owner ??= accountId;
+      state = evolve(state, event);
+      if (event.type === 'ShieldCaseConsulted') consultations.push(event.data.consultation);
+      if (event.type === 'ShieldCaseClosed') outcomes.push(event.data.outcome);
+    }
+    if (!state || owner !== caller.accountId) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
+    // §13: an agent credential bound to another agent of the same account is refused (403).
+    if (caller.kind === 'agent' && state.agentId !== caller.agentId) return fail('forbidden', 'SHIELD_AGENT_MISMATCH', 'This agent token is bound to another agent');
+    return succeed({ state, version: recorded.length, consultations, outcomes });
+  }
+
+  /** Closed earlier cases of this account with the same counterparty reference, newest first. */
+  private async counterpartyKnowledge(accountId: string, caseRecord: ShieldCase): Promise<CounterpartyKnowledge | undefined> {
+    const reference = caseRecord.counterparty.reference;
+    if (reference === undefined) return undefined;
+    const rows = await this.deps.prisma.shieldCounterpartyOutcome.findMany({
+      where: { accountId, reference, caseId: { not: caseRecord.caseId } },
+      orderBy: { closedAt: 'desc' },
+      take: COUNTERPARTY_OUTCOMES,
+    });
+    return {
+      reference,
+      outcomes: rows.map((row) => ({
+        caseId: row.caseId,
+        result: row.result as ShieldOutcome['result'],
+        acceptedAdvice: row.acceptedAdvice,
+        ...(row.latestDisposition ? { latestDisposition: row.latestDisposition as NonNullable<ShieldCase['latestDisposition']> } : {}),
+        riskTier: row.riskTier as ShieldCase['riskTier'],
+        closedAt: row.closedAt.toISOString(),
+      })),
+    };
+  }
+
+  private async append(caseId: string, expected: number | 'no-stream', events: readonly ShieldCaseEvent[], accountId: string): Promise<void> {
+    await this.deps.store.append(
+      caseStreamId(caseId),
+      expected,
+      events.map((event) => toStored(event, accountId)),
+    );
+    this.deps.publisher.kick();
+  }
+
+  /** Appends at the version read; a concurrent change to the same case is a conflict the caller may retry. */
+  private async appendOrConflict(caseId: string, version: number, events: readonly ShieldCaseEvent[], accountId: string): Promise<{ ok: false; failure: ShieldFailure } | null> {
+    try {
+      await this.append(caseId, version, events, accountId);
+      return null;
+    } catch (error) {
+      if (error instanceof ConcurrencyError) return { ok: false, failure: { kind: 'conflict', error: CHANGED, issues: [{ code: 'SHIELD_CASE_CHANGED', path: '', message: CHANGED }] } };
+      throw error;
+    }
+  }
+}
+
+const CASE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isCaseId = (value: string) => CASE_ID.test(value);
+
+function requireScope<T>(caller: ShieldCaller, scope: AgentTokenScope): ServiceResult<T> | null {
+  if (caller.kind === 'operator' || caller.scopes.includes(scope)) return null;
+  return fail('forbidden', 'SHIELD_SCOPE_MISSING', `This agent token lacks the ${scope} scope`);
+}
+
+function parseTokenRequest(body: unknown): ServiceResult<{ name?: string; expiresInDays: number }> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail('invalid', 'SHIELD_FIELD_TYPE', 'The body must be a JSON object');
+  const record = body as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (key !== 'name' && key !== 'expiresInDays') return fail('invalid', 'SHIELD_FIELD_UNKNOWN', `Unknown field ${key.slice(0, 40)}`, `/${key.slice(0, 40)}`);
+  const expires = record['expiresInDays'] ?? 7;
+  if (typeof expires !== 'number' || !Number.isInteger(expires) || expires < 1 || expires > 30) return fail('invalid', 'SHIELD_NUMBER_OUT_OF_RANGE', 'expiresInDays must be a whole number from 1 to 30', '/expiresInDays');
+  const name = record['name'];
+  if (name !== undefined) {
+    if (typeof name !== 'string') return fail('invalid', 'SHIELD_FIELD_TYPE', 'name must be a string', '/name');
+    const trimmed = name.trim();
+    if (trimmed.length < 1 || trimmed.length > 120) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', 'name must be 1-120 characters after trimming', '/name');
+    return succeed({ name: trimmed, expiresInDays: expires });
+  }
+  return succeed({ expiresInDays: expires });
+}

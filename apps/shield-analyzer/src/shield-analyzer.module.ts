@@ -1,0 +1,33 @@
+/**
+ * The Nest module of the analyzer's HTTP side: the REST, MCP and probe controllers, given the application
+ * service, the shared HTTP edge and the readiness check built by the bootstrap (the gRPC server and the
+ * operator port run beside Nest on their own listeners, as in the relay gateway).
+ */
+import { Module, type DynamicModule } from '@nestjs/common';
+
+import { SHIELD_READINESS, ShieldHealthController, type ShieldReadinessCheck } from './health/shield-health.controller';
+import { ShieldCasesController } from './http/shield-cases.controller';
+import { SHIELD_HTTP_EDGE, type ShieldHttpEdge } from './http/shield-http.edge';
+import { ShieldMcpController } from './mcp/shield-mcp.controller';
+import { SHIELD_CASE_SERVICE, type ShieldCaseService } from './service/shield-case.service';
+
+export interface ShieldAnalyzerModuleDeps {
+  service: ShieldCaseService;
+  edge: ShieldHttpEdge;
+  readiness: ShieldReadinessCheck;
+}
+
+@Module({})
+export class ShieldAnalyzerModule {
+  static forRoot(deps: ShieldAnalyzerModuleDeps): DynamicModule {
+    return {
+      module: ShieldAnalyzerModule,
+      controllers: [ShieldCasesController, ShieldMcpController, ShieldHealthController],
+      providers: [
+        { provide: SHIELD_CASE_SERVICE, useValue: deps.service },
+        { provide: SHIELD_HTTP_EDGE, useValue: deps.edge },
+        { provide: SHIELD_READINESS, useValue: deps.readiness },
+      ],
+    };
+  }
+}

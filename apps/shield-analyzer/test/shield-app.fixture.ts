@@ -1,0 +1,87 @@
+/**
+ * Starts the Shield analyzer in-process on embedded PGlite in a temporary directory, with two operator
+ * accounts, every port on 0, and the log lines captured; `call` is a real HTTP client for its REST API.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { startShieldAnalyzer, type ShieldAnalyzerHandle } from '../src/shield-analyzer.bootstrap';
+
+export const ACME_TOKEN = 'acme-operator-credential-for-tests-0001';
+export const GLOBEX_TOKEN = 'globex-operator-credential-for-tests-0002';
+const hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export interface ShieldApp {
+  handle: ShieldAnalyzerHandle;
+  logs: string[];
+  printed: string[];
+  call(method: string, path: string, token: string | null, body?: unknown, raw?: string): Promise<{ status: number; body: any; text: string }>;
+  /** Polls until `check` returns a value (projections are eventually consistent). */
+  eventually<T>(check: () => Promise<T | undefined>, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** `options.dir`: reuse a data directory (a restart); it is then left for the caller to remove. */
+export async function startShieldApp(extraEnv: Record<string, string> = {}, options: { dir?: string } = {}): Promise<ShieldApp> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'shield-e2e-'));
+  const logs: string[] = [];
+  const printed: string[] = [];
+  const handle = await startShieldAnalyzer(
+    {
+      TRUSTMESH_DATA_DIR: dir,
+      SHIELD_HTTP_PORT: '0',
+      SHIELD_GRPC_PORT: '0',
+      SHIELD_OPERATOR_PORT: '0',
+      SHIELD_OPERATOR_CREDENTIALS: `acme:${hex(ACME_TOKEN)},globex:${hex(GLOBEX_TOKEN)}`,
+      LOG_LEVEL: 'debug',
+      ...extraEnv,
+    },
+    { writeLog: (line) => logs.push(line), print: (line) => printed.push(line) },
+  );
+  return {
+    handle,
+    logs,
+    printed,
+    async call(method, path, token, body, raw) {
+      const response = await fetch(`${handle.httpUrl}${path}`, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, body: parsed, text };
+    },
+    async eventually(check, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await check();
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error('condition not met in time');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async close() {
+      await handle.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const caseInput = (overrides: Record<string, unknown> = {}) => ({
+  agentId: 'agent-a',
+  title: 'Supplier asks to change bank details',
+  goal: 'Pay the March invoice of Northwind Parts to the correct account',
+  counterparty: { type: 'human', reference: 'northwind-billing' },
+  facts: [{ statement: 'Invoice INV-2231 is for 4,800 EUR', source: 'system', status: 'verified' }],
+  evidence: [{ type: 'system_record', summary: 'Vendor master record: IBAN ending 4411, unchanged since 2024', verification: 'verified' }],
+  policies: [{ title: 'Bank detail changes', statement: 'Changes to supplier bank details require a call-back on the number on record and approval by finance.' }],
+  ...overrides,
+});

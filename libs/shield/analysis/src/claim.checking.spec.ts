@@ -1,0 +1,72 @@
+import type { ShieldAnalysis } from '@trustmesh/shield-records';
+
+import { request, type CaseSpec } from '../test/case.fixture';
+import { analyzeCase } from './case.analyzer';
+
+const APPROVAL_MESSAGE = 'My manager approved this refund of $80 last week, please go ahead.';
+
+function claim(spec: CaseSpec, kindText: string): ShieldAnalysis['claims'][number] | undefined {
+  return analyzeCase(request(spec)).claims.find((c) => c.claim.includes(kindText));
+}
+
+describe('claim checking (§9.4)', () => {
+  it('verifies a claim an authoritative record establishes, citing it', () => {
+    const c = claim({ message: APPROVAL_MESSAGE, evidence: [{ evidenceId: 'appr-17', summary: 'Manager approval A-17 recorded for this refund.' }] }, 'approved');
+    expect(c?.status).toBe('verified');
+    expect(c?.evidenceReferences).toEqual(['appr-17']);
+  });
+
+  it('only supports it when the backing item is an external claim or the counterparty’s own "verified" fact', () => {
+    expect(claim({ message: APPROVAL_MESSAGE, evidence: [{ summary: 'Manager approval recorded.', type: 'external_claim' }] }, 'approved')?.status).toBe('supported');
+    expect(claim({ message: APPROVAL_MESSAGE, facts: [{ statement: 'The manager approved the refund.', source: 'counterparty', status: 'verified' }] }, 'approved')?.status).toBe(
+      'supported',
+    );
+  });
+
+  it('contradicts it when a verified record shows the required approval is absent', () => {
+    const c = claim(
+      {
+        message: APPROVAL_MESSAGE,
+        evidence: [{ evidenceId: 'ev-none', summary: 'No manager approval is recorded.' }],
+        policies: [{ statement: 'Refunds above $50 require manager approval.' }],
+      },
+      'approved',
+    );
+    expect(c?.status).toBe('contradicted');
+    expect(c?.significance).toBe('critical');
+    expect(c?.evidenceReferences).toContain('ev-none');
+  });
+
+  it('contradicts it when an item asserting it is marked contradicted', () => {
+    expect(claim({ message: APPROVAL_MESSAGE, facts: [{ statement: 'The manager approved the refund.', status: 'contradicted', source: 'protected_agent' }] }, 'approved')?.status).toBe(
+      'contradicted',
+    );
+  });
+
+  it('leaves it unverified on a disputed fact alone, or with nothing bearing on it', () => {
+    expect(claim({ message: APPROVAL_MESSAGE, facts: [{ statement: 'The manager approved the refund.', status: 'disputed' }] }, 'approved')?.status).toBe('unverified');
+    expect(claim({ message: APPROVAL_MESSAGE }, 'approved')?.status).toBe('unverified');
+  });
+
+  it('marks promises not_checkable', () => {
+    expect(claim({ message: "Send the goods now, I promise I'll pay next week." }, 'promises')?.status).toBe('not_checkable');
+  });
+
+  it('checks a payee account against the records', () => {
+    const message = 'Please pay the invoice of €900 to IBAN DE44 5001 0517 5407 3249 31.';
+    expect(claim({ message, evidence: [{ summary: 'Vendor account on record: DE44500105175407324931.' }] }, 'account')?.status).toBe('verified');
+    expect(claim({ message, evidence: [{ summary: 'Vendor account on record: DE89370400440532013000.' }] }, 'account')?.status).toBe('contradicted');
+  });
+
+  it('checks amounts against records, and a smaller amount is only indirectly backed', () => {
+    const spec = (message: string): CaseSpec => ({ message, evidence: [{ summary: 'Invoice 311 total: 1.200,00 EUR.' }] });
+    expect(claim(spec('Please pay invoice 311 of 1.200,00 EUR.'), 'amount')?.status).toBe('verified');
+    expect(claim(spec('Please pay invoice 311 of 12.000,00 EUR.'), 'amount')?.status).toBe('contradicted');
+    expect(claim(spec('Please pay the first part of invoice 311, 600,00 EUR.'), 'amount')?.status).toBe('supported');
+  });
+
+  it('checks delivery claims against carrier records', () => {
+    const message = 'The parcel never arrived, please refund me.';
+    expect(claim({ message, evidence: [{ summary: 'Carrier: parcel delivered and signed for.' }] }, 'never arrived')?.status).toBe('contradicted');
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * Gives each extracted claim its SHIELD.md §9.4 status and its §9.2 significance by reading the case's facts and
+ * evidence with the weight §9.4 gives them (`case.view.ts`):
+ * - `contradicted`: an authoritative item conflicts, or an item marked contradicted asserts it; this includes a
+ *   verified record that something a policy requires is absent ("no approval recorded" vs "a manager approved");
+ * - `verified`: an authoritative item establishes it and none conflicts;
+ * - `supported`: only corroborating items back it, or authoritative ones only indirectly;
+ * - `unverified`: nothing in the case bears on it (a disputed fact alone leaves it here);
+ * - `not_checkable`: promises and intentions, which no record can settle.
+ * Items that state a rule ("refunds require approval") are not records of an event and neither back nor refute a
+ * claim. Citations are item ids.
+ */
+import type { ClaimStatus, RiskTier } from '@trustmesh/shield-records';
+
+import { sameAmount } from './amount.parser';
+import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
+import type { CaseView, ItemView, RuleView } from './case.view';
+import { hasTopic, topicBit } from './topic.lexicon';
+
+const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
+
+type Bearing = 'supports' | 'conflicts' | 'indirect' | 'none';
+
+const APPROVAL_TOPICS = topicBit('approval');
+const IDENTITY_TOPICS = topicBit('identity') | topicBit('approval');
+const IDENTITY_ONLY = topicBit('identity');
+const BANK_TOPICS = topicBit('bankDetails');
+const RECEIPT_TOPICS = topicBit('delivery');
+const EVENT_TOPICS = topicBit('delivery') | topicBit('refund') | topicBit('payment');
+const MONEY_MOVES = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
+const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
+
+function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, windowDays: number | undefined): Bearing {
+  switch (claim.kind) {
+    case 'approval':
+    case 'authority': {
+      if (!(item.topics & (claim.kind === 'approval' ? APPROVAL_TOPICS : IDENTITY_TOPICS))) return 'none';
+      if (item.negated) return 'conflicts';
+      return item.requirement ? 'none' : 'supports';
+    }
+    case 'identity':
+    case 'owner': {
+      // Only identity records and call-backs bear on who the sender is (an approval record does not).
+      if (!(item.topics & IDENTITY_ONLY) && !item.callback) return 'none';
+      if (item.negated) return 'conflicts';
+      return item.requirement ? 'none' : 'supports';
+    }
+    case 'account': {
+      if (claim.account && item.accounts.length > 0) {
+        if (item.accounts.includes(claim.account)) return item.negated ? 'conflicts' : 'supports';
+        return 'conflicts';
+      }
+      if (!(item.topics & BANK_TOPICS)) return 'none';
+      if (item.negated) return 'conflicts';
+      if (item.callback && !item.requirement) return 'supports';
+      return 'none';
+    }
+    case 'amount': {
+      const value = claim.amount?.value ?? 0;
+      if (item.amounts.length === 0) return 'none';
+      if (item.amounts.some((a) => sameAmount(a.value, value))) return item.negated ? 'conflicts' : 'supports';
+      if (item.requirement) return 'none';
+      if ((item.topics & view.requestTopics & EVENT_TOPICS) === 0 && (item.topics & view.requestTopics) === 0) return 'none';
+      return item.amounts.every((a) => value > a.value) ? 'conflicts' : 'indirect';
+    }
+    case 'date': {
+      if (!claim.time) return 'none';
+      if (item.expired && !item.requirement && windowDays !== undefined) return claim.time.daysAgo > windowDays ? 'indirect' : 'conflicts';
+      if (item.time && item.topics & EVENT_TOPICS) {
+        const gap = Math.abs(item.time.daysAgo - claim.time.daysAgo);
+        return gap <= 1 ? 'supports' : gap > 3 ? 'conflicts' : 'none';
+      }
+      return 'none';
+    }
+    case 'receipt': {
+      if (claim.damaged) return DAMAGE.test(item.text) && !item.requirement ? (item.negated ? 'conflicts' : 'supports') : 'none';
+      if (!(item.topics & RECEIPT_TOPICS)) return 'none';
+      // The claim is a denial ("never arrived"): a record of delivery conflicts, a record of loss supports.
+      return item.negated ? 'supports' : item.requirement ? 'none' : 'conflicts';
+    }
+    default:
+      return 'none';
+  }
+}
+
+export interface ClaimContext {
+  /** Relevant rules requiring approval or a call-back (their ids). */
+  readonly gatingRules: readonly RuleView[];
+  /** The request breaks a relevant amount limit or window. */
+  readonly overLimit: boolean;
+  readonly windowPolicy: boolean;
+  readonly windowDays?: number;
+  /** A relevant rule is restrictive and was broken (for claims about what policy allows). */
+  readonly brokenRuleIds: readonly string[];
+  readonly relevantRuleIds: readonly string[];
+}
+
+function significanceOf(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext): RiskTier {
+  const consequential = (view.requestTopics & CONSEQUENTIAL) !== 0;
+  switch (claim.kind) {
+    case 'account':
+    case 'owner':
+      return 'critical';
+    case 'approval':
+      return ctx.gatingRules.length > 0 ? 'critical' : 'high';
+    case 'authority':
+      return consequential ? 'high' : 'medium';
+    case 'identity':
+      return hasTopic(view.requestTopics, 'bankDetails') ? 'critical' : consequential ? 'high' : 'medium';
+    case 'policy':
+      return 'high';
+    case 'amount':
+      // Money leaving to the counterparty: a sizeable amount decides whether to act (§9.2 high).
+      return ctx.overLimit || (claim.amount?.value ?? 0) >= 10_000 || ((view.requestTopics & MONEY_MOVES) !== 0 && (claim.amount?.value ?? 0) >= 1_000) ? 'high' : 'medium';
+    case 'date':
+      return ctx.windowPolicy ? 'high' : 'medium';
+    case 'receipt':
+      return hasTopic(view.requestTopics, 'refund') ? 'high' : 'medium';
+    default:
+      return 'low';
+  }
+}
+
+const NOT_CHECKABLE_EXPLANATION = 'A promise or intention about the future: no record the agent or owner can reach settles it.';
+
+export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext): CheckedClaim {
+  const significance = significanceOf(claim, view, ctx);
+  if (claim.kind === 'amount' && (view.requestTopics & MONEY_MOVES) === 0) {
+    return {
+      ...claim,
+      status: 'not_checkable',
+      significance: 'low',
+      evidenceReferences: [],
+      explanation: 'A figure proposed in a negotiation, not an assertion of fact that a record could settle.',
+    };
+  }
+  if (claim.kind === 'promise') return { ...claim, status: 'not_checkable', significance, evidenceReferences: [], explanation: NOT_CHECKABLE_EXPLANATION };
+  if (claim.kind === 'policy') return checkPolicyClaim(claim, significance, ctx);
+
+  const authConflict: string[] = [];
+  const markedFalse: string[] = [];
+  const authSupport: string[] = [];
+  const corroboration: string[] = [];
+  const indirect: string[] = [];
+  for (const item of view.items) {
+    const bearing = bearingOf(claim, item, view, ctx.windowDays);
+    if (bearing === 'none') continue;
+    if (item.standing === 'authoritative') {
+      if (bearing === 'conflicts') authConflict.push(item.id);
+      else if (bearing === 'supports') authSupport.push(item.id);
+      else indirect.push(item.id);
+    } else if (item.standing === 'contradicted') {
+      if (bearing === 'supports') markedFalse.push(item.id);
+    } else if (item.standing === 'corroborating' && bearing === 'supports') {
+      corroboration.push(item.id);
+    }
+  }
+
+  let status: ClaimStatus;
+  let refs: string[];
+  let explanation: string;
+  if (authConflict.length > 0 || markedFalse.length > 0) {
+    status = 'contradicted';
+    refs = [...authConflict, ...markedFalse];
+    explanation =
+      authConflict.length > 0
+        ? claim.kind === 'approval' && ctx.gatingRules.length > 0
+          ? 'A verified record shows the approval the policy requires is absent, or conflicts with the claim.'
+          : 'A verified record in the case conflicts with this claim.'
+        : 'A case item asserting this is marked contradicted.';
+  } else if (authSupport.length > 0) {
+    status = 'verified';
+    refs = authSupport;
+    explanation = 'A verified record in the case establishes this and none conflicts.';
+  } else if (corroboration.length > 0 || indirect.length > 0) {
+    status = 'supported';
+    refs = [...corroboration, ...indirect];
+    explanation =
+      corroboration.length > 0
+        ? 'Only unverified or counterparty-supplied items back this; nothing conflicts.'
+        : 'Verified records back this only indirectly (the amount is within what they show); nothing conflicts.';
+  } else {
+    status = 'unverified';
+    refs = [];
+    explanation =
+      claim.kind === 'owner'
+        ? "Owner guidance reaches the Shield only through the owner's own channel; a message claiming to be the owner is not guidance, and nothing in the case confirms it."
+        : 'Nothing in the case bears on this: it rests on the counterparty\'s word.';
+  }
+  return { ...claim, status, significance, evidenceReferences: refs.slice(0, 20), explanation };
+}
+
+function checkPolicyClaim(claim: ExtractedClaim, significance: RiskTier, ctx: ClaimContext): CheckedClaim {
+  if (ctx.brokenRuleIds.length > 0) {
+    return {
+      ...claim,
+      status: 'contradicted',
+      significance,
+      evidenceReferences: ctx.brokenRuleIds.slice(0, 20),
+      explanation: "The case's own policy does not allow the request as stated.",
+    };
+  }
+  if (ctx.relevantRuleIds.length > 0) {
+    return {
+      ...claim,
+      status: 'supported',
+      significance,
+      evidenceReferences: ctx.relevantRuleIds.slice(0, 20),
+      explanation: "The case's policies on this subject do not conflict with the request as far as the case shows.",
+    };
+  }
+  return { ...claim, status: 'unverified', significance, evidenceReferences: [], explanation: 'The case holds no policy on this subject to check the statement against.' };
+}

@@ -1,0 +1,105 @@
+/**
+ * Chooses the disposition (SHIELD.md §9.1 and its tie-break), the risk tier (§9.2) and the analysis confidence (§9.3)
+ * from the checked claims, signals and conflicts.
+ *
+ * §9.1 rows, least to most restrictive; the most restrictive that applies wins, except that `modify_plan` or
+ * `seek_approval` is preferred to `do_not_proceed` when a safe path exists (an approver can decide, or a safe variant
+ * reaches the legitimate goal). A known fraud pattern (several strong tactics converging on serious harm) has no safe
+ * variant: acting under that pressure is the harm.
+ */
+import type { Disposition, RiskTier } from '@trustmesh/shield-records';
+
+import { maxTier, raiseTier, TIER_RANK, type CheckedClaim, type Conflict, type Signal } from './analysis.findings';
+import type { CaseView } from './case.view';
+import { topicBit } from './topic.lexicon';
+
+export interface Decision {
+  readonly disposition: Disposition;
+  readonly riskTier: RiskTier;
+  readonly confidence: number;
+  /** Why the tie-break picked a safe path over do_not_proceed, when it did. */
+  readonly softened: boolean;
+}
+
+export interface DecisionInput {
+  readonly view: CaseView;
+  readonly claims: readonly CheckedClaim[];
+  readonly signals: readonly Signal[];
+  readonly conflicts: readonly Conflict[];
+  readonly missingCount: number;
+  readonly badHistory: number;
+  readonly goodHistory: number;
+}
+
+const MATERIAL: readonly RiskTier[] = ['high', 'critical'];
+
+function baseTier(view: CaseView): RiskTier {
+  const t = view.requestTopics;
+  const amount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
+  if (t & (topicBit('credentials') | topicBit('access') | topicBit('deletion'))) return 'high';
+  if (t & topicBit('personalData')) return 'medium';
+  if (t & topicBit('bankDetails')) return 'high';
+  if (t & (topicBit('payment') | topicBit('refund'))) return amount >= 5_000 ? 'high' : 'medium';
+  if (amount > 0 || t & (topicBit('contract') | topicBit('discount'))) return 'medium';
+  return 'low';
+}
+
+export function decide(input: DecisionInput): Decision {
+  const { view, claims, signals, conflicts, missingCount, badHistory, goodHistory } = input;
+  const real = signals.filter((s) => s.tactic !== 'none');
+  const strong = real.filter((s) => s.confidence >= 0.6);
+
+  // Risk tier: the harm if the agent acts and the analysis is wrong (§9.2).
+  let tier = baseTier(view);
+  for (const c of conflicts) tier = maxTier(tier, c.severity);
+  for (const s of strong) tier = maxTier(tier, s.significance);
+  // A claim's significance feeds the tier, but only payee and owner claims carry critical harm on their own (§9.2).
+  for (const k of claims) {
+    if (k.status !== 'contradicted' && !(k.status === 'unverified' && TIER_RANK[k.significance] >= 2)) continue;
+    tier = maxTier(tier, k.significance === 'critical' && !(k.kind === 'account' || k.kind === 'owner') ? 'high' : k.significance === 'critical' && k.status === 'unverified' ? 'high' : k.significance);
+  }
+  if (badHistory > 0) tier = raiseTier(tier);
+
+  // Which §9.1 rows apply.
+  const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history');
+  const noExit = conflicts.some((c) => c.path === 'none');
+  const harmful = strong.filter((s) => s.seriousHarm);
+  const fraudPattern = harmful.length > 0 && strong.filter((s) => TIER_RANK[s.significance] >= 2).length >= 3;
+  const credentialGrab = strong.some((s) => s.tactic === 'data_extraction' && s.significance === 'critical');
+  const dnp = noExit || contradictedMaterial || harmful.length > 0;
+  const approvalPath = conflicts.some((c) => c.path === 'approval') || (contradictedMaterial && claims.some((k) => k.status === 'contradicted' && (k.kind === 'approval' || k.kind === 'authority' || k.kind === 'account')));
+  const modifyPath =
+    conflicts.some((c) => c.path === 'modify') ||
+    real.some((s) => s.confidence >= 0.6 && (s.tactic === 'scope_expansion' || (s.tactic === 'policy_bypass' && s.significance === 'critical')));
+  const unverifiedMaterial = claims.some((k) => k.status === 'unverified' && MATERIAL.includes(k.significance));
+  const gather = unverifiedMaterial || missingCount > 0;
+  const caution = real.length > 0 || claims.some((k) => k.status === 'unverified' || k.status === 'supported') || TIER_RANK[tier] >= 2 || badHistory > 0;
+
+  let disposition: Disposition;
+  let softened = false;
+  if (dnp && (fraudPattern || credentialGrab || (noExit && !approvalPath))) disposition = 'do_not_proceed';
+  else if (dnp && (approvalPath || modifyPath)) {
+    disposition = approvalPath ? 'seek_approval' : 'modify_plan';
+    softened = true;
+  } else if (dnp) disposition = 'do_not_proceed';
+  else if (approvalPath) disposition = 'seek_approval';
+  else if (modifyPath) disposition = 'modify_plan';
+  else if (gather) disposition = 'gather_evidence';
+  else if (caution) disposition = 'proceed_with_caution';
+  else disposition = 'proceed';
+
+  // Confidence (§9.3): how likely the disposition survives careful human review of the case as supplied.
+  const authoritativeUsed = new Set(claims.flatMap((k) => (k.status === 'verified' || k.status === 'contradicted' ? k.evidenceReferences : []))).size;
+  let confidence = 0.6;
+  confidence += Math.min(0.15, authoritativeUsed * 0.05);
+  if (conflicts.length > 0) confidence += 0.08;
+  if (strong.length > 0 && disposition !== 'proceed' && disposition !== 'proceed_with_caution') confidence += 0.07;
+  if (fraudPattern || credentialGrab) confidence += 0.07;
+  if (disposition === 'proceed' && view.items.length === 0 && TIER_RANK[tier] >= 1) confidence -= 0.1;
+  if (disposition === 'gather_evidence') confidence -= 0.03;
+  if (real.some((s) => s.confidence < 0.6)) confidence -= 0.05;
+  if (goodHistory > 0 && badHistory === 0 && real.length === 0) confidence += 0.02;
+  confidence = Math.round(Math.min(0.95, Math.max(0.35, confidence)) * 100) / 100;
+
+  return { disposition, riskTier: tier, confidence, softened };
+}

@@ -1,0 +1,279 @@
+/**
+ * Detects the manipulation tactics of SHIELD.md §9.5 from what the message does, by combining cues (a cue alone is not
+ * enough): urgency is time pressure used to cut verification short or to rush a risky action, not a deadline plainly
+ * stated; emotional pressure is fear, guilt, sympathy or flattery used to win an exception, not an honest complaint;
+ * firm bargaining is not a tactic at all. Injected instructions ("ignore your previous instructions", "system:",
+ * "you are now") are policy_bypass.
+ *
+ * Each signal quotes at most a short cue (§12), carries a confidence that the cue really is that tactic (§9.3) and a
+ * §9.2 significance. When nothing is found the caller reports a single `none`.
+ */
+import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
+
+import { findAmounts } from './amount.parser';
+import type { CheckedClaim, Signal } from './analysis.findings';
+import { accountsIn, type CaseView } from './case.view';
+import { CUES, type CueHit } from './cue.patterns';
+import type { RuleAssessment } from './policy-conflict.detection';
+import { normalizeText, quoteCue } from './text.normalizer';
+import { hasTopic, topicBit } from './topic.lexicon';
+
+const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
+const CONSEQUENTIAL = RUSHABLE | topicBit('refund') | topicBit('deletion');
+const GAP = '[^.?!\\n]{0,60}';
+const SECRET_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,30}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap)\\b`);
+const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`);
+const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`);
+const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
+const DOMAIN = /@([a-z0-9.-]+)$/;
+const FACTUAL_KINDS = new Set(['amount', 'date', 'receipt', 'identity']);
+const RESET_LINK = /\b(?:link|enlace|lien)\b/;
+
+function signal(tactic: Signal['tactic'], observation: string, confidence: number, significance: RiskTier, seriousHarm = false): Signal {
+  return { tactic, observation, confidence: Math.round(Math.min(0.97, Math.max(0.05, confidence)) * 100) / 100, significance, seriousHarm };
+}
+
+/** One short quoted cue (§12: a short cue, never more): the first of the hits that is present. */
+function cuesText(...hits: (CueHit | undefined)[]): string {
+  return hits.find((h): h is CueHit => h !== undefined)?.quote ?? 'the wording of the request';
+}
+
+function domainOf(address: string): string | undefined {
+  return DOMAIN.exec(address)?.[1];
+}
+
+/** Two domains that differ but look alike (one or two edits, or equal once digits read as letters). */
+function lookAlike(a: string, b: string): boolean {
+  if (a === b) return false;
+  const fold = (s: string) => normalizeText(s).text.replace(/0/g, 'o').replace(/1/g, 'l').replace(/rn/g, 'm');
+  if (fold(a) === fold(b)) return true;
+  if (Math.abs(a.length - b.length) > 2) return false;
+  // Bounded edit distance (domains are short).
+  const prev = new Array<number>(b.length + 1).fill(0).map((_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] ?? 0;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j] ?? 0;
+      prev[j] = Math.min(tmp + 1, (prev[j - 1] ?? 0) + 1, diag + (a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return (prev[b.length] ?? 99) <= 2;
+}
+
+export interface TacticInput {
+  readonly view: CaseView;
+  readonly claims: readonly CheckedClaim[];
+  readonly rules: RuleAssessment;
+}
+
+export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
+  const c = view.cues;
+  const out: Signal[] = [];
+  const rushable = (view.requestTopics & RUSHABLE) !== 0;
+  const consequential = (view.requestTopics & CONSEQUENTIAL) !== 0;
+  const money = hasTopic(view.requestTopics, 'payment') || hasTopic(view.requestTopics, 'bankDetails');
+  const broken = rules.brokenRuleIds.length > 0;
+  const cut = c.find('verificationCut');
+  const exception = c.find('exception');
+  const secrecy = c.find('secrecy');
+  const asksException = exception !== undefined || cut !== undefined || secrecy !== undefined || broken;
+
+  // urgency: time pressure that rushes a risky action or cuts verification short.
+  const pressure = c.find('timePressure');
+  // Classes are scanned lazily and only where their combination can matter (each scan is a pass over the text).
+  const consequence = pressure || cut ? c.find('consequence') : undefined;
+  if (pressure && (cut || consequence || rushable)) {
+    const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
+    const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
+    out.push(signal('urgency', `Time pressure pushes the action before it can be checked: ${cuesText(pressure, consequence ?? cut)}.`, conf, sig, rushable && cut !== undefined));
+  } else if (consequence && cut) {
+    out.push(signal('urgency', `A threatened loss is used to skip checks: ${cuesText(consequence, cut)}.`, 0.6, 'medium'));
+  }
+
+  // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
+  const figure = c.find('authorityFigure');
+  const act = figure ? (c.find('authorityAct') ?? c.find('approvalClaim')) : undefined;
+  const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
+  if (figure && act && authorityClaim?.status !== 'verified') {
+    const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
+    const conf = 0.6 + (unproven ? 0.1 : 0) + (authorityClaim?.status === 'contradicted' ? 0.15 : 0) + (pressure ? 0.05 : 0);
+    out.push(
+      signal(
+        'authority_claim',
+        `Someone with authority is invoked as the reason to comply, without authoritative proof: ${cuesText(figure, act)}.`,
+        conf,
+        consequential ? 'high' : 'medium',
+      ),
+    );
+  }
+
+  // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
+  const threat = c.find('threat');
+  const plea = asksException ? (c.find('pleading') ?? c.find('flattery')) : undefined;
+  const insult = asksException && !threat && !plea ? c.find('insult') : undefined;
+  if ((threat || plea) && asksException) {
+    out.push(signal('emotional_pressure', `Emotional pressure is used to win an exception: ${cuesText(threat ?? plea, exception ?? cut ?? secrecy)}.`, 0.75, broken ? 'high' : 'medium'));
+  } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
+    out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${threat.quote}.`, 0.55, 'medium'));
+  } else if (insult && asksException) {
+    out.push(signal('emotional_pressure', `Insults accompany a request for an exception: ${insult.quote}.`, 0.5, 'low'));
+  }
+
+  // reciprocity: obligation from loyalty or favours, or a benefit offered for an exception.
+  const offer = c.find('benefitOffer');
+  const loyalty = offer || !asksException ? undefined : c.find('loyalty');
+  if (offer) {
+    out.push(signal('reciprocity', `A benefit is offered in return for the action: ${offer.quote}.`, asksException ? 0.8 : 0.65, asksException ? 'high' : 'medium'));
+  } else if (loyalty && asksException) {
+    out.push(signal('reciprocity', `Past loyalty is used to create an obligation for an exception: ${loyalty.quote}.`, 0.7, 'medium'));
+  }
+
+  // scarcity: an opportunity presented as vanishing.
+  const scarce = c.find('scarcity');
+  if (scarce) out.push(signal('scarcity', `The opportunity is presented as limited or vanishing: ${scarce.quote}.`, pressure || money ? 0.72 : 0.6, money ? 'medium' : 'low'));
+
+  // policy_bypass: skipping a control, asking for the exception, splitting amounts, or instructions that try to switch
+  // off the agent's rules.
+  const injection = c.find('injection');
+  const split = c.find('splitAmount');
+  if (injection) {
+    out.push(signal('policy_bypass', `Embedded instructions try to override the agent's rules: ${injection.quote}.`, 0.92, 'critical', true));
+  } else if (cut || split || secrecy || exception) {
+    const strong = cut ?? split ?? secrecy;
+    const conf = strong ? 0.8 : broken ? 0.7 : 0.55;
+    out.push(
+      signal(
+        'policy_bypass',
+        `The request asks to skip or soften a control: ${cuesText(strong ?? exception, strong ? exception : undefined)}.`,
+        conf,
+        strong && consequential ? 'high' : 'medium',
+        strong !== undefined && money,
+      ),
+    );
+  }
+
+  // identity_deception: unproven claims to be the owner, changed payee or contact details, look-alike identifiers.
+  const owner = c.find('ownerClaim');
+  const changed = c.find('changedDetails');
+  const accountClaim = claims.find((k) => k.kind === 'account');
+  const identityClaim = claims.find((k) => k.kind === 'identity');
+  const reference = view.request.caseRecord.counterparty.reference?.toLowerCase();
+  const refDomain = reference ? (domainOf(reference) ?? (reference.includes('.') && !reference.includes(' ') ? reference : undefined)) : undefined;
+  const foreign = refDomain ? view.emails.map(domainOf).find((d) => d !== undefined && d !== refDomain && !d.endsWith(`.${refDomain}`)) : undefined;
+  if (owner) {
+    out.push(signal('identity_deception', `The message claims to come from the agent's owner, which is not how owner guidance arrives: ${owner.quote}.`, 0.85, 'critical', true));
+  } else if ((changed && (money || accountClaim)) || (accountClaim?.status === 'contradicted' && money)) {
+    const unconfirmed = accountClaim?.status !== 'verified';
+    out.push(
+      signal(
+        'identity_deception',
+        `The counterparty itself sends ${changed ? 'changed ' : ''}payment details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}${changed ? `: ${changed.quote}` : ''}.`,
+        unconfirmed ? (accountClaim?.status === 'contradicted' ? 0.85 : 0.75) : 0.35,
+        'critical',
+        unconfirmed,
+      ),
+    );
+  } else if (foreign && refDomain && lookAlike(foreign, refDomain)) {
+    out.push(signal('identity_deception', `An address on a look-alike domain ("${foreign}") is used instead of the known one.`, 0.85, 'high', true));
+  } else if (changed) {
+    out.push(signal('identity_deception', `New or changed contact details come from the counterparty itself: ${changed.quote}.`, 0.55, consequential ? 'high' : 'medium'));
+  } else if (identityClaim?.status === 'contradicted') {
+    out.push(signal('identity_deception', 'Who the sender says they are conflicts with a verified record.', 0.75, 'high'));
+  }
+
+  // scope_expansion: more access, money or actions than the goal or the agreed action.
+  const add = c.find('scopeAdd');
+  const privilege = c.find('privilege');
+  const goalHasAccess = hasTopic(view.goalTopics, 'access');
+  const actionAmount = findAmounts(view.actionText).reduce((m, a) => Math.max(m, a.value), 0);
+  const askedAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
+  const priorAmounts = priorClaimAmounts(view.request.priorConsultations);
+  const priorMax = priorAmounts.reduce((m, v) => Math.max(m, v), 0);
+  if (add && privilege) {
+    out.push(signal('scope_expansion', `Elevated access is added to the request: ${cuesText(add, privilege)}.`, 0.85, 'high', true));
+  } else if (privilege && !goalHasAccess) {
+    out.push(signal('scope_expansion', `The request reaches for access the goal does not need: ${privilege.quote}.`, 0.65, 'high', true));
+  } else if (add && (consequential || view.proposedAction)) {
+    out.push(signal('scope_expansion', `Further actions are bundled onto the agreed one: ${add.quote}.`, 0.65, 'medium'));
+  } else if (actionAmount > 0 && askedAmount > actionAmount * 1.05) {
+    out.push(signal('scope_expansion', 'The message asks for a larger amount than the proposed action.', 0.6, 'medium'));
+  } else if (priorMax > 0 && askedAmount > priorMax * 1.05) {
+    out.push(signal('scope_expansion', 'The amount asked for has grown since earlier turns of this case.', 0.6, 'medium'));
+  }
+
+  // data_extraction: secrets, credentials, internal configuration or others' data the goal does not need.
+  // The proximity patterns are costly; run them only when a data noun is present at all.
+  const secretMatch = c.has('secretData') ? SECRET_REQUEST.exec(view.said.text) : null;
+  // "send me a reset link" asks for the official flow, not for a secret.
+  const secret =
+    secretMatch && !RESET_LINK.test(view.said.text.slice(secretMatch.index, secretMatch.index + secretMatch[0].length + 30)) ? secretMatch : null;
+  const internal = secret || !c.has('internalData') ? null : INTERNAL_REQUEST.exec(view.said.text);
+  const personal = secret || internal || !c.has('personalData') ? null : PERSONAL_REQUEST.exec(view.said.text);
+  if (secret) {
+    out.push(signal('data_extraction', `Secrets or one-time credentials are asked for: ${quoteCue(view.said, secret.index, secret.index + secret[0].length)}.`, 0.88, 'critical', true));
+  } else if (internal) {
+    out.push(signal('data_extraction', `Internal rules or configuration are asked for: ${quoteCue(view.said, internal.index, internal.index + internal[0].length)}.`, 0.75, 'high'));
+  } else if (personal && !hasTopic(view.goalTopics, 'personalData')) {
+    out.push(signal('data_extraction', `Personal data the goal does not need is asked for: ${quoteCue(view.said, personal.index, personal.index + personal[0].length)}.`, 0.7, 'high'));
+  }
+
+  // Impersonation used to obtain secrets: an unproven identity ("this is Dave from IT") asking for credentials.
+  if (secret && identityClaim && identityClaim.status !== 'verified' && !out.some((s) => s.tactic === 'identity_deception')) {
+    out.push(signal('identity_deception', 'An unproven identity is presented to obtain credentials (a typical impersonation).', 0.6, 'high'));
+  }
+
+  // inconsistent_claims: a story that conflicts with itself, with earlier turns or with authoritative records.
+  // Facts the counterparty states about the world; contradicted approvals and payees are already authority_claim and
+  // identity_deception, and are not counted twice.
+  const contradicted = claims.find((k) => k.status === 'contradicted' && FACTUAL_KINDS.has(k.kind) && k.significance !== 'low');
+  const distinctAccounts = new Set(view.accounts);
+  const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
+  const currentAccountTail = accountClaim?.account?.slice(-4);
+  if (contradicted) {
+    out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
+  } else if (distinctAccounts.size > 1) {
+    out.push(signal('inconsistent_claims', 'The message names more than one account for the same payment.', 0.6, 'high'));
+  } else if (currentAccountTail && priorAccounts.length > 0 && !priorAccounts.includes(currentAccountTail)) {
+    out.push(signal('inconsistent_claims', 'The account named now differs from the one named in an earlier turn.', 0.75, 'high'));
+  } else if (priorAmounts.length > 0 && askedAmount > 0 && !priorAmounts.some((v) => Math.abs(v - askedAmount) <= askedAmount * 0.005) && askedAmount < priorMax) {
+    out.push(signal('inconsistent_claims', 'The amount differs from the one stated in an earlier turn.', 0.55, 'medium'));
+  }
+
+  // other: social proof.
+  const proof = c.find('socialProof');
+  if (proof) out.push(signal('other', `Social proof: others supposedly got the same, ${proof.quote}.`, 0.55, asksException ? 'medium' : 'low'));
+
+  return out.slice(0, 12);
+}
+
+const ENDING = /ending (\w{4})/g;
+
+function priorClaimAmounts(prior: readonly ShieldConsultation[]): number[] {
+  const values: number[] = [];
+  for (const consultation of prior.slice(-5)) {
+    for (const claim of consultation.analysis.claims) {
+      if (!claim.claim.startsWith('The amount involved is')) continue;
+      for (const a of findAmounts(normalizeText(claim.claim).text)) values.push(a.value);
+    }
+  }
+  return values;
+}
+
+function priorClaimAccounts(prior: readonly ShieldConsultation[]): string[] {
+  const tails: string[] = [];
+  for (const consultation of prior.slice(-5)) {
+    for (const claim of consultation.analysis.claims) {
+      for (const m of claim.claim.matchAll(ENDING)) tails.push(m[1] ?? '');
+      for (const account of accountsIn(claim.claim)) tails.push(account.slice(-4));
+    }
+  }
+  return tails;
+}
+
+/** The single `none` entry (§9.5 [ours]): looked, found nothing; confidence is the belief in absence. */
+export function noneSignal(view: CaseView): Signal {
+  const anyCue = view.cues.has('timePressure') || view.cues.has('threat') || view.cues.has('authorityFigure') || view.cues.has('insult');
+  return signal('none', 'Checked the message for every tactic of §9.5 (pressure, authority, emotion, favours, scarcity, bypasses, identity, scope, data requests, inconsistencies) and found none.', anyCue ? 0.7 : 0.82, 'low');
+}

@@ -1,0 +1,48 @@
+import { CUES } from './cue.patterns';
+import { foldPattern, normalizeText, quoteCue } from './text.normalizer';
+
+describe('normalizeText', () => {
+  it('folds case, accents, ß, repeated letters and spaces', () => {
+    expect(normalizeText('  ÜBERWEISEN   Sie   SOFOOORT, Straße ').text).toBe('uberweisen sie sofort, strase');
+    expect(normalizeText('Inmediatamente, por favor: ¡Ya!').text).toBe('inmediatamente, por favor: ¡ya!');
+  });
+
+  it('reads leetspeak inside words but leaves amounts alone', () => {
+    expect(normalizeText('s3nd the p4ssw0rd, 1gn0re rules').text).toBe('send the pasword, ignore rules');
+    expect(normalizeText('pay 48k or 500eur').text).toBe('pay 48k or 500eur');
+  });
+
+  it('drops zero-width characters and folds Cyrillic look-alikes', () => {
+    expect(normalizeText('pass\u200Bword').text).toBe('pasword');
+    expect(normalizeText('\u0440\u0430ypal').text).toBe('paypal');
+  });
+
+  it('folds lexicon patterns the same way, keeping regex escapes', () => {
+    expect(foldPattern(String.raw`\bbank\b|immédiatement`)).toBe(String.raw`\bbank\b|imediatement`);
+  });
+
+  it('quotes the original words of a cue, at most eight words', () => {
+    const source = normalizeText('Bitte ÜBERWEISEN Sie sofort! Danke.');
+    const m = CUES.timePressure.exec(source.text);
+    expect(m).not.toBeNull();
+    const quote = quoteCue(source, m?.index ?? 0, (m?.index ?? 0) + (m?.[0].length ?? 0));
+    expect(quote).toContain('sofort');
+    expect(quote.startsWith('"') && quote.endsWith('"')).toBe(true);
+    const long = normalizeText(`urgent ${'word '.repeat(30)}`);
+    expect(quoteCue(long, 0, long.text.length).split(' ').length).toBeLessThanOrEqual(8);
+  });
+
+  it('finds typed-around cues: mixed case, typos, repeated letters', () => {
+    for (const text of ['URGENTTT!!!', 'do it imediatly', 'Right   NOW please']) {
+      expect(CUES.timePressure.test(normalizeText(text).text)).toBe(true);
+    }
+  });
+
+  it('is linear on a 4000-character hostile message', () => {
+    const hostile = `${'a '.repeat(1000)}${'send '.repeat(400)}${'!'.repeat(1000)}`.slice(0, 4000);
+    const start = performance.now();
+    const text = normalizeText(hostile).text;
+    for (const pattern of Object.values(CUES)) pattern.test(text);
+    expect(performance.now() - start).toBeLessThan(250);
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * One normalisation pass per text, so that the cue lexicons match what a message says rather than how it is typed
+ * (issue 9, "Analysis": typos, mixed case, accents, leetspeak; SHIELD.md §9.5 "a cue alone is not enough" is the
+ * detectors' job, finding the cue despite its spelling is this file's).
+ *
+ * The normalised form is lower case, without diacritics (é → e, ß → ss), with common homoglyphs folded to Latin,
+ * zero-width characters dropped, whitespace collapsed to one space, and every run of one repeated letter collapsed to a
+ * single letter ("urgennnt" → "urgent", but also "approve" → "aprove"). Lexicon entries go through the same folding
+ * (`foldPattern`) when they are compiled at module load, so both sides agree. Digits inside words of three or more
+ * letters are read as leetspeak ("p4ssw0rd", "1gn0re"); number tokens such as "48k" or "500eur" are left alone, since
+ * the amount parser reads the same text.
+ *
+ * `map[i]` is the index in the original text of normalised character i: a detector quotes the original words of a
+ * short cue (§12: a short cue, never the message wholesale).
+ */
+
+export interface NormalizedText {
+  readonly original: string;
+  readonly text: string;
+  readonly map: readonly number[];
+}
+
+const TABLE_SIZE = 0x250;
+const FOLD: string[] = new Array<string>(TABLE_SIZE);
+const SPECIAL = new Map<number, string>([
+  [0x00df, 'ss'],
+  [0x1e9e, 'ss'],
+  [0x00e6, 'ae'],
+  [0x00c6, 'ae'],
+  [0x0153, 'oe'],
+  [0x0152, 'oe'],
+  [0x00f8, 'o'],
+  [0x00d8, 'o'],
+  [0x0111, 'd'],
+  [0x0110, 'd'],
+  [0x0142, 'l'],
+  [0x0141, 'l'],
+  [0x0131, 'i'],
+  // typographic punctuation
+  [0x2018, "'"],
+  [0x2019, "'"],
+  [0x201b, "'"],
+  [0x00b4, "'"],
+  [0x0060, "'"],
+  [0x201c, '"'],
+  [0x201d, '"'],
+  [0x201e, '"'],
+  [0x00ab, '"'],
+  [0x00bb, '"'],
+  [0x2013, '-'],
+  [0x2014, '-'],
+  [0x2212, '-'],
+  [0x00a0, ' '],
+  [0x202f, ' '],
+  [0x2009, ' '],
+  [0x2007, ' '],
+  // invisible characters used to split cue words
+  [0x00ad, ''],
+  [0x200b, ''],
+  [0x200c, ''],
+  [0x200d, ''],
+  [0x2060, ''],
+  [0xfeff, ''],
+  // Cyrillic and Greek look-alikes of Latin letters
+  [0x0430, 'a'],
+  [0x0410, 'a'],
+  [0x0435, 'e'],
+  [0x0415, 'e'],
+  [0x043e, 'o'],
+  [0x041e, 'o'],
+  [0x0440, 'p'],
+  [0x0420, 'p'],
+  [0x0441, 'c'],
+  [0x0421, 'c'],
+  [0x0445, 'x'],
+  [0x0425, 'x'],
+  [0x0456, 'i'],
+  [0x0406, 'i'],
+  [0x0443, 'y'],
+  [0x03bf, 'o'],
+  [0x039f, 'o'],
+  [0x03b1, 'a'],
+  [0x0391, 'a'],
+]);
+
+for (let code = 0; code < TABLE_SIZE; code++) {
+  const special = SPECIAL.get(code);
+  if (special !== undefined) {
+    FOLD[code] = special;
+    continue;
+  }
+  const ch = String.fromCharCode(code);
+  if (/\s/.test(ch)) {
+    FOLD[code] = ' ';
+    continue;
+  }
+  FOLD[code] = ch.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+}
+
+function foldChar(code: number, ch: string): string {
+  if (code < TABLE_SIZE) return FOLD[code] ?? '';
+  const special = SPECIAL.get(code);
+  if (special !== undefined) return special;
+  if (code >= 0x0300 && code <= 0x036f) return '';
+  if (code === 0x2028 || code === 0x2029 || code === 0x3000) return ' ';
+  return ch.toLowerCase();
+}
+
+function isAsciiLetter(ch: string): boolean {
+  return ch >= 'a' && ch <= 'z';
+}
+
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+
+function isTokenChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 64 || code === 36;
+}
+
+function isLeetChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || code === 64 || code === 36;
+}
+
+/**
+ * Reads digits as letters inside tokens with at least three letters that do not start with a two-digit number
+ * ("p4ssw0rd", not "48k" or "500eur"). One manual pass (no regex, no allocation unless a token qualifies); same length
+ * in and out, so the index map stays valid.
+ */
+function unleet(text: string): string {
+  let out: string | undefined;
+  let i = 0;
+  while (i < text.length) {
+    if (!isTokenChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let letters = 0;
+    let leet = 0;
+    while (i < text.length && isTokenChar(text.charCodeAt(i))) {
+      const code = text.charCodeAt(i);
+      if (isLeetChar(code)) leet++;
+      else letters++;
+      i++;
+    }
+    if (leet === 0 || letters < 3) continue;
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    if (c0 >= 48 && c0 <= 57 && c1 >= 48 && c1 <= 57) continue;
+    out ??= text;
+    let token = '';
+    for (let k = start; k < i; k++) token += LEET[text.charAt(k)] ?? text.charAt(k);
+    out = out.slice(0, start) + token + out.slice(i);
+  }
+  return out ?? text;
+}
+
+export function normalizeText(original: string): NormalizedText {
+  // String concatenation beats an array of one-character strings here (fewer allocations).
+  let out = '';
+  const map: number[] = [];
+  let last = ' ';
+  for (let i = 0; i < original.length; i++) {
+    const folded = foldChar(original.charCodeAt(i), original.charAt(i));
+    for (let k = 0; k < folded.length; k++) {
+      const ch = folded.charAt(k);
+      if (ch === ' ' ? last === ' ' : ch === last && isAsciiLetter(ch)) continue;
+      out += ch;
+      map.push(i);
+      last = ch;
+    }
+  }
+  if (last === ' ' && out.length > 0) {
+    out = out.slice(0, -1);
+    map.pop();
+  }
+  return { original, text: unleet(out), map };
+}
+
+/**
+ * Folds a lexicon pattern's source the way `normalizeText` folds a message, leaving regex escapes (`\b`, `\d`, `\s`)
+ * untouched. Lexicons avoid upper-case escapes (`\W`, `\S`) since folding lower-cases the source.
+ */
+export function foldPattern(source: string): string {
+  let out = '';
+  let last = '';
+  for (let i = 0; i < source.length; i++) {
+    const ch = source.charAt(i);
+    if (ch === '\\' && i + 1 < source.length) {
+      out += ch + source.charAt(i + 1);
+      i++;
+      last = '';
+      continue;
+    }
+    const folded = foldChar(source.charCodeAt(i), ch);
+    for (let k = 0; k < folded.length; k++) {
+      const f = folded.charAt(k);
+      if (f === last && isAsciiLetter(f)) continue;
+      out += f;
+      last = f;
+    }
+  }
+  return out;
+}
+
+/** Compiles a list of lexicon alternatives into one case-folded pattern (module load only, never per call). */
+export function compileCues(sources: readonly string[], flags = ''): RegExp {
+  return new RegExp(`(?:${sources.map(foldPattern).join('|')})`, flags);
+}
+
+const MAX_CUE_WORDS = 8;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+const SPACES = /\s+/g;
+const DOUBLE_QUOTE = /"/g;
+const SENTENCE_END = /[.!?\n:;]/;
+
+/**
+ * The original words behind a normalised match, at most eight words, in double quotes: the only part of a message an
+ * analysis may repeat (§12).
+ */
+export function quoteCue(source: NormalizedText, start: number, end: number): string {
+  if (source.map.length === 0) return '""';
+  const from = source.map[Math.min(start, source.map.length - 1)] ?? 0;
+  const to = (source.map[Math.max(Math.min(end, source.map.length) - 1, 0)] ?? 0) + 1;
+  let a = from;
+  let b = to;
+  const o = source.original;
+  while (a > 0 && WORD_CHAR.test(o.charAt(a - 1))) a--;
+  while (b < o.length && WORD_CHAR.test(o.charAt(b))) b++;
+  // A little context for a short cue: up to two words either side, never across a sentence end.
+  for (let words = 0; words < 2 && a > 0 && !SENTENCE_END.test(o.charAt(a - 1)); ) {
+    a--;
+    if (o.charAt(a) === ' ' && a > 0 && o.charAt(a - 1) !== ' ') words++;
+  }
+  for (let words = 0; words < 2 && b < o.length && !SENTENCE_END.test(o.charAt(b)); b++) {
+    if (o.charAt(b) === ' ' && b + 1 < o.length && o.charAt(b + 1) !== ' ') words++;
+  }
+  const words = o.slice(a, b).replace(SPACES, ' ').trim().split(' ');
+  const cut = words.length > MAX_CUE_WORDS ? `${words.slice(0, MAX_CUE_WORDS).join(' ')}…` : words.join(' ');
+  return `"${cut.replace(DOUBLE_QUOTE, "'")}"`;
+}
+
+/** First match of `pattern` (non-global) in `source`, as a quoted cue, or undefined. */
+export function findCue(source: NormalizedText, pattern: RegExp): string | undefined {
+  const m = pattern.exec(source.text);
+  return m ? quoteCue(source, m.index, m.index + m[0].length) : undefined;
+}
