@@ -75,6 +75,8 @@ function divide(numerator: number, denominator: number): number | null {
 }
 
 function f1(precision: number | null, recall: number | null): number | null {
+  // A tactic never found (recall 0) or only ever invented (precision 0) scores 0 even when the other side is 0/0.
+  if (precision === 0 || recall === 0) return 0;
   if (precision === null || recall === null) return null;
   return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
 }

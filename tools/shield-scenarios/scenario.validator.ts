@@ -63,6 +63,8 @@ class Walk {
   readonly errors: ScenarioError[] = [];
 
   fail(code: ScenarioErrorCode, pointer: string, message: string): void {
+    // One problem per code and field: a null optional is not also reported as "not a string".
+    if (this.errors.some((error) => error.code === code && error.pointer === (pointer || '/'))) return;
     this.errors.push({ code, pointer: pointer || '/', message });
   }
 

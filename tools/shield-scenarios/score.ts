@@ -38,7 +38,12 @@ function parseArgs(args: string[]): Options | string {
 }
 
 async function importAnalyzer(specifier: string): Promise<Analyzer> {
-  const module = (await import(specifier)) as Record<string, unknown>;
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(specifier)) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`cannot load ${specifier} (${(error as Error).message}); build the analysis library or pass --analyzer <module exporting analyzeCase>`);
+  }
   const analyzeCase = module['analyzeCase'] ?? (module['default'] as Record<string, unknown> | undefined)?.['analyzeCase'];
   if (typeof analyzeCase !== 'function') throw new Error(`${specifier} does not export a function analyzeCase(request)`);
   return analyzeCase as Analyzer;
