@@ -27,6 +27,7 @@ import type { RequestListener } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
@@ -39,7 +40,6 @@ import { WorkspacePresence } from './control/workspace-presence.service';
 import { DataPlane } from './data-plane/data-plane';
 import { loadDataPlaneConfig } from './data-plane/data-plane.config';
 import { DATA_PLANE } from './data-plane/data-plane.module';
-import { OperatorServer } from './health/operator.server';
 import { securityHeaders } from './http/security-headers';
 import { StartupProbeServer } from './health/startup-probe.server';
 import { JsonLogger } from './logging/json-logger';
@@ -181,7 +181,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     let operatorUrl: string | null = null;
     if (config.operator) {
       const dataPlane = app.get<DataPlane>(DATA_PLANE);
-      operatorServer = new OperatorServer({ metricsText: () => dataPlane.metricsText(), infrastructure, headers });
+      operatorServer = new OperatorServer({ metricsText: () => dataPlane.metricsText(), readiness: () => backboneReadiness(infrastructure), headers });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
 

@@ -20,11 +20,10 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
+import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
-import { shieldReadiness } from './health/shield-readiness';
 import { ShieldMetrics } from './health/shield-metrics';
-import { ShieldOperatorServer } from './health/shield-operator.server';
 import { ShieldAnalyzerGrpcServer } from './grpc/shield-analyzer.grpc-server';
 import { ShieldHttpEdge } from './http/shield-http.edge';
 import { openShieldInfrastructure, type ShieldInfrastructure } from './persistence/shield-infrastructure';
@@ -81,7 +80,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   const infrastructure = await openShieldInfrastructure(config, logger);
   const metrics = new ShieldMetrics();
   let app: INestApplication | undefined;
-  let operatorServer: ShieldOperatorServer | undefined;
+  let operatorServer: OperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
   try {
     const analyze = createShieldAnalyze(config.model, logger, options.analyzer);
@@ -97,7 +96,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       },
       logger,
     });
-    const readiness = () => shieldReadiness(infrastructure);
+    const readiness = () => backboneReadiness(infrastructure);
     const edge = new ShieldHttpEdge({ service, logger, maxBodyBytes: config.maxBodyBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
     app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, readiness }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
@@ -117,7 +116,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
 
     let operatorUrl: string | null = null;
     if (config.operator) {
-      operatorServer = new ShieldOperatorServer({ metricsText: () => metrics.text(), readiness });
+      operatorServer = new OperatorServer({ metricsText: () => metrics.text(), readiness });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
     logger.log('info', 'shield analyzer listening', {

@@ -8,26 +8,9 @@
 import type { ServerResponse } from 'node:http';
 
 import { Controller, Get, Inject, Module, Res } from '@nestjs/common';
+import { backboneReadiness, sendJson } from '@trustmesh/platform-operator-http';
 
 import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from '../persistence/relay-infrastructure';
-
-const CHECK_TIMEOUT_MS = 3_000;
-
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
 @Controller()
 export class HealthController {
@@ -35,36 +18,14 @@ export class HealthController {
 
   @Get('healthz')
   healthz(@Res() response: ServerResponse): void {
-    send(response, 200, { status: 'ok' });
+    sendJson(response, 200, { status: 'ok' });
   }
 
   @Get('readyz')
   async readyz(@Res() response: ServerResponse): Promise<void> {
-    const { status, body } = await readiness(this.infra);
-    send(response, status, body);
+    const { status, body } = await backboneReadiness(this.infra);
+    sendJson(response, status, body);
   }
-}
-
-/** The /readyz answer (data port and operator port alike). */
-export async function readiness(infra: RelayInfrastructure): Promise<{ status: number; body: unknown }> {
-  const [database, bus] = await Promise.all([
-    withTimeout(infra.database.withConnection((connection) => connection.query('SELECT 1'))).then(
-      () => 'ok',
-      () => 'unavailable',
-    ),
-    withTimeout(infra.bus.health()).then(
-      (health) => (health.ready ? 'ok' : (health.reason ?? 'not-ready')),
-      () => 'unavailable',
-    ),
-  ]);
-  const ready = database === 'ok' && bus === 'ok';
-  return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not-ready', checks: { database, bus } } };
-}
-
-export function send(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-store' });
-  response.end(text);
 }
 
 @Module({ controllers: [HealthController] })

@@ -8,7 +8,10 @@ import type { ProjectionDefinition } from '@trustmesh/platform-projections';
 import type { EventEnvelope } from '@trustmesh/platform-events';
 
 import { RELAY_CONTROL_TOPIC, type ControlEventMap } from '../control/control.events';
-import type { RelayPrismaTx } from './prisma-projection-transactions';
+import type { Prisma } from './generated/prisma/client';
+
+/** The transaction client the control read model is written with (`prismaTransactions`). */
+export type RelayPrismaTx = Prisma.TransactionClient;
 
 export const CONTROL_READ_MODEL_PROJECTION = 'relay-control-read-model';
 

@@ -15,15 +15,14 @@ import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-
 import { withContext } from '@trustmesh/platform-logging';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
-import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
+import { PROJECTION_MIGRATIONS, prismaTransactions, ProjectionRunner } from '@trustmesh/platform-projections';
 
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
 import { ControlEventFeed } from '../control/control-event-feed';
 import { RELAY_CONTROL_TOPIC } from '../control/control.events';
 import type { JsonLogger } from '../logging/json-logger';
 import { PrismaClient } from './generated/prisma/client';
-import { prismaTransactions, type RelayPrismaTx } from './prisma-projection-transactions';
-import { controlReadModelProjection } from './control-read-model.projection';
+import { controlReadModelProjection, type RelayPrismaTx } from './control-read-model.projection';
 import { RELAY_GATEWAY_MIGRATIONS } from './relay-gateway.migrations';
 
 export interface RelayInfrastructure {

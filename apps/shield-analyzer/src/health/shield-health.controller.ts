@@ -5,12 +5,13 @@
 import type { ServerResponse } from 'node:http';
 
 import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { ReadinessAnswer } from '@trustmesh/platform-operator-http';
 
 import { send } from '../http/shield-http.edge';
 
 /** DI token of the readiness check. */
 export const SHIELD_READINESS = Symbol.for('trustmesh.shield-analyzer.Readiness');
-export type ShieldReadinessCheck = () => Promise<{ ready: boolean; checks: Record<string, string> }>;
+export type ShieldReadinessCheck = () => Promise<ReadinessAnswer>;
 
 @Controller()
 export class ShieldHealthController {
@@ -23,7 +24,7 @@ export class ShieldHealthController {
 
   @Get('readyz')
   async ready(@Res() response: ServerResponse): Promise<void> {
-    const { ready, checks } = await this.readiness().catch(() => ({ ready: false, checks: {} }));
-    send(response, ready ? 200 : 503, { status: ready ? 'ready' : 'not-ready', checks });
+    const { status, body } = await this.readiness().catch(() => ({ status: 503, body: { status: 'not-ready' } }));
+    send(response, status, body);
   }
 }

@@ -12,14 +12,13 @@ import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { withContext, type Logger } from '@trustmesh/platform-logging';
 import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
-import { PROJECTION_MIGRATIONS, ProjectionRunner } from '@trustmesh/platform-projections';
+import { PROJECTION_MIGRATIONS, prismaTransactions, ProjectionRunner } from '@trustmesh/platform-projections';
 
 import type { ShieldAnalyzerConfig } from '../config/shield-analyzer.config';
 import { PrismaClient } from './generated/prisma/client';
 import { SHIELD_ANALYZER_MIGRATIONS } from './shield-analyzer.migrations';
 import { SHIELD_CASES_TOPIC } from './shield-case.stream';
-import { shieldPrismaTransactions, type ShieldPrismaTx } from './shield-prisma.transactions';
-import { shieldReadModelProjection } from './shield-read-model.projection';
+import { shieldReadModelProjection, type ShieldPrismaTx } from './shield-read-model.projection';
 
 export interface ShieldInfrastructure {
   readonly database: Database;
@@ -68,7 +67,7 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     cleanups.push(() => publisher.stop());
 
     const readModel = shieldReadModelProjection();
-    const projection = new ProjectionRunner(readModel, shieldPrismaTransactions(prisma), bus);
+    const projection = new ProjectionRunner(readModel, prismaTransactions(prisma), bus);
     await projection.start();
     cleanups.push(() => projection.stop());
 
@@ -77,7 +76,7 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
       logger: withContext(logger, { component: 'platform-maintenance' }),
       tasks: platformMaintenanceTasks(config.platform.maintenance, {
         store,
-        projections: { transactions: shieldPrismaTransactions(prisma), names: [readModel.name] },
+        projections: { transactions: prismaTransactions(prisma), names: [readModel.name] },
         ...(localBus ? { localBus: database } : {}),
       }),
     });

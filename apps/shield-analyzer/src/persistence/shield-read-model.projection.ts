@@ -10,7 +10,9 @@ import { evolve, type ShieldCase, type ShieldCaseState } from '@trustmesh/shield
 
 import type { Prisma } from './generated/prisma/client';
 import { fromStored, SHIELD_CASES_TOPIC } from './shield-case.stream';
-import type { ShieldPrismaTx } from './shield-prisma.transactions';
+
+/** The transaction client the Shield's read models are written with (`prismaTransactions`). */
+export type ShieldPrismaTx = Prisma.TransactionClient;
 
 export const SHIELD_READ_MODEL_PROJECTION = 'shield-read-model';
 

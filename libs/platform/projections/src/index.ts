@@ -27,4 +27,5 @@ export {
   type ProjectionPosition,
 } from './projection-runner';
 export { sqlTransactions } from './projection-transactions';
+export { prismaTransactions, type PrismaRawClient, type PrismaTransactionalClient } from './prisma-projection-transactions';
 export { PROJECTION_MIGRATIONS } from './projection-migrations';
