@@ -1,6 +1,6 @@
 /**
  * Realistic cases in English, German, Spanish and French, written for these tests (not taken from any reference),
- * each with what a careful reviewer would expect. Shared by the end-to-end spec and the timing script.
+ * each with what a careful reviewer would expect. Used by the end-to-end spec.
  */
 import type { Disposition, Tactic } from '@trustmesh/shield-records';
 
