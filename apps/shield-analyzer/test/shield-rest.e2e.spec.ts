@@ -155,6 +155,11 @@ describe('Shield analyzer REST /v0.1', () => {
     expect(notJson.status).toBe(400);
     expect(notJson.body.issues[0].code).toBe('SHIELD_BODY_NOT_JSON');
     expect(notJson.text).not.toContain(secret);
+    // Two `message` keys: JSON.parse would keep the last; the service refuses the body instead of guessing.
+    const duplicate = await app.call('POST', `/v0.1/shield/cases/${caseId}/consult`, ACME_TOKEN, undefined, `{"message":"${secret}","message":"fine"}`);
+    expect([duplicate.status, duplicate.body.issues[0].code]).toEqual([400, 'SHIELD_BODY_NOT_JSON']);
+    const deep = await app.call('POST', `/v0.1/shield/cases/${caseId}/consult`, ACME_TOKEN, undefined, `{"message":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    expect([deep.status, deep.body.issues[0].code]).toEqual([400, 'SHIELD_BODY_NOT_JSON']);
 
     const huge = await app.call('POST', `/v0.1/shield/cases/${caseId}/consult`, ACME_TOKEN, { message: 'x'.repeat(300 * 1024) });
     expect(huge.status).toBe(413);

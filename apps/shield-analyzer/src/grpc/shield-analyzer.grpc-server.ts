@@ -12,6 +12,7 @@ import type { Logger } from '@trustmesh/platform-logging';
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
 import { fail, succeed, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const CODES: Record<ShieldFailureKind, grpc.status> = {
   invalid: grpc.status.INVALID_ARGUMENT,
@@ -32,11 +33,9 @@ function refusal(failure: ShieldFailure): Partial<grpc.StatusObject> {
 /** An input's JSON text; an empty field is an absent input, which the service's validation refuses. */
 function parseJson(text: string): ServiceResult<unknown> {
   if (text === '') return succeed(undefined);
-  try {
-    return succeed(JSON.parse(text) as unknown);
-  } catch {
-    return fail('invalid', 'SHIELD_BODY_NOT_JSON', 'The input must be one JSON value (UTF-8 text)');
-  }
+  // Strict, as on REST: no duplicate keys, no lone surrogates, nesting within the bound.
+  const parsed = parseStrictJson(text, { loneSurrogates: 'refuse' });
+  return parsed.ok ? succeed(parsed.value) : fail('invalid', 'SHIELD_BODY_NOT_JSON', 'The input must be one JSON value (UTF-8 text)');
 }
 
 function bearerOf(metadata: grpc.Metadata): string | undefined {

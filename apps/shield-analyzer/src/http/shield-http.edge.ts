@@ -14,6 +14,7 @@ import type { Logger } from '@trustmesh/platform-logging';
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
 import type { ServiceResult, ShieldFailureKind } from '../service/shield-service.result';
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const STATUS: Record<ShieldFailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409 };
 
@@ -135,7 +136,11 @@ function readJson(request: IncomingMessage, maxBytes: number): Promise<unknown> 
       if (refused) return;
       try {
         if (size === 0) throw new BodyNotJson();
-        resolve(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))) as unknown);
+        // Strict: a duplicate key (which JSON.parse would silently resolve), a lone surrogate or nesting past the
+        // bound is not one JSON value this service will act on.
+        const parsed = parseStrictJson(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)), { loneSurrogates: 'refuse' });
+        if (!parsed.ok) throw new BodyNotJson();
+        resolve(parsed.value);
       } catch {
         reject(new BodyNotJson());
       }
