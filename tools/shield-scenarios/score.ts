@@ -2,6 +2,10 @@
  * Scores the Shield analyzer on the labelled scenarios (issue 9, "Quality: a labelled set of your own"):
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/shield-scenarios/score.ts [--json] [--verbose] [--analyzer <module>]
+ *     [--scenarios <dir>]
+ *
+ * `--scenarios` scores another folder laid out like `scenarios/` (`<domain>/<name>.json`), for example a
+ * held-out subset kept apart while the analyzer is being changed, so its score measures generalisation.
  *
  * The analyzer is `analyzeCase` exported by `@trustmesh/shield-analysis`, or by the module named with
  * `--analyzer` (a path, resolved from the working directory). It is imported at run time, so this tool builds
@@ -14,12 +18,13 @@ import { loadScenarios, ScenarioLoadError } from './scenario.loader';
 import { type Analyzer, scoreAnalyzer } from './scenario.scorer';
 import { formatReport } from './score.report';
 
-const USAGE = 'usage: score.ts [--json] [--verbose] [--analyzer <module exporting analyzeCase>]';
+const USAGE = 'usage: score.ts [--json] [--verbose] [--analyzer <module exporting analyzeCase>] [--scenarios <dir>]';
 
 interface Options {
   json: boolean;
   verbose: boolean;
   analyzer: string;
+  scenarios?: string;
 }
 
 function parseArgs(args: string[]): Options | string {
@@ -32,6 +37,10 @@ function parseArgs(args: string[]): Options | string {
       const specifier = args[(index += 1)];
       if (!specifier) return `--analyzer needs a module path\n${USAGE}`;
       options.analyzer = resolve(specifier);
+    } else if (arg === '--scenarios') {
+      const dir = args[(index += 1)];
+      if (!dir) return `--scenarios needs a folder\n${USAGE}`;
+      options.scenarios = resolve(dir);
     } else return `unknown argument ${JSON.stringify(arg)}\n${USAGE}`;
   }
   return options;
@@ -56,7 +65,7 @@ async function main(): Promise<number> {
     return 2;
   }
   try {
-    const scenarios = loadScenarios();
+    const scenarios = loadScenarios(options.scenarios);
     const analyzer = await importAnalyzer(options.analyzer);
     const report = scoreAnalyzer(analyzer, scenarios);
     process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report, { verbose: options.verbose, worst: options.verbose ? undefined : 5 })}\n`);
