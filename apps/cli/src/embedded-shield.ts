@@ -25,7 +25,7 @@ const START_TIMEOUT_MS = 180_000;
 export const EMBEDDED_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Variables of the user's environment a Node process needs to run at all (and to trust a model endpoint's CA). */
 const PASSED = ['PATH', 'HOME', 'TMPDIR', 'TEMP', 'TMP', 'SystemRoot', 'LANG', 'TZ', 'NODE_EXTRA_CA_CERTS'];
-/** The config error lines of the app (exit 78) name variables and never echo values that could be secrets. */
+/** The app's exit code for a refused configuration, whose stderr names each variable and never echoes values. */
 const CONFIG_EXIT = 78;
 
 export class EmbeddedShieldError extends Error {
@@ -50,8 +50,10 @@ export async function startEmbeddedShield(env: Env, aborted: () => boolean): Pro
       args: ['--import', 'tsx', SHIELD_MAIN],
       env: childEnv(env, dataDir, createHash('sha256').update(credential, 'utf8').digest('hex')),
       logFile: join(dataDir, 'shield-analyzer.log'),
+      // Kept (bounded) for a refused configuration only; any other stderr is internal and stays unshown.
       onStderrLine: (line) => {
-        if (line.startsWith('shield-analyzer: ') && configErrors.length < 20) configErrors.push(line.slice('shield-analyzer: '.length));
+        const text = line.replace(/^shield-analyzer: /, '').trim();
+        if (text && configErrors.length < 20) configErrors.push(text.slice(0, 500));
       },
     });
   } catch {
@@ -71,7 +73,7 @@ export async function startEmbeddedShield(env: Env, aborted: () => boolean): Pro
     if (!child.running) {
       reason =
         child.exit?.code === CONFIG_EXIT && configErrors.length > 0
-          ? `the shield analyzer refused its configuration: ${configErrors.join('; ')}`
+          ? `the shield analyzer refused its configuration: ${configErrors.join(' ')}`
           : `the shield analyzer exited during start-up (${describeExit(child.exit)})`;
     } else if (aborted()) reason = 'interrupted';
     else if (Date.now() > deadline) reason = `the shield analyzer did not start within ${START_TIMEOUT_MS / 1000} s`;
