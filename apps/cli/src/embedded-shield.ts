@@ -68,7 +68,16 @@ export async function startEmbeddedShield(env: Env, aborted: () => boolean): Pro
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     const listening = child.logRecord('shield analyzer listening');
-    if (listening) return { client: new ShieldRestClient(String(listening['http']), credential), get running() { return child.running; }, stop };
+    if (listening) {
+      const client = new ShieldRestClient(String(listening['http']), credential);
+      return {
+        client,
+        get running() {
+          return child.running;
+        },
+        stop,
+      };
+    }
     let reason: string | null = null;
     if (!child.running) {
       reason =

@@ -28,42 +28,43 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 export class ShieldRestClient {
   private readonly base: URL;
 
-  /** `baseUrl`: `http(s)://host:port`, with or without the `/v0.1` prefix. */
+  /** `baseUrl`: `http(s)://host:port[/prefix]` (a proxy's path prefix is kept), with or without `/v0.1`. */
   constructor(
     baseUrl: string,
     private readonly credential: string,
   ) {
-    this.base = new URL(baseUrl.replace(/\/+$/, '').replace(/\/v0\.1$/, ''));
+    this.base = new URL(`${baseUrl.replace(/\/+$/, '').replace(/\/v0\.1$/, '')}/`);
   }
 
   openCase(input: unknown): Promise<ShieldAnswer> {
-    return this.call('POST', '/v0.1/shield/cases', input);
+    return this.call('POST', 'v0.1/shield/cases', input);
   }
 
   consult(caseId: string, input: unknown): Promise<ShieldAnswer> {
-    return this.call('POST', `/v0.1/shield/cases/${encodeURIComponent(caseId)}/consult`, input);
+    return this.call('POST', `v0.1/shield/cases/${encodeURIComponent(caseId)}/consult`, input);
   }
 
   addGuidance(caseId: string, input: unknown): Promise<ShieldAnswer> {
-    return this.call('POST', `/v0.1/shield/cases/${encodeURIComponent(caseId)}/guidance`, input);
+    return this.call('POST', `v0.1/shield/cases/${encodeURIComponent(caseId)}/guidance`, input);
   }
 
   closeCase(caseId: string, input: unknown): Promise<ShieldAnswer> {
-    return this.call('POST', `/v0.1/shield/cases/${encodeURIComponent(caseId)}/close`, input);
+    return this.call('POST', `v0.1/shield/cases/${encodeURIComponent(caseId)}/close`, input);
   }
 
   getCase(caseId: string): Promise<ShieldAnswer> {
-    return this.call('GET', `/v0.1/shield/cases/${encodeURIComponent(caseId)}`);
+    return this.call('GET', `v0.1/shield/cases/${encodeURIComponent(caseId)}`);
   }
 
   listCases(): Promise<ShieldAnswer> {
-    return this.call('GET', '/v0.1/shield/cases');
+    return this.call('GET', 'v0.1/shield/cases');
   }
 
   issueAgentToken(agentId: string, input: unknown): Promise<ShieldAnswer> {
-    return this.call('POST', `/v0.1/agents/${encodeURIComponent(agentId)}/shield-tokens`, input);
+    return this.call('POST', `v0.1/agents/${encodeURIComponent(agentId)}/shield-tokens`, input);
   }
 
+  /** `path` is relative to the base (no leading slash), so a base path prefix is kept. */
   private call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ShieldAnswer> {
     const url = new URL(path, this.base);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
