@@ -33,7 +33,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const MAX_FILE_BYTES = EMBEDDED_MAX_BODY_BYTES;
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-export type AnalyzeResult = { file: string; ok: true; consultation: unknown } | { file: string; ok: false; errors: ShieldIssue[] };
+type AnalyzeResult = { file: string; ok: true; consultation: unknown } | { file: string; ok: false; errors: ShieldIssue[] };
 
 interface Pending {
   file: string;
@@ -164,7 +164,7 @@ interface ConsultationView {
  * A few lines per file for a person: `ok    FILE: <disposition>, risk <tier>, confidence <c>`, then the
  * signals (tactic and confidence), the claims counted by status and the first next step; or one line per error.
  */
-export function humanSummary(result: AnalyzeResult): string {
+function humanSummary(result: AnalyzeResult): string {
   const name = result.file === '-' ? '<stdin>' : result.file;
   if (!result.ok) return `error  ${name}\n${result.errors.map((error) => `       ${error.code} at ${error.path === '' ? '/' : error.path}: ${error.message}\n`).join('')}`;
   const analysis = (result.consultation as ConsultationView | undefined)?.analysis ?? {};
