@@ -1,7 +1,7 @@
 /**
  * `trustmesh db migrate <deploy|status>`: the explicit deploy step of distributed mode, for every
- * library and app that owns tables (event store, local bus, projections, relay gateway). Embedded mode migrates at startup and
- * needs no command. The database is the one the apps use: `DATABASE_URL`, else embedded PGlite under
+ * library and app that owns tables (event store, local bus, projections, relay gateway, shield analyzer).
+ * Embedded mode migrates at startup and needs no command. The database is the one the apps use: `DATABASE_URL`, else embedded PGlite under
  * `TRUSTMESH_DATA_DIR`.
  */
 import { join } from 'node:path';
@@ -17,7 +17,10 @@ import { UsageError, type CommandIo } from './command-io';
  * Apps that own tables. Referenced by folder, not imported: an app's code is not a library (the relay
  * gateway's set is `RELAY_GATEWAY_MIGRATIONS` in apps/relay-gateway/src/persistence).
  */
-const APP_MIGRATIONS = [{ library: 'relay-gateway', directory: join(__dirname, '..', '..', 'relay-gateway', 'prisma', 'migrations') }];
+const APP_MIGRATIONS = [
+  { library: 'relay-gateway', directory: join(__dirname, '..', '..', 'relay-gateway', 'prisma', 'migrations') },
+  { library: 'shield-analyzer', directory: join(__dirname, '..', '..', 'shield-analyzer', 'prisma', 'migrations') },
+];
 
 export async function runDbMigrate(args: readonly string[], io: CommandIo, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   const [command, ...rest] = args;

@@ -1,120 +1,57 @@
 /**
- * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the relay gateway and a paired companion
- * simulator on embedded defaults, in the foreground, with what a person needs to connect printed once.
+ * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the relay gateway, a paired companion simulator
+ * and the shield analyzer on embedded defaults, in the foreground, with what a person needs to connect
+ * printed once.
  *
- * The two apps run as child processes (an app never imports another): the gateway's own entry point
- * (`nx serve relay-gateway`'s command) and the simulator's `run` command. The launcher
+ * The apps run as child processes (an app never imports another): the gateway's and the shield's own entry
+ * points (`nx serve`'s commands) and the simulator's `run` command. The launcher
  *
- * 1. mints a development service credential (or takes `RELAY_CONTROL_CREDENTIAL`) and hands the gateway
- *    only its SHA-256 (`RELAY_SERVICE_CREDENTIAL_SHA256`): the plaintext is printed once, never written;
+ * 1. mints a development service credential (or takes `RELAY_CONTROL_CREDENTIAL`) and a development shield
+ *    operator credential (or takes `SHIELD_CREDENTIAL`), and hands the apps only their SHA-256
+ *    (`RELAY_SERVICE_CREDENTIAL_SHA256`, `SHIELD_OPERATOR_CREDENTIALS=development:<sha256>`): the plaintexts
+ *    are printed once, never written;
  * 2. starts the gateway (PGlite and the local bus under `TRUSTMESH_DATA_DIR`, self-signed development
- *    certificate), reads its "listening" log line and certificate line, and waits for `GET /readyz`;
+ *    certificate) and the shield (its own PGlite under `<data dir>/shield-analyzer`, or `DATABASE_URL`),
+ *    reads the gateway's "listening" log line and certificate line, and waits for its `GET /readyz`;
  * 3. provisions through RelayControl over gRPC: on the first run a workspace and a pairing code, which the
  *    simulator redeems (its device credential is stored 0600 under the data dir by the simulator itself);
  *    on later runs the stored device is reused if the gateway still knows it (ListDevices), else it is
  *    forgotten (`unenroll`) and a new workspace is paired;
- * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
- *    the origin, prints the connection details (first of all the `trustmesh relay watch` line, which cannot
- *    be spent or expire as the single-use descriptor does), and stays in the foreground;
+ * 4. waits for the workspace to be online (GetWorkspaceStatus) and for the shield's "listening" line and
+ *    operator `GET /readyz`, mints a browser session descriptor bound to the origin, prints the connection
+ *    details (first of all the `trustmesh relay watch` line, which cannot be spent or expire as the
+ *    single-use descriptor does; then the shield's exports, addresses and a first command), and stays in the
+ *    foreground;
  * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
- *    shell), stops the simulator, then the gateway (SIGTERM, each shuts down in order), and exits 0; if either
- *    child dies on its own, stops the other and exits 1.
+ *    shell), stops the simulator, then the shield, then the gateway (SIGTERM, each shuts down in order), and
+ *    exits 0; if any child dies on its own, stops the others and exits 1.
  *
  * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
  * the terminal, prefixed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { get as httpGet } from 'node:http';
 import { join, relative, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 
+import { ChildApp, describeExit, ROOT } from './child-app';
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
 import { DEFAULT_DEV_ORIGIN, DEFAULT_WIRE_VERSIONS } from './relay-session.command';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const ROOT = join(__dirname, '..', '..', '..');
 const GATEWAY_MAIN = join(ROOT, 'apps', 'relay-gateway', 'src', 'main.ts');
 const SIMULATOR_MAIN = join(ROOT, 'apps', 'companion-simulator', 'src', 'main.ts');
+const SHIELD_MAIN = join(ROOT, 'apps', 'shield-analyzer', 'src', 'main.ts');
+/** The shield's operator account for the development credential (the shield's own embedded default too). */
+const SHIELD_DEV_ACCOUNT = 'development';
 const START_TIMEOUT_MS = 180_000;
 const ONLINE_TIMEOUT_MS = 90_000;
-const STOP_GRACE_MS = 30_000;
 const DEV_USER = 'trustmesh-dev';
 
 class Aborted extends Error {}
-
-/** One child app: stdout lines to its log file (and to `onLine`), stderr to the log file and the terminal. */
-class ChildApp {
-  readonly process: ChildProcess;
-  readonly lines: string[] = [];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  private readonly log: WriteStream;
-
-  constructor(
-    readonly name: string,
-    args: string[],
-    env: Record<string, string | undefined>,
-    logFile: string,
-    io: CommandIo,
-  ) {
-    this.log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
-    this.process = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    // A log file that cannot be written (disk full, removed directory) must not crash the launcher.
-    this.log.on('error', () => undefined);
-    this.exited = new Promise((resolveExit) => {
-      this.process.once('exit', (code, signal) => {
-        this.exit ??= { code, signal };
-        resolveExit(this.exit);
-      });
-      // A spawn failure (no such executable) emits no 'exit': report it as one, so stop() never waits forever.
-      this.process.once('error', () => {
-        if (this.exit) return;
-        this.exit = { code: 127, signal: null };
-        resolveExit(this.exit);
-      });
-    });
-    // The raw output goes to the log file; each complete line is handed on.
-    const eachLine = (stream: Readable | null, onLine: (line: string) => void) => {
-      let pending = '';
-      stream?.on('data', (chunk: Buffer) => {
-        this.log.write(chunk);
-        pending += chunk.toString('utf8');
-        const parts = pending.split('\n');
-        pending = parts.pop() ?? '';
-        for (const line of parts) onLine(line);
-      });
-    };
-    // Keep only what the launcher reads: the start-up lines, not the whole log.
-    eachLine(this.process.stdout, (line) => {
-      if (this.lines.length < 200) this.lines.push(line);
-    });
-    // The terminal gets warnings and errors; info lines stay in the log file.
-    eachLine(this.process.stderr, (line) => {
-      if (line.trim() && !/^\{.*"level":"(debug|info)"/.test(line)) io.stderr(`[${name}] ${line}\n`);
-    });
-  }
-
-  get running(): boolean {
-    return this.exit === null;
-  }
-
-  /** SIGTERM, then SIGKILL after the grace period; resolves with the exit. */
-  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (this.running) this.process.kill('SIGTERM');
-    const timer = setTimeout(() => this.running && this.process.kill('SIGKILL'), STOP_GRACE_MS);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-      await new Promise<void>((done) => this.log.end(() => done()));
-    }
-  }
-}
 
 export interface DevOptions {
   origin: string;
@@ -150,10 +87,15 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   const serviceCredential = givenCredential || `tmsc_${randomBytes(32).toString('base64url')}`;
   const digest = createHash('sha256').update(serviceCredential, 'utf8').digest('hex');
 
+  // The shield's development operator credential (account `development`): likewise handed over as a digest only.
+  const givenShieldCredential = env['SHIELD_CREDENTIAL']?.trim();
+  const shieldCredential = givenShieldCredential || `tmso_${randomBytes(32).toString('base64url')}`;
+
   // Children get the platform variables (DATABASE_URL, TRUSTMESH_BUS, …) but never the plaintext credential.
   const baseEnv: Record<string, string | undefined> = { ...env, TRUSTMESH_DATA_DIR: dataDir, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json') };
   delete baseEnv['RELAY_CONTROL_CREDENTIAL'];
   delete baseEnv['SIMULATOR_PAIRING_CODE'];
+  delete baseEnv['SHIELD_CREDENTIAL'];
 
   let stopSignal: string | null = null;
   const onSignal = (signal: string) => {
@@ -188,19 +130,28 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     }
   };
 
+  // The terminal gets warnings and errors; info lines stay in the log file.
+  const launch = (name: string, childArgs: string[], childEnv: Record<string, string | undefined>) =>
+    new ChildApp({
+      name,
+      args: ['--import', 'tsx', ...childArgs],
+      env: childEnv,
+      logFile: join(logDir, `${name}.log`),
+      onStderrLine: (line) => {
+        if (line.trim() && !/^\{.*"level":"(debug|info)"/.test(line)) io.stderr(`[${name}] ${line}\n`);
+      },
+    });
+
   try {
-    // 1. The gateway.
-    const gateway = new ChildApp(
-      'relay-gateway',
-      ['--import', 'tsx', GATEWAY_MAIN],
-      { ...baseEnv, RELAY_SERVICE_CREDENTIAL_SHA256: digest, RELAY_SERVICE_CREDENTIAL_SHA256_FILE: undefined },
-      join(logDir, 'relay-gateway.log'),
-      io,
-    );
+    // 1. The gateway and the shield analyzer, starting side by side.
+    const gateway = launch('relay-gateway', [GATEWAY_MAIN], { ...baseEnv, RELAY_SERVICE_CREDENTIAL_SHA256: digest, RELAY_SERVICE_CREDENTIAL_SHA256_FILE: undefined });
     children.push(gateway);
     io.stdout(`trustmesh dev: starting relay-gateway (pid ${gateway.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
+    const shield = launch('shield-analyzer', [SHIELD_MAIN], shieldEnv(baseEnv, dataDir, shieldCredential));
+    children.push(shield);
+    io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid})\n`);
     const started = await waitFor('the relay gateway to listen', START_TIMEOUT_MS, () => {
-      const listening = gateway.lines.map(parseJsonLine).find((line) => line?.['msg'] === 'relay gateway listening');
+      const listening = gateway.logRecord('relay gateway listening');
       if (!listening) return null;
       const http = String(listening['http']);
       const certLine = gateway.lines.map((line) => /^relay-gateway: development certificate (.+) \(SHA-256 ([0-9A-Fa-f:]+)\)$/.exec(line)).find(Boolean);
@@ -230,7 +181,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       SIMULATOR_CREDENTIAL_FILE: credentialFile,
     };
     const runSimulator = (extra: Record<string, string>) => {
-      const simulator = new ChildApp('companion-simulator', ['--import', 'tsx', SIMULATOR_MAIN, 'run'], { ...simulatorEnv, ...extra }, join(logDir, 'companion-simulator.log'), io);
+      const simulator = launch('companion-simulator', [SIMULATOR_MAIN, 'run'], { ...simulatorEnv, ...extra });
       children.push(simulator);
       io.stdout(`trustmesh dev: starting companion-simulator (pid ${simulator.process.pid})\n`);
       return simulator;
@@ -241,7 +192,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       const known = await relayControl.hasDevice(stored.workspaceId, stored.deviceId);
       if (known !== true) {
         io.stdout(`trustmesh dev: the stored simulator device ${stored.deviceId} is not enrolled at this gateway (${known === null ? 'workspace unknown' : 'device revoked'}); pairing a new one\n`);
-        const unenroll = new ChildApp('companion-simulator', ['--import', 'tsx', SIMULATOR_MAIN, 'unenroll'], simulatorEnv, join(logDir, 'companion-simulator.log'), io);
+        const unenroll = launch('companion-simulator', [SIMULATOR_MAIN, 'unenroll'], simulatorEnv);
         const result = await unenroll.exited;
         await unenroll.stop();
         if (result.code !== 0) throw new Error(`companion-simulator unenroll failed (${describeExit(result)})`);
@@ -268,7 +219,17 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       return device && (deviceId === null || device.deviceId === deviceId) ? device : null;
     });
 
-    // 3. A first browser session, and what a person needs.
+    // 3. The shield analyzer: listening (its addresses), then ready (its operator port's /readyz).
+    const shieldStarted = await waitFor('the shield analyzer to listen', START_TIMEOUT_MS, () => {
+      const listening = shield.logRecord('shield analyzer listening');
+      return listening ? { httpUrl: String(listening['http']), grpcAddress: String(listening['grpc']), operatorUrl: typeof listening['operator'] === 'string' ? listening['operator'] : null } : null;
+    });
+    if (shieldStarted.operatorUrl) {
+      const readyz = `${shieldStarted.operatorUrl}/readyz`;
+      await waitFor('the shield analyzer to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
+    }
+
+    // 4. A first browser session, and what a person needs.
     const descriptor = await relayControl.createBrowserSession(workspaceId, options.origin, DEFAULT_WIRE_VERSIONS, DEV_USER);
     const defaultAddress = started.grpcAddress === '127.0.0.1:50051';
     const controlFlags = [
@@ -306,10 +267,12 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
         '  (origin header set to it, the certificate above as ca). Another session, after the export above:',
         `    ${sessionCommand}`,
         '',
+        ...shieldLines(shieldStarted, givenShieldCredential ? null : shieldCredential),
+        '',
       ].join('\n') + '\n',
     );
 
-    // 4. Foreground until a signal or a child's death.
+    // 5. Foreground until a signal or a child's death.
     while (!stopSignal && children.every((child) => child.running)) await sleep(200);
     const dead = children.find((child) => !child.running);
     const code = stopSignal ? EXIT.ok : EXIT.failed;
@@ -329,7 +292,37 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   }
 }
 
-/** Simulator first (it closes its socket with 1000), then the gateway; true if both exited cleanly. */
+/**
+ * The shield analyzer's environment: the platform's (with `DATABASE_URL` it shares that database; embedded, it
+ * has a PGlite of its own under `<data dir>/shield-analyzer`, since one process owns an embedded directory),
+ * and the development credential as `account:sha256` beside any the user configured.
+ */
+function shieldEnv(baseEnv: Record<string, string | undefined>, dataDir: string, credential: string): Record<string, string | undefined> {
+  const entry = `${SHIELD_DEV_ACCOUNT}:${createHash('sha256').update(credential, 'utf8').digest('hex')}`;
+  const configured = baseEnv['SHIELD_OPERATOR_CREDENTIALS']?.trim();
+  return {
+    ...baseEnv,
+    TRUSTMESH_DATA_DIR: baseEnv['DATABASE_URL'] ? dataDir : join(dataDir, 'shield-analyzer'),
+    SHIELD_OPERATOR_CREDENTIALS: configured ? `${configured},${entry}` : entry,
+  };
+}
+
+/** What a person needs to reach the shield: the exports, a first command, each address. */
+function shieldLines(started: { httpUrl: string; grpcAddress: string; operatorUrl: string | null }, mintedCredential: string | null): string[] {
+  return [
+    `Shield analyzer is running (operator account "${SHIELD_DEV_ACCOUNT}"):`,
+    `    export SHIELD_URL=${started.httpUrl}`,
+    mintedCredential ? `    export SHIELD_CREDENTIAL=${mintedCredential}   (this run only, shown once, never stored)` : '    (SHIELD_CREDENTIAL: the one you set)',
+    '    npx trustmesh shield list',
+    '    curl -s -H "Authorization: Bearer $SHIELD_CREDENTIAL" "$SHIELD_URL/v0.1/shield/cases"',
+    `  Shield REST:                ${started.httpUrl}/v0.1, header  Authorization: Bearer $SHIELD_CREDENTIAL`,
+    `  Shield gRPC:                ${started.grpcAddress} (plaintext) trustmesh.shield.v1.ShieldAnalyzer, metadata  authorization: Bearer $SHIELD_CREDENTIAL`,
+    `  Shield operator port:       ${started.operatorUrl ? `${started.operatorUrl} (/metrics, /healthz, /readyz)` : 'off'}`,
+    '  Analyse a file without a running service:  npx trustmesh shield analyze apps/cli/examples/shield-analyze.example.json',
+  ];
+}
+
+/** In reverse start order: the simulator first (it closes its socket with 1000), the gateway last; true if all exited cleanly. */
 async function stopAll(children: readonly ChildApp[], io: CommandIo): Promise<boolean> {
   let clean = true;
   for (const child of [...children].reverse()) {
@@ -341,26 +334,12 @@ async function stopAll(children: readonly ChildApp[], io: CommandIo): Promise<bo
   return clean;
 }
 
-function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | null): string {
-  if (!exit) return 'running';
-  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-}
-
 /** The non-secret fields of the simulator's stored device (its credential is never read here). */
 function readStoredDevice(file: string): { workspaceId: string; deviceId: string } | null {
   if (!existsSync(file)) return null;
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as { workspaceId?: unknown; deviceId?: unknown };
     return typeof record.workspaceId === 'string' && typeof record.deviceId === 'string' ? { workspaceId: record.workspaceId, deviceId: record.deviceId } : null;
-  } catch {
-    return null;
-  }
-}
-
-function parseJsonLine(line: string): Record<string, unknown> | null {
-  if (!line.startsWith('{')) return null;
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
   } catch {
     return null;
   }

@@ -8,6 +8,8 @@
  *   trustmesh relay session --workspace ID [--origin ORIGIN] ...
  *   trustmesh relay serve                                   (one gateway replica, configured by the environment)
  *   trustmesh relay watch --workspace ID [--origin ORIGIN] [--ca FILE] [--say TEXT] ...
+ *   trustmesh shield analyze [--json] FILE...|-             (one consultation per file, no service needed)
+ *   trustmesh shield <open|consult|guide|close|get|list|token issue> ...   (against a running shield)
  *
  * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
  * an unreadable file.
@@ -36,10 +38,11 @@ const USAGE = `Usage:
       Apply (deploy) or list (status) the platform's database migrations: the explicit step of
       distributed mode. The database is DATABASE_URL, else embedded PGlite under TRUSTMESH_DATA_DIR.
   trustmesh dev [--origin ORIGIN]
-      Run the relay gateway and a paired companion simulator on embedded defaults (what \`npm start\`
-      runs) and print how to connect: relay URL, certificate, gRPC address and service credential,
-      workspace, and a browser session descriptor for ORIGIN (default http://localhost:5173).
-      Ctrl-C stops both.
+      Run the relay gateway, a paired companion simulator and the shield analyzer on embedded
+      defaults (what \`npm start\` runs) and print how to connect: relay URL, certificate, gRPC address
+      and service credential, workspace, a browser session descriptor for ORIGIN (default
+      http://localhost:5173), and the shield's REST URL, gRPC address, operator port and development
+      operator credential. Ctrl-C stops them all.
   trustmesh relay session --workspace ID [--origin ORIGIN] [--wire 1.2,1.1]
                           [--relay-control-address HOST:PORT] [--relay-control-ca FILE]
       Mint a browser session descriptor through RelayControl CreateBrowserSession and print it as
@@ -53,6 +56,17 @@ const USAGE = `Usage:
       print the live stream: status, threads, turns, messages, tools, interactions; until Ctrl-C.
       --ca trusts the gateway's certificate (default: RELAY_GATEWAY_CA_FILE, else the development
       certificate under TRUSTMESH_DATA_DIR); --say starts one turn with TEXT once the workspace is online.
+  trustmesh shield analyze [--json] FILE...
+      One Shield consultation per FILE ("-" reads one from stdin) holding
+      {"case": <case input>, "consult": <consult input>}, on a private shield analyzer with a temporary
+      embedded database (deterministic analysis unless SHIELD_MODEL_* configure a model). Prints a summary
+      per file, or with --json one array of {"file","ok":true,"consultation"} or
+      {"file","ok":false,"errors":[{"code","path","message"}]}. Exit 0 all ok, 1 any not ok.
+  trustmesh shield open FILE | consult CASE_ID FILE | guide CASE_ID FILE | close CASE_ID FILE
+  trustmesh shield get CASE_ID | list | token issue AGENT_ID [--name NAME] [--days 1-30]
+      Call a running shield analyzer's REST API (--url URL, else SHIELD_URL, else http://127.0.0.1:8480)
+      with the credential in SHIELD_CREDENTIAL (operator credential or agent token); FILE is the JSON
+      input ("-" for stdin). Prints the record as JSON; a refusal prints each code, path and message.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -68,6 +82,11 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     if (group === 'dev') return await load<typeof import('./dev.command')>('./dev.command').runDev(argv.slice(1), io);
     if (group === 'relay' && command === 'session') return await load<typeof import('./relay-session.command')>('./relay-session.command').runRelaySession(rest, io);
     if (group === 'relay' && command === 'serve') return await load<typeof import('./relay-serve.command')>('./relay-serve.command').runRelayServe(rest, io);
+    if (group === 'shield' && command === 'analyze') return await load<typeof import('./shield-analyze.command')>('./shield-analyze.command').runShieldAnalyze(rest, io);
+    if (group === 'shield') {
+      const cases = load<typeof import('./shield-cases.command')>('./shield-cases.command');
+      if (cases.isShieldCasesCommand(command)) return await cases.runShieldCases(command, rest, io);
+    }
     if (group === 'relay' && command === 'watch') return await load<typeof import('./relay-watch.command')>('./relay-watch.command').runRelayWatch(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {

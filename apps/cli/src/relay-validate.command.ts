@@ -5,7 +5,6 @@
  * their size alone, before they are read. Exit 0 when every frame is valid, 1 when any is invalid,
  * 2 on a usage error or an unreadable file.
  */
-import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import {
@@ -22,6 +21,7 @@ import {
   type WireVersion,
 } from '@trustmesh/relay-protocol';
 
+import { readBoundedInput } from './bounded-input';
 import { EXIT, UsageError, type CommandIo } from './command-io';
 
 const DOCUMENTS = ['1.0', '1.1', '1.2', 'control', 'browser-session'] as const;
@@ -41,7 +41,7 @@ export async function runRelayValidate(args: readonly string[], io: CommandIo): 
   const options = parseValidateArgs(args);
   const results: FileResult[] = [];
   for (const file of options.files) {
-    const input = await readInput(file, options.maxBytes, io);
+    const input = await readBoundedInput(file, options.maxBytes, io);
     if ('unreadable' in input) {
       results.push({ file, valid: false, unreadable: true, errors: [{ code: 'FILE_UNREADABLE', path: '', message: input.unreadable }] });
       continue;
@@ -123,42 +123,6 @@ function parseValidateArgs(args: readonly string[]): ValidateOptions {
     maxBytes,
     files: positionals,
   };
-}
-
-type Input = { bytes: Uint8Array; tooLarge: false } | { tooLarge: true } | { unreadable: string };
-
-/** Reads at most `maxBytes + 1` bytes, so an oversized frame is never held in memory whole. */
-async function readInput(file: string, maxBytes: number, io: CommandIo): Promise<Input> {
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of io.stdin) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      chunks.push(buffer);
-      total += buffer.length;
-      if (total > maxBytes) {
-        io.stdin.destroy();
-        return { tooLarge: true };
-      }
-    }
-    return { bytes: Buffer.concat(chunks), tooLarge: false };
-  }
-  let handle;
-  try {
-    handle = await open(file, 'r');
-    const stats = await handle.stat();
-    if (!stats.isFile()) return { unreadable: `${file} is not a regular file` };
-    if (stats.size > maxBytes) return { tooLarge: true };
-    const buffer = Buffer.alloc(maxBytes + 1);
-    const { bytesRead } = await handle.read(buffer, 0, maxBytes + 1, 0);
-    if (bytesRead > maxBytes) return { tooLarge: true };
-    return { bytes: buffer.subarray(0, bytesRead), tooLarge: false };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { unreadable: `cannot read ${file}${code ? ` (${code})` : ''}` };
-  } finally {
-    await handle?.close();
-  }
 }
 
 function validateDocument(options: ValidateOptions, bytes: Uint8Array): Verdict<unknown> {
