@@ -3,10 +3,15 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const DE_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bin \d{1,2} (?:minuten|min)\b`,
+    String.raw`\bnur heute\b`,
+    String.raw`\b(?:läuft|gilt) nur (?:noch )?bis\b`,
+    String.raw`\bam besten (?:gleich|sofort|jetzt)\b`,
     String.raw`\b(?:zeitkritisch|eilt)\b`,
     String.raw`\bduldet keinen aufschub\b`,
     String.raw`\bbis heute \d{1,2} uhr\b`,
-    String.raw`\b(?:sofort|umgehend|unverzüglich|dringend|eilig|schnellstmöglich|asap)\b`,
+    String.raw`\b(?<!ab )sofort\b`,
+    String.raw`\b(?:umgehend|unverzüglich|dringend|eilig|schnellstmöglich|asap)\b`,
     String.raw`\bso schnell wie möglich\b`,
     String.raw`\bheute noch\b`,
     String.raw`\binnerhalb (?:der nächsten |einer )?(?:stunde|\d{1,2} (?:minuten|stunden?))\b`,
@@ -16,12 +21,21 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bduldet keinen aufschub\b`,
   ],
   consequence: [
+    String.raw`\bwenn sie (?:jetzt |heute )?nicht\b[^.!?]{0,40}\b(?:weg|verloren|verfällt|steigt|gesperrt)`,
+    String.raw`\b(?:ist|sind) (?:die ware |das kontingent )?weg\b`,
     String.raw`\b(?:sonst|andernfalls|ansonsten)\b[^.!?]{0,40}\b(?:gesperrt|geschlossen|gekündigt|verloren|verlieren|strafe|mahngebühr|storniert)`,
     String.raw`\bwird (?:gesperrt|geschlossen|gekündigt|storniert|gelöscht)\b`,
     String.raw`\b(?:mahngebühren|vertragsstrafe|säumniszuschlag)\b`,
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\bnachreichen\b`,
+    String.raw`\b(?:später|nachträglich) (?:nachtragen|eintragen|erledigen|einholen)\b`,
+    String.raw`\b(?:brauchen|braucht) (?:wir|es|man|sie) (?:dafür |hierfür )?(?:nicht|kein)`,
+    String.raw`\bohne (?:ticket|antrag|bestellung)\b`,
+    String.raw`\b(?:deaktivier|abschalt)\w* (?:die |den )?(?:2fa|zwei-faktor|verifizierung|prüfung)\b`,
+    String.raw`\b(?:limit|grenze|obergrenze|mandat) (?:ignorieren|überschreiten)\b`,
+    String.raw`\bnicht mit der buchhaltung\b`,
     String.raw`\b(?:das|den) (?:vier-augen-prinzip|freigabeprozess|rückruf) (?:umgehen|überspringen|auslassen)\b`,
     String.raw`\bfreigabe (?:holen wir|machen wir) (?:später|nachträglich)\b`,
     String.raw`\bohne (?:prüfung|überprüfung|rückfrage|rückruf|freigabe|genehmigung|kontrolle)\b`,
@@ -30,6 +44,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
   ],
   exception: [
+    String.raw`\bich habe (?:es )?verdient\b`,
+    String.raw`\baußerhalb der (?:frist|rückgabefrist)\b`,
+    String.raw`\b(?:obwohl|auch wenn) (?:die frist|es)\b[^.!?]{0,30}\b(?:abgelaufen|vorbei|überschritten)`,
     String.raw`\bausnahme\b`,
     String.raw`\b(?:dieses eine mal|ausnahmsweise)\b`,
     String.raw`\beine ausnahme machen\b`,
@@ -44,6 +61,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bvertraulich behandeln\b`,
   ],
   injection: [
+    String.raw`\b(?:alle )?(?:vorherigen|bisherigen) (?:regeln|anweisungen) (?:sind|werden) (?:aufgehoben|ungültig|außer kraft)\b`,
+    String.raw`\b(?:admin|entwickler|wartungs)-?modus\b`,
+    String.raw`\bsystem-?update\b`,
     String.raw`\bignorier(?:e|en sie)? (?:alle |sämtliche )?(?:deine |ihre |die )?(?:vorherigen |bisherigen |obigen )?(?:anweisungen|regeln|vorgaben|richtlinien)\b`,
     String.raw`\bvergiss (?:alle |deine )?(?:vorherigen |bisherigen )?(?:anweisungen|regeln)\b`,
     String.raw`\bdu bist (?:jetzt|ab sofort|nun)\b`,
@@ -55,6 +75,10 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bunter (?:der |dem )?(?:freigabe)?(?:grenze|limit|schwelle)\b`,
   ],
   authorityFigure: [
+    String.raw`\b(?:ihr|ihre|unser|unsere|mein|meine|der|die) [a-zäöü]*(?:leiter|leiterin|chef|chefin|vorgesetzte|vorgesetzter|einkäufer|einkäuferin|manager|managerin)\b`,
+    String.raw`\bvon der (?:it|it-abteilung|buchhaltung|personalabteilung|rechtsabteilung|bank|polizei)\b`,
+    String.raw`\b(?:aus|von) (?:ihrer|der|unserer) [a-zäöü]*abteilung\b`,
+    String.raw`\bgeschäftsführer(?:in)?\b`,
     String.raw`\b(?:mein|meine|unser|unsere|ihr|ihre|der|die) (?:chef|chefin|vorgesetzter?|vorgesetzte|abteilungsleiter(?:in)?|teamleiter(?:in)?)\b`,
     String.raw`\b(?:geschäftsführer(?:in)?|geschäftsführung|vorstand|direktor(?:in)?|ceo|cfo|prokurist)\b`,
     String.raw`\b(?:rechtsabteilung|it-abteilung|buchhaltung|finanzabteilung|compliance)\b`,
@@ -62,6 +86,11 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:finanzamt|polizei|behörde|aufsicht|wirtschaftsprüfer)\b`,
   ],
   authorityAct: [
+    String.raw`\babgenickt\b`,
+    String.raw`\bhat (?:das|es) (?:bereits |schon )?(?:ok|okay|in ordnung|bestätigt|genehmigt)\b`,
+    String.raw`\b(?:hat|haben) (?:bereits |schon )?zugestimmt\b`,
+    String.raw`\beinverstanden\b`,
+    String.raw`\bhier ist [a-zäöü]+ [a-zäöü]+ (?:von|aus)\b`,
     String.raw`\b(?:genehmigt|freigegeben|abgesegnet|autorisiert|zugestimmt|angeordnet|beauftragt)\b`,
     String.raw`\bhat (?:gesagt|angewiesen|gebeten|verlangt)\b`,
     String.raw`\bwill,? dass\b`,
@@ -70,6 +99,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bich brauche (?:sie|dich),? (?:um|damit|dass)\b`,
   ],
   threat: [
+    String.raw`\bgehe ich zum anwalt\b`,
     String.raw`\b(?:anwalt|anwältin|verklagen|klage|rechtliche schritte|gericht|verbraucherzentrale)\b`,
     String.raw`\b(?:melde|zeige) (?:sie|dich|euch) an\b`,
     String.raw`\bschlechte bewertung\b`,
@@ -78,6 +108,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bverantwortlich machen\b`,
   ],
   pleading: [
+    String.raw`\bich habe (?:solche |große )?angst\b`,
+    String.raw`\bhelfen sie mir\b`,
     String.raw`\bich (?:flehe|bitte) sie an\b`,
     String.raw`\bverzweifelt\b`,
     String.raw`\bbitte,? bitte\b`,
@@ -87,14 +119,18 @@ export const DE_CUES: CueLexicon = {
   insult: [String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm)\b`],
   flattery: [String.raw`\bsie sind (?:die|der) (?:beste|einzige)\b`, String.raw`\bich weiß,? dass sie das können\b`],
   loyalty: [
+    String.raw`\bnach allem,? was (?:wir|ich) für (?:sie|euch) getan\b`,
+    String.raw`\brevanchieren\b`,
     String.raw`\btreuer? (?:kunde|kundin|partner)\b`,
     String.raw`\bseit (?:\d+|vielen|zehn|zwanzig) jahren (?:kunde|kundin)\b`,
     String.raw`\bnach allem,? was ich\b`,
     String.raw`\bsie schulden mir\b`,
     String.raw`\bgefallen\b`,
   ],
-  benefitOffer: [String.raw`\bfünf sterne\b`, String.raw`\bgute bewertung,? wenn\b`, String.raw`\b(?:belohn|trinkgeld|provision)\w*\b`],
+  benefitOffer: [String.raw`\bfünf sterne\b`, String.raw`\bgute bewertung,? wenn\b`, String.raw`\b(?:belohn\w*|trinkgeld\w*|provision(?:en)?)\b`],
   scarcity: [
+    String.raw`\b(?:andere|weitere|drei|zwei) (?:andere )?(?:käufer|interessenten|kunden) warten\b`,
+    String.raw`\bnur noch \d+ (?:stück|codes|plätze|exemplare)\b`,
     String.raw`\bnur noch (?:\d+|ein|eine|zwei|drei|wenige)\b`,
     String.raw`\bletzte (?:chance|gelegenheit|exemplare)\b`,
     String.raw`\b(?:begrenzt|limitiert)e?s? (?:angebot|stückzahl|verfügbarkeit)?\b`,
@@ -102,6 +138,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bsolange der vorrat reicht\b`,
   ],
   changedDetails: [
+    String.raw`\bstattdessen auf (?:mein|unser|das|ein)\b`,
+    String.raw`\bmeine (?:andere|private) (?:e-?mail|adresse|nummer)\b`,
     String.raw`\bneue (?:bankverbindung|kontonummer|iban|e-?mail|e-?mail-adresse|telefonnummer|nummer|adresse|kontodaten)\b`,
     String.raw`\bneue[nms]? (?:konto|bankkonto|empfängerkonto)\b`,
     String.raw`\b(?:geänderte|aktualisierte) (?:bankverbindung|kontodaten|bankdaten)\b`,
@@ -120,19 +158,30 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bnoch (?:eine|ein) (?:sache|kleinigkeit)\b`,
   ],
   privilege: [String.raw`\b(?:adminrechte|administratorrechte|vollzugriff|alle rechte|root-zugriff|admin-zugang|schreibrechte)\b`],
-  socialProof: [String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
+  socialProof: [
+    String.raw`\bihre (?:konkurrenten|wettbewerber|mitbewerber)\b`,String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
   requestVerb: [
+    String.raw`\bantworten sie (?:einfach )?mit\b`,
+    String.raw`\bgib mir\b`,
     String.raw`\b(?:braucht|benötigt|brauche|benötige) (?:die|den|das|ihre|eine|alle)\b`,
     String.raw`\b(?:schick|schicken|senden|sende|geben sie|gib|nennen|nenn|teilen|teil|mitteilen|verraten|bestätigen|bestätige|durchgeben|weiterleiten|vorlesen)\b`,
     String.raw`\bwie (?:lautet|ist) (?:der|die|das|ihr|ihre|dein|deine)\b`,
     String.raw`\bsag(?:en sie)? mir\b`,
   ],
   secretData: [
+    String.raw`\b(?:kredit)?kartennummer\b`,
+    String.raw`\b(?:\d|sechs|vier|acht)-?stellige[nmrs]? code\b`,
+    String.raw`\bablaufdatum\b`,
     String.raw`\b(?:passwort|kennwort|zugangsdaten|pin|tan|einmalcode|bestätigungscode|sicherheitscode|verifizierungscode|prüfziffer|kartennummer|api-schlüssel|schlüssel)\b`,
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
   ],
-  internalData: [String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
-  personalData: [String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
+  internalData: [
+    String.raw`\bsystemanweisungen\b`,
+    String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
+    String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
+  personalData: [
+    String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,
+    String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
   promise: [String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
   opinion: [String.raw`\b(?:unfair|unverschämt|inakzeptabel|enttäuscht|frechheit|skandal|wütend|verärgert)\b`],
   approvalClaim: [String.raw`\b(?:genehmigt|freigegeben|abgesegnet|autorisiert|zugestimmt|zugesagt|versprochen)\b`],
@@ -155,5 +204,26 @@ export const DE_CUES: CueLexicon = {
   permission: [String.raw`\b(?:darf|dürfen|kannst|können|erlaubt|genehmige|freigegeben)\b`],
   expired: [String.raw`\b(?:abgelaufen|verstrichen|außerhalb (?:der|des) \w*(?:frist|zeitraums))\b`],
   callback: [String.raw`\b(?:rückruf|zurückrufen|telefonisch (?:bestätigen|bestätigt|verifizieren|verifiziert))\b`],
-  deadline: [String.raw`\b(?:fällig am|frist|bis zum|bis spätestens|läuft ab am)\b`],
+  deadline: [
+    String.raw`\bum \d{1,2} uhr\b`,
+    String.raw`\bbis (?:zum )?\d{1,2}\.\b`,String.raw`\b(?:fällig am|frist|bis zum|bis spätestens|läuft ab am)\b`],
+  unreachable: [
+    String.raw`\bkann (?:gerade )?nicht telefonieren\b`,
+    String.raw`\bbin (?:gerade )?in einer (?:besprechung|verhandlung|sitzung|konferenz)\b`,
+    String.raw`\bnicht erreichbar\b`,
+  ],
+  blame: [
+    String.raw`\bsie (?:persönlich )?sind (?:dafür )?verantwortlich\b`,
+    String.raw`\b(?:ihre|deine) schuld\b`,
+  ],
+  selfCorrection: [
+    String.raw`\bich meinte\b`,
+    String.raw`\beigentlich war es\b`,
+  ],
+  softener: [
+    String.raw`\b(?:wenn möglich|idealerweise|keine eile|ohne eile)\b`,
+  ],
+  assumedAgreement: [
+    String.raw`\bda sie (?:bereits |schon )?(?:zugestimmt|akzeptiert)\b[^.!?\n]{0,80}\bauch\b`,
+  ],
 };

@@ -43,6 +43,11 @@ export const CUE_CLASSES = [
   'expired',
   'callback',
   'deadline',
+  'unreachable',
+  'blame',
+  'selfCorrection',
+  'softener',
+  'assumedAgreement',
 ] as const;
 
 export type CueClass = (typeof CUE_CLASSES)[number];

@@ -13,7 +13,7 @@ import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
 import { findAmounts } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
 import { accountsIn, type CaseView } from './case.view';
-import { CUES, type CueHit } from './cue.patterns';
+import { CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
 import { normalizeText, quoteCue } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
@@ -21,9 +21,24 @@ import { hasTopic, topicBit } from './topic.lexicon';
 const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 const CONSEQUENTIAL = RUSHABLE | topicBit('refund') | topicBit('deletion');
 const GAP = '[^.?!\\n]{0,60}';
-const SECRET_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,30}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap)\\b`);
-const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`);
-const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`);
+// A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
+const SECRET_REQUEST = new RegExp(
+  `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b`,
+);
+const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${GAP}${CUES.requestVerb.source}`);
+const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${GAP}${CUES.requestVerb.source}`);
+// An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
+const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
+// Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
+const FIGURE_ACT = new RegExp(
+  `(?:${CUES.authorityFigure.source})[^.?!\\n]{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})[^.?!\\n]{0,50}(?:${CUES.authorityFigure.source})`,
+);
+// Explicit favour-debt: reciprocity even without an exception being asked for.
+const FAVOUR_DEBT = /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|revanchier|sie schulden|me lo deben?|vous me devez|renvoyer l'ascenseur)/;
+// Free-mail providers: a personal inbox standing in for an organisation's address.
+const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|protonmail|proton|gmx|web|mail|yandex)\./;
+// "40 hours at $150/h = $7,200": a quantity times a unit price that does not give the stated total.
+const ARITHMETIC = /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|stunden|stuck|horas|unidades|heures|unites)\b[^=\n]{0,25}?(?:at|@|x|a|zu|je|por)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}=\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 const FACTUAL_KINDS = new Set(['amount', 'date', 'receipt', 'identity']);
@@ -81,28 +96,36 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const asksException = exception !== undefined || cut !== undefined || secrecy !== undefined || broken;
 
   // urgency: time pressure that rushes a risky action or cuts verification short.
-  const pressure = c.find('timePressure');
-  // Classes are scanned lazily and only where their combination can matter (each scan is a pass over the text).
-  const consequence = pressure || cut ? c.find('consequence') : undefined;
-  if (pressure && (cut || consequence || rushable)) {
+  const pressureHit = c.find('timePressure');
+  // "By EOD ideally" is a wish, not pressure: a softener right after the cue cancels it.
+  const pressure = pressureHit && !CUES.softener.test(view.said.text.slice(pressureHit.end, pressureHit.end + 25)) ? pressureHit : undefined;
+  const consequence = c.find('consequence');
+  const injection = c.find('injection');
+  // A deadline coupled with a threatened loss is pressure even without an "urgent" word ("or the account is locked at 12").
+  const deadline = consequence && !pressure ? c.find('deadline') : undefined;
+  if (pressure && (cut || consequence || rushable || injection)) {
     const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
     const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
     out.push(signal('urgency', `Time pressure pushes the action before it can be checked: ${cuesText(pressure, consequence ?? cut)}.`, conf, sig, rushable && cut !== undefined));
-  } else if (consequence && cut) {
-    out.push(signal('urgency', `A threatened loss is used to skip checks: ${cuesText(consequence, cut)}.`, 0.6, 'medium'));
+  } else if (consequence && (cut || deadline)) {
+    out.push(signal('urgency', `A deadline is coupled with a threatened loss to force the action: ${cuesText(consequence, deadline ?? cut)}.`, 0.62, rushable ? 'high' : 'medium'));
   }
 
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
-  const act = figure ? (c.find('authorityAct') ?? c.find('approvalClaim')) : undefined;
+  const act = figure && (c.has('authorityAct') || c.has('approvalClaim')) ? FIGURE_ACT.exec(view.said.text) : null;
+  const identity = c.find('identityClaim');
+  // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
+  const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
+  const signedAs = figure && figure.index > view.said.text.length - 50 && c.has('requestVerb');
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
-  if (figure && act && authorityClaim?.status !== 'verified') {
+  if (figure && (act || selfAuthority || signedAs) && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
     const conf = 0.6 + (unproven ? 0.1 : 0) + (authorityClaim?.status === 'contradicted' ? 0.15 : 0) + (pressure ? 0.05 : 0);
     out.push(
       signal(
         'authority_claim',
-        `Someone with authority is invoked as the reason to comply, without authoritative proof: ${cuesText(figure, act)}.`,
+        `Someone with authority is invoked as the reason to comply, without authoritative proof: ${cuesText(act ? { index: act.index, end: act.index + act[0].length, quote: quoteCue(view.said, act.index, act.index + act[0].length) } : figure)}.`,
         conf,
         consequential ? 'high' : 'medium',
       ),
@@ -111,10 +134,16 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
   const threat = c.find('threat');
-  const plea = asksException ? (c.find('pleading') ?? c.find('flattery')) : undefined;
+  const blame = c.find('blame');
+  const pleading = c.find('pleading');
+  const plea = pleading ?? (asksException ? c.find('flattery') : undefined);
   const insult = asksException && !threat && !plea ? c.find('insult') : undefined;
   if ((threat || plea) && asksException) {
     out.push(signal('emotional_pressure', `Emotional pressure is used to win an exception: ${cuesText(threat ?? plea, exception ?? cut ?? secrecy)}.`, 0.75, broken ? 'high' : 'medium'));
+  } else if (blame && (threat || consequential)) {
+    out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${cuesText(blame, threat)}.`, 0.7, 'medium'));
+  } else if (pleading && consequential) {
+    out.push(signal('emotional_pressure', `Fear or pleading stands in for a justification of a consequential request: ${pleading.quote}.`, 0.65, 'medium'));
   } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${threat.quote}.`, 0.55, 'medium'));
   } else if (insult && asksException) {
@@ -128,6 +157,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('reciprocity', `A benefit is offered in return for the action: ${offer.quote}.`, asksException ? 0.8 : 0.65, asksException ? 'high' : 'medium'));
   } else if (loyalty && asksException) {
     out.push(signal('reciprocity', `Past loyalty is used to create an obligation for an exception: ${loyalty.quote}.`, 0.7, 'medium'));
+  } else if (FAVOUR_DEBT.test(view.said.text)) {
+    out.push(signal('reciprocity', 'A past favour is cited to create an obligation in return.', 0.62, 'low'));
   }
 
   // scarcity: an opportunity presented as vanishing.
@@ -136,7 +167,6 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // policy_bypass: skipping a control, asking for the exception, splitting amounts, or instructions that try to switch
   // off the agent's rules.
-  const injection = c.find('injection');
   const split = c.find('splitAmount');
   if (injection) {
     out.push(signal('policy_bypass', `Embedded instructions try to override the agent's rules: ${injection.quote}.`, 0.92, 'critical', true));
@@ -156,7 +186,12 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // identity_deception: unproven claims to be the owner, changed payee or contact details, look-alike identifiers.
   const owner = c.find('ownerClaim');
-  const changed = c.find('changedDetails');
+  const changedHit = c.find('changedDetails');
+  // A change already on an authoritative record ("new email confirmed by link") is not the counterparty's word alone.
+  const changeOnRecord = changedHit !== undefined && view.items.some((i) => i.standing === 'authoritative' && !i.negated && itemHas(i.text, 'changedDetails'));
+  const changed = changeOnRecord ? undefined : changedHit;
+  const unreachable = c.find('unreachable');
+  const freemail = view.emails.some((e) => FREEMAIL.test(e));
   const accountClaim = claims.find((k) => k.kind === 'account');
   const identityClaim = claims.find((k) => k.kind === 'identity');
   const reference = view.request.caseRecord.counterparty.reference?.toLowerCase();
@@ -181,6 +216,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('identity_deception', `New or changed contact details come from the counterparty itself: ${changed.quote}.`, 0.55, consequential ? 'high' : 'medium'));
   } else if (identityClaim?.status === 'contradicted') {
     out.push(signal('identity_deception', 'Who the sender says they are conflicts with a verified record.', 0.75, 'high'));
+  } else if (unreachable && consequential) {
+    out.push(signal('identity_deception', `The sender cannot be reached on a known channel while asking for a consequential action: ${unreachable.quote}.`, 0.7, 'high', money));
+  } else if (freemail && (rushable || consequential) && !(reference && view.emails.includes(reference))) {
+    out.push(signal('identity_deception', 'A personal free-mail address stands in for the known contact of record.', 0.65, 'high'));
   }
 
   // scope_expansion: more access, money or actions than the goal or the agreed action.
@@ -191,7 +230,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const askedAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
   const priorAmounts = priorClaimAmounts(view.request.priorConsultations);
   const priorMax = priorAmounts.reduce((m, v) => Math.max(m, v), 0);
-  if (add && privilege) {
+  const assumed = c.find('assumedAgreement');
+  if (assumed) {
+    out.push(signal('scope_expansion', `Terms not agreed are presented as following from an earlier concession: ${assumed.quote}.`, 0.7, 'medium'));
+  } else if (add && privilege) {
     out.push(signal('scope_expansion', `Elevated access is added to the request: ${cuesText(add, privilege)}.`, 0.85, 'high', true));
   } else if (privilege && !goalHasAccess) {
     out.push(signal('scope_expansion', `The request reaches for access the goal does not need: ${privilege.quote}.`, 0.65, 'high', true));
@@ -205,12 +247,14 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // data_extraction: secrets, credentials, internal configuration or others' data the goal does not need.
   // The proximity patterns are costly; run them only when a data noun is present at all.
-  const secretMatch = c.has('secretData') ? SECRET_REQUEST.exec(view.said.text) : null;
+  const said = view.said.text;
+  const asked = (m: RegExpExecArray | null) => (m && !OFFER_BEFORE.test(said.slice(Math.max(0, m.index - 14), m.index)) ? m : null);
+  const secretMatch = c.has('secretData') ? asked(SECRET_REQUEST.exec(said)) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
   const secret =
     secretMatch && !RESET_LINK.test(view.said.text.slice(secretMatch.index, secretMatch.index + secretMatch[0].length + 30)) ? secretMatch : null;
-  const internal = secret || !c.has('internalData') ? null : INTERNAL_REQUEST.exec(view.said.text);
-  const personal = secret || internal || !c.has('personalData') ? null : PERSONAL_REQUEST.exec(view.said.text);
+  const internal = secret || !c.has('internalData') ? null : asked(INTERNAL_REQUEST.exec(said));
+  const personal = secret || internal || !c.has('personalData') ? null : asked(PERSONAL_REQUEST.exec(said));
   if (secret) {
     out.push(signal('data_extraction', `Secrets or one-time credentials are asked for: ${quoteCue(view.said, secret.index, secret.index + secret[0].length)}.`, 0.88, 'critical', true));
   } else if (internal) {
@@ -231,8 +275,13 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
+  const correction = c.find('selfCorrection');
   if (contradicted) {
     out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
+  } else if (arithmeticMismatch(said)) {
+    out.push(signal('inconsistent_claims', 'The figures stated do not add up (quantity times rate differs from the total).', 0.75, 'medium'));
+  } else if (correction && consequential) {
+    out.push(signal('inconsistent_claims', `A material detail is changed mid-story: ${correction.quote}.`, 0.6, 'medium'));
   } else if (distinctAccounts.size > 1) {
     out.push(signal('inconsistent_claims', 'The message names more than one account for the same payment.', 0.6, 'high'));
   } else if (currentAccountTail && priorAccounts.length > 0 && !priorAccounts.includes(currentAccountTail)) {
@@ -244,8 +293,25 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // other: social proof.
   const proof = c.find('socialProof');
   if (proof) out.push(signal('other', `Social proof: others supposedly got the same, ${proof.quote}.`, 0.55, asksException ? 'medium' : 'low'));
+  else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+function parseFigure(raw: string): number {
+  // "7,200" and "7.200" as thousands, "150.50" as decimals: a separator followed by exactly three digits groups.
+  return /[.,]\d{3}$/.test(raw) ? Number(raw.replace(/[.,]/g, '')) : Number(raw.replace(',', '.'));
+}
+
+/** Whether the message states a quantity, a rate and a total that disagree by more than rounding. */
+function arithmeticMismatch(text: string): boolean {
+  const m = ARITHMETIC.exec(text);
+  if (!m) return false;
+  const quantity = parseFigure(m[1] ?? '');
+  const rate = parseFigure(m[2] ?? '');
+  const total = parseFigure(m[3] ?? '');
+  if (!(quantity > 0 && rate > 0 && total > 0)) return false;
+  return Math.abs(quantity * rate - total) > Math.max(1, total * 0.01);
 }
 
 const ENDING = /ending (\w{4})/g;
