@@ -85,8 +85,17 @@ export interface CaseView {
 // IBAN (2 letters, 2 check digits, 11-30 alphanumerics, optionally in groups) and explicit account numbers.
 const IBAN = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,4})?\b/gi;
 const ACCOUNT_NO = /\b(?:account|acct|konto|cuenta|compte)(?: number| no\.?| nr\.?| #|-?nummer| n[°º]| numero)?:? ?(\d[\d -]{5,24}\d)\b/gi;
+// "the account ending 7723": only the last four digits are known.
+const ACCOUNT_TAIL = /\b(?:ending(?: in)?|endet auf|endziffern|terminada en|acabada en|se terminant par|finissant par) (\d{4})\b/gi;
 const EMAIL = /[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,253}\.[a-z]{2,24}/gi;
 const SPACES = /[\s-]/g;
+
+/** Two account identifiers name the same account: equal, or one is the last four digits of the other. */
+export function sameAccount(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length === 4 && long.endsWith(short);
+}
 
 export function accountsIn(original: string): string[] {
   const out: string[] = [];
@@ -95,6 +104,7 @@ export function accountsIn(original: string): string[] {
     if (compact.length >= 15 && /\d{6}/.test(compact)) out.push(compact);
   }
   for (const m of original.matchAll(ACCOUNT_NO)) out.push((m[1] ?? '').replace(SPACES, ''));
+  for (const m of original.matchAll(ACCOUNT_TAIL)) out.push(m[1] ?? '');
   return out;
 }
 

@@ -14,7 +14,9 @@ import type { ClaimStatus, RiskTier } from '@trustmesh/shield-records';
 
 import { sameAmount } from './amount.parser';
 import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
-import type { CaseView, ItemView, RuleView } from './case.view';
+import { capitalisedWords, denies, mentionsName, negatedMention, sharedStems, stems } from './claim.anchors';
+import { sameAccount, type CaseView, type ItemView, type RuleView } from './case.view';
+import { normalizeText } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
@@ -40,6 +42,9 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'identity':
     case 'owner': {
+      // A record that nobody of that name exists refutes the claim; a directory entry for the name does not prove
+      // that the sender is that person, so a plain mention neither supports nor conflicts.
+      if (claim.sentence && capitalisedWords(claim.sentence.original).some((n) => mentionsName(item.text, n) && negatedMention(item.text, normalizeText(n).text))) return 'conflicts';
       // Only identity records and call-backs bear on who the sender is (an approval record does not).
       if (!(item.topics & IDENTITY_ONLY) && !item.callback) return 'none';
       if (item.negated) return 'conflicts';
@@ -47,7 +52,11 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'account': {
       if (claim.account && item.accounts.length > 0) {
-        if (item.accounts.includes(claim.account)) return item.negated ? 'conflicts' : 'supports';
+        // The same account on record supports the claim ("IBAN ..., unchanged since 2021" is no denial of it).
+        if (item.accounts.some((a) => sameAccount(a, claim.account ?? ''))) return 'supports';
+        // A changed account differs from the old record by definition: that record neither backs nor refutes the
+        // change; only a record that the details did not change (or a call-back saying so) conflicts with it.
+        if (claim.change) return item.negated && item.callback ? 'conflicts' : 'none';
         return 'conflicts';
       }
       if (!(item.topics & BANK_TOPICS)) return 'none';
@@ -78,9 +87,62 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
       // The claim is a denial ("never arrived"): a record of delivery conflicts, a record of loss supports.
       return item.negated ? 'supports' : item.requirement ? 'none' : 'conflicts';
     }
+    case 'reference':
+    case 'event':
+    case 'policy':
+      return statementBearing(claim, item);
     default:
       return 'none';
   }
+}
+
+// A figure with its unit ("48 hours", "30 %"): two statements about the same record disagree when the units match and
+// the figures do not.
+const QUANTITY = /(\d+(?:[.,]\d+)?) ?(hours?|hrs|stunden|horas|heures|days|tage|dias|jours|units|stuck|unidades|unites|%)/g;
+
+function quantities(text: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const m of text.matchAll(QUANTITY)) {
+    const unit = (m[2] ?? '').replace(/s$/, '');
+    let set = out.get(unit);
+    if (!set) out.set(unit, (set = new Set()));
+    set.add((m[1] ?? '').replace(',', '.'));
+  }
+  return out;
+}
+
+function quantityConflict(sentence: string, item: string): boolean {
+  const stated = quantities(sentence);
+  if (stated.size === 0) return false;
+  const recorded = quantities(item);
+  for (const [unit, values] of stated) {
+    const known = recorded.get(unit);
+    if (known && [...values].some((v) => !known.has(v))) return true;
+  }
+  return false;
+}
+
+/**
+ * How an item bears on a statement the counterparty makes about a record (by id or name) or an event: the item must
+ * name the same record, or share at least two content words with the sentence; it conflicts when one side denies what
+ * the other asserts ("the card was never used" vs "used in full on 3 November"; "invoice LC-5531 is outstanding" vs
+ * "no invoice LC-5531 is registered"), or when it records different figures for the same record.
+ */
+function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
+  const sentence = claim.sentence;
+  if (!sentence) return 'none';
+  const claimDenies = denies(sentence.text);
+  if (claim.anchor) {
+    const needle = normalizeText(claim.anchor).text;
+    if (!(claim.anchor.includes('-') ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
+    const itemDenies = negatedMention(item.text, needle) || denies(item.text);
+    if (itemDenies !== claimDenies) return 'conflicts';
+    return quantityConflict(sentence.text, item.text) ? 'conflicts' : 'supports';
+  }
+  const shared = sharedStems(stems(sentence.text), item.text);
+  if (shared.length < 2) return 'none';
+  const itemDenies = shared.some((s) => negatedMention(item.text, s));
+  return itemDenies !== claimDenies ? 'conflicts' : 'supports';
 }
 
 export interface ClaimContext {
@@ -134,8 +196,10 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
       explanation: 'A figure proposed in a negotiation, not an assertion of fact that a record could settle.',
     };
   }
+  if (claim.kind === 'reason') {
+    return { ...claim, status: 'not_checkable', significance: 'low', evidenceReferences: [], explanation: "A reason internal to the counterparty's own business: no record the agent or owner can reach settles it." };
+  }
   if (claim.kind === 'promise') return { ...claim, status: 'not_checkable', significance, evidenceReferences: [], explanation: NOT_CHECKABLE_EXPLANATION };
-  if (claim.kind === 'policy') return checkPolicyClaim(claim, significance, ctx);
 
   const authConflict: string[] = [];
   const markedFalse: string[] = [];
@@ -155,6 +219,9 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
       corroboration.push(item.id);
     }
   }
+
+  // A statement about what the rules allow is settled by a record of the agreement it names, else by the policies.
+  if (claim.kind === 'policy' && authConflict.length === 0 && authSupport.length === 0) return checkPolicyClaim(claim, significance, ctx);
 
   let status: ClaimStatus;
   let refs: string[];
@@ -187,7 +254,17 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
         ? "Owner guidance reaches the Shield only through the owner's own channel; a message claiming to be the owner is not guidance, and nothing in the case confirms it."
         : 'Nothing in the case bears on this: it rests on the counterparty\'s word.';
   }
-  return { ...claim, status, significance, evidenceReferences: refs.slice(0, 20), explanation };
+  return { ...claim, status, significance: statementSignificance(claim, status, significance), evidenceReferences: refs.slice(0, 20), explanation };
+}
+
+/**
+ * A statement about a record or an event matters as much as what it settles: a refuted one decides whether the
+ * action is safe (§9.2 high); an unchecked report of an event changes details; a confirmed reference is peripheral.
+ */
+function statementSignificance(claim: ExtractedClaim, status: ClaimStatus, significance: RiskTier): RiskTier {
+  if (claim.kind !== 'reference' && claim.kind !== 'event') return significance;
+  if (status === 'contradicted') return 'high';
+  return status === 'unverified' && claim.kind === 'event' ? 'medium' : 'low';
 }
 
 function checkPolicyClaim(claim: ExtractedClaim, significance: RiskTier, ctx: ClaimContext): CheckedClaim {

@@ -182,15 +182,18 @@ export const DE_CUES: CueLexicon = {
   personalData: [
     String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,
     String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
-  promise: [String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
+  promise: [
+    String.raw`\b(?:der preis|die preise) (?:steigt|steigen|erhöht sich|erhöhen sich)\b`,String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
   opinion: [String.raw`\b(?:unfair|unverschämt|inakzeptabel|enttäuscht|frechheit|skandal|wütend|verärgert)\b`],
   approvalClaim: [String.raw`\b(?:genehmigt|freigegeben|abgesegnet|autorisiert|zugestimmt|zugesagt|versprochen)\b`],
   policyClaim: [
+    String.raw`\b(?:gemäß|laut) (?:unserer|unserem|der|dem) (?:vereinbarung|vertrag)\b`,
     String.raw`\b(?:ihre|die|eure) (?:richtlinien?|agb|bedingungen|regeln) (?:erlaubt|erlauben|sagt|sagen|sehen vor)\b`,
     String.raw`\blaut (?:ihren|ihrer|den) (?:richtlinien|agb|bedingungen|vertrag)\b`,
     String.raw`\bich habe (?:ein )?(?:recht|anspruch) auf\b`,
   ],
   identityClaim: [
+    String.raw`\bwir sind (?:die|der|das) neue\b`,
     String.raw`\bhier (?:ist|spricht) [a-z]+`,
     String.raw`\bich bin (?:der|die) (?:neue )?(?:geschäftsführer|buchhalter|chef|anwalt|lieferant)\w*\b`,
     String.raw`\bmein name ist\b`,
@@ -225,5 +228,15 @@ export const DE_CUES: CueLexicon = {
   ],
   assumedAgreement: [
     String.raw`\bda sie (?:bereits |schon )?(?:zugestimmt|akzeptiert)\b[^.!?\n]{0,80}\bauch\b`,
+  ],
+  eventClaim: [
+    String.raw`\bich habe (?:\w+ )?(?:verloren|eingereicht|aktualisiert|geändert|zurückgeschickt)\b`,
+    String.raw`\b(?:wurde|wurden) (?:gehackt|gestohlen|gesperrt)\b`,
+    String.raw`\b(?:ist|sind) (?:\w+ )?(?:kaputt|beschädigt|defekt)\b`,
+    String.raw`\b(?:hat|haben) (?:sie|es|das) bestellt\b`,
+    String.raw`\bist bei ihnen angekommen\b`,
+  ],
+  privateReason: [
+    String.raw`\bgestiegene[nr]? [a-zäöü]*kosten\b`,
   ],
 };

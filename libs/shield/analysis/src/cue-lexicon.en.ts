@@ -360,6 +360,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:his|her|their|other (?:customers|users)'?) (?:address|phone|email|account|details)\b`,
   ],
   promise: [
+    String.raw`\bprices? (?:will|is going to|are going to) (?:go up|rise|increase)\b`,
     String.raw`\bi (?:promise|swear|guarantee)\b`,
     String.raw`\b(?:i|we)(?:'ll| will) (?:pay|order|buy|send|return|make it|be back|come back|leave|recommend)\b`,
   ],
@@ -372,12 +373,14 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bhas (?:been )?(?:approved|authori[sz]ed|cleared)\b`,
   ],
   policyClaim: [
+    String.raw`\b(?:as per|under|per) (?:our|the) (?:[a-z-]+ )?(?:agreement|contract)\b`,
     String.raw`\b(?:your|the|company|store) (?:policy|policies|terms|rules|guidelines|contract|t&cs?) (?:allow|allows|permit|permits|say|says|state|states|cover|covers|entitle|entitles)\b`,
     String.raw`\baccording to (?:your|the) (?:policy|policies|terms|rules|contract)\b`,
     String.raw`\b(?:i'?m|i am) entitled to\b`,
     String.raw`\bby law (?:you|i)\b`,
   ],
   identityClaim: [
+    String.raw`\bwe are (?:the|a|an) (?:new )?(?:[a-z-]+ ){0,3}(?:entity|subsidiary|branch|affiliate|division|successor)\b`,
     String.raw`\b(?:this is|it'?s) [a-z]+(?: [a-z]+)?,? (?:the |your |our )?(?:ceo|cfo|coo|cto|president|director|vp|head|manager|boss|detective|officer)\b`,
     String.raw`\b(?:hi|hey|hello),? (?:it'?s|this is) [a-z]+\b`,
     String.raw`\bthis is [a-z]+(?: [a-z]+)? (?:from|at|of) [a-z]`,
@@ -440,5 +443,21 @@ export const EN_CUES: CueLexicon = {
   ],
   assumedAgreement: [
     String.raw`\bsince you(?:'ve| have)? (?:already )?(?:agreed|accepted)\b[^.!?\n]{0,80}\b(?:also|too|as well)\b`,
+  ],
+  eventClaim: [
+    String.raw`\bi (?:lost|submitted|filed|updated|completed|finished|uploaded|opened|created|registered|moved|changed|switched|sent back|returned)\b`,
+    String.raw`\b(?:got|was|were|been) (?:hacked|stolen|compromised|locked|blocked|damaged|broken)\b`,
+    String.raw`\blocked out\b`,
+    String.raw`\b(?:suspicious|fraudulent|unusual|unauthori[sz]ed) (?:charges?|activity|transactions?|logins?|payments?)\b`,
+    String.raw`\b(?:is|are) (?:all )?(?:damaged|broken|defective|cracked|missing)\b`,
+    String.raw`\b(?:has|have|had) (?:a )?(?:big |huge |large |long )?(?:crack|dent|scratch|hole|tear)\b`,
+    String.raw`\b(?:is|are) (?:in|under) (?:legal |final )?(?:review|approval|process(?:ing)?)\b`,
+    String.raw`\b(?:ordered|requested|booked|commissioned) (?:them|it|this|these|those)\b`,
+    String.raw`\bshowed up (?:broken|damaged|cracked)\b`,
+  ],
+  privateReason: [
+    String.raw`\b(?:our|rising|higher|increased) (?:[a-z]+ )?costs (?:went up|have gone up|increased|rose)\b`,
+    String.raw`\bdue to (?:rising|higher|increased) (?:[a-z]+ )?costs\b`,
+    String.raw`\b(?:board|raw material|fuel|energy|freight) costs (?:went up|have gone up|rose|increased)\b`,
   ],
 };

@@ -153,15 +153,20 @@ export const ES_CUES: CueLexicon = {
     String.raw`\binstrucciones (?:del sistema|internas)\b`,String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
   personalData: [
     String.raw`\b(?:la |su )?(?:nueva )?(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
-  promise: [String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
+  promise: [
+    String.raw`\b(?:el precio|los precios) (?:subirá|subirán|va a subir|van a subir)\b`,String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],
-  approvalClaim: [String.raw`\b(?:aprobó|aprobado|aprobada|autorizó|autorizado|autorizada|dio el visto bueno|prometió)\b`],
+  approvalClaim: [
+    String.raw`\b(?:está|estáis|están|estás) de acuerdo\b`,
+    String.raw`\b(?:aceptasteis|aceptaron)\b`,String.raw`\b(?:aprobó|aprobado|aprobada|autorizó|autorizado|autorizada|dio el visto bueno|prometió)\b`],
   policyClaim: [
+    String.raw`\bseg[uú]n (?:nuestro|el) (?:acuerdo|contrato)\b`,
     String.raw`\b(?:su|vuestra|tu|la) política (?:permite|dice|establece|cubre)\b`,
     String.raw`\bsegún (?:su|vuestra|tu|la) (?:política|condiciones|contrato)\b`,
     String.raw`\btengo derecho a\b`,
   ],
   identityClaim: [
+    String.raw`\bsomos (?:la|el) nuev[oa]\b`,
     String.raw`\bsoy [a-z]+,? (?:la|el) (?:asistente|secretari[oa]|director|directora|jefe|jefa)\b`,
     String.raw`\b(?:soy|le escribe|le habla) [a-z]+(?: [a-z]+)? de [a-z]`,
     String.raw`\bsoy (?:el|la) (?:nuev[oa] )?(?:director|directora|gerente|contable|abogad[oa]|proveedor)\b`,
@@ -195,5 +200,16 @@ export const ES_CUES: CueLexicon = {
   ],
   assumedAgreement: [
     String.raw`\bcomo ya (?:aceptasteis|aceptaron|aceptó|acordamos|acordasteis)\b[^.!?\n]{0,80}\btambién\b`,
+  ],
+  eventClaim: [
+    String.raw`\b(?:he|hemos) (?:perdido|enviado|actualizado|cambiado|pulsado|terminado|devuelto)\b`,
+    String.raw`\b(?:les|os) adjunt(?:o|amos)\b`,
+    String.raw`\badjuntamos\b`,
+    String.raw`\b(?:fue|fueron|ha sido) (?:hackead[oa]|robad[oa]|bloquead[oa])\b`,
+    String.raw`\b(?:los|lo|la|las) (?:pidió|encargó)\b`,
+    String.raw`\bllegó (?:roto|rota|dañad[oa])\b`,
+  ],
+  privateReason: [
+    String.raw`\b(?:subida|aumento) de (?:nuestros |los )?costes\b`,
   ],
 };

@@ -137,15 +137,18 @@ export const FR_CUES: CueLexicon = {
   internalData: [String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
   personalData: [
     String.raw`\bl'adresse de [a-z]`,String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
-  promise: [String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
+  promise: [
+    String.raw`\b(?:le prix|les prix) (?:va|vont) augmenter\b`,String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
   opinion: [String.raw`\b(?:injuste|inacceptable|scandaleux|déçu|déçue|frustré|frustrée|furieux|furieuse|en colère)\b`],
   approvalClaim: [String.raw`\b(?:approuvé|approuvée|autorisé|autorisée|validé|validée|a donné son accord|promis)\b`],
   policyClaim: [
+    String.raw`\bselon (?:notre|l') (?:accord|contrat)\b`,
     String.raw`\b(?:votre|la) politique (?:permet|autorise|prévoit|dit)\b`,
     String.raw`\bselon (?:votre|vos|la|les) (?:politique|conditions|contrat)\b`,
     String.raw`\bj'ai (?:le )?droit à\b`,
   ],
   identityClaim: [
+    String.raw`\bnous sommes (?:la|le) nouve(?:lle|l|au)\b`,
     String.raw`\b(?:je suis|ici) [a-z]+(?: [a-z]+)? (?:de|du|chez) [a-z]`,
     String.raw`\bje suis (?:le|la) (?:nouve(?:au|lle) )?(?:directeur|directrice|comptable|avocat|fournisseur|responsable)\b`,
     String.raw`\bje m'appelle\b`,
@@ -179,5 +182,16 @@ export const FR_CUES: CueLexicon = {
   ],
   assumedAgreement: [
     String.raw`\bcomme vous avez (?:déjà )?(?:accepté|validé)\b[^.!?\n]{0,80}\baussi\b`,
+  ],
+  eventClaim: [
+    String.raw`\bj'ai (?:perdu|envoyé|modifié|changé|renvoyé|terminé|fait)\b`,
+    String.raw`\b(?:a|ont) été (?:piraté|volé|bloqué)e?s?\b`,
+    String.raw`\bne fonctionne pas\b`,
+    String.raw`\bn'a jamais servi\b`,
+    String.raw`\bje me suis trompée?\b`,
+    String.raw`\bconformément à votre inscription\b`,
+  ],
+  privateReason: [
+    String.raw`\b(?:hausse|augmentation) de nos coûts\b`,
   ],
 };

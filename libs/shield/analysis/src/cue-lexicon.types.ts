@@ -48,6 +48,8 @@ export const CUE_CLASSES = [
   'selfCorrection',
   'softener',
   'assumedAgreement',
+  'eventClaim',
+  'privateReason',
 ] as const;
 
 export type CueClass = (typeof CUE_CLASSES)[number];

@@ -73,7 +73,9 @@ export function decide(input: DecisionInput): Decision {
     real.some((s) => s.confidence >= 0.6 && (s.tactic === 'scope_expansion' || (s.tactic === 'policy_bypass' && s.significance === 'critical')));
   const unverifiedMaterial = claims.some((k) => k.status === 'unverified' && MATERIAL.includes(k.significance));
   const gather = unverifiedMaterial || missingCount > 0;
-  const caution = real.length > 0 || claims.some((k) => k.status === 'unverified' || k.status === 'supported') || TIER_RANK[tier] >= 2 || badHistory > 0;
+  // A peripheral reference (a record id the case confirms, a name it mentions) leaves no residual uncertainty.
+  const uncertain = claims.some((k) => (k.status === 'unverified' || k.status === 'supported') && !(k.significance === 'low' && (k.kind === 'reference' || k.kind === 'event')));
+  const caution = real.length > 0 || uncertain || TIER_RANK[tier] >= 2 || badHistory > 0;
 
   let disposition: Disposition;
   let softened = false;
