@@ -17,10 +17,11 @@ const SENTENCE_BREAK = /[.!?\n]/;
 // Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12").
 const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b/g;
 // A capitalised word inside a sentence: a name, a place, a month, a product.
-const CAPITALISED = /(?<=[\s(,;:"'«])\p{Lu}[\p{L}'-]{2,}/gu;
+const CAPITALISED = /(?<=[\s(,;:"'«])\p{Lu}[\p{L}']*\p{Ll}[\p{L}']*(?![\p{L}'-]*\d)/gu;
 const LONG_DIGITS = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\d[\d ]{6,}\d/g;
 const STEM_LENGTH = 5;
-const WORD = /[a-z]{5,}/g;
+// Content words, and figures of three digits or more (an amount or a year ties a sentence to a record as well).
+const WORD = /[a-z]{5,}|\b\d{3,}\b/g;
 // Words too common to tie a sentence to an item.
 const COMMON = new Set([
   'about', 'after', 'again', 'already', 'also', 'because', 'before', 'could', 'every', 'hello', 'please', 'should', 'since',

@@ -66,11 +66,14 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'amount': {
       const value = claim.amount?.value ?? 0;
-      if (item.amounts.length === 0) return 'none';
-      if (item.amounts.some((a) => sameAmount(a.value, value))) return item.negated ? 'conflicts' : 'supports';
+      const currency = claim.amount?.currency;
+      // Only sums of money compare with a sum of money: a date or a count in the item is no amount.
+      const amounts = currency ? item.amounts.filter((a) => a.currency !== undefined) : item.amounts;
+      if (amounts.length === 0) return 'none';
+      if (amounts.some((a) => sameAmount(a.value, value))) return item.negated ? 'conflicts' : 'supports';
       if (item.requirement) return 'none';
       if ((item.topics & view.requestTopics & EVENT_TOPICS) === 0 && (item.topics & view.requestTopics) === 0) return 'none';
-      return item.amounts.every((a) => value > a.value) ? 'conflicts' : 'indirect';
+      return amounts.every((a) => value > a.value) ? 'conflicts' : 'indirect';
     }
     case 'date': {
       if (!claim.time) return 'none';
@@ -259,12 +262,13 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
 
 /**
  * A statement about a record or an event matters as much as what it settles: a refuted one decides whether the
- * action is safe (§9.2 high); an unchecked report of an event changes details; a confirmed reference is peripheral.
+ * action is safe (§9.2 high); otherwise it is peripheral, since the request's material claims (amounts, approvals,
+ * payees, identities) are checked on their own.
  */
 function statementSignificance(claim: ExtractedClaim, status: ClaimStatus, significance: RiskTier): RiskTier {
   if (claim.kind !== 'reference' && claim.kind !== 'event') return significance;
   if (status === 'contradicted') return 'high';
-  return status === 'unverified' && claim.kind === 'event' ? 'medium' : 'low';
+  return 'low';
 }
 
 function checkPolicyClaim(claim: ExtractedClaim, significance: RiskTier, ctx: ClaimContext): CheckedClaim {

@@ -61,21 +61,28 @@ export function decide(input: DecisionInput): Decision {
   if (badHistory > 0) tier = raiseTier(tier);
 
   // Which §9.1 rows apply.
-  const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history');
+  // A refuted statement about a record or event (an invoice already paid, a card already used) means the request as
+  // stated rests on a false premise: change the plan (pay what the records show), not a fraud finding by itself.
+  const statementRefuted = claims.some((k) => k.status === 'contradicted' && (k.kind === 'reference' || k.kind === 'event'));
+  const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history' && k.kind !== 'reference' && k.kind !== 'event');
   const noExit = conflicts.some((c) => c.path === 'none');
   const harmful = strong.filter((s) => s.seriousHarm);
   const fraudPattern = harmful.length > 0 && strong.filter((s) => TIER_RANK[s.significance] >= 2).length >= 3;
-  const credentialGrab = strong.some((s) => s.tactic === 'data_extraction' && s.significance === 'critical');
+  // Handing over a secret has no safe variant, unless a policy spells out the safe path for the legitimate goal.
+  const credentialGrab = strong.some((s) => s.tactic === 'data_extraction' && s.significance === 'critical') && !conflicts.some((c) => c.kind === 'forbidden' && c.path !== 'none');
   const dnp = noExit || contradictedMaterial || harmful.length > 0;
   const approvalPath = conflicts.some((c) => c.path === 'approval') || (contradictedMaterial && claims.some((k) => k.status === 'contradicted' && (k.kind === 'approval' || k.kind === 'authority' || k.kind === 'account')));
   const modifyPath =
     conflicts.some((c) => c.path === 'modify') ||
+    statementRefuted ||
     real.some((s) => s.confidence >= 0.6 && (s.tactic === 'scope_expansion' || (s.tactic === 'policy_bypass' && s.significance === 'critical')));
   const unverifiedMaterial = claims.some((k) => k.status === 'unverified' && MATERIAL.includes(k.significance));
   const gather = unverifiedMaterial || missingCount > 0;
-  // A peripheral reference (a record id the case confirms, a name it mentions) leaves no residual uncertainty.
-  const uncertain = claims.some((k) => (k.status === 'unverified' || k.status === 'supported') && !(k.significance === 'low' && (k.kind === 'reference' || k.kind === 'event')));
-  const caution = real.length > 0 || uncertain || TIER_RANK[tier] >= 2 || badHistory > 0;
+  // Residual uncertainty (§9.1): a claim that matters short of verified, any signal, a bad history, or a consequential
+  // request that no authoritative record backs at all. Peripheral claims (low significance) leave none.
+  const uncertain = claims.some((k) => (k.status === 'unverified' || k.status === 'supported') && k.significance !== 'low');
+  const backed = claims.some((k) => k.status === 'verified' && k.evidenceReferences.length > 0);
+  const caution = real.length > 0 || uncertain || (TIER_RANK[tier] >= 2 && !backed) || badHistory > 0;
 
   let disposition: Disposition;
   let softened = false;

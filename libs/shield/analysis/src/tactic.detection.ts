@@ -172,6 +172,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('policy_bypass', `Embedded instructions try to override the agent's rules: ${injection.quote}.`, 0.92, 'critical', true));
   } else if (cut || split || secrecy || exception) {
     const strong = cut ?? split ?? secrecy;
+    // Skipping a control is serious harm when money goes to a destination the records do not back (§9.1).
+    const payee = claims.find((k) => k.kind === 'account');
+    const newDestination = c.has('changedDetails') || (payee !== undefined && payee.status !== 'verified');
     const conf = strong ? 0.8 : broken ? 0.7 : 0.55;
     out.push(
       signal(
@@ -179,7 +182,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
         `The request asks to skip or soften a control: ${cuesText(strong ?? exception, strong ? exception : undefined)}.`,
         conf,
         strong && consequential ? 'high' : 'medium',
-        strong !== undefined && money,
+        strong !== undefined && money && newDestination,
       ),
     );
   }
@@ -201,13 +204,15 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('identity_deception', `The message claims to come from the agent's owner, which is not how owner guidance arrives: ${owner.quote}.`, 0.85, 'critical', true));
   } else if ((changed && (money || accountClaim)) || (accountClaim?.status === 'contradicted' && money)) {
     const unconfirmed = accountClaim?.status !== 'verified';
+    // New bank details are funds to a new destination (critical); a new e-mail or address is a contact change (high).
+    const bank = accountClaim?.account !== undefined || hasTopic(view.requestTopics, 'bankDetails');
     out.push(
       signal(
         'identity_deception',
-        `The counterparty itself sends ${changed ? 'changed ' : ''}payment details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}${changed ? `: ${changed.quote}` : ''}.`,
+        `The counterparty itself sends ${changed ? 'changed ' : ''}${bank ? 'payment' : 'contact'} details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}${changed ? `: ${changed.quote}` : ''}.`,
         unconfirmed ? (accountClaim?.status === 'contradicted' ? 0.85 : 0.75) : 0.35,
-        'critical',
-        unconfirmed,
+        bank ? 'critical' : 'high',
+        unconfirmed && bank,
       ),
     );
   } else if (foreign && refDomain && lookAlike(foreign, refDomain)) {
