@@ -34,8 +34,8 @@ export interface CheckedClaim extends ExtractedClaim {
   readonly explanation: string;
 }
 
-/** How a conflict can be resolved: by an approver, by a changed plan, or not at all (§9.1). */
-export type ResolutionPath = 'approval' | 'modify' | 'none';
+/** How a conflict can be resolved: by an approver, by a changed plan, by evidence such as a call-back, or not at all (§9.1). */
+export type ResolutionPath = 'approval' | 'modify' | 'evidence' | 'none';
 
 export type ConflictKind =
   | 'amount_limit'

@@ -68,6 +68,24 @@ function signalConflicts(signals: readonly Signal[]): Conflict[] {
   return out;
 }
 
+const PRESSURE = new Set(['urgency', 'emotional_pressure', 'policy_bypass', 'authority_claim', 'inconsistent_claims']);
+
+/**
+ * A payee change the records refute (a call-back found no change), or one pushed with pressure, leaves one safe
+ * variant: pay the account already on record (modify_plan). A calm, unverified change is settled by a call-back on
+ * known details (gather_evidence). Rules that also require an approver keep that path.
+ */
+function reroutePayeeChange(conflicts: Conflict[], account: CheckedClaim | undefined, signals: readonly Signal[]): void {
+  const pushed = signals.some((s) => PRESSURE.has(s.tactic) && s.confidence >= 0.6);
+  for (let i = 0; i < conflicts.length; i++) {
+    const c = conflicts[i];
+    if (!c || (c.kind !== 'changed_destination' && c.kind !== 'callback_required') || c.path === 'approval') continue;
+    if (account?.status === 'contradicted' || pushed) {
+      conflicts[i] = { ...c, path: 'modify', alternative: 'Pay only the account already on record until a call-back on known details confirms any change.' };
+    }
+  }
+}
+
 export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
   const view = buildCaseView(request);
   const extracted = extractClaims(view);
@@ -89,7 +107,7 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
     conflicts.push({
       kind: 'changed_destination',
       severity: 'critical',
-      path: 'approval',
+      path: 'evidence',
       references: account?.evidenceReferences.slice(0, 5) ?? [],
       reason: 'The payment destination differs from, or is not backed by, the records; a change sent by the counterparty itself needs a call-back on known details and an approver.',
       fromGuidance: false,
@@ -118,6 +136,7 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
   let signals = detectTactics({ view, claims, rules });
   if (bad.length > 0) signals = signals.map((s) => ({ ...s, confidence: Math.min(0.97, Math.round((s.confidence + 0.05) * 100) / 100) }));
   conflicts.push(...signalConflicts(signals));
+  reroutePayeeChange(conflicts, account, signals);
 
   // Missing evidence, most useful first: claim needs by weight, then what the rules need, then the policy gap.
   const needs: Need[] = claimNeeds(claims);

@@ -145,6 +145,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:geänderte|aktualisierte) (?:bankverbindung|kontodaten|bankdaten)\b`,
     String.raw`\b(?:bankverbindung|bankdaten|kontodaten|kontoverbindung) (?:hat|haben) sich geändert\b`,
     String.raw`\b(?:bank|konto) gewechselt\b`,
+    String.raw`\b[a-zäöü]*bank gewechselt\b`,
   ],
   ownerClaim: [
     String.raw`\bich bin (?:der|dein|ihr|die) (?:besitzer|eigentümer|inhaber|betreiber|admin)(?:in)?\b`,
@@ -206,7 +207,8 @@ export const DE_CUES: CueLexicon = {
   forbid: [String.raw`\b(?:nie|niemals|darf nicht|dürfen nicht|nicht erlaubt|verboten|untersagt|keinesfalls|auf keinen fall)\b`],
   permission: [String.raw`\b(?:darf|dürfen|kannst|können|erlaubt|genehmige|freigegeben)\b`],
   expired: [String.raw`\b(?:abgelaufen|verstrichen|außerhalb (?:der|des) \w*(?:frist|zeitraums))\b`],
-  callback: [String.raw`\b(?:rückruf|zurückrufen|telefonisch (?:bestätigen|bestätigt|verifizieren|verifiziert))\b`],
+  callback: [
+    String.raw`\b(?:telefonische[rn]? )?rückbestätigung\b`,String.raw`\b(?:rückruf|zurückrufen|telefonisch (?:bestätigen|bestätigt|verifizieren|verifiziert))\b`],
   deadline: [
     String.raw`\bum \d{1,2} uhr\b`,
     String.raw`\bbis (?:zum )?\d{1,2}\.\b`,String.raw`\b(?:fällig am|frist|bis zum|bis spätestens|läuft ab am)\b`],

@@ -147,7 +147,9 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
         conflicts.push({
           kind: 'callback_required',
           severity: (view.requestTopics & MONEY) !== 0 ? 'critical' : 'high',
-          path: 'approval',
+          // A call-back on known details is evidence to gather (§9.1 gather_evidence); a rule that also requires an
+          // approval needs a human decision as well, the more restrictive row (tie-break).
+          path: rule.requiresApproval ? 'approval' : 'evidence',
           references: [rule.id],
           reason: `${label} requires a call-back on known contact details before acting, and none is recorded.`,
           fromGuidance,
