@@ -11,6 +11,7 @@ import { clip, clipList } from './analysis.bounds';
 import { TIER_RANK, type CheckedClaim, type Conflict, type Signal } from './analysis.findings';
 import { claimNeeds, plan, rationale, reply, situationSummary, type Need } from './analysis.wording';
 import { buildCaseView, type CaseView } from './case.view';
+import { startAnchorMemo } from './claim.anchors';
 import { checkClaim } from './claim.checking';
 import { extractClaims } from './claim.extraction';
 import { decide } from './disposition.policy';
@@ -87,6 +88,7 @@ function reroutePayeeChange(conflicts: Conflict[], account: CheckedClaim | undef
 }
 
 export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
+  startAnchorMemo();
   const view = buildCaseView(request);
   const extracted = extractClaims(view);
   const rules = assessRules(view, elapsedDays(view, extracted.find((k) => k.kind === 'date')?.time?.daysAgo));

@@ -77,6 +77,9 @@ export interface CaseView {
   readonly items: readonly ItemView[];
   readonly rules: readonly RuleView[];
   readonly referenceMs: number;
+  /** Amounts in the message and context (positions in `said.text`). */
+  readonly saidAmounts: readonly Amount[];
+  /** Amounts in the message, context and proposed action. */
   readonly amounts: readonly Amount[];
   readonly accounts: readonly string[];
   readonly emails: readonly string[];
@@ -195,6 +198,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     ...caseRecord.ownerGuidance.map((g) => ruleFrom(g.guidanceId, 'guidance', 'Owner guidance', g.instruction)),
   ];
   const cues = new CueScanner(said);
+  const saidAmounts = findAmounts(said.text);
   const accounts = accountsIn(combined);
   // An account number in the message makes it about bank details, whatever words surround it.
   const requestTopics =
@@ -211,7 +215,8 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     items,
     rules,
     referenceMs,
-    amounts: [...findAmounts(said.text), ...findAmounts(actionText)],
+    saidAmounts,
+    amounts: [...saidAmounts, ...findAmounts(actionText)],
     accounts,
     emails: emailsIn(combined),
   };

@@ -40,8 +40,11 @@ export interface Sentence {
   readonly start: number;
   readonly end: number;
   readonly original: string;
-  /** Normalised (lower case, folded) text of the sentence. */
-  readonly text: string;
+}
+
+/** The normalised (lower case, folded) text of a sentence, computed only for the claims that are checked by it. */
+export function sentenceText(sentence: Sentence): string {
+  return folded(sentence.original);
 }
 
 /** The sentence of `original` around `index`. */
@@ -55,8 +58,7 @@ export function sentenceAt(original: string, index: number): Sentence {
     end++;
     while (end < original.length && !SENTENCE_BREAK.test(original.charAt(end))) end++;
   }
-  const raw = original.slice(start, end);
-  return { start, end, original: raw, text: normalizeText(raw).text };
+  return { start, end, original: original.slice(start, end) };
 }
 
 /**
@@ -89,15 +91,46 @@ export function capitalisedWords(original: string): string[] {
   return [...new Set([...original.matchAll(CAPITALISED)].map((m) => m[0]))];
 }
 
+// Within one analysis, item texts are compared with every claim and sentences are shared by several claims: stems and
+// folded texts are memoised for that analysis only (`startAnchorMemo` clears them), so nothing carries over between
+// analyses and the results stay pure functions of their input.
+const MEMO_LIMIT = 512;
+const stemMemo = new Map<string, Set<string>>();
+const foldMemo = new Map<string, string>();
+
+function memo<T>(cache: Map<string, T>, key: string, compute: () => T): T {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  if (cache.size >= MEMO_LIMIT) cache.clear();
+  const value = compute();
+  cache.set(key, value);
+  return value;
+}
+
+/** Starts a fresh memo for one analysis. */
+export function startAnchorMemo(): void {
+  stemMemo.clear();
+  foldMemo.clear();
+}
+
+/** The normalised form of a short string (a name, an id), memoised. */
+export function folded(text: string): string {
+  return memo(foldMemo, text, () => normalizeText(text).text);
+}
+
 /** Content-word stems of a normalised text (first five letters of words of five letters or more). */
 export function stems(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of text.matchAll(WORD)) if (!COMMON.has(m[0])) out.add(m[0].slice(0, STEM_LENGTH));
-  return out;
+  return memo(stemMemo, text, () => {
+    const out = new Set<string>();
+    for (const m of text.matchAll(WORD)) if (!COMMON.has(m[0])) out.add(m[0].slice(0, STEM_LENGTH));
+    return out;
+  });
 }
 
 export function sharedStems(a: ReadonlySet<string>, text: string): string[] {
-  return [...stems(text)].filter((s) => a.has(s));
+  const out: string[] = [];
+  for (const s of stems(text)) if (a.has(s)) out.push(s);
+  return out;
 }
 
 /** Whether the normalised text denies an existence or a working state. */
@@ -117,7 +150,7 @@ export function negatedMention(text: string, needle: string): boolean {
 
 /** Whether `text` (normalised) mentions the name as a word, not inside an e-mail address. */
 export function mentionsName(text: string, name: string): boolean {
-  const n = normalizeText(name).text;
+  const n = folded(name);
   if (n.length < 3) return false;
   let from = text.indexOf(n);
   while (from >= 0) {

@@ -14,9 +14,8 @@ import type { ClaimStatus, RiskTier } from '@trustmesh/shield-records';
 
 import { sameAmount } from './amount.parser';
 import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
-import { capitalisedWords, denies, mentionsName, negatedMention, sharedStems, stems } from './claim.anchors';
+import { capitalisedWords, denies, folded, mentionsName, negatedMention, sentenceText, sharedStems, stems } from './claim.anchors';
 import { sameAccount, type CaseView, type ItemView, type RuleView } from './case.view';
-import { normalizeText } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
@@ -44,7 +43,7 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     case 'owner': {
       // A record that nobody of that name exists refutes the claim; a directory entry for the name does not prove
       // that the sender is that person, so a plain mention neither supports nor conflicts.
-      if (claim.sentence && capitalisedWords(claim.sentence.original).some((n) => mentionsName(item.text, n) && negatedMention(item.text, normalizeText(n).text))) return 'conflicts';
+      if (claim.sentence && capitalisedWords(claim.sentence.original).some((n) => mentionsName(item.text, n) && negatedMention(item.text, folded(n)))) return 'conflicts';
       // Only identity records and call-backs bear on who the sender is (an approval record does not).
       if (!(item.topics & IDENTITY_ONLY) && !item.callback) return 'none';
       if (item.negated) return 'conflicts';
@@ -134,15 +133,16 @@ function quantityConflict(sentence: string, item: string): boolean {
 function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
   const sentence = claim.sentence;
   if (!sentence) return 'none';
-  const claimDenies = denies(sentence.text);
+  const text = sentenceText(sentence);
+  const claimDenies = denies(text);
   if (claim.anchor) {
-    const needle = normalizeText(claim.anchor).text;
+    const needle = folded(claim.anchor);
     if (!(claim.anchor.includes('-') ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
     const itemDenies = negatedMention(item.text, needle) || denies(item.text);
     if (itemDenies !== claimDenies) return 'conflicts';
-    return quantityConflict(sentence.text, item.text) ? 'conflicts' : 'supports';
+    return quantityConflict(text, item.text) ? 'conflicts' : 'supports';
   }
-  const shared = sharedStems(stems(sentence.text), item.text);
+  const shared = sharedStems(stems(text), item.text);
   if (shared.length < 2) return 'none';
   const itemDenies = shared.some((s) => negatedMention(item.text, s));
   return itemDenies !== claimDenies ? 'conflicts' : 'supports';

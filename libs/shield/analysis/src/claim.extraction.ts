@@ -9,17 +9,17 @@
  * names, ids and figures (§12: a short excerpt, never the message; long digit runs masked), so that a reader knows
  * which assertion it is; the sentence also travels with the claim for checking (`claim.checking.ts`).
  */
-import { findAmounts, formatAmount, sameAmount } from './amount.parser';
+import { formatAmount, sameAmount } from './amount.parser';
 import type { ExtractedClaim } from './analysis.findings';
-import { capitalisedWords, excerpt, recordIds, sentenceAt, type Sentence } from './claim.anchors';
+import { capitalisedWords, excerpt, folded, recordIds, sentenceAt, type Sentence } from './claim.anchors';
 import type { CaseView } from './case.view';
 import type { CueHit } from './cue.patterns';
-import { normalizeText } from './text.normalizer';
 import { findTimeMention } from './time.parser';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
 const MAX_REFERENCES = 4;
 const MAX_NAMED = 2;
+const MAX_NAME_CANDIDATES = 12;
 
 function masked(account: string): string {
   return account.length > 4 ? `ending ${account.slice(-4)}` : `ending ${account}`;
@@ -126,12 +126,11 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
   }
 
   const seen: number[] = [];
-  const inMessage = findAmounts(view.said.text);
   for (const amount of view.amounts) {
     if (seen.some((v) => sameAmount(v, amount.value))) continue;
     seen.push(amount.value);
     const at = view.said.map[Math.min(amount.start, view.said.map.length - 1)];
-    const said = inMessage.some((a) => a.start === amount.start && a.value === amount.value);
+    const said = view.saidAmounts.includes(amount);
     const where = said && at !== undefined ? excerpt(sentenceAt(original, at), at) : undefined;
     claims.push({ kind: 'amount', claim: `The amount involved is ${formatAmount(amount, false)}${where ? `: ${where}` : ''}.`, amount });
     if (seen.length >= 3) break;
@@ -156,12 +155,13 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
     claims.push({ kind: 'reference', claim: `The counterparty refers to record ${id}: ${excerpt(sentence, at)}.`, sentence, anchor: id });
   }
   let named = 0;
-  for (const name of capitalisedWords(message)) {
+  // Only the first few capitalised words are tried (German capitalises every noun; the work stays bounded).
+  for (const name of capitalisedWords(message).slice(0, MAX_NAME_CANDIDATES)) {
     if (named >= MAX_NAMED) break;
     const at = message.indexOf(name);
     const sentence = sentenceAt(original, at);
     if (usedSentences.has(sentence.start)) continue;
-    const needle = normalizeText(name).text;
+    const needle = folded(name);
     if (!view.items.some((i) => i.text.includes(needle))) continue;
     usedSentences.add(sentence.start);
     named++;

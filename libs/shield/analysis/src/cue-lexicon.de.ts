@@ -10,7 +10,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:zeitkritisch|eilt)\b`,
     String.raw`\bduldet keinen aufschub\b`,
     String.raw`\bbis heute \d{1,2} uhr\b`,
-    String.raw`\b(?<!ab )sofort\b`,
+    String.raw`\bsofort\b(?<!ab sofort)`,
     String.raw`\b(?:umgehend|unverzüglich|dringend|eilig|schnellstmöglich|asap)\b`,
     String.raw`\bso schnell wie möglich\b`,
     String.raw`\bheute noch\b`,
@@ -61,7 +61,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bvertraulich behandeln\b`,
   ],
   injection: [
-    String.raw`\b(?:alle )?(?:vorherigen|bisherigen) (?:regeln|anweisungen) (?:sind|werden) (?:aufgehoben|ungültig|außer kraft)\b`,
+    String.raw`\b(?:vorherigen|bisherigen) (?:regeln|anweisungen) (?:sind|werden) (?:aufgehoben|ungültig|außer kraft)\b`,
     String.raw`\b(?:admin|entwickler|wartungs)-?modus\b`,
     String.raw`\bsystem-?update\b`,
     String.raw`\bignorier(?:e|en sie)? (?:alle |sämtliche )?(?:deine |ihre |die )?(?:vorherigen |bisherigen |obigen )?(?:anweisungen|regeln|vorgaben|richtlinien)\b`,
@@ -145,7 +145,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:geänderte|aktualisierte) (?:bankverbindung|kontodaten|bankdaten)\b`,
     String.raw`\b(?:bankverbindung|bankdaten|kontodaten|kontoverbindung) (?:hat|haben) sich geändert\b`,
     String.raw`\b(?:bank|konto) gewechselt\b`,
-    String.raw`\b[a-zäöü]*bank gewechselt\b`,
+    String.raw`\b(?:hausbank|geschäftsbank|bankverbindung) gewechselt\b`,
   ],
   ownerClaim: [
     String.raw`\bich bin (?:der|dein|ihr|die) (?:besitzer|eigentümer|inhaber|betreiber|admin)(?:in)?\b`,
@@ -170,8 +170,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bsag(?:en sie)? mir\b`,
   ],
   secretData: [
-    String.raw`\b(?:kredit)?kartennummer\b`,
-    String.raw`\b(?:\d|sechs|vier|acht)-?stellige[nmrs]? code\b`,
+    String.raw`\b(?:kreditkartennummer|kartennummer)\b`,
+    String.raw`\b(?:4|6|8|sechs|vier|acht)-?stellige[nmrs]? code\b`,
     String.raw`\bablaufdatum\b`,
     String.raw`\b(?:passwort|kennwort|zugangsdaten|pin|tan|einmalcode|bestätigungscode|sicherheitscode|verifizierungscode|prüfziffer|kartennummer|api-schlüssel|schlüssel)\b`,
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
@@ -208,7 +208,7 @@ export const DE_CUES: CueLexicon = {
   permission: [String.raw`\b(?:darf|dürfen|kannst|können|erlaubt|genehmige|freigegeben)\b`],
   expired: [String.raw`\b(?:abgelaufen|verstrichen|außerhalb (?:der|des) \w*(?:frist|zeitraums))\b`],
   callback: [
-    String.raw`\b(?:telefonische[rn]? )?rückbestätigung\b`,String.raw`\b(?:rückruf|zurückrufen|telefonisch (?:bestätigen|bestätigt|verifizieren|verifiziert))\b`],
+    String.raw`\brückbestätigung\b`,String.raw`\b(?:rückruf|zurückrufen|telefonisch (?:bestätigen|bestätigt|verifizieren|verifiziert))\b`],
   deadline: [
     String.raw`\bum \d{1,2} uhr\b`,
     String.raw`\bbis (?:zum )?\d{1,2}\.\b`,String.raw`\b(?:fällig am|frist|bis zum|bis spätestens|läuft ab am)\b`],

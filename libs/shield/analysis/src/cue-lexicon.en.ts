@@ -111,7 +111,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:note|instructions?|message)s? (?:to|for) (?:all )?(?:ai|llm|the ai|ai [a-z]+ assistants?|ai assistants?|assistants?|agents?|bots?)\b`,
     String.raw`\b(?:previous|prior|all|earlier) (?:rules|instructions) (?:are|have been) (?:void|lifted|suspended|cancel+ed|revoked|disabled)\b`,
     String.raw`\b(?:admin|developer|debug|god|maintenance) mode\b`,
-    String.raw`\[/?(?:admin|system|sys|instructions?)\]`,
+    String.raw`\b(?:admin|sys|instructions?)\]`,
     String.raw`\b(?:ignore|disregard|forget|override) (?:all |any )?(?:of )?(?:your |the |my |these |those )?(?:previous |prior |above |earlier |original |existing )?(?:instructions|rules|guidelines|policies|prompt|directives|programming)\b`,
     String.raw`\byou are now\b`,
     String.raw`\bfrom now on,? you (?:are|will|must)\b`,
@@ -140,7 +140,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:detective|inspector|sergeant|constable|officer) [a-z]+`,
     String.raw`\bfraud (?:department|team|unit|prevention)\b`,
     String.raw`\b(?:police|pd|sheriff|fbi|court order)\b`,
-    String.raw`\b(?:an? |the )?(?:authori[sz]ed|official|mandatory) (?:audit|investigation|inspection|request)\b`,
+    String.raw`\b(?:authori[sz]ed|official|mandatory) (?:audit|investigation|inspection|request)\b`,
     String.raw`\b(?:your|the) owner\b(?! of\b)`,
     String.raw`\b(?:legal|compliance|finance|hr|procurement|audit|security) (?:has|have|already|said|approved|signed|wants|asked|requires|insists)\b`,
     String.raw`\bthe director\b`,
@@ -156,8 +156,8 @@ export const EN_CUES: CueLexicon = {
   ],
   authorityAct: [
     String.raw`\bsaid (?:it'?s|its|it is|that'?s|this is|that is|it was) (?:totally |completely |all |perfectly )?(?:fine|ok|okay|allowed|alright|good|approved)\b`,
-    String.raw`\b(?:already )?(?:agreed|confirmed|approved|ok'?d|okayed|signed)\b`,
-    String.raw`\b(?:personally )?(?:asked|requested|insisted|instructed) (?:that|for)\b`,
+    String.raw`\b(?:agreed|confirmed|approved|ok'?d|okayed|signed)\b`,
+    String.raw`\b(?:asked|requested|insisted|instructed) (?:that|for)\b`,
     String.raw`\b(?:this is|it'?s|i'?m|i am) [a-z]+(?: [a-z]+)?,? (?:the |your |our )?(?:ceo|cfo|coo|cto|president|director|vp|head of [a-z]+|managing director)\b`,
     String.raw`\b(?:is|was) (?:fine|ok|okay) with (?:it|this|that)\b`,
     String.raw`\b(?:needs|wants|requires|demands|expects) (?:the|all|a|your|our|this|that|it|to)\b`,
@@ -186,7 +186,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bget you fired\b`,
   ],
   pleading: [
-    String.raw`\b(?:a |the |my )?(?:child|kid|baby|life|lives|someone)(?:'s)? (?:safety|life|lives) (?:is|are) at (?:stake|risk)\b`,
+    String.raw`\b(?:child|kid|baby|life|lives|someone)(?:'s)? (?:safety|life|lives) (?:is|are) at (?:stake|risk)\b`,
     String.raw`\bi(?:'m| am) (?:so |really |very )?(?:scared|terrified|afraid)\b`,
     String.raw`\byou have (?:a )?(?:family|kids|children) too\b`,
     String.raw`\bmy (?:business|company|shop) is (?:dying|going under|collapsing)\b`,
@@ -353,7 +353,7 @@ export const EN_CUES: CueLexicon = {
   personalData: [
     String.raw`\b(?:subscriber|account holder|caller|customer) (?:info|information|details|data|records)\b`,
     String.raw`\bcall (?:records|logs|history)\b`,
-    String.raw`\b(?:the |her |his )?(?:new |current )?(?:address|phone number|whereabouts|location) of [a-z]`,
+    String.raw`\b(?:address|phone number|whereabouts|location) of [a-z]`,
     String.raw`\b(?:date of birth|dob|home address|salary|salaries|medical|health records?|passport number)\b`,
     String.raw`\b(?:customer|client|employee|user|staff) (?:list|records|data|database|emails|addresses|details)\b`,
     String.raw`\b(?:personal|private) (?:data|details|information) of\b`,
@@ -435,7 +435,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\byou (?:personally )?are responsible\b`,
   ],
   selfCorrection: [
-    String.raw`\b(?:sorry,? )?i meant\b`,
+    String.raw`\bi meant\b`,
     String.raw`\bactually,? (?:it was|i meant|it'?s)\b`,
   ],
   softener: [

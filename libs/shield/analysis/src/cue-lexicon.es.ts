@@ -73,7 +73,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:me|nos) (?:dio|dieron|ha dado|han dado) (?:el|su) (?:ok|okey|visto bueno|permiso|aprobación)\b`,
     String.raw`\b(?:me|nos) (?:ha )?pedido que\b`,
     String.raw`\bme pidió que\b`,
-    String.raw`\b(?:me )?(?:confirmó|ha confirmado|validó|ha validado)\b`,
+    String.raw`\b(?:confirmó|ha confirmado|validó|ha validado)\b`,
     String.raw`\bdijo que (?:está|estaba|era) bien\b`,
     String.raw`\b(?:aprobó|aprobado|autorizó|autorizado|ordenó|pidió que|quiere que|dijo que|ha dado el visto bueno)\b`,
     String.raw`\ben nombre de\b`,
@@ -152,7 +152,7 @@ export const ES_CUES: CueLexicon = {
   internalData: [
     String.raw`\binstrucciones (?:del sistema|internas)\b`,String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
   personalData: [
-    String.raw`\b(?:la |su )?(?:nueva )?(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
+    String.raw`\b(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
   promise: [
     String.raw`\b(?:el precio|los precios) (?:subirá|subirán|va a subir|van a subir)\b`,String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],

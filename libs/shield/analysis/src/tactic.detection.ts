@@ -134,8 +134,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
   const threat = c.find('threat');
-  const blame = c.find('blame');
-  const pleading = c.find('pleading');
+  // Classes are scanned only where their combination can matter (each scan is a pass over the text).
+  const blame = threat || consequential ? c.find('blame') : undefined;
+  const pleading = asksException || consequential ? c.find('pleading') : undefined;
   const plea = pleading ?? (asksException ? c.find('flattery') : undefined);
   const insult = asksException && !threat && !plea ? c.find('insult') : undefined;
   if ((threat || plea) && asksException) {
@@ -193,7 +194,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // A change already on an authoritative record ("new email confirmed by link") is not the counterparty's word alone.
   const changeOnRecord = changedHit !== undefined && view.items.some((i) => i.standing === 'authoritative' && !i.negated && itemHas(i.text, 'changedDetails'));
   const changed = changeOnRecord ? undefined : changedHit;
-  const unreachable = c.find('unreachable');
+  const unreachable = consequential ? c.find('unreachable') : undefined;
   const freemail = view.emails.some((e) => FREEMAIL.test(e));
   const accountClaim = claims.find((k) => k.kind === 'account');
   const identityClaim = claims.find((k) => k.kind === 'identity');
@@ -280,7 +281,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
-  const correction = c.find('selfCorrection');
+  const correction = consequential ? c.find('selfCorrection') : undefined;
   if (contradicted) {
     out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
   } else if (arithmeticMismatch(said)) {
