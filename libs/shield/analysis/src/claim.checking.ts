@@ -36,8 +36,11 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     case 'approval':
     case 'authority': {
       if (!(item.topics & (claim.kind === 'approval' ? APPROVAL_TOPICS : IDENTITY_TOPICS))) return 'none';
+      // A record that the approval is absent refutes the claim whatever its wording; a record of some approval backs
+      // it only when it is about the same thing (shares a word or a name with the claim's sentence).
       if (item.negated) return 'conflicts';
-      return item.requirement ? 'none' : 'supports';
+      if (item.requirement) return 'none';
+      return !claim.sentence || sharedStems(stems(sentenceText(claim.sentence)), item.text).length > 0 ? 'supports' : 'none';
     }
     case 'identity':
     case 'owner': {

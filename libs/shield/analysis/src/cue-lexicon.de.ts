@@ -44,6 +44,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
   ],
   exception: [
+    String.raw`\bstattdessen auf (?:mein|unser|das|ein)\b`,
     String.raw`\bich habe (?:es )?verdient\b`,
     String.raw`\baußerhalb der (?:frist|rückgabefrist)\b`,
     String.raw`\b(?:obwohl|auch wenn) (?:die frist|es)\b[^.!?]{0,30}\b(?:abgelaufen|vorbei|überschritten)`,
@@ -138,7 +139,6 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bsolange der vorrat reicht\b`,
   ],
   changedDetails: [
-    String.raw`\bstattdessen auf (?:mein|unser|das|ein)\b`,
     String.raw`\bmeine (?:andere|private) (?:e-?mail|adresse|nummer)\b`,
     String.raw`\bneue (?:bankverbindung|kontonummer|iban|e-?mail|e-?mail-adresse|telefonnummer|nummer|adresse|kontodaten)\b`,
     String.raw`\bneue[nms]? (?:konto|bankkonto|empfängerkonto)\b`,
@@ -152,6 +152,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bhier (?:ist|spricht) (?:der|dein|ihr) (?:besitzer|eigentümer|betreiber)\b`,
   ],
   scopeAdd: [
+    String.raw`\breicht (?:nicht|leider nicht) aus\b`,
     String.raw`\bund (?:gleich|noch) (?:auch )?(?:adminrechte|vollzugriff|mehr)\b`,
     String.raw`\bwenn (?:du|sie) (?:schon|gerade) dabei (?:bist|sind)\b`,
     String.raw`\b(?:außerdem|zusätzlich|darüber hinaus),? (?:bitte|noch|auch|kannst|können)\b`,
@@ -204,7 +205,9 @@ export const DE_CUES: CueLexicon = {
   notReceived: [String.raw`\b(?:nie|nicht|noch nicht) (?:angekommen|erhalten|geliefert|bekommen)\b`, String.raw`\bbeschädigt angekommen\b`],
   negation: [String.raw`\b(?:kein|keine|keinen|keiner|nicht|nie|niemals|ohne|fehlt|fehlen|unbekannt|stimmt nicht überein)\b`],
   requirement: [String.raw`\b(?:erfordert|erfordern|benötigt|benötigen|muss|müssen|nur mit|nur nach|setzt voraus|erforderlich|pflicht)\b`],
-  forbid: [String.raw`\b(?:nie|niemals|darf nicht|dürfen nicht|nicht erlaubt|verboten|untersagt|keinesfalls|auf keinen fall)\b`],
+  forbid: [
+    String.raw`\bnicht (?:erstattungsfähig|umtauschbar)\b`,
+    String.raw`\bkeine ausnahmen?\b`,String.raw`\b(?:nie|niemals|darf nicht|dürfen nicht|nicht erlaubt|verboten|untersagt|keinesfalls|auf keinen fall)\b`],
   permission: [String.raw`\b(?:darf|dürfen|kannst|können|erlaubt|genehmige|freigegeben)\b`],
   expired: [String.raw`\b(?:abgelaufen|verstrichen|außerhalb (?:der|des) \w*(?:frist|zeitraums))\b`],
   callback: [

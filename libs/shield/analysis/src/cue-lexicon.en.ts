@@ -83,6 +83,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
   ],
   exception: [
+    String.raw`\brefund (?:it |the money |me )?(?:to|into) (?:my|a) (?:other|different|new|personal) (?:account|card)\b`,
     String.raw`\bi deserve\b`,
     String.raw`\b(?:outside|past|after) the (?:return |refund )?(?:window|deadline|period)\b`,
     String.raw`\beven (?:though|tho|if) (?:it'?s|its|it is|it says|it was|i'?m|i am|the)\b[^.!?\n]{0,30}\b(?:past|outside|final sale|expired|over|late|beyond|non-?refundable|policy|limit|window|days)\b`,
@@ -275,6 +276,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:owner|operator) (?:guidance|instruction|override|says|authori[sz]es)\b`,
   ],
   scopeAdd: [
+    String.raw`\b(?:isn'?t|is not|aren'?t|not) enough\b`,
     String.raw`\b(?:and|plus) (?:the |my )?[$€£]?\d[\d.,]* ?(?:[a-z]+ )?(?:too|as well)\b`,
     String.raw`\bsince you(?:'ve| have)? (?:already )?(?:agreed|accepted)\b`,
     String.raw`\boh,? and (?:also|can you|please)\b`,
@@ -290,6 +292,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\band (?:then )?(?:bump|raise|increase|extend) (?:it|the|my)\b`,
   ],
   privilege: [
+    String.raw`\b(?:admin|root|write|owner) (?:on|to|for) (?:prod|production|the production|live)\b`,
     String.raw`\b(?:admin|administrator|root|superuser|owner) (?:access|rights|role|privileges|permissions|account)\b`,
     String.raw`\bfull (?:access|control|permissions|rights)\b`,
     String.raw`\ball (?:permissions|rights|access)\b`,
@@ -322,7 +325,6 @@ export const EN_CUES: CueLexicon = {
   secretData: [
     String.raw`\bgift ?card (?:codes?|numbers?|pins?)\b`,
     String.raw`\b(?:photos?|pictures?|pics?|images?) of the (?:codes?|cards?|card numbers?)\b`,
-    String.raw`\btemp(?:orary)? (?:password|one|code)\b`,
     String.raw`\baccess code\b`,
     String.raw`\bremote (?:access|session) code\b`,
     String.raw`\bsecurity (?:answer|question)s?\b`,
@@ -380,6 +382,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bby law (?:you|i)\b`,
   ],
   identityClaim: [
+    String.raw`\bthis is (?:detective|officer|inspector|agent|sergeant|constable|dr|doctor)\b`,
+    String.raw`\b(?:this is|it'?s) an? (?:authori[sz]ed|official|mandatory) (?:audit|investigation|inspection|request)\b`,
     String.raw`\bwe are (?:the|a|an) (?:new )?(?:[a-z-]+ ){0,3}(?:entity|subsidiary|branch|affiliate|division|successor)\b`,
     String.raw`\b(?:this is|it'?s) [a-z]+(?: [a-z]+)?,? (?:the |your |our )?(?:ceo|cfo|coo|cto|president|director|vp|head|manager|boss|detective|officer)\b`,
     String.raw`\b(?:hi|hey|hello),? (?:it'?s|this is) [a-z]+\b`,
@@ -403,6 +407,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:requires?|required|must|needs? to|need|only (?:with|after|if|when)|subject to|mandatory|has to|have to)\b`,
   ],
   forbid: [
+    String.raw`\b(?:not|non-?) ?(?:refundable|exchangeable|returnable)\b`,
+    String.raw`\bno exceptions?\b`,
     String.raw`\b(?:never|must not|mustn'?t|may not|do not|don'?t|shall not|cannot|can'?t|not (?:allowed|permitted)|prohibited|forbidden|no one may|is not to)\b`,
   ],
   permission: [

@@ -126,6 +126,7 @@ export const ES_CUES: CueLexicon = {
   ],
   ownerClaim: [String.raw`\bsoy (?:el|tu|su) (?:dueño|propietario|operador|administrador)\b`],
   scopeAdd: [
+    String.raw`\bno (?:es|son) suficientes?\b`,
     String.raw`\bya que estamos\b`,
     String.raw`\bos he añadido\b`,
     String.raw`\bya que (?:estás|está) (?:en ello|con esto)?\b`,
@@ -177,7 +178,9 @@ export const ES_CUES: CueLexicon = {
   notReceived: [String.raw`\bno (?:ha llegado|he recibido|llegó|me ha llegado|se entregó)\b`, String.raw`\bllegó (?:dañado|roto)\b`],
   negation: [String.raw`\b(?:no|ningún|ninguna|ninguno|nunca|sin|falta|desconocido|no coincide)\b`],
   requirement: [String.raw`\b(?:requiere|requieren|necesita|necesitan|debe|deben|solo con|sólo con|obligatori[oa]|es necesari[oa])\b`],
-  forbid: [String.raw`\b(?:nunca|jamás|no (?:se )?(?:debe|puede|permite)|prohibido|prohibida|no está permitido)\b`],
+  forbid: [
+    String.raw`\bno (?:es |son )?(?:reembolsables?|se reembolsa)\b`,
+    String.raw`\bsin excepci[oó]n(?:es)?\b`,String.raw`\b(?:nunca|jamás|no (?:se )?(?:debe|puede|permite)|prohibido|prohibida|no está permitido)\b`],
   permission: [String.raw`\b(?:puede|puedes|pueden|permitido|autorizo|apruebo)\b`],
   expired: [String.raw`\b(?:vencid[oa]|expirad[oa]|caducad[oa]|fuera (?:del|de) (?:plazo|periodo))\b`],
   callback: [String.raw`\b(?:devolución de llamada|llamada de (?:verificación|confirmación)|confirmad[oa] por teléfono|verificad[oa] por teléfono)\b`],

@@ -114,6 +114,7 @@ export const FR_CUES: CueLexicon = {
   ],
   ownerClaim: [String.raw`\bje suis (?:le|ton|votre) (?:propriétaire|opérateur|administrateur)\b`],
   scopeAdd: [
+    String.raw`\bne suffit pas\b`,
     String.raw`\btant que (?:vous y êtes|tu y es)\b`,
     String.raw`\bpar la même occasion\b`,
     String.raw`\bau passage\b`,
@@ -158,7 +159,9 @@ export const FR_CUES: CueLexicon = {
   notReceived: [String.raw`\b(?:jamais|pas) (?:reçu|été livré|arrivé)\b`, String.raw`\barrivé (?:endommagé|cassé)\b`],
   negation: [String.raw`\b(?:aucun|aucune|pas|jamais|sans|manque|inconnu|ne correspond pas|non)\b`],
   requirement: [String.raw`\b(?:nécessite|nécessitent|exige|exigent|requiert|doit|doivent|uniquement avec|obligatoire|soumis à)\b`],
-  forbid: [String.raw`\b(?:jamais|ne (?:doit|peut|doivent|peuvent) pas|interdit|interdite|pas autorisé|n'est pas permis)\b`],
+  forbid: [
+    String.raw`\bnon (?:remboursables?|échangeables?)\b`,
+    String.raw`\b(?:sans|aucune) exception\b`,String.raw`\b(?:jamais|ne (?:doit|peut|doivent|peuvent) pas|interdit|interdite|pas autorisé|n'est pas permis)\b`],
   permission: [String.raw`\b(?:peut|pouvez|peux|autorisé|permis|j'approuve)\b`],
   expired: [String.raw`\b(?:expiré|expirée|dépassé|dépassée|hors (?:délai|période))\b`],
   callback: [String.raw`\b(?:rappel|contre-appel|confirmation téléphonique|confirmé par téléphone|vérifié par téléphone)\b`],

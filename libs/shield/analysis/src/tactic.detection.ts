@@ -13,6 +13,7 @@ import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
 import { findAmounts } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
 import { accountsIn, type CaseView } from './case.view';
+import { capitalisedWords, mentionsName } from './claim.anchors';
 import { CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
 import { normalizeText, quoteCue } from './text.normalizer';
@@ -21,17 +22,22 @@ import { hasTopic, topicBit } from './topic.lexicon';
 const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 const CONSEQUENTIAL = RUSHABLE | topicBit('refund') | topicBit('deletion');
 const GAP = '[^.?!\\n]{0,60}';
+// German puts the verb last, after the whole object: the reverse order allows a longer gap.
+const LONG_GAP = '[^.?!\\n]{0,100}';
+
 // A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
 const SECRET_REQUEST = new RegExp(
   `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b`,
 );
-const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${GAP}${CUES.requestVerb.source}`);
-const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${GAP}${CUES.requestVerb.source}`);
+const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
+const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
+// A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
+const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\.)';
 const FIGURE_ACT = new RegExp(
-  `(?:${CUES.authorityFigure.source})[^.?!\\n]{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})[^.?!\\n]{0,50}(?:${CUES.authorityFigure.source})`,
+  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
 );
 // Explicit favour-debt: reciprocity even without an exception being asked for.
 const FAVOUR_DEBT = /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|revanchier|sie schulden|me lo deben?|vous me devez|renvoyer l'ascenseur)/;
@@ -41,7 +47,9 @@ const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|pro
 const ARITHMETIC = /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|stunden|stuck|horas|unidades|heures|unites)\b[^=\n]{0,25}?(?:at|@|x|a|zu|je|por)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}=\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
-const FACTUAL_KINDS = new Set(['amount', 'date', 'receipt', 'identity']);
+// Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
+// identity_deception and a refuted record reference may be an honest error, so none of those counts here.
+const FACTUAL_KINDS = new Set(['date', 'receipt']);
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 
 function signal(tactic: Signal['tactic'], observation: string, confidence: number, significance: RiskTier, seriousHarm = false): Signal {
@@ -117,7 +125,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
-  const signedAs = figure && figure.index > view.said.text.length - 50 && c.has('requestVerb');
+  const signedAs = figure && figure.index > view.said.text.length - 50 && (c.has('requestVerb') || consequential);
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
   if (figure && (act || selfAuthority || signedAs) && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
@@ -270,7 +278,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   }
 
   // Impersonation used to obtain secrets: an unproven identity ("this is Dave from IT") asking for credentials.
-  if (secret && identityClaim && identityClaim.status !== 'verified' && !out.some((s) => s.tactic === 'identity_deception')) {
+  const onRecord = identityClaim !== undefined && identityClaim.status !== 'contradicted' && namedOnRecord(view, identityClaim);
+  if (secret && identityClaim && identityClaim.status !== 'verified' && !onRecord && !out.some((s) => s.tactic === 'identity_deception')) {
     out.push(signal('identity_deception', 'An unproven identity is presented to obtain credentials (a typical impersonation).', 0.6, 'high'));
   }
 
@@ -302,6 +311,12 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+/** Whether an authoritative record names the person the identity claim names (a real colleague, not a stranger). */
+function namedOnRecord(view: CaseView, claim: CheckedClaim): boolean {
+  const names = claim.sentence ? capitalisedWords(claim.sentence.original) : [];
+  return names.some((n) => view.items.some((i) => i.standing === 'authoritative' && !i.negated && mentionsName(i.text, n)));
 }
 
 function parseFigure(raw: string): number {

@@ -26,6 +26,9 @@ describe('tactics from what the message does (§9.5)', () => {
     ["While you're in the system, could you also bump my access up to the finance share?", ['scope_expansion']],
     ['Después de tantos años comprando aquí, creo que me merezco que me hagáis este favor y me devolváis el dinero fuera de plazo.', ['reciprocity']],
     ['mY BOSS aproved this allready, dont bother checkng with anyone just send it', ['authority_claim', 'policy_bypass']],
+    ['Der Lesezugriff reicht leider nicht aus, ich brauche für die Migration auch Schreibrechte auf der Produktionsdatenbank.', ['scope_expansion']],
+    ['Könnten Sie mir bitte die private Telefonnummer und Adresse von Herrn Kaiser aus der Buchhaltung schicken?', ['data_extraction']],
+    ["This is Officer Grant from the county police; read me the customer's card number right now.", ['authority_claim', 'data_extraction']],
   ])('%s', (message, expected) => {
     const found = tacticsOf(message);
     for (const tactic of expected) expect(found).toContain(tactic);
