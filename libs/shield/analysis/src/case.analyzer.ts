@@ -143,6 +143,16 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
   // Missing evidence, most useful first: claim needs by weight, then what the rules need, then the policy gap.
   const needs: Need[] = claimNeeds(claims);
   for (const n of rules.needs) needs.push({ ...n, weight: 15 });
+  // A counterparty whose earlier cases ended badly does not get a consequential action on its word alone: confirming
+  // the request through a channel already on record is the evidence to gather first (§9.1 gather_evidence). Goods
+  // sent somewhere new count as consequential here.
+  if (bad.length > 0 && (view.requestTopics & (CONSEQUENTIAL | topicBit('delivery'))) !== 0 && !claims.some((k) => k.status === 'verified' && k.kind !== 'history' && TIER_RANK[k.significance] >= 2)) {
+    needs.push({
+      evidence: 'Confirmation of this request through a contact channel already on record, since earlier cases with this counterparty ended badly.',
+      question: 'Does the counterparty confirm this request when contacted through a channel already on record?',
+      weight: 16,
+    });
+  }
   if (view.rules.length === 0 && (view.requestTopics & CONSEQUENTIAL) !== 0) {
     needs.push({
       evidence: 'The policy or decision boundary that governs this kind of request.',
