@@ -28,6 +28,7 @@ const IDENTITY_ONLY = topicBit('identity');
 const BANK_TOPICS = topicBit('bankDetails');
 const RECEIPT_TOPICS = topicBit('delivery');
 const EVENT_TOPICS = topicBit('delivery') | topicBit('refund') | topicBit('payment');
+const NEGOTIATED = topicBit('contract') | topicBit('discount');
 const MONEY_MOVES = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
 const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 
@@ -170,7 +171,8 @@ function significanceOf(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext
     case 'owner':
       return 'critical';
     case 'approval':
-      return ctx.gatingRules.length > 0 ? 'critical' : 'high';
+      // An approval decides whether to act when a rule gates the action, or money, data, access or terms are at stake.
+      return ctx.gatingRules.length > 0 ? 'critical' : consequential || (view.requestTopics & NEGOTIATED) !== 0 || view.amounts.length > 0 ? 'high' : 'medium';
     case 'authority':
       return consequential ? 'high' : 'medium';
     case 'identity':

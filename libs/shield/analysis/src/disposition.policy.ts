@@ -66,7 +66,8 @@ export function decide(input: DecisionInput): Decision {
   const statementRefuted = claims.some((k) => k.status === 'contradicted' && (k.kind === 'reference' || k.kind === 'event'));
   const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history' && k.kind !== 'reference' && k.kind !== 'event');
   const noExit = conflicts.some((c) => c.path === 'none');
-  const harmful = strong.filter((s) => s.seriousHarm);
+  // Asking for more than agreed always has a safe variant (do only the agreed part), so it is never harm without one.
+  const harmful = strong.filter((s) => s.seriousHarm && s.tactic !== 'scope_expansion');
   const fraudPattern = harmful.length > 0 && strong.filter((s) => TIER_RANK[s.significance] >= 2).length >= 3;
   // Handing over a secret has no safe variant, unless a policy spells out the safe path for the legitimate goal.
   const credentialGrab = strong.some((s) => s.tactic === 'data_extraction' && s.significance === 'critical') && !conflicts.some((c) => c.kind === 'forbidden' && c.path !== 'none');

@@ -21,6 +21,7 @@ import { hasTopic, topicBit } from './topic.lexicon';
 
 const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 const CONSEQUENTIAL = RUSHABLE | topicBit('refund') | topicBit('deletion');
+const NEGOTIATED = topicBit('contract') | topicBit('discount');
 const GAP = '[^.?!\\n]{0,60}';
 // German puts the verb last, after the whole object: the reverse order allows a longer gap.
 const LONG_GAP = '[^.?!\\n]{0,100}';
@@ -127,7 +128,11 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
   const signedAs = figure && figure.index > view.said.text.length - 50 && (c.has('requestVerb') || consequential);
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
-  if (figure && (act || selfAuthority || signedAs) && authorityClaim?.status !== 'verified') {
+  // Authority is a tactic when it is the reason to do something that matters (money, data, access, terms) or to get
+  // past a control; "my manager asked me to book the room" is ordinary delegation.
+  const stakes =
+    consequential || (view.requestTopics & NEGOTIATED) !== 0 || broken || cut !== undefined || exception !== undefined || injection !== undefined || c.has('secretData') || c.has('personalData');
+  if (figure && (act || selfAuthority || signedAs) && stakes && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
     const conf = 0.6 + (unproven ? 0.1 : 0) + (authorityClaim?.status === 'contradicted' ? 0.15 : 0) + (pressure ? 0.05 : 0);
     out.push(

@@ -41,6 +41,8 @@ describe('tactics from what the message does (§9.5)', () => {
     'Es la segunda vez que el pedido llega incompleto, estoy bastante molesto. ¿Me pueden enviar la pieza que falta?',
     'Our payroll cutoff is Thursday at noon, so please submit approved timesheets by then.',
     "That's our best offer and we won't go lower; if it doesn't work for you, no hard feelings.",
+    'Hi, my manager asked me to book the meeting room for Thursday at 2pm. Is it free?',
+    'Mi jefa me pidió que reservara la sala de reuniones para el jueves. ¿Está libre?',
   ])('leaves a benign message clean: %s', (message) => {
     expect(tacticsOf(message)).toEqual([]);
   });
