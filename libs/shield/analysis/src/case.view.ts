@@ -53,6 +53,8 @@ export interface RuleView {
   readonly forbids: boolean;
   readonly requiresApproval: boolean;
   readonly requiresCallback: boolean;
+  /** The owner reserves the decision ("ask me first", "I will decide"): only the owner's approval satisfies it (§6). */
+  readonly ownerDecides: boolean;
   readonly permits: boolean;
   /** Applies only to new or changed details ("never pay new accounts without a call-back"). */
   readonly aboutChange: boolean;
@@ -73,6 +75,8 @@ export interface CaseView {
   readonly requestTopics: number;
   /** Topics of what the agent is there to do (goal, brief, proposed action). */
   readonly goalTopics: number;
+  /** Topics of the goal and brief alone: what the agent's purpose needs, whatever action is proposed. */
+  readonly purposeTopics: number;
   readonly goalText: string;
   readonly items: readonly ItemView[];
   readonly rules: readonly RuleView[];
@@ -117,8 +121,9 @@ function emailsIn(original: string): string[] {
 }
 
 const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|autoris|sign[- ]?of/;
+// Tested on normalised text, where doubled letters are single ("will" reads "wil").
 const ASK_OWNER =
-  /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\bi(?:'ll| will) decide\b|\b(?:entscheide ich|ich entscheide|decido yo|yo decido|je deciderai|je decide)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
+  /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\bi(?:'l|'ll| wil| will) decide\b|\b(?:entscheide ich|ich entscheide|decido yo|yo decido|je deciderai|je decide)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
 const CHANGE_WORD = /\b(?:new|changed|change|updated|different|neue|geandert|anderung|nuev|cambi|nouve|modifi|changement)\w*/;
 const LIMIT_BEFORE = /(?:ceiling(?: is| of)?|cap(?: is| of)?|at most|obergrenze|tope|limite|up to|upto|max(?:imum)?|not exceed|exceeding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafonne a)[^.]{0,20}$/;
 const THRESHOLD_BEFORE = /(?:above|over|more than|exceed|exceeds|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
@@ -137,17 +142,20 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
     if (amountRule) break;
   }
   const windowDays = findWindowDays(text);
+  const topics = topicsOf(text);
   return {
     id,
     origin,
     title,
     text,
-    topics: topicsOf(text),
+    topics,
     forbids: itemHas(text, 'forbid'),
     requiresApproval: approval && requires,
     requiresCallback: itemHas(text, 'callback') && (requires || origin === 'guidance'),
+    ownerDecides: askOwner,
     permits: itemHas(text, 'permission') && !itemHas(text, 'forbid'),
-    aboutChange: CHANGE_WORD.test(text),
+    // "new accounts", "changed bank details": a rule about payee changes ("new access" is a request like any other).
+    aboutChange: CHANGE_WORD.test(text) && (topics & (topicBit('bankDetails') | topicBit('payment'))) !== 0,
     outsideClause: itemHas(text, 'expired'),
     ...(windowDays !== undefined ? { windowDays } : {}),
     ...(amountRule ? { amountRule } : {}),
@@ -211,6 +219,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     actionText,
     requestTopics,
     goalTopics: topicsOf(goalText),
+    purposeTopics: topicsOf(normalizeText(`${caseRecord.goal} ${caseRecord.brief}`).text),
     goalText,
     items,
     rules,

@@ -16,6 +16,7 @@ import { sameAmount } from './amount.parser';
 import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
 import { capitalisedWords, denies, folded, mentionsName, negatedMention, sentenceText, sharedStems, stems } from './claim.anchors';
 import { sameAccount, type CaseView, type ItemView, type RuleView } from './case.view';
+import { itemHas } from './cue.patterns';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
@@ -62,6 +63,8 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
         if (claim.change) return item.negated && item.callback ? 'conflicts' : 'none';
         return 'conflicts';
       }
+      // A new contact detail the records already show ("new email confirmed by a link") is established.
+      if (claim.change && !claim.account && !item.negated && !item.requirement && itemHas(item.text, 'changedDetails')) return 'supports';
       if (!(item.topics & BANK_TOPICS)) return 'none';
       if (item.negated) return 'conflicts';
       if (item.callback && !item.requirement) return 'supports';

@@ -72,4 +72,13 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     expect(['seek_approval', 'do_not_proceed']).toContain(a.disposition);
     expect(a.manipulationSignals.map((s) => s.tactic)).toContain('identity_deception');
   });
+  it('owner guidance that reserves the decision is not satisfied by some other approval on record (§6)', () => {
+    const a = analyse({
+      message: 'Please enable my reporting access as per ticket RQ-88, thanks!',
+      goal: 'Grant system access per approved tickets.',
+      evidence: [{ summary: 'Ticket RQ-88 approved by the team lead: reporting access for Lee Chan.' }],
+      guidance: ['No new access for contractors from Northbeam for now; I will decide case by case.'],
+    });
+    expect(a.disposition).toBe('seek_approval');
+  });
 });

@@ -157,7 +157,7 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
       }
     } else if (rule.requiresApproval && !conditional) {
       gatingRules.push(rule);
-      if (!approvalRecorded && !ownerApproves) {
+      if (!(approvalRecorded && !rule.ownerDecides) && !ownerApproves) {
         broken = true;
         conflicts.push({
           kind: 'approval_required',

@@ -278,7 +278,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('data_extraction', `Secrets or one-time credentials are asked for: ${quoteCue(view.said, secret.index, secret.index + secret[0].length)}.`, 0.88, 'critical', true));
   } else if (internal) {
     out.push(signal('data_extraction', `Internal rules or configuration are asked for: ${quoteCue(view.said, internal.index, internal.index + internal[0].length)}.`, 0.75, 'high'));
-  } else if (personal && !hasTopic(view.goalTopics, 'personalData')) {
+  } else if (personal && !hasTopic(view.purposeTopics, 'personalData')) {
     out.push(signal('data_extraction', `Personal data the goal does not need is asked for: ${quoteCue(view.said, personal.index, personal.index + personal[0].length)}.`, 0.7, 'high'));
   }
 
