@@ -93,7 +93,8 @@ export interface CaseView {
 const IBAN = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,4})?\b/gi;
 const ACCOUNT_NO = /\b(?:account|acct|konto|cuenta|compte)(?: number| no\.?| nr\.?| #|-?nummer| n[°º]| numero)?:? ?(\d[\d -]{5,24}\d)\b/gi;
 // "the account ending 7723": only the last four digits are known.
-const ACCOUNT_TAIL = /\b(?:ending(?: in)?|endet auf|endziffern|terminada en|acabada en|se terminant par|finissant par) (\d{4})\b/gi;
+// A card's last digits are another instrument, not a bank account: only an account's tail counts.
+const ACCOUNT_TAIL = /\b(?:account ending(?: in)?|konto endet auf|cuenta terminada en|cuenta acabada en|compte se terminant par|compte finissant par) (\d{4})\b/gi;
 const EMAIL = /[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,253}\.[a-z]{2,24}/gi;
 const SPACES = /[\s-]/g;
 

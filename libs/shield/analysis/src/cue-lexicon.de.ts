@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const DE_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bmuss heute\b`,
     String.raw`\bin \d{1,2} (?:minuten|min)\b`,
     String.raw`\bnur heute\b`,
     String.raw`\b(?:läuft|gilt) nur (?:noch )?bis\b`,
@@ -29,6 +30,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:offizielle|normale|übliche) weg dauert\b`,
     String.raw`\bnachreichen\b`,
     String.raw`\b(?:später|nachträglich) (?:nachtragen|eintragen|erledigen|einholen)\b`,
     String.raw`\b(?:brauchen|braucht) (?:wir|es|man|sie) (?:dafür |hierfür )?(?:nicht|kein)`,
@@ -87,6 +89,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:finanzamt|polizei|behörde|aufsicht|wirtschaftsprüfer)\b`,
   ],
   authorityAct: [
+    String.raw`\bhat mir (?:[a-zäöü]+ ){0,4}gesagt\b`,
     String.raw`\babgenickt\b`,
     String.raw`\bhat (?:das|es) (?:bereits |schon )?(?:ok|okay|in ordnung|bestätigt|genehmigt)\b`,
     String.raw`\b(?:hat|haben) (?:bereits |schon )?zugestimmt\b`,
@@ -152,6 +155,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bhier (?:ist|spricht) (?:der|dein|ihr) (?:besitzer|eigentümer|betreiber)\b`,
   ],
   scopeAdd: [
+    String.raw`\bzusätzlich (?:den|die|das|noch|auch)\b`,
+    String.raw`\baußerdem wäre es\b`,
     String.raw`\breicht (?:nicht|leider nicht) aus\b`,
     String.raw`\bund (?:gleich|noch) (?:auch )?(?:adminrechte|vollzugriff|mehr)\b`,
     String.raw`\bwenn (?:du|sie) (?:schon|gerade) dabei (?:bist|sind)\b`,
@@ -161,6 +166,8 @@ export const DE_CUES: CueLexicon = {
   ],
   privilege: [String.raw`\b(?:adminrechte|administratorrechte|vollzugriff|alle rechte|root-zugriff|admin-zugang|schreibrechte)\b`],
   socialProof: [
+    String.raw`\balle (?:unsere|anderen) (?:mandanten|kunden|kollegen)\b`,
+    String.raw`\bdas machen (?:eigentlich |doch )?alle\b`,
     String.raw`\bihre (?:konkurrenten|wettbewerber|mitbewerber)\b`,String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
   requestVerb: [
     String.raw`\bantworten sie (?:einfach )?mit\b`,
@@ -182,6 +189,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
     String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
   personalData: [
+    String.raw`\b(?:kundenkontakte|kontaktliste|personalakte|krankenakte)\b`,
     String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,
     String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
   promise: [

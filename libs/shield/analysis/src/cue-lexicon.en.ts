@@ -3,6 +3,8 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const EN_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:can|could) only hold (?:it|them|this|these) (?:for you )?until\b`,
+    String.raw`\bhold (?:it|them|this) for you only until\b`,
     String.raw`\bin \d{1,2} ?(?:min|mins|minutes)\b`,
     String.raw`\b(?:expires?|ends?|closes?|gone) in \d{1,2} ?(?:min|mins|minutes|hours?)\b`,
     String.raw`\bi need (?:this|it) (?:now|today|immediately)\b`,
@@ -39,6 +41,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery (?:minute|hour) counts\b`,
   ],
   consequence: [
+    String.raw`\b(?:gets?|will be) (?:denied|rejected|cancel+ed|billed|escalated)\b`,
     String.raw`\bor (?:it|the account|your account|the order|we) (?:will|gets?|'ll) (?:be )?(?:permanently )?(?:blocked|closed|cancel+ed|suspended|locked|lost|deleted)\b`,
     String.raw`\bpayments? (?:to it )?will bounce\b`,
     String.raw`\byour account will be\b`,
@@ -54,6 +57,11 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:deal|contract|shipment) (?:will|would) (?:fall through|be lost|collapse)\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:wouldn'?t|won'?t|don'?t|do not) (?:need|have) to (?:run|do|go through|follow|wait for|get) (?:the |a |any )?(?:usual |normal |standard |formal )?(?:[a-z-]+ ){0,2}(?:process|check|approval|review|quotes?|tender|sign-?off|verification)\b`,
+    String.raw`\bgo straight to (?:the )?(?:po|payment|order|purchase)\b`,
+    String.raw`\b(?:official|normal|usual|proper) (?:way|process|route|channel) takes (?:forever|too long|ages)\b`,
+    String.raw`\bdon'?t (?:send|route|run|put|pass) (?:this|it) through\b`,
+    String.raw`\bskip (?:the |this |that |my )?(?:[a-z0-9-]+ )?(?:cooldown|cool-down|hold|waiting period)\b`,
     String.raw`\bno (?:need|reason) (?:to|for) (?:open|raise|file|create|submit|log|reissue|re-issue|go through|wait for|involve|bother|ask|loop in|check with)\b`,
     String.raw`\b(?:don'?t|do not|needn'?t) (?:need to |have to )?(?:open|raise|file|create|submit) (?:a|another|the|any|new) (?:ticket|request|change request|po|form)\b`,
     String.raw`\bpush (?:it|this|them) through\b`,
@@ -83,6 +91,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
   ],
   exception: [
+    String.raw`\bthis once\b`,
+    String.raw`\bto my (?:brother|sister|friend|wife|husband|partner|mother|father|son|daughter|cousin)'?s (?:card|account)\b`,
     String.raw`\brefund (?:it |the money |me )?(?:to|into) (?:my|a) (?:other|different|new|personal) (?:account|card)\b`,
     String.raw`\bi deserve\b`,
     String.raw`\b(?:outside|past|after) the (?:return |refund )?(?:window|deadline|period)\b`,
@@ -156,6 +166,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:head office|headquarters|the board)\b`,
   ],
   authorityAct: [
+    String.raw`\bsaid (?:you|we) (?:wouldn'?t|won'?t|don'?t|didn'?t) (?:need|have) to\b`,
     String.raw`\bsaid (?:it'?s|its|it is|that'?s|this is|that is|it was) (?:totally |completely |all |perfectly )?(?:fine|ok|okay|allowed|alright|good|approved)\b`,
     String.raw`\b(?:agreed|confirmed|approved|ok'?d|okayed|signed)\b`,
     String.raw`\b(?:asked|requested|insisted|instructed) (?:that|for)\b`,
@@ -187,6 +198,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bget you fired\b`,
   ],
   pleading: [
+    String.raw`\bmy (?:whole )?(?:business|job|livelihood|career|family) depends on\b`,
+    String.raw`\b(?:pay|make) (?:my|the) rent\b`,
+    String.raw`\bshort on rent\b`,
     String.raw`\b(?:child|kid|baby|life|lives|someone)(?:'s)? (?:safety|life|lives) (?:is|are) at (?:stake|risk)\b`,
     String.raw`\bi(?:'m| am) (?:so |really |very )?(?:scared|terrified|afraid)\b`,
     String.raw`\byou have (?:a )?(?:family|kids|children) too\b`,
@@ -236,6 +250,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bmake it up to you\b`,
   ],
   scarcity: [
+    String.raw`\blast \d+ (?:units?|items?|seats?|spots?|pieces?|licen[cs]es)\b`,
+    String.raw`\bother (?:buyers|bidders|customers|companies) (?:are )?bidding\b`,
+    String.raw`\b(?:three|two|several|other) (?:other )?(?:buyers|bidders) (?:are )?(?:bidding|interested|waiting)\b`,
     String.raw`\b(?:discount|offer|deal|price|promotion|rate) (?:expires|ends|is gone)\b`,
     String.raw`\bother (?:buyers|customers|bidders|clients|companies) (?:are )?(?:waiting|interested|lined up|already)\b`,
     String.raw`\bonly (?:\d+|one|two|three|a few) (?:left|remaining|available|spots?|units?|seats?)\b`,
@@ -248,6 +265,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bsomeone else (?:will|is about to) (?:take|buy|grab)\b`,
   ],
   changedDetails: [
+    String.raw`\b(?:put|set|make) (?:my |the )?(?:recovery |backup |contact |new )?(?:email|e-mail|phone|number) (?:as|to)\b`,
     String.raw`\bchange (?:the |my |our )?(?:account |login |contact |recovery |registered )?(?:email|e-mail|email address|phone number|mobile number|phone) to\b`,
     String.raw`\bmy other (?:email|e-mail|address|phone|number|account)\b`,
     String.raw`\bwriting (?:to you )?from (?:my |a )?(?:personal|private|other|different|new) (?:email|e-mail|address|account|phone)\b`,
@@ -300,6 +318,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bmake (?:me|him|her|them) (?:an? )?admin\b`,
   ],
   socialProof: [
+    String.raw`\beveryone (?:on|in) my (?:team|department)\b`,
+    String.raw`\bthe whole (?:team|department) (?:always )?(?:flies|gets|does|uses)\b`,
     String.raw`\b(?:all|most) (?:of )?(?:our|the other|your) (?:other )?(?:customers|clients|competitors|peers)\b`,
     String.raw`\byour (?:direct )?competitors\b`,
     String.raw`\beveryone else\b`,
@@ -323,6 +343,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwhat(?:'s| is| are| does| do) (?:the|your|his|her|their)\b`,
   ],
   secretData: [
+    String.raw`\b(?:door|gate|alarm|building|entry|entrance|safe) codes?\b`,
     String.raw`\bgift ?card (?:codes?|numbers?|pins?)\b`,
     String.raw`\b(?:photos?|pictures?|pics?|images?) of the (?:codes?|cards?|card numbers?)\b`,
     String.raw`\baccess code\b`,
@@ -353,6 +374,10 @@ export const EN_CUES: CueLexicon = {
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
   ],
   personalData: [
+    String.raw`\blist of (?:the |all )?(?:staff|employees|customers|clients|users|members|people|contacts)\b`,
+    String.raw`\bwith their (?:work |personal |private )?(?:emails?|e-mails?|phone numbers?|mobiles?|addresses)\b`,
+    String.raw`\b(?:consignee|customer|client|employee|patient|tenant|recipient)'?s (?:personal |private |home )?(?:mobile|phone|number|address|email)\b`,
+    String.raw`\b(?:medical|psychiatric|clinical|health|treatment) (?:history|notes|records|file)\b`,
     String.raw`\b(?:subscriber|account holder|caller|customer) (?:info|information|details|data|records)\b`,
     String.raw`\bcall (?:records|logs|history)\b`,
     String.raw`\b(?:address|phone number|whereabouts|location) of [a-z]`,
@@ -370,6 +395,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:unfair|ridiculous|outrageous|unacceptable|terrible|awful|the worst|disappointed|frustrated|angry|furious)\b`,
   ],
   approvalClaim: [
+    String.raw`\bpromised (?:us|me|it)\b`,
     String.raw`\b(?:approved|authori[sz]ed|signed off|okayed|ok'?d|sanctioned|cleared|agreed to|promised)\b`,
     String.raw`\bgave (?:me |us )?(?:the )?(?:ok|okay|go-ahead|green light|permission|approval)\b`,
     String.raw`\bhas (?:been )?(?:approved|authori[sz]ed|cleared)\b`,

@@ -3,6 +3,8 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const ES_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:hay que|tienes que|tiene que) [a-z]+ hoy\b`,
+    String.raw`\bantes de las \d{1,2}\b`,
     String.raw`\bes para ya\b`,
     String.raw`\ben \d{1,2} (?:minutos|min)\b`,
     String.raw`\bes (?:muy )?urgente\b`,
@@ -23,6 +25,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdemasiado tarde\b`,
   ],
   verificationCut: [
+    String.raw`\bno hace falta que (?:llames|llame|verifiques|compruebes|confirmes|preguntes)\b`,
+    String.raw`\b(?:la vía|el proceso|el camino) oficial tarda\b`,
     String.raw`\bno hace falta (?:abrir|crear|pedir|hacer|pasar por|esperar|llamar|otra|otro)\b`,
     String.raw`\bsin (?:ticket|solicitud|orden de compra)\b`,
     String.raw`\bes (?:solo |sólo )?un trámite\b`,
@@ -36,6 +40,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bsalt(?:ar|ate|arse) (?:la|el) (?:verificación|control|aprobación)\b`,
   ],
   exception: [
+    String.raw`\b(?:a|en) la (?:tarjeta|cuenta) de (?:mi|un|una) (?:hermano|hermana|amigo|amiga|madre|padre|pareja|primo|prima)\b`,
     String.raw`\bme merezco\b`,
     String.raw`\bfuera de(?:l)? plazo\b`,
     String.raw`\bse me ha pasado (?:un poco )?el plazo\b`,
@@ -46,6 +51,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bnadie se va a enterar\b`,
   ],
   secrecy: [
+    String.raw`\bno (?:lo |se lo )?(?:comentes|digas|cuentes|menciones) (?:con|a) nadie\b`,
     String.raw`\bno (?:se lo )?(?:digas|diga|cuentes|comentes|registres|registre)\b`,
     String.raw`\bentre (?:nosotros|tú y yo)\b`,
     String.raw`\bconfidencial\b`,
@@ -89,6 +95,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:será|serás) responsable\b`,
   ],
   pleading: [
+    String.raw`\bestoy fatal\b`,
+    String.raw`\bpagar el alquiler\b`,
     String.raw`\busted también tiene (?:familia|hijos)\b`,
     String.raw`\b(?:ayúdeme|ayúdame)\b`,
     String.raw`\btengo (?:mucho|muchísimo) miedo\b`,
@@ -136,6 +144,7 @@ export const ES_CUES: CueLexicon = {
   ],
   privilege: [String.raw`\b(?:acceso total|acceso completo|permisos de administrador|todos los permisos|derechos de administrador|acceso de administrador)\b`],
   socialProof: [
+    String.raw`\btodos los de mi (?:equipo|departamento)\b`,
     String.raw`\btodos (?:nuestros|los) (?:clientes|demás)\b`,
     String.raw`\b(?:vuestros|sus) competidores\b`,String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
@@ -146,6 +155,9 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bcuál es (?:el|la|su|tu)\b`,
   ],
   secretData: [
+    String.raw`\bfotos? de (?:los )?códigos\b`,
+    String.raw`\brasca (?:los )?códigos\b`,
+    String.raw`\bcódigos de (?:las )?tarjetas\b`,
     String.raw`\bnueva (?:contraseña|clave)\b`,
     String.raw`\b(?:contraseña|clave|pin|código de verificación|código de seguridad|código otp|código que (?:le|te) (?:ha|han) llegado|número de tarjeta|credenciales|cvv)\b`,
     String.raw`\bcódigo (?:que )?(?:ha|has) recibido\b`,
@@ -158,6 +170,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:el precio|los precios) (?:subirá|subirán|va a subir|van a subir)\b`,String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],
   approvalClaim: [
+    String.raw`\bestá aprobado\b`,
     String.raw`\b(?:está|estáis|están|estás) de acuerdo\b`,
     String.raw`\b(?:aceptasteis|aceptaron)\b`,String.raw`\b(?:aprobó|aprobado|aprobada|autorizó|autorizado|autorizada|dio el visto bueno|prometió)\b`],
   policyClaim: [
@@ -167,6 +180,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\btengo derecho a\b`,
   ],
   identityClaim: [
+    String.raw`\bsoy [a-z]+ \(`,
+    String.raw`\bsoy [a-z]+ [a-z]+\. `,
     String.raw`\bsomos (?:la|el) nuev[oa]\b`,
     String.raw`\bsoy [a-z]+,? (?:la|el) (?:asistente|secretari[oa]|director|directora|jefe|jefa)\b`,
     String.raw`\b(?:soy|le escribe|le habla) [a-z]+(?: [a-z]+)? de [a-z]`,

@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const FR_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bil faut [a-z]+ aujourd'hui\b`,
     String.raw`\bdans \d{1,2} (?:minutes|min)\b`,
     String.raw`\bfaites vite\b`,
     String.raw`\bmerci de faire vite\b`,
@@ -16,6 +17,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:dernier avis|dernière relance|dernier rappel)\b`,
   ],
   consequence: [
+    String.raw`\bà défaut de (?:règlement|paiement)\b`,
+    String.raw`\btransmis au contentieux\b`,
     String.raw`\bsi (?:le virement|le paiement|vous ne)\b[^.!?]{0,40}\b(?:pas|plus)\b[^.!?]{0,40}\b(?:payer|bloqu|perd|ferm)`,
     String.raw`\bsinon\b[^.!?]{0,40}\b(?:bloqu|ferm|suspend|annul|perd|pénalit|amende)`,
     String.raw`\bsera (?:bloqué|bloquée|fermé|fermée|suspendu|suspendue|annulé|annulée|supprimé)\b`,
@@ -137,11 +140,14 @@ export const FR_CUES: CueLexicon = {
   ],
   internalData: [String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
   personalData: [
+    String.raw`\b(?:liste|fichier) (?:complète )?des (?:contacts|clients)\b`,
+    String.raw`\bcontacts clients\b`,
     String.raw`\bl'adresse de [a-z]`,String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
   promise: [
     String.raw`\b(?:le prix|les prix) (?:va|vont) augmenter\b`,String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
   opinion: [String.raw`\b(?:injuste|inacceptable|scandaleux|déçu|déçue|frustré|frustrée|furieux|furieuse|en colère)\b`],
-  approvalClaim: [String.raw`\b(?:approuvé|approuvée|autorisé|autorisée|validé|validée|a donné son accord|promis)\b`],
+  approvalClaim: [
+    String.raw`\bpromise?s?\b`,String.raw`\b(?:approuvé|approuvée|autorisé|autorisée|validé|validée|a donné son accord|promis)\b`],
   policyClaim: [
     String.raw`\bselon (?:notre|l') (?:accord|contrat)\b`,
     String.raw`\b(?:votre|la) politique (?:permet|autorise|prévoit|dit)\b`,
@@ -166,6 +172,7 @@ export const FR_CUES: CueLexicon = {
   expired: [String.raw`\b(?:expiré|expirée|dépassé|dépassée|hors (?:délai|période))\b`],
   callback: [String.raw`\b(?:rappel|contre-appel|confirmation téléphonique|confirmé par téléphone|vérifié par téléphone)\b`],
   deadline: [
+    String.raw`\bsous \d+ jours\b`,
     String.raw`\bavant (?:le |\d)`,
     String.raw`\b(?:échéance|date limite|avant le|au plus tard le)\b`],
   unreachable: [
@@ -173,6 +180,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bje suis en réunion\b`,
   ],
   blame: [
+    String.raw`\bvous serez tenus? responsables?\b`,
     String.raw`\bce sera (?:de )?votre faute\b`,
     String.raw`\bvous (?:serez|êtes) (?:personnellement )?responsable\b`,
   ],

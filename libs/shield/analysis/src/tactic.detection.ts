@@ -28,11 +28,12 @@ const LONG_GAP = '[^.?!\\n]{0,100}';
 
 // A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
 const SECRET_REQUEST = new RegExp(
-  `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b`,
+  `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b|${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`,
 );
 const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
 const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
+const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
 const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
@@ -40,8 +41,11 @@ const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\
 const FIGURE_ACT = new RegExp(
   `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
 );
+// A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
+const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
-const FAVOUR_DEBT = /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|revanchier|sie schulden|me lo deben?|vous me devez|renvoyer l'ascenseur)/;
+const FAVOUR_DEBT =
+  /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|after all (?:we'?ve|i'?ve|we have|i have) done for you|revanchier|sie schulden|nach allem,? was wir fur sie|me lo deben?|despues de todo lo que (?:hemos|he) hecho por|vous me devez|renvoyer l'ascenseur|apres tout ce que (?:nous avons|j'ai) fait pour vous)/;
 // Free-mail providers: a personal inbox standing in for an organisation's address.
 const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|protonmail|proton|gmx|web|mail|yandex)\./;
 // "40 hours at $150/h = $7,200": a quantity times a unit price that does not give the stated total.
@@ -112,7 +116,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const injection = c.find('injection');
   // A deadline coupled with a threatened loss is pressure even without an "urgent" word ("or the account is locked at 12").
   const deadline = consequence && !pressure ? c.find('deadline') : undefined;
-  if (pressure && (cut || consequence || rushable || injection)) {
+  // Data requests are as rushable as payments: pressure to hand over information cuts its checks short too.
+  const dataAsked = c.has('secretData') || c.has('internalData') || c.has('personalData');
+  if (pressure && (cut || consequence || rushable || injection || dataAsked)) {
     const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
     const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
     out.push(signal('urgency', `Time pressure pushes the action before it can be checked: ${cuesText(pressure, consequence ?? cut)}.`, conf, sig, rushable && cut !== undefined));
@@ -126,7 +132,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
-  const signedAs = figure && figure.index > view.said.text.length - 50 && (c.has('requestVerb') || consequential);
+  const signedAs = figure && figure.index > view.said.text.length - 50 && EXECUTIVE.test(figure.quote.toLowerCase()) && (c.has('requestVerb') || consequential);
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
   // Authority is a tactic when it is the reason to do something that matters (money, data, access, terms) or to get
   // past a control; "my manager asked me to book the room" is ordinary delegation.
@@ -267,7 +273,13 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // data_extraction: secrets, credentials, internal configuration or others' data the goal does not need.
   // The proximity patterns are costly; run them only when a data noun is present at all.
   const said = view.said.text;
-  const asked = (m: RegExpExecArray | null) => (m && !OFFER_BEFORE.test(said.slice(Math.max(0, m.index - 14), m.index)) ? m : null);
+  // An offer gives data rather than extracting it; one's own secret ("reset my password and send the temporary
+  // one") is the official reset flow, not extraction.
+  const asked = (m: RegExpExecArray | null) => {
+    if (!m) return null;
+    const before = said.slice(Math.max(0, m.index - 14), m.index);
+    return OFFER_BEFORE.test(before) || OWN_BEFORE.test(before) ? null : m;
+  };
   const secretMatch = c.has('secretData') ? asked(SECRET_REQUEST.exec(said)) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
   const secret =
