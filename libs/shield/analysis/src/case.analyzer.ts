@@ -29,7 +29,13 @@ function elapsedDays(view: CaseView, claimed: number | undefined): number | unde
   return record?.time?.daysAgo ?? claimed;
 }
 
-function signalConflicts(signals: readonly Signal[]): Conflict[] {
+/**
+ * Conflicts the signals themselves raise. A secret is never shared; whether that leaves no way forward depends on the
+ * rules: one that spells out the allowed path ("reset links go only to the registered channels") leaves a safe
+ * variant for the legitimate goal.
+ */
+function signalConflicts(signals: readonly Signal[], rules: readonly Conflict[]): Conflict[] {
+  const safePath = rules.some((c) => c.kind === 'forbidden' && c.path !== 'none');
   const out: Conflict[] = [];
   for (const s of signals) {
     if (s.confidence < 0.6) continue;
@@ -58,10 +64,10 @@ function signalConflicts(signals: readonly Signal[]): Conflict[] {
       out.push({
         kind: 'data_not_needed',
         severity: secret ? 'critical' : 'high',
-        path: secret ? 'none' : 'modify',
+        path: secret && !safePath ? 'none' : 'modify',
         references: [],
         reason: secret ? 'The request asks for secrets or one-time credentials, which are never shared.' : 'The request asks for information the goal does not need.',
-        ...(secret ? {} : { alternative: 'Share only the information the goal needs and decline the rest.' }),
+        ...(secret && !safePath ? {} : { alternative: 'Share only the information the goal needs and decline the rest.' }),
         fromGuidance: false,
       });
     }
@@ -137,7 +143,7 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
 
   let signals = detectTactics({ view, claims, rules });
   if (bad.length > 0) signals = signals.map((s) => ({ ...s, confidence: Math.min(0.97, Math.round((s.confidence + 0.05) * 100) / 100) }));
-  conflicts.push(...signalConflicts(signals));
+  conflicts.push(...signalConflicts(signals, rules.conflicts));
   reroutePayeeChange(conflicts, account, signals);
 
   // Missing evidence, most useful first: claim needs by weight, then what the rules need, then the policy gap.
