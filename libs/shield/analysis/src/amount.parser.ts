@@ -94,19 +94,20 @@ export function sameAmount(a: number, b: number): boolean {
 }
 
 // Hand-rolled grouping: `toLocaleString` costs more than the rest of an analysis.
-function groupThousands(value: number): string {
+function groupThousands(value: number, group: boolean): string {
   const cents = Math.round(value * 100);
   const whole = Math.floor(cents / 100).toString();
   const fraction = cents % 100;
   let grouped = '';
   for (let i = 0; i < whole.length; i++) {
-    if (i > 0 && (whole.length - i) % 3 === 0) grouped += ',';
+    if (group && i > 0 && (whole.length - i) % 3 === 0) grouped += ',';
     grouped += whole.charAt(i);
   }
   return fraction === 0 ? grouped : `${grouped}.${fraction.toString().padStart(2, '0')}`;
 }
 
-export function formatAmount(amount: Amount): string {
-  const value = groupThousands(amount.value);
+/** "1,950 USD" for people; `group: false` gives "1950 USD", the digits as a record or a message writes them. */
+export function formatAmount(amount: Amount, group = true): string {
+  const value = groupThousands(amount.value, group);
   return amount.currency ? `${value} ${amount.currency.toUpperCase()}` : value;
 }

@@ -5,9 +5,10 @@
 import type { ClaimStatus, RiskTier, Tactic } from '@trustmesh/shield-records';
 
 import type { Amount } from './amount.parser';
+import type { Sentence } from './claim.anchors';
 import type { TimeMention } from './time.parser';
 
-export type ClaimKind = 'amount' | 'date' | 'identity' | 'approval' | 'authority' | 'account' | 'policy' | 'receipt' | 'owner' | 'promise' | 'history';
+export type ClaimKind = 'amount' | 'date' | 'identity' | 'approval' | 'authority' | 'account' | 'policy' | 'receipt' | 'owner' | 'promise' | 'history' | 'reference' | 'event' | 'reason';
 
 export interface ExtractedClaim {
   readonly kind: ClaimKind;
@@ -18,6 +19,12 @@ export interface ExtractedClaim {
   readonly time?: TimeMention;
   /** For receipt claims: "arrived damaged" rather than "never arrived". */
   readonly damaged?: boolean;
+  /** The sentence the claim was found in: what checks it against the items (names, shared words, denials). */
+  readonly sentence?: Sentence;
+  /** For reference claims: the record id or name the sentence refers to. */
+  readonly anchor?: string;
+  /** The sentence states a change (new details): a record of the old details does not conflict with it. */
+  readonly change?: boolean;
 }
 
 export interface CheckedClaim extends ExtractedClaim {
@@ -27,8 +34,8 @@ export interface CheckedClaim extends ExtractedClaim {
   readonly explanation: string;
 }
 
-/** How a conflict can be resolved: by an approver, by a changed plan, or not at all (§9.1). */
-export type ResolutionPath = 'approval' | 'modify' | 'none';
+/** How a conflict can be resolved: by an approver, by a changed plan, by evidence such as a call-back, or not at all (§9.1). */
+export type ResolutionPath = 'approval' | 'modify' | 'evidence' | 'none';
 
 export type ConflictKind =
   | 'amount_limit'

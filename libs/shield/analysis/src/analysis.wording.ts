@@ -72,7 +72,9 @@ export function claimNeeds(claims: readonly CheckedClaim[]): Need[] {
   for (const claim of claims) {
     if (claim.status !== 'unverified' || TIER_RANK[claim.significance] < 1) continue;
     const need = CLAIM_NEEDS[claim.kind];
-    if (need) needs.push({ ...need, weight: need.weight + TIER_RANK[claim.significance] * 10 });
+    // Only material claims (§9.2 high or critical) weigh enough to make evidence missing (§9.1 gather_evidence); a
+    // medium one is still listed, after them.
+    if (need) needs.push({ ...need, weight: need.weight + (TIER_RANK[claim.significance] >= 2 ? TIER_RANK[claim.significance] * 10 : 0) });
   }
   return needs;
 }

@@ -11,6 +11,7 @@ import { clip, clipList } from './analysis.bounds';
 import { TIER_RANK, type CheckedClaim, type Conflict, type Signal } from './analysis.findings';
 import { claimNeeds, plan, rationale, reply, situationSummary, type Need } from './analysis.wording';
 import { buildCaseView, type CaseView } from './case.view';
+import { startAnchorMemo } from './claim.anchors';
 import { checkClaim } from './claim.checking';
 import { extractClaims } from './claim.extraction';
 import { decide } from './disposition.policy';
@@ -28,7 +29,13 @@ function elapsedDays(view: CaseView, claimed: number | undefined): number | unde
   return record?.time?.daysAgo ?? claimed;
 }
 
-function signalConflicts(signals: readonly Signal[]): Conflict[] {
+/**
+ * Conflicts the signals themselves raise. A secret is never shared; whether that leaves no way forward depends on the
+ * rules: one that spells out the allowed path ("reset links go only to the registered channels") leaves a safe
+ * variant for the legitimate goal.
+ */
+function signalConflicts(signals: readonly Signal[], rules: readonly Conflict[]): Conflict[] {
+  const safePath = rules.some((c) => c.kind === 'forbidden' && c.path !== 'none');
   const out: Conflict[] = [];
   for (const s of signals) {
     if (s.confidence < 0.6) continue;
@@ -57,10 +64,10 @@ function signalConflicts(signals: readonly Signal[]): Conflict[] {
       out.push({
         kind: 'data_not_needed',
         severity: secret ? 'critical' : 'high',
-        path: secret ? 'none' : 'modify',
+        path: secret && !safePath ? 'none' : 'modify',
         references: [],
         reason: secret ? 'The request asks for secrets or one-time credentials, which are never shared.' : 'The request asks for information the goal does not need.',
-        ...(secret ? {} : { alternative: 'Share only the information the goal needs and decline the rest.' }),
+        ...(secret && !safePath ? {} : { alternative: 'Share only the information the goal needs and decline the rest.' }),
         fromGuidance: false,
       });
     }
@@ -68,7 +75,26 @@ function signalConflicts(signals: readonly Signal[]): Conflict[] {
   return out;
 }
 
+const PRESSURE = new Set(['urgency', 'emotional_pressure', 'policy_bypass', 'authority_claim', 'inconsistent_claims']);
+
+/**
+ * A payee change the records refute (a call-back found no change), or one pushed with pressure, leaves one safe
+ * variant: pay the account already on record (modify_plan). A calm, unverified change is settled by a call-back on
+ * known details (gather_evidence). Rules that also require an approver keep that path.
+ */
+function reroutePayeeChange(conflicts: Conflict[], account: CheckedClaim | undefined, signals: readonly Signal[]): void {
+  const pushed = signals.some((s) => PRESSURE.has(s.tactic) && s.confidence >= 0.6);
+  for (let i = 0; i < conflicts.length; i++) {
+    const c = conflicts[i];
+    if (!c || (c.kind !== 'changed_destination' && c.kind !== 'callback_required') || c.path === 'approval') continue;
+    if (account?.status === 'contradicted' || pushed) {
+      conflicts[i] = { ...c, path: 'modify', alternative: 'Pay only the account already on record until a call-back on known details confirms any change.' };
+    }
+  }
+}
+
 export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
+  startAnchorMemo();
   const view = buildCaseView(request);
   const extracted = extractClaims(view);
   const rules = assessRules(view, elapsedDays(view, extracted.find((k) => k.kind === 'date')?.time?.daysAgo));
@@ -89,7 +115,7 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
     conflicts.push({
       kind: 'changed_destination',
       severity: 'critical',
-      path: 'approval',
+      path: 'evidence',
       references: account?.evidenceReferences.slice(0, 5) ?? [],
       reason: 'The payment destination differs from, or is not backed by, the records; a change sent by the counterparty itself needs a call-back on known details and an approver.',
       fromGuidance: false,
@@ -117,11 +143,22 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
 
   let signals = detectTactics({ view, claims, rules });
   if (bad.length > 0) signals = signals.map((s) => ({ ...s, confidence: Math.min(0.97, Math.round((s.confidence + 0.05) * 100) / 100) }));
-  conflicts.push(...signalConflicts(signals));
+  conflicts.push(...signalConflicts(signals, rules.conflicts));
+  reroutePayeeChange(conflicts, account, signals);
 
   // Missing evidence, most useful first: claim needs by weight, then what the rules need, then the policy gap.
   const needs: Need[] = claimNeeds(claims);
   for (const n of rules.needs) needs.push({ ...n, weight: 15 });
+  // A counterparty whose earlier cases ended badly does not get a consequential action on its word alone: confirming
+  // the request through a channel already on record is the evidence to gather first (§9.1 gather_evidence). Goods
+  // sent somewhere new count as consequential here.
+  if (bad.length > 0 && (view.requestTopics & (CONSEQUENTIAL | topicBit('delivery'))) !== 0 && !claims.some((k) => k.status === 'verified' && k.kind !== 'history' && TIER_RANK[k.significance] >= 2)) {
+    needs.push({
+      evidence: 'Confirmation of this request through a contact channel already on record, since earlier cases with this counterparty ended badly.',
+      question: 'Does the counterparty confirm this request when contacted through a channel already on record?',
+      weight: 16,
+    });
+  }
   if (view.rules.length === 0 && (view.requestTopics & CONSEQUENTIAL) !== 0) {
     needs.push({
       evidence: 'The policy or decision boundary that governs this kind of request.',

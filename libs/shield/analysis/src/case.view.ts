@@ -53,6 +53,8 @@ export interface RuleView {
   readonly forbids: boolean;
   readonly requiresApproval: boolean;
   readonly requiresCallback: boolean;
+  /** The owner reserves the decision ("ask me first", "I will decide"): only the owner's approval satisfies it (§6). */
+  readonly ownerDecides: boolean;
   readonly permits: boolean;
   /** Applies only to new or changed details ("never pay new accounts without a call-back"). */
   readonly aboutChange: boolean;
@@ -73,10 +75,15 @@ export interface CaseView {
   readonly requestTopics: number;
   /** Topics of what the agent is there to do (goal, brief, proposed action). */
   readonly goalTopics: number;
+  /** Topics of the goal and brief alone: what the agent's purpose needs, whatever action is proposed. */
+  readonly purposeTopics: number;
   readonly goalText: string;
   readonly items: readonly ItemView[];
   readonly rules: readonly RuleView[];
   readonly referenceMs: number;
+  /** Amounts in the message and context (positions in `said.text`). */
+  readonly saidAmounts: readonly Amount[];
+  /** Amounts in the message, context and proposed action. */
   readonly amounts: readonly Amount[];
   readonly accounts: readonly string[];
   readonly emails: readonly string[];
@@ -85,8 +92,18 @@ export interface CaseView {
 // IBAN (2 letters, 2 check digits, 11-30 alphanumerics, optionally in groups) and explicit account numbers.
 const IBAN = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,4})?\b/gi;
 const ACCOUNT_NO = /\b(?:account|acct|konto|cuenta|compte)(?: number| no\.?| nr\.?| #|-?nummer| n[°º]| numero)?:? ?(\d[\d -]{5,24}\d)\b/gi;
+// "the account ending 7723": only the last four digits are known.
+// A card's last digits are another instrument, not a bank account: only an account's tail counts.
+const ACCOUNT_TAIL = /\b(?:account ending(?: in)?|konto endet auf|cuenta terminada en|cuenta acabada en|compte se terminant par|compte finissant par) (\d{4})\b/gi;
 const EMAIL = /[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,253}\.[a-z]{2,24}/gi;
 const SPACES = /[\s-]/g;
+
+/** Two account identifiers name the same account: equal, or one is the last four digits of the other. */
+export function sameAccount(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length === 4 && long.endsWith(short);
+}
 
 export function accountsIn(original: string): string[] {
   const out: string[] = [];
@@ -95,6 +112,7 @@ export function accountsIn(original: string): string[] {
     if (compact.length >= 15 && /\d{6}/.test(compact)) out.push(compact);
   }
   for (const m of original.matchAll(ACCOUNT_NO)) out.push((m[1] ?? '').replace(SPACES, ''));
+  for (const m of original.matchAll(ACCOUNT_TAIL)) out.push(m[1] ?? '');
   return out;
 }
 
@@ -104,10 +122,11 @@ function emailsIn(original: string): string[] {
 }
 
 const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|autoris|sign[- ]?of/;
+// Tested on normalised text, where doubled letters are single ("will" reads "wil").
 const ASK_OWNER =
-  /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
+  /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\bi(?:'l|'ll| wil| will) decide\b|\b(?:entscheide ich|ich entscheide|decido yo|yo decido|je deciderai|je decide)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
 const CHANGE_WORD = /\b(?:new|changed|change|updated|different|neue|geandert|anderung|nuev|cambi|nouve|modifi|changement)\w*/;
-const LIMIT_BEFORE = /(?:up to|upto|max(?:imum)?|not exceed|exceeding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafonne a)[^.]{0,20}$/;
+const LIMIT_BEFORE = /(?:ceiling(?: is| of)?|cap(?: is| of)?|at most|obergrenze|tope|limite|up to|upto|max(?:imum)?|not exceed|exceeding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafonne a)[^.]{0,20}$/;
 const THRESHOLD_BEFORE = /(?:above|over|more than|exceed|exceeds|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
 
 function ruleFrom(id: string, origin: RuleView['origin'], title: string, statement: string): RuleView {
@@ -124,17 +143,20 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
     if (amountRule) break;
   }
   const windowDays = findWindowDays(text);
+  const topics = topicsOf(text);
   return {
     id,
     origin,
     title,
     text,
-    topics: topicsOf(text),
+    topics,
     forbids: itemHas(text, 'forbid'),
     requiresApproval: approval && requires,
     requiresCallback: itemHas(text, 'callback') && (requires || origin === 'guidance'),
+    ownerDecides: askOwner,
     permits: itemHas(text, 'permission') && !itemHas(text, 'forbid'),
-    aboutChange: CHANGE_WORD.test(text),
+    // "new accounts", "changed bank details": a rule about payee changes ("new access" is a request like any other).
+    aboutChange: CHANGE_WORD.test(text) && (topics & (topicBit('bankDetails') | topicBit('payment'))) !== 0,
     outsideClause: itemHas(text, 'expired'),
     ...(windowDays !== undefined ? { windowDays } : {}),
     ...(amountRule ? { amountRule } : {}),
@@ -185,6 +207,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     ...caseRecord.ownerGuidance.map((g) => ruleFrom(g.guidanceId, 'guidance', 'Owner guidance', g.instruction)),
   ];
   const cues = new CueScanner(said);
+  const saidAmounts = findAmounts(said.text);
   const accounts = accountsIn(combined);
   // An account number in the message makes it about bank details, whatever words surround it.
   const requestTopics =
@@ -197,11 +220,13 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     actionText,
     requestTopics,
     goalTopics: topicsOf(goalText),
+    purposeTopics: topicsOf(normalizeText(`${caseRecord.goal} ${caseRecord.brief}`).text),
     goalText,
     items,
     rules,
     referenceMs,
-    amounts: [...findAmounts(said.text), ...findAmounts(actionText)],
+    saidAmounts,
+    amounts: [...saidAmounts, ...findAmounts(actionText)],
     accounts,
     emails: emailsIn(combined),
   };

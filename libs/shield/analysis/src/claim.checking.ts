@@ -14,7 +14,9 @@ import type { ClaimStatus, RiskTier } from '@trustmesh/shield-records';
 
 import { sameAmount } from './amount.parser';
 import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
-import type { CaseView, ItemView, RuleView } from './case.view';
+import { capitalisedWords, denies, folded, mentionsName, negatedMention, sentenceText, sharedStems, stems } from './claim.anchors';
+import { sameAccount, type CaseView, type ItemView, type RuleView } from './case.view';
+import { itemHas } from './cue.patterns';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
@@ -27,6 +29,7 @@ const IDENTITY_ONLY = topicBit('identity');
 const BANK_TOPICS = topicBit('bankDetails');
 const RECEIPT_TOPICS = topicBit('delivery');
 const EVENT_TOPICS = topicBit('delivery') | topicBit('refund') | topicBit('payment');
+const NEGOTIATED = topicBit('contract') | topicBit('discount');
 const MONEY_MOVES = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
 const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 
@@ -35,11 +38,17 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     case 'approval':
     case 'authority': {
       if (!(item.topics & (claim.kind === 'approval' ? APPROVAL_TOPICS : IDENTITY_TOPICS))) return 'none';
+      // A record that the approval is absent refutes the claim whatever its wording; a record of some approval backs
+      // it only when it is about the same thing (shares a word or a name with the claim's sentence).
       if (item.negated) return 'conflicts';
-      return item.requirement ? 'none' : 'supports';
+      if (item.requirement) return 'none';
+      return !claim.sentence || sharedStems(stems(sentenceText(claim.sentence)), item.text).length > 0 ? 'supports' : 'none';
     }
     case 'identity':
     case 'owner': {
+      // A record that nobody of that name exists refutes the claim; a directory entry for the name does not prove
+      // that the sender is that person, so a plain mention neither supports nor conflicts.
+      if (claim.sentence && capitalisedWords(claim.sentence.original).some((n) => mentionsName(item.text, n) && negatedMention(item.text, folded(n)))) return 'conflicts';
       // Only identity records and call-backs bear on who the sender is (an approval record does not).
       if (!(item.topics & IDENTITY_ONLY) && !item.callback) return 'none';
       if (item.negated) return 'conflicts';
@@ -47,9 +56,15 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'account': {
       if (claim.account && item.accounts.length > 0) {
-        if (item.accounts.includes(claim.account)) return item.negated ? 'conflicts' : 'supports';
+        // The same account on record supports the claim ("IBAN ..., unchanged since 2021" is no denial of it).
+        if (item.accounts.some((a) => sameAccount(a, claim.account ?? ''))) return 'supports';
+        // A changed account differs from the old record by definition: that record neither backs nor refutes the
+        // change; only a record that the details did not change (or a call-back saying so) conflicts with it.
+        if (claim.change) return item.negated && item.callback ? 'conflicts' : 'none';
         return 'conflicts';
       }
+      // A new contact detail the records already show ("new email confirmed by a link") is established.
+      if (claim.change && !claim.account && !item.negated && !item.requirement && itemHas(item.text, 'changedDetails')) return 'supports';
       if (!(item.topics & BANK_TOPICS)) return 'none';
       if (item.negated) return 'conflicts';
       if (item.callback && !item.requirement) return 'supports';
@@ -57,11 +72,14 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
     }
     case 'amount': {
       const value = claim.amount?.value ?? 0;
-      if (item.amounts.length === 0) return 'none';
-      if (item.amounts.some((a) => sameAmount(a.value, value))) return item.negated ? 'conflicts' : 'supports';
+      const currency = claim.amount?.currency;
+      // Only sums of money compare with a sum of money: a date or a count in the item is no amount.
+      const amounts = currency ? item.amounts.filter((a) => a.currency !== undefined) : item.amounts;
+      if (amounts.length === 0) return 'none';
+      if (amounts.some((a) => sameAmount(a.value, value))) return item.negated ? 'conflicts' : 'supports';
       if (item.requirement) return 'none';
       if ((item.topics & view.requestTopics & EVENT_TOPICS) === 0 && (item.topics & view.requestTopics) === 0) return 'none';
-      return item.amounts.every((a) => value > a.value) ? 'conflicts' : 'indirect';
+      return amounts.every((a) => value > a.value) ? 'conflicts' : 'indirect';
     }
     case 'date': {
       if (!claim.time) return 'none';
@@ -78,9 +96,63 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
       // The claim is a denial ("never arrived"): a record of delivery conflicts, a record of loss supports.
       return item.negated ? 'supports' : item.requirement ? 'none' : 'conflicts';
     }
+    case 'reference':
+    case 'event':
+    case 'policy':
+      return statementBearing(claim, item);
     default:
       return 'none';
   }
+}
+
+// A figure with its unit ("48 hours", "30 %"): two statements about the same record disagree when the units match and
+// the figures do not.
+const QUANTITY = /(\d+(?:[.,]\d+)?) ?(hours?|hrs|stunden|horas|heures|days|tage|dias|jours|units|stuck|unidades|unites|%)/g;
+
+function quantities(text: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const m of text.matchAll(QUANTITY)) {
+    const unit = (m[2] ?? '').replace(/s$/, '');
+    let set = out.get(unit);
+    if (!set) out.set(unit, (set = new Set()));
+    set.add((m[1] ?? '').replace(',', '.'));
+  }
+  return out;
+}
+
+function quantityConflict(sentence: string, item: string): boolean {
+  const stated = quantities(sentence);
+  if (stated.size === 0) return false;
+  const recorded = quantities(item);
+  for (const [unit, values] of stated) {
+    const known = recorded.get(unit);
+    if (known && [...values].some((v) => !known.has(v))) return true;
+  }
+  return false;
+}
+
+/**
+ * How an item bears on a statement the counterparty makes about a record (by id or name) or an event: the item must
+ * name the same record, or share at least two content words with the sentence; it conflicts when one side denies what
+ * the other asserts ("the card was never used" vs "used in full on 3 November"; "invoice LC-5531 is outstanding" vs
+ * "no invoice LC-5531 is registered"), or when it records different figures for the same record.
+ */
+function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
+  const sentence = claim.sentence;
+  if (!sentence) return 'none';
+  const text = sentenceText(sentence);
+  const claimDenies = denies(text);
+  if (claim.anchor) {
+    const needle = folded(claim.anchor);
+    if (!(claim.anchor.includes('-') ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
+    const itemDenies = negatedMention(item.text, needle) || denies(item.text);
+    if (itemDenies !== claimDenies) return 'conflicts';
+    return quantityConflict(text, item.text) ? 'conflicts' : 'supports';
+  }
+  const shared = sharedStems(stems(text), item.text);
+  if (shared.length < 2) return 'none';
+  const itemDenies = shared.some((s) => negatedMention(item.text, s));
+  return itemDenies !== claimDenies ? 'conflicts' : 'supports';
 }
 
 export interface ClaimContext {
@@ -102,7 +174,8 @@ function significanceOf(claim: ExtractedClaim, view: CaseView, ctx: ClaimContext
     case 'owner':
       return 'critical';
     case 'approval':
-      return ctx.gatingRules.length > 0 ? 'critical' : 'high';
+      // An approval decides whether to act when a rule gates the action, or money, data, access or terms are at stake.
+      return ctx.gatingRules.length > 0 ? 'critical' : consequential || (view.requestTopics & NEGOTIATED) !== 0 || view.amounts.length > 0 ? 'high' : 'medium';
     case 'authority':
       return consequential ? 'high' : 'medium';
     case 'identity':
@@ -134,8 +207,10 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
       explanation: 'A figure proposed in a negotiation, not an assertion of fact that a record could settle.',
     };
   }
+  if (claim.kind === 'reason') {
+    return { ...claim, status: 'not_checkable', significance: 'low', evidenceReferences: [], explanation: "A reason internal to the counterparty's own business: no record the agent or owner can reach settles it." };
+  }
   if (claim.kind === 'promise') return { ...claim, status: 'not_checkable', significance, evidenceReferences: [], explanation: NOT_CHECKABLE_EXPLANATION };
-  if (claim.kind === 'policy') return checkPolicyClaim(claim, significance, ctx);
 
   const authConflict: string[] = [];
   const markedFalse: string[] = [];
@@ -155,6 +230,9 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
       corroboration.push(item.id);
     }
   }
+
+  // A statement about what the rules allow is settled by a record of the agreement it names, else by the policies.
+  if (claim.kind === 'policy' && authConflict.length === 0 && authSupport.length === 0) return checkPolicyClaim(claim, significance, ctx);
 
   let status: ClaimStatus;
   let refs: string[];
@@ -187,7 +265,18 @@ export function checkClaim(claim: ExtractedClaim, view: CaseView, ctx: ClaimCont
         ? "Owner guidance reaches the Shield only through the owner's own channel; a message claiming to be the owner is not guidance, and nothing in the case confirms it."
         : 'Nothing in the case bears on this: it rests on the counterparty\'s word.';
   }
-  return { ...claim, status, significance, evidenceReferences: refs.slice(0, 20), explanation };
+  return { ...claim, status, significance: statementSignificance(claim, status, significance), evidenceReferences: refs.slice(0, 20), explanation };
+}
+
+/**
+ * A statement about a record or an event matters as much as what it settles: a refuted one decides whether the
+ * action is safe (§9.2 high); otherwise it is peripheral, since the request's material claims (amounts, approvals,
+ * payees, identities) are checked on their own.
+ */
+function statementSignificance(claim: ExtractedClaim, status: ClaimStatus, significance: RiskTier): RiskTier {
+  if (claim.kind !== 'reference' && claim.kind !== 'event') return significance;
+  if (status === 'contradicted') return 'high';
+  return 'low';
 }
 
 function checkPolicyClaim(claim: ExtractedClaim, significance: RiskTier, ctx: ClaimContext): CheckedClaim {

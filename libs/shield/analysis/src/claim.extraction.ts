@@ -1,64 +1,106 @@
 /**
  * Finds the material claims in what the counterparty said (SHIELD.md §9.4: "a material assertion, mostly the
  * counterparty's, on which the action depends"): amounts, when something happened, who the sender is, approvals,
- * authority, payment destinations, what policy allows, delivery, claims to be the owner (§6), and promises or
- * intentions (which no record can settle: `not_checkable`). One claim per kind, up to three distinct amounts; each claim
- * text carries at most a short quoted cue, never the message (§12).
+ * authority, payment destinations, what policy allows, delivery, claims to be the owner (§6), records the message
+ * refers to by id or name, events it reports ("I'm locked out", "the jar has a crack"), and promises, forecasts or
+ * private reasons (which no record can settle: `not_checkable`).
+ *
+ * Each claim's text states the kind of assertion and carries a short excerpt of the sentence it was found in, with its
+ * names, ids and figures (§12: a short excerpt, never the message; long digit runs masked), so that a reader knows
+ * which assertion it is; the sentence also travels with the claim for checking (`claim.checking.ts`).
  */
 import { formatAmount, sameAmount } from './amount.parser';
 import type { ExtractedClaim } from './analysis.findings';
+import { capitalisedWords, excerpt, folded, recordIds, sentenceAt, type Sentence } from './claim.anchors';
 import type { CaseView } from './case.view';
+import type { CueHit } from './cue.patterns';
 import { findTimeMention } from './time.parser';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
+const MAX_REFERENCES = 4;
+const MAX_NAMED = 2;
+const MAX_NAME_CANDIDATES = 12;
 
 function masked(account: string): string {
-  return account.length > 4 ? `ending ${account.slice(-4)}` : account;
+  return account.length > 4 ? `ending ${account.slice(-4)}` : `ending ${account}`;
 }
 
 export function extractClaims(view: CaseView): ExtractedClaim[] {
   const { cues } = view;
+  const original = view.said.original;
+  const messageEnd = view.request.consult.message.length;
   const claims: ExtractedClaim[] = [];
+  const usedSentences = new Set<number>();
+
+  /** The sentence of a cue hit (normalised index), remembered so that name references do not repeat it. */
+  const sentenceOf = (hit: CueHit): Sentence => {
+    const at = view.said.map[Math.min(hit.index, view.said.map.length - 1)] ?? 0;
+    const sentence = sentenceAt(original, at);
+    usedSentences.add(sentence.start);
+    return sentence;
+  };
+  const located = (hit: CueHit) => {
+    const sentence = sentenceOf(hit);
+    const at = view.said.map[Math.min(hit.index, view.said.map.length - 1)] ?? sentence.start;
+    return { sentence, words: excerpt(sentence, at) };
+  };
 
   const owner = cues.find('ownerClaim');
-  if (owner) claims.push({ kind: 'owner', claim: `The sender claims to be the agent's owner or operator (${owner.quote}).` });
+  if (owner) {
+    const { sentence, words } = located(owner);
+    claims.push({ kind: 'owner', claim: `The sender claims to be the agent's owner or operator: ${words}.`, sentence });
+  }
 
   const changed = cues.find('changedDetails');
   const newAccount = view.accounts.find((a) => !view.items.some((i) => i.accounts.includes(a)));
   if (changed || view.accounts.length > 0) {
     const account = newAccount ?? view.accounts[0];
     const where = account ? ` (account ${masked(account)})` : '';
+    const at = changed ? undefined : account ? original.indexOf(account.slice(0, 4)) : -1;
+    const place = changed ? located(changed) : at !== undefined && at >= 0 ? { sentence: sentenceAt(original, at), words: excerpt(sentenceAt(original, at), at) } : undefined;
     claims.push({
       kind: 'account',
       claim: changed
-        ? `The counterparty says payment or contact details have changed${where} (${changed.quote}).`
-        : `The counterparty names the account to use${where}.`,
+        ? `The counterparty says its bank, payment or contact details have changed${where}: ${place?.words ?? changed.quote}.`
+        : `The counterparty names the bank account to use${where}${place ? `: ${place.words}` : ''}.`,
       ...(account ? { account } : {}),
+      ...(place ? { sentence: place.sentence } : {}),
+      change: changed !== undefined,
     });
   }
 
   const approval = cues.find('approvalClaim');
   const figure = cues.find('authorityFigure');
-  const act = cues.find('authorityAct');
+  const act = figure ? cues.find('authorityAct') : undefined;
   if (approval) {
-    claims.push({ kind: 'approval', claim: `The counterparty says the request was approved or agreed (${approval.quote}).` });
+    const { sentence, words } = located(approval);
+    claims.push({ kind: 'approval', claim: `The counterparty says the request was approved or agreed: ${words}.`, sentence });
   } else if (figure && act) {
-    claims.push({ kind: 'authority', claim: `The request invokes someone with authority to approve it (${figure.quote}).` });
+    const { sentence, words } = located(figure);
+    claims.push({ kind: 'authority', claim: `The request invokes someone with authority who supposedly approved or asked for it: ${words}.`, sentence });
   }
 
   const identity = cues.find('identityClaim');
-  if (identity) claims.push({ kind: 'identity', claim: `The sender states who they are or whom they represent (${identity.quote}).` });
+  if (identity) {
+    const { sentence, words } = located(identity);
+    claims.push({ kind: 'identity', claim: `The sender states who they are or whom they represent: ${words}.`, sentence });
+  }
 
   const policy = cues.find('policyClaim');
-  if (policy) claims.push({ kind: 'policy', claim: `The counterparty says the rules allow or entitle the request (${policy.quote}).` });
+  if (policy) {
+    const { sentence, words } = located(policy);
+    claims.push({ kind: 'policy', claim: `The counterparty says the rules or an agreement allow or entitle the request: ${words}.`, sentence });
+  }
 
   const notReceived = cues.find('notReceived');
   if (notReceived) {
     const damaged = DAMAGE.test(view.said.text.slice(notReceived.index, notReceived.end));
+    const { sentence, words } = located(notReceived);
     claims.push({
       kind: 'receipt',
-      claim: damaged ? `The counterparty says the goods arrived damaged (${notReceived.quote}).` : `The counterparty says the goods or service never arrived (${notReceived.quote}).`,
+      claim: damaged ? `The counterparty says the goods arrived damaged: ${words}.` : `The counterparty says the goods or service never arrived: ${words}.`,
       damaged,
+      sentence,
     });
   }
 
@@ -67,24 +109,64 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
     const tail = view.said.text.slice(purchase.index, purchase.index + 80);
     const time = findTimeMention(tail, view.referenceMs) ?? findTimeMention(view.said.text.slice(Math.max(0, purchase.index - 60), purchase.index), view.referenceMs);
     if (time) {
+      const { sentence, words } = located(purchase);
       claims.push({
         kind: 'date',
-        claim: `The counterparty dates the purchase or delivery about ${Math.max(0, time.daysAgo)} day(s) before this consultation (${purchase.quote}).`,
+        claim: `The counterparty dates the purchase or delivery about ${Math.max(0, time.daysAgo)} day(s) before this consultation: ${words}.`,
         time,
+        sentence,
       });
     }
+  }
+
+  const event = cues.find('eventClaim') ?? cues.find('loyalty');
+  if (event) {
+    const { sentence, words } = located(event);
+    claims.push({ kind: 'event', claim: `The counterparty reports a fact about what happened: ${words}.`, sentence });
   }
 
   const seen: number[] = [];
   for (const amount of view.amounts) {
     if (seen.some((v) => sameAmount(v, amount.value))) continue;
     seen.push(amount.value);
-    claims.push({ kind: 'amount', claim: `The amount involved is ${formatAmount(amount)}.`, amount });
+    const at = view.said.map[Math.min(amount.start, view.said.map.length - 1)];
+    const said = view.saidAmounts.includes(amount);
+    const where = said && at !== undefined ? excerpt(sentenceAt(original, at), at) : undefined;
+    claims.push({ kind: 'amount', claim: `The amount involved is ${formatAmount(amount, false)}${where ? `: ${where}` : ''}.`, amount });
     if (seen.length >= 3) break;
   }
 
   const promise = cues.find('promise');
-  if (promise) claims.push({ kind: 'promise', claim: `The counterparty promises or announces a future action (${promise.quote}).` });
+  if (promise) {
+    const { sentence, words } = located(promise);
+    claims.push({ kind: 'promise', claim: `The counterparty promises, forecasts or announces something in the future: ${words}.`, sentence });
+  }
+  const reason = cues.find('privateReason');
+  if (reason) {
+    const { sentence, words } = located(reason);
+    claims.push({ kind: 'reason', claim: `The counterparty gives a reason internal to its own business: ${words}.`, sentence });
+  }
+
+  // Records the message names by id, and names the case's items also mention: checkable against those items.
+  const message = original.slice(0, messageEnd);
+  for (const id of recordIds(message).slice(0, MAX_REFERENCES)) {
+    const at = message.indexOf(id);
+    const sentence = sentenceAt(original, at);
+    claims.push({ kind: 'reference', claim: `The counterparty refers to record ${id}: ${excerpt(sentence, at)}.`, sentence, anchor: id });
+  }
+  let named = 0;
+  // Only the first few capitalised words are tried (German capitalises every noun; the work stays bounded).
+  for (const name of capitalisedWords(message).slice(0, MAX_NAME_CANDIDATES)) {
+    if (named >= MAX_NAMED) break;
+    const at = message.indexOf(name);
+    const sentence = sentenceAt(original, at);
+    if (usedSentences.has(sentence.start)) continue;
+    const needle = folded(name);
+    if (!view.items.some((i) => i.text.includes(needle))) continue;
+    usedSentences.add(sentence.start);
+    named++;
+    claims.push({ kind: 'reference', claim: `The counterparty mentions ${name}: ${excerpt(sentence, at)}.`, sentence, anchor: name });
+  }
 
   return claims;
 }

@@ -3,6 +3,10 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const ES_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:hay que|tienes que|tiene que) [a-z]+ hoy\b`,
+    String.raw`\bantes de las \d{1,2}\b`,
+    String.raw`\bes para ya\b`,
+    String.raw`\ben \d{1,2} (?:minutos|min)\b`,
     String.raw`\bes (?:muy )?urgente\b`,
     String.raw`\bantes de las \d{1,2}\b`,
     String.raw`\bno puede esperar\b`,
@@ -21,6 +25,13 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdemasiado tarde\b`,
   ],
   verificationCut: [
+    String.raw`\bno hace falta que (?:llames|llame|verifiques|compruebes|confirmes|preguntes)\b`,
+    String.raw`\b(?:la vía|el proceso|el camino) oficial tarda\b`,
+    String.raw`\bno hace falta (?:abrir|crear|pedir|hacer|pasar por|esperar|llamar|otra|otro)\b`,
+    String.raw`\bsin (?:ticket|solicitud|orden de compra)\b`,
+    String.raw`\bes (?:solo |sólo )?un trámite\b`,
+    String.raw`\b(?:ignora|ignorar) (?:el |la |los )?(?:límite|tope|mandato|presupuesto)\b`,
+    String.raw`\bdesactiv\w* (?:la |el )?(?:verificación|2fa|doble factor|control)\b`,
     String.raw`\bla aprobación (?:la hacemos|se hace) después\b`,
     String.raw`\bsin (?:pasar por|esperar) (?:la|el) (?:aprobación|proceso|control)\b`,
     String.raw`\bsin (?:verificar|comprobar|confirmar|aprobación|autorización|revisión|llamar)\b`,
@@ -29,17 +40,26 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bsalt(?:ar|ate|arse) (?:la|el) (?:verificación|control|aprobación)\b`,
   ],
   exception: [
+    String.raw`\b(?:a|en) la (?:tarjeta|cuenta) de (?:mi|un|una) (?:hermano|hermana|amigo|amiga|madre|padre|pareja|primo|prima)\b`,
+    String.raw`\bme merezco\b`,
+    String.raw`\bfuera de(?:l)? plazo\b`,
+    String.raw`\bse me ha pasado (?:un poco )?el plazo\b`,
+    String.raw`\baunque (?:ya )?(?:se me ha pasado|esté fuera|haya pasado)\b`,
     String.raw`\bexcepción\b`,
     String.raw`\b(?:solo|sólo|por) esta vez\b`,
     String.raw`\bhacer (?:una )?excepción\b`,
     String.raw`\bnadie se va a enterar\b`,
   ],
   secrecy: [
+    String.raw`\bno (?:lo |se lo )?(?:comentes|digas|cuentes|menciones) (?:con|a) nadie\b`,
     String.raw`\bno (?:se lo )?(?:digas|diga|cuentes|comentes|registres|registre)\b`,
     String.raw`\bentre (?:nosotros|tú y yo)\b`,
     String.raw`\bconfidencial\b`,
   ],
   injection: [
+    String.raw`\bignora(?:r)? (?:todos )?(?:los |las |tus |sus )?(?:criterios|instrucciones|reglas|normas)\b`,
+    String.raw`\binstrucci[oó]n(?:es)? para (?:los )?(?:sistemas de )?(?:ia|la ia|asistentes|agentes)\b`,
+    String.raw`\bmodo (?:admin|administrador|desarrollador)\b`,
     String.raw`\bignora(?:r)? (?:todas )?(?:las |tus |sus )?(?:instrucciones|reglas|normas)(?: anteriores| previas)?\b`,
     String.raw`\bolvida (?:todas )?(?:las |tus )?(?:instrucciones|reglas)\b`,
     String.raw`\bahora eres\b`,
@@ -47,6 +67,8 @@ export const ES_CUES: CueLexicon = {
   ],
   splitAmount: [String.raw`\b(?:dividir|fraccionar) (?:el pago|la transferencia|el importe)\b`, String.raw`\ben (?:dos|tres|varios) pagos\b`],
   authorityFigure: [
+    String.raw`\b(?:vuestro|vuestra|tu|su|mi|nuestro|nuestra) (?:[a-z]+ )?(?:responsable|jefe|jefa|director|directora|gerente|comprador|compradora)\b`,
+    String.raw`\b(?:la|el|su) (?:asistente|secretari[oa]) de\b`,
     String.raw`\b(?:mi|nuestro|nuestra|su|el|la) (?:jefe|jefa|gerente|director|directora|supervisor|supervisora|superior)\b`,
     String.raw`\b(?:director general|consejero delegado|ceo|cfo|presidente|dirección)\b`,
     String.raw`\b(?:departamento legal|departamento de ti|soporte técnico|contabilidad|finanzas)\b`,
@@ -54,6 +76,11 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:hacienda|policía|regulador|auditor)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:me|nos) (?:dio|dieron|ha dado|han dado) (?:el|su) (?:ok|okey|visto bueno|permiso|aprobación)\b`,
+    String.raw`\b(?:me|nos) (?:ha )?pedido que\b`,
+    String.raw`\bme pidió que\b`,
+    String.raw`\b(?:confirmó|ha confirmado|validó|ha validado)\b`,
+    String.raw`\bdijo que (?:está|estaba|era) bien\b`,
     String.raw`\b(?:aprobó|aprobado|autorizó|autorizado|ordenó|pidió que|quiere que|dijo que|ha dado el visto bueno)\b`,
     String.raw`\ben nombre de\b`,
     String.raw`\bpor orden de\b`,
@@ -68,6 +95,11 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:será|serás) responsable\b`,
   ],
   pleading: [
+    String.raw`\bestoy fatal\b`,
+    String.raw`\bpagar el alquiler\b`,
+    String.raw`\busted también tiene (?:familia|hijos)\b`,
+    String.raw`\b(?:ayúdeme|ayúdame)\b`,
+    String.raw`\btengo (?:mucho|muchísimo) miedo\b`,
     String.raw`\b(?:se lo|te lo) (?:ruego|suplico)\b`,
     String.raw`\bdesesperad[oa]\b`,
     String.raw`\bpor favor,? por favor\b`,
@@ -76,13 +108,16 @@ export const ES_CUES: CueLexicon = {
   insult: [String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|vergüenza)\b`],
   flattery: [String.raw`\b(?:eres|es usted) (?:el|la) (?:mejor|única|único)\b`, String.raw`\bsé que (?:puedes|puede)\b`],
   loyalty: [
+    String.raw`\bdespués de (?:todo lo que|tantos años)\b`,
+    String.raw`\bllevo \d+ años\b`,
     String.raw`\bcliente (?:fiel|leal)\b`,
     String.raw`\bcliente desde hace\b`,
     String.raw`\bdespués de todo lo que\b`,
     String.raw`\bme (?:lo )?debe(?:s|n)?\b`,
     String.raw`\bhacer(?:me)? (?:un|el) favor\b`,
   ],
-  benefitOffer: [String.raw`\bcinco estrellas\b`, String.raw`\bbuena reseña si\b`, String.raw`\b(?:te|le) recompens\w*\b`, String.raw`\bpropina\b`],
+  benefitOffer: [
+    String.raw`\breseña de (?:5|cinco) estrellas\b`,String.raw`\bcinco estrellas\b`, String.raw`\bbuena reseña si\b`, String.raw`\b(?:te|le) recompens\w*\b`, String.raw`\bpropina\b`],
   scarcity: [
     String.raw`\bsolo quedan\b`,
     String.raw`\búltima (?:oportunidad|ocasión|unidad|plaza)\b`,
@@ -91,40 +126,64 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bhasta agotar existencias\b`,
   ],
   changedDetails: [
-    String.raw`\bnuev(?:a|o|os|as) (?:cuenta|datos bancarios|iban|correo|número|teléfono|dirección|banco)\b`,
+    String.raw`\b(?:mi|mis|nuestr[oa]s?) nuev[oa]s? (?:dirección de correo|correo|número|teléfono)\b`,
+    String.raw`\bnuev(?:a|o|os|as) (?:cuenta|datos bancarios|iban|banco)\b`,
     String.raw`\b(?:hemos|he) cambiado (?:de )?(?:banco|cuenta|correo|número)\b`,
     String.raw`\b(?:datos bancarios|cuenta bancaria) (?:han|ha) cambiado\b`,
     String.raw`\botra cuenta\b`,
   ],
   ownerClaim: [String.raw`\bsoy (?:el|tu|su) (?:dueño|propietario|operador|administrador)\b`],
   scopeAdd: [
+    String.raw`\bno (?:es|son) suficientes?\b`,
+    String.raw`\bya que estamos\b`,
+    String.raw`\bos he añadido\b`,
     String.raw`\bya que (?:estás|está) (?:en ello|con esto)?\b`,
     String.raw`\bde paso\b`,
     String.raw`\b(?:además|también),? (?:añade|agrega|dame|dale|envía|transfiere|aumenta|concede|otorga|puedes|podría)\b`,
     String.raw`\buna cosa más\b`,
   ],
   privilege: [String.raw`\b(?:acceso total|acceso completo|permisos de administrador|todos los permisos|derechos de administrador|acceso de administrador)\b`],
-  socialProof: [String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
+  socialProof: [
+    String.raw`\btodos los de mi (?:equipo|departamento)\b`,
+    String.raw`\btodos (?:nuestros|los) (?:clientes|demás)\b`,
+    String.raw`\b(?:vuestros|sus) competidores\b`,String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
+    String.raw`\b(?:pases|pasar|pásame|me pases)\b`,
+    String.raw`\bresponda con\b`,
     String.raw`\b(?:necesita|necesito|requiere) (?:el|la|los|las|su|sus|una|un|todos)\b`,
     String.raw`\b(?:envía|envíe|envíame|envíeme|mándame|mande|dame|deme|dime|dígame|comparte|comparta|proporcione|facilite|confirme|confírmame|indíqueme|pásame|reenvía)\b`,
     String.raw`\bcuál es (?:el|la|su|tu)\b`,
   ],
   secretData: [
+    String.raw`\bfotos? de (?:los )?códigos\b`,
+    String.raw`\brasca (?:los )?códigos\b`,
+    String.raw`\bcódigos de (?:las )?tarjetas\b`,
+    String.raw`\bnueva (?:contraseña|clave)\b`,
     String.raw`\b(?:contraseña|clave|pin|código de verificación|código de seguridad|código otp|código que (?:le|te) (?:ha|han) llegado|número de tarjeta|credenciales|cvv)\b`,
     String.raw`\bcódigo (?:que )?(?:ha|has) recibido\b`,
   ],
-  internalData: [String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
-  personalData: [String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
-  promise: [String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
+  internalData: [
+    String.raw`\binstrucciones (?:del sistema|internas)\b`,String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
+  personalData: [
+    String.raw`\b(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
+  promise: [
+    String.raw`\b(?:el precio|los precios) (?:subirá|subirán|va a subir|van a subir)\b`,String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],
-  approvalClaim: [String.raw`\b(?:aprobó|aprobado|aprobada|autorizó|autorizado|autorizada|dio el visto bueno|prometió)\b`],
+  approvalClaim: [
+    String.raw`\bestá aprobado\b`,
+    String.raw`\b(?:está|estáis|están|estás) de acuerdo\b`,
+    String.raw`\b(?:aceptasteis|aceptaron)\b`,String.raw`\b(?:aprobó|aprobado|aprobada|autorizó|autorizado|autorizada|dio el visto bueno|prometió)\b`],
   policyClaim: [
+    String.raw`\bseg[uú]n (?:nuestro|el) (?:acuerdo|contrato)\b`,
     String.raw`\b(?:su|vuestra|tu|la) política (?:permite|dice|establece|cubre)\b`,
     String.raw`\bsegún (?:su|vuestra|tu|la) (?:política|condiciones|contrato)\b`,
     String.raw`\btengo derecho a\b`,
   ],
   identityClaim: [
+    String.raw`\bsoy [a-z]+ \(`,
+    String.raw`\bsoy [a-z]+ [a-z]+\. `,
+    String.raw`\bsomos (?:la|el) nuev[oa]\b`,
+    String.raw`\bsoy [a-z]+,? (?:la|el) (?:asistente|secretari[oa]|director|directora|jefe|jefa)\b`,
     String.raw`\b(?:soy|le escribe|le habla) [a-z]+(?: [a-z]+)? de [a-z]`,
     String.raw`\bsoy (?:el|la) (?:nuev[oa] )?(?:director|directora|gerente|contable|abogad[oa]|proveedor)\b`,
     String.raw`\bmi nombre es\b`,
@@ -134,9 +193,41 @@ export const ES_CUES: CueLexicon = {
   notReceived: [String.raw`\bno (?:ha llegado|he recibido|llegó|me ha llegado|se entregó)\b`, String.raw`\bllegó (?:dañado|roto)\b`],
   negation: [String.raw`\b(?:no|ningún|ninguna|ninguno|nunca|sin|falta|desconocido|no coincide)\b`],
   requirement: [String.raw`\b(?:requiere|requieren|necesita|necesitan|debe|deben|solo con|sólo con|obligatori[oa]|es necesari[oa])\b`],
-  forbid: [String.raw`\b(?:nunca|jamás|no (?:se )?(?:debe|puede|permite)|prohibido|prohibida|no está permitido)\b`],
+  forbid: [
+    String.raw`\bno (?:es |son )?(?:reembolsables?|se reembolsa)\b`,
+    String.raw`\bsin excepci[oó]n(?:es)?\b`,String.raw`\b(?:nunca|jamás|no (?:se )?(?:debe|puede|permite)|prohibido|prohibida|no está permitido)\b`],
   permission: [String.raw`\b(?:puede|puedes|pueden|permitido|autorizo|apruebo)\b`],
   expired: [String.raw`\b(?:vencid[oa]|expirad[oa]|caducad[oa]|fuera (?:del|de) (?:plazo|periodo))\b`],
   callback: [String.raw`\b(?:devolución de llamada|llamada de (?:verificación|confirmación)|confirmad[oa] por teléfono|verificad[oa] por teléfono)\b`],
-  deadline: [String.raw`\b(?:vence el|fecha límite|plazo|hasta el)\b`],
+  deadline: [
+    String.raw`\bantes del?\b`,String.raw`\b(?:vence el|fecha límite|plazo|hasta el)\b`],
+  unreachable: [
+    String.raw`\bno puedo (?:hablar|llamar|atender)\b`,
+    String.raw`\bestoy en (?:una )?reunión\b`,
+  ],
+  blame: [
+    String.raw`\bserá (?:su|tu) culpa\b`,
+    String.raw`\busted (?:será|es) (?:el )?responsable\b`,
+  ],
+  selfCorrection: [
+    String.raw`\bquise decir\b`,
+    String.raw`\bperdón,? (?:era|fue)\b`,
+  ],
+  softener: [
+    String.raw`\b(?:si es posible|sin prisa|cuando pueda|cuando puedas)\b`,
+  ],
+  assumedAgreement: [
+    String.raw`\bcomo ya (?:aceptasteis|aceptaron|aceptó|acordamos|acordasteis)\b[^.!?\n]{0,80}\btambién\b`,
+  ],
+  eventClaim: [
+    String.raw`\b(?:he|hemos) (?:perdido|enviado|actualizado|cambiado|pulsado|terminado|devuelto)\b`,
+    String.raw`\b(?:les|os) adjunt(?:o|amos)\b`,
+    String.raw`\badjuntamos\b`,
+    String.raw`\b(?:fue|fueron|ha sido) (?:hackead[oa]|robad[oa]|bloquead[oa])\b`,
+    String.raw`\b(?:los|lo|la|las) (?:pidió|encargó)\b`,
+    String.raw`\bllegó (?:roto|rota|dañad[oa])\b`,
+  ],
+  privateReason: [
+    String.raw`\b(?:subida|aumento) de (?:nuestros |los )?costes\b`,
+  ],
 };

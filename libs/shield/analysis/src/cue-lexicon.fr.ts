@@ -3,6 +3,10 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const FR_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\bil faut [a-z]+ aujourd'hui\b`,
+    String.raw`\bdans \d{1,2} (?:minutes|min)\b`,
+    String.raw`\bfaites vite\b`,
+    String.raw`\bmerci de faire vite\b`,
     String.raw`\bc'est (?:très )?urgent\b`,
     String.raw`\bavant \d{1,2} ?h\b`,
     String.raw`\bça ne peut pas attendre\b`,
@@ -13,12 +17,20 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:dernier avis|dernière relance|dernier rappel)\b`,
   ],
   consequence: [
+    String.raw`\bà défaut de (?:règlement|paiement)\b`,
+    String.raw`\btransmis au contentieux\b`,
+    String.raw`\bsi (?:le virement|le paiement|vous ne)\b[^.!?]{0,40}\b(?:pas|plus)\b[^.!?]{0,40}\b(?:payer|bloqu|perd|ferm)`,
     String.raw`\bsinon\b[^.!?]{0,40}\b(?:bloqu|ferm|suspend|annul|perd|pénalit|amende)`,
     String.raw`\bsera (?:bloqué|bloquée|fermé|fermée|suspendu|suspendue|annulé|annulée|supprimé)\b`,
     String.raw`\b(?:pénalités?|frais de retard)\b`,
     String.raw`\btrop tard\b`,
   ],
   verificationCut: [
+    String.raw`\binutile d['e] ?(?:appeler|rappeler|vérifier|ouvrir|passer par|faire|contrôler)\b`,
+    String.raw`\bpas besoin d['e] ?(?:ouvrir|ticket|attendre|passer par)\b`,
+    String.raw`\bd[eé]sactiv\w* (?:la |le )?(?:v[eé]rification|2fa|double authentification|contr[oô]le)\b`,
+    String.raw`\bignorer (?:la |le )?(?:limite|plafond|mandat|budget)\b`,
+    String.raw`\bsimple formalité\b`,
     String.raw`\bl'approbation (?:on la fera|viendra) (?:après|plus tard)\b`,
     String.raw`\bsans passer par (?:la|le) (?:validation|procédure|contrôle)\b`,
     String.raw`\bsans (?:vérifier|vérification|contrôle|validation|approbation|rappeler)\b`,
@@ -26,7 +38,11 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bpas le temps de (?:vérifier|confirmer|valider)\b`,
     String.raw`\b(?:ignorer|sauter|contourner) (?:la|le) (?:vérification|contrôle|validation|procédure)\b`,
   ],
-  exception: [String.raw`\bune exception\b`, String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
+  exception: [
+    String.raw`\bje (?:le )?mérite\b`,
+    String.raw`\bhors délai\b`,
+    String.raw`\bfaire un geste\b`,
+    String.raw`\bmême si (?:le délai|c'est|la période)\b`,String.raw`\bune exception\b`, String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
   secrecy: [
     String.raw`\bn'en parlez? à personne\b`,
     String.raw`\bne (?:le )?dites? (?:rien|à personne)\b`,
@@ -35,6 +51,9 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bne (?:pas )?(?:enregistrer|consigner|noter)\b`,
   ],
   injection: [
+    String.raw`\bnote (?:pour|à) (?:l'|les )?(?:agent|ia|assistant)s?\b`,
+    String.raw`\bfin de l'instruction\b`,
+    String.raw`\bmode (?:admin|administrateur|développeur)\b`,
     String.raw`\bignore(?:z|r)? (?:toutes )?(?:les |tes |vos )?(?:instructions|consignes|règles)(?: précédentes| antérieures)?\b`,
     String.raw`\boublie(?:z)? (?:toutes )?(?:les |tes |vos )?(?:instructions|consignes|règles)\b`,
     String.raw`\b(?:tu es|vous êtes) (?:maintenant|désormais)\b`,
@@ -42,6 +61,8 @@ export const FR_CUES: CueLexicon = {
   ],
   splitAmount: [String.raw`\b(?:fractionner|diviser|scinder) (?:le paiement|le virement|le montant)\b`, String.raw`\ben (?:deux|trois|plusieurs) (?:paiements|virements)\b`],
   authorityFigure: [
+    String.raw`\b(?:votre|ton|le|la) (?:[a-z]+ )?(?:responsable|directeur|directrice|chef|acheteur|acheteuse)\b`,
+    String.raw`\b(?:votre|ton|le) propriétaire\b`,
     String.raw`\b(?:mon|ma|notre|votre|le|la) (?:chef|responsable|directeur|directrice|supérieur|manager|patron|patronne)\b`,
     String.raw`\b(?:pdg|dg|président|direction générale|ceo|cfo|daf)\b`,
     String.raw`\b(?:service juridique|service informatique|support informatique|comptabilité|direction financière)\b`,
@@ -49,6 +70,10 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:impôts|police|régulateur|commissaire aux comptes)\b`,
   ],
   authorityAct: [
+    String.raw`\bm'a (?:confirmé|dit que c'(?:est|était) bon|donné (?:son|le) (?:accord|feu vert))\b`,
+    String.raw`\ba donné (?:son|le) feu vert\b`,
+    String.raw`\best d'accord\b`,
+    String.raw`\ba validé\b`,
     String.raw`\b(?:approuvé|autorisé|validé|a demandé|demande que|a ordonné|veut que|a dit que|a donné son accord)\b`,
     String.raw`\b(?:au nom de|de la part de|sur ordre de)\b`,
     String.raw`\bici (?:le|la|votre) (?:pdg|dg|directeur|directrice|président|présidente|patron|patronne|chef)\b`,
@@ -61,10 +86,14 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:votre|ta) faute\b`,
     String.raw`\b(?:serez|seras) (?:tenu )?responsable\b`,
   ],
-  pleading: [String.raw`\bje vous en (?:supplie|prie)\b`, String.raw`\bdésespérée?\b`, String.raw`\bs'il vous plaît,? s'il vous plaît\b`, String.raw`\bmes enfants (?:ont besoin|vont)\b`],
+  pleading: [
+    String.raw`\bje vous en supplie\b`,
+    String.raw`\bj'ai (?:très )?peur\b`,String.raw`\bje vous en (?:supplie|prie)\b`, String.raw`\bdésespérée?\b`, String.raw`\bs'il vous plaît,? s'il vous plaît\b`, String.raw`\bmes enfants (?:ont besoin|vont)\b`],
   insult: [String.raw`\b(?:idiots?|incompétents?|nuls?|stupides?|ridicules?|honte)\b`],
   flattery: [String.raw`\b(?:vous êtes|tu es) (?:le|la) (?:meilleur|meilleure|seul|seule)\b`, String.raw`\bje sais que vous pouvez\b`],
   loyalty: [
+    String.raw`\baprès tout ce que (?:j'ai|nous avons) fait\b`,
+    String.raw`\brenvoyer l'ascenseur\b`,
     String.raw`\bclient(?:e)? (?:fidèle|depuis)\b`,
     String.raw`\baprès tout ce que\b`,
     String.raw`\bvous me (?:le )?devez\b`,
@@ -72,6 +101,8 @@ export const FR_CUES: CueLexicon = {
   ],
   benefitOffer: [String.raw`\bcinq étoiles\b`, String.raw`\bbon avis si\b`, String.raw`\brécompens\w*\b`, String.raw`\bpourboire\b`],
   scarcity: [
+    String.raw`\bil ne (?:nous |vous )?reste plus que\b`,
+    String.raw`\bd'autres (?:acheteurs|clients) attendent\b`,
     String.raw`\bil (?:ne )?(?:en )?reste (?:plus )?que\b`,
     String.raw`\bdernière (?:chance|occasion|unité|place)\b`,
     String.raw`\b(?:offre|promotion) (?:se termine|expire|valable) (?:aujourd'hui|bientôt|jusqu)\b`,
@@ -86,6 +117,7 @@ export const FR_CUES: CueLexicon = {
   ],
   ownerClaim: [String.raw`\bje suis (?:le|ton|votre) (?:propriétaire|opérateur|administrateur)\b`],
   scopeAdd: [
+    String.raw`\bne suffit pas\b`,
     String.raw`\btant que (?:vous y êtes|tu y es)\b`,
     String.raw`\bpar la même occasion\b`,
     String.raw`\bau passage\b`,
@@ -93,8 +125,11 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bune dernière chose\b`,
   ],
   privilege: [String.raw`\b(?:accès complet|accès total|droits (?:d'|d )?(?:admin|administrateur)|tous les droits|accès administrateur)\b`],
-  socialProof: [String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
+  socialProof: [
+    String.raw`\b(?:vos|nos) concurrents\b`,
+    String.raw`\bje serais désolé que vous passiez à côté\b`,String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
   requestVerb: [
+    String.raw`\brépondez avec\b`,
     String.raw`\b(?:a besoin de|j'ai besoin de|exige) (?:la|le|les|votre|vos|une|un|tous)\b`,
     String.raw`\b(?:envoie|envoyez|envoyez-moi|donne|donnez|donnez-moi|dis-moi|dites-moi|communiquez|communique|partagez|transmettez|confirmez|indiquez|lisez)\b`,
     String.raw`\bquel(?:le)? est (?:le|la|votre|ton|ta)\b`,
@@ -104,16 +139,23 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bcode (?:que vous avez|qu'on vous a) (?:reçu|envoyé)\b`,
   ],
   internalData: [String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
-  personalData: [String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
-  promise: [String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
+  personalData: [
+    String.raw`\b(?:liste|fichier) (?:complète )?des (?:contacts|clients)\b`,
+    String.raw`\bcontacts clients\b`,
+    String.raw`\bl'adresse de [a-z]`,String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
+  promise: [
+    String.raw`\b(?:le prix|les prix) (?:va|vont) augmenter\b`,String.raw`\bje (?:promets|vous jure|garantis)\b`, String.raw`\bje (?:paierai|rembourserai|commanderai)\b`],
   opinion: [String.raw`\b(?:injuste|inacceptable|scandaleux|déçu|déçue|frustré|frustrée|furieux|furieuse|en colère)\b`],
-  approvalClaim: [String.raw`\b(?:approuvé|approuvée|autorisé|autorisée|validé|validée|a donné son accord|promis)\b`],
+  approvalClaim: [
+    String.raw`\bpromise?s?\b`,String.raw`\b(?:approuvé|approuvée|autorisé|autorisée|validé|validée|a donné son accord|promis)\b`],
   policyClaim: [
+    String.raw`\bselon (?:notre|l') (?:accord|contrat)\b`,
     String.raw`\b(?:votre|la) politique (?:permet|autorise|prévoit|dit)\b`,
     String.raw`\bselon (?:votre|vos|la|les) (?:politique|conditions|contrat)\b`,
     String.raw`\bj'ai (?:le )?droit à\b`,
   ],
   identityClaim: [
+    String.raw`\bnous sommes (?:la|le) nouve(?:lle|l|au)\b`,
     String.raw`\b(?:je suis|ici) [a-z]+(?: [a-z]+)? (?:de|du|chez) [a-z]`,
     String.raw`\bje suis (?:le|la) (?:nouve(?:au|lle) )?(?:directeur|directrice|comptable|avocat|fournisseur|responsable)\b`,
     String.raw`\bje m'appelle\b`,
@@ -123,9 +165,44 @@ export const FR_CUES: CueLexicon = {
   notReceived: [String.raw`\b(?:jamais|pas) (?:reçu|été livré|arrivé)\b`, String.raw`\barrivé (?:endommagé|cassé)\b`],
   negation: [String.raw`\b(?:aucun|aucune|pas|jamais|sans|manque|inconnu|ne correspond pas|non)\b`],
   requirement: [String.raw`\b(?:nécessite|nécessitent|exige|exigent|requiert|doit|doivent|uniquement avec|obligatoire|soumis à)\b`],
-  forbid: [String.raw`\b(?:jamais|ne (?:doit|peut|doivent|peuvent) pas|interdit|interdite|pas autorisé|n'est pas permis)\b`],
+  forbid: [
+    String.raw`\bnon (?:remboursables?|échangeables?)\b`,
+    String.raw`\b(?:sans|aucune) exception\b`,String.raw`\b(?:jamais|ne (?:doit|peut|doivent|peuvent) pas|interdit|interdite|pas autorisé|n'est pas permis)\b`],
   permission: [String.raw`\b(?:peut|pouvez|peux|autorisé|permis|j'approuve)\b`],
   expired: [String.raw`\b(?:expiré|expirée|dépassé|dépassée|hors (?:délai|période))\b`],
   callback: [String.raw`\b(?:rappel|contre-appel|confirmation téléphonique|confirmé par téléphone|vérifié par téléphone)\b`],
-  deadline: [String.raw`\b(?:échéance|date limite|avant le|au plus tard le)\b`],
+  deadline: [
+    String.raw`\bsous \d+ jours\b`,
+    String.raw`\bavant (?:le |\d)`,
+    String.raw`\b(?:échéance|date limite|avant le|au plus tard le)\b`],
+  unreachable: [
+    String.raw`\bje ne peux pas (?:parler|téléphoner|répondre au téléphone)\b`,
+    String.raw`\bje suis en réunion\b`,
+  ],
+  blame: [
+    String.raw`\bvous serez tenus? responsables?\b`,
+    String.raw`\bce sera (?:de )?votre faute\b`,
+    String.raw`\bvous (?:serez|êtes) (?:personnellement )?responsable\b`,
+  ],
+  selfCorrection: [
+    String.raw`\bje voulais dire\b`,
+    String.raw`\ben fait c'était\b`,
+  ],
+  softener: [
+    String.raw`\b(?:si possible|sans urgence|quand vous pourrez)\b`,
+  ],
+  assumedAgreement: [
+    String.raw`\bcomme vous avez (?:déjà )?(?:accepté|validé)\b[^.!?\n]{0,80}\baussi\b`,
+  ],
+  eventClaim: [
+    String.raw`\bj'ai (?:perdu|envoyé|modifié|changé|renvoyé|terminé|fait)\b`,
+    String.raw`\b(?:a|ont) été (?:piraté|volé|bloqué)e?s?\b`,
+    String.raw`\bne fonctionne pas\b`,
+    String.raw`\bn'a jamais servi\b`,
+    String.raw`\bje me suis trompée?\b`,
+    String.raw`\bconformément à votre inscription\b`,
+  ],
+  privateReason: [
+    String.raw`\b(?:hausse|augmentation) de nos coûts\b`,
+  ],
 };

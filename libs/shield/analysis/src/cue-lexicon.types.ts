@@ -43,6 +43,13 @@ export const CUE_CLASSES = [
   'expired',
   'callback',
   'deadline',
+  'unreachable',
+  'blame',
+  'selfCorrection',
+  'softener',
+  'assumedAgreement',
+  'eventClaim',
+  'privateReason',
 ] as const;
 
 export type CueClass = (typeof CUE_CLASSES)[number];

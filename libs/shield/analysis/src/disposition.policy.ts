@@ -61,23 +61,41 @@ export function decide(input: DecisionInput): Decision {
   if (badHistory > 0) tier = raiseTier(tier);
 
   // Which §9.1 rows apply.
-  const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history');
+  // A refuted statement about a record or event (an invoice already paid, a card already used) means the request as
+  // stated rests on a false premise: change the plan (pay what the records show), not a fraud finding by itself.
+  const statementRefuted = claims.some((k) => k.status === 'contradicted' && (k.kind === 'reference' || k.kind === 'event'));
+  const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history' && k.kind !== 'reference' && k.kind !== 'event');
   const noExit = conflicts.some((c) => c.path === 'none');
-  const harmful = strong.filter((s) => s.seriousHarm);
+  // Asking for more than agreed always has a safe variant (do only the agreed part), so it is never harm without one.
+  const harmful = strong.filter((s) => s.seriousHarm && s.tactic !== 'scope_expansion');
   const fraudPattern = harmful.length > 0 && strong.filter((s) => TIER_RANK[s.significance] >= 2).length >= 3;
-  const credentialGrab = strong.some((s) => s.tactic === 'data_extraction' && s.significance === 'critical');
+  // Handing over a secret has no safe variant, unless a policy spells out the safe path for the legitimate goal.
+  const credentialGrab = strong.some((s) => s.tactic === 'data_extraction' && s.significance === 'critical') && !conflicts.some((c) => c.kind === 'forbidden' && c.path !== 'none');
   const dnp = noExit || contradictedMaterial || harmful.length > 0;
-  const approvalPath = conflicts.some((c) => c.path === 'approval') || (contradictedMaterial && claims.some((k) => k.status === 'contradicted' && (k.kind === 'approval' || k.kind === 'authority' || k.kind === 'account')));
+  // A refuted approval goes to an approver, unless the owner's own word refutes it: the owner has decided already,
+  // so the agent acts within the owner's mandate instead (modify_plan).
+  const ownerFacts = new Set(view.request.caseRecord.facts.filter((f) => f.source === 'owner' && f.status === 'verified').map((f) => f.factId));
+  const refutedApproval = claims.filter((k) => k.status === 'contradicted' && (k.kind === 'approval' || k.kind === 'authority' || k.kind === 'account'));
+  const ownerRefuted = refutedApproval.length > 0 && refutedApproval.every((k) => k.evidenceReferences.some((r) => ownerFacts.has(r)));
+  const approvalPath = conflicts.some((c) => c.path === 'approval') || (contradictedMaterial && refutedApproval.length > 0 && !ownerRefuted);
+  const evidencePath = conflicts.some((c) => c.path === 'evidence');
   const modifyPath =
     conflicts.some((c) => c.path === 'modify') ||
+    statementRefuted ||
+    ownerRefuted ||
     real.some((s) => s.confidence >= 0.6 && (s.tactic === 'scope_expansion' || (s.tactic === 'policy_bypass' && s.significance === 'critical')));
   const unverifiedMaterial = claims.some((k) => k.status === 'unverified' && MATERIAL.includes(k.significance));
-  const gather = unverifiedMaterial || missingCount > 0;
-  const caution = real.length > 0 || claims.some((k) => k.status === 'unverified' || k.status === 'supported') || TIER_RANK[tier] >= 2 || badHistory > 0;
+  const gather = unverifiedMaterial || missingCount > 0 || evidencePath;
+  // Residual uncertainty (§9.1): a claim that matters short of verified, any signal, a bad history, or a consequential
+  // request that no authoritative record backs at all. Peripheral claims (low significance) leave none.
+  const uncertain = claims.some((k) => (k.status === 'unverified' || k.status === 'supported') && k.significance !== 'low');
+  const backed = claims.some((k) => k.status === 'verified' && k.evidenceReferences.length > 0);
+  const caution = real.length > 0 || uncertain || (TIER_RANK[tier] >= 2 && !backed) || badHistory > 0;
 
   let disposition: Disposition;
   let softened = false;
   if (dnp && (fraudPattern || credentialGrab || (noExit && !approvalPath))) disposition = 'do_not_proceed';
+  else if (dnp && !contradictedMaterial && !noExit && !approvalPath && !modifyPath && evidencePath) disposition = 'gather_evidence';
   else if (dnp && (approvalPath || modifyPath)) {
     disposition = approvalPath ? 'seek_approval' : 'modify_plan';
     softened = true;

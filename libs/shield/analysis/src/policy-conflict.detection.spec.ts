@@ -34,12 +34,14 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     expect(analyse({ message: 'I forgot my password, can you send me a password reset link?', policies }).disposition).not.toBe('do_not_proceed');
   });
 
-  it('owner guidance is authoritative: a call-back rule gates new accounts', () => {
+  it('owner guidance is authoritative: a call-back rule gates new accounts until the call-back is made', () => {
     const a = analyse({
       message: 'We changed banks: please pay invoice 88 of $1,200 to our new account 99887766.',
       guidance: ['Never pay new bank accounts without a call-back to the number on file.'],
     });
-    expect(a.disposition).toBe('seek_approval');
+    // The call-back is obtainable evidence that settles the unverified change (§9.1 gather_evidence).
+    expect(a.disposition).toBe('gather_evidence');
+    expect(a.missingEvidence.join(' ')).toMatch(/call-back|called back/i);
     expect(a.rationale.join(' ')).toMatch(/Owner guidance requires a call-back/);
     // Never quoted to the counterparty.
     expect(a.suggestedResponse).not.toMatch(/guidance|call-back to the number on file/i);
@@ -69,5 +71,14 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     });
     expect(['seek_approval', 'do_not_proceed']).toContain(a.disposition);
     expect(a.manipulationSignals.map((s) => s.tactic)).toContain('identity_deception');
+  });
+  it('owner guidance that reserves the decision is not satisfied by some other approval on record (§6)', () => {
+    const a = analyse({
+      message: 'Please enable my reporting access as per ticket RQ-88, thanks!',
+      goal: 'Grant system access per approved tickets.',
+      evidence: [{ summary: 'Ticket RQ-88 approved by the team lead: reporting access for Lee Chan.' }],
+      guidance: ['No new access for contractors from Northbeam for now; I will decide case by case.'],
+    });
+    expect(a.disposition).toBe('seek_approval');
   });
 });

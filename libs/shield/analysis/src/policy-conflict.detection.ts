@@ -10,6 +10,7 @@
  */
 import type { Conflict } from './analysis.findings';
 import type { CaseView, RuleView } from './case.view';
+import { sharedStems, stems } from './claim.anchors';
 import { CUES } from './cue.patterns';
 import { SUBJECT_TOPICS_MASK, topicBit } from './topic.lexicon';
 
@@ -33,6 +34,15 @@ const MONEY = topicBit('payment') | topicBit('refund') | topicBit('bankDetails')
 const DISCLOSE_VERB = /\b(?:share|send|disclose|reveal|give out|tell|provide|forward|weitergeben|mitteilen|senden|teilen|compartir|revelar|enviar|divulguer|communiquer|partager|envoyer|transmettre)\w*/;
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 const DATA_REQUEST = new RegExp(`${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`);
+
+// "only to the registered channels", "nur über das Portal": the path a restrictive rule still allows.
+const ONLY_CLAUSE = /\b(?:only|solely|exclusively|nur|ausschliesslich|solo|unicamente|uniquement|seulement|exclusivement)\b([^.;]{0,140})/;
+// An allowed path that runs through a person or a team is a decision for them.
+const DECIDER = /\b(?:team|legal|manager|owner|department|approver|committee|abteilung|leitung|equipo|responsable|juridique|service|direction|gerente|director)\w*/;
+
+function allowedPath(ruleText: string): string | undefined {
+  return ONLY_CLAUSE.exec(ruleText)?.[1];
+}
 
 function ruleLabel(rule: RuleView): string {
   return rule.origin === 'guidance' ? 'Owner guidance' : `Policy "${rule.title.length > 80 ? `${rule.title.slice(0, 77)}…` : rule.title}"`;
@@ -137,7 +147,9 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
         conflicts.push({
           kind: 'callback_required',
           severity: (view.requestTopics & MONEY) !== 0 ? 'critical' : 'high',
-          path: 'approval',
+          // A call-back on known details is evidence to gather (§9.1 gather_evidence); a rule that also requires an
+          // approval needs a human decision as well, the more restrictive row (tie-break).
+          path: rule.requiresApproval ? 'approval' : 'evidence',
           references: [rule.id],
           reason: `${label} requires a call-back on known contact details before acting, and none is recorded.`,
           fromGuidance,
@@ -145,7 +157,7 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
       }
     } else if (rule.requiresApproval && !conditional) {
       gatingRules.push(rule);
-      if (!approvalRecorded && !ownerApproves) {
+      if (!(approvalRecorded && !rule.ownerDecides) && !ownerApproves) {
         broken = true;
         conflicts.push({
           kind: 'approval_required',
@@ -158,14 +170,21 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
       }
     } else if (rule.forbids && !conditional) {
       const disclosure = DISCLOSE_VERB.test(rule.text);
-      if (!disclosure || asksForData) {
+      const allowed = allowedPath(rule.text);
+      // The proposed action already takes the path the rule allows ("reset links go only to registered channels").
+      const complies = allowed !== undefined && view.actionText !== '' && sharedStems(stems(allowed), view.actionText).length >= 2;
+      if ((!disclosure || asksForData) && !complies) {
         broken = true;
+        // A rule that says what IS allowed leaves a safe variant (modify_plan), or a person or team who decides
+        // (seek_approval); one that only forbids leaves none (§9.1).
+        const path = allowed === undefined ? 'none' : DECIDER.test(allowed) ? 'approval' : 'modify';
         conflicts.push({
           kind: 'forbidden',
           severity: 'high',
-          path: 'none',
+          path,
           references: [rule.id],
-          reason: `${label} forbids what is asked, with no exception path.`,
+          reason: path === 'none' ? `${label} forbids what is asked, with no exception path.` : `${label} allows this only another way than the one asked for.`,
+          ...(path === 'modify' ? { alternative: `Take only the path ${label.toLowerCase()} allows.` } : {}),
           fromGuidance,
         });
       }

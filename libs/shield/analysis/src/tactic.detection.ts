@@ -13,20 +13,48 @@ import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
 import { findAmounts } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
 import { accountsIn, type CaseView } from './case.view';
-import { CUES, type CueHit } from './cue.patterns';
+import { capitalisedWords, mentionsName } from './claim.anchors';
+import { CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
 import { normalizeText, quoteCue } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
 const CONSEQUENTIAL = RUSHABLE | topicBit('refund') | topicBit('deletion');
+const NEGOTIATED = topicBit('contract') | topicBit('discount');
 const GAP = '[^.?!\\n]{0,60}';
-const SECRET_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,30}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap)\\b`);
-const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`);
-const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`);
+// German puts the verb last, after the whole object: the reverse order allows a longer gap.
+const LONG_GAP = '[^.?!\\n]{0,100}';
+
+// A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
+const SECRET_REQUEST = new RegExp(
+  `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b|${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`,
+);
+const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
+const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
+// An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
+const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
+const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
+// Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
+// A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
+const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\.)';
+const FIGURE_ACT = new RegExp(
+  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
+);
+// A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
+const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
+// Explicit favour-debt: reciprocity even without an exception being asked for.
+const FAVOUR_DEBT =
+  /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|after all (?:we'?ve|i'?ve|we have|i have) done for you|revanchier|sie schulden|nach allem,? was wir fur sie|me lo deben?|despues de todo lo que (?:hemos|he) hecho por|vous me devez|renvoyer l'ascenseur|apres tout ce que (?:nous avons|j'ai) fait pour vous)/;
+// Free-mail providers: a personal inbox standing in for an organisation's address.
+const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|protonmail|proton|gmx|web|mail|yandex)\./;
+// "40 hours at $150/h = $7,200": a quantity times a unit price that does not give the stated total.
+const ARITHMETIC = /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|stunden|stuck|horas|unidades|heures|unites)\b[^=\n]{0,25}?(?:at|@|x|a|zu|je|por)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}=\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
-const FACTUAL_KINDS = new Set(['amount', 'date', 'receipt', 'identity']);
+// Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
+// identity_deception and a refuted record reference may be an honest error, so none of those counts here.
+const FACTUAL_KINDS = new Set(['date', 'receipt']);
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 
 function signal(tactic: Signal['tactic'], observation: string, confidence: number, significance: RiskTier, seriousHarm = false): Signal {
@@ -81,28 +109,42 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const asksException = exception !== undefined || cut !== undefined || secrecy !== undefined || broken;
 
   // urgency: time pressure that rushes a risky action or cuts verification short.
-  const pressure = c.find('timePressure');
-  // Classes are scanned lazily and only where their combination can matter (each scan is a pass over the text).
-  const consequence = pressure || cut ? c.find('consequence') : undefined;
-  if (pressure && (cut || consequence || rushable)) {
+  const pressureHit = c.find('timePressure');
+  // "By EOD ideally" is a wish, not pressure: a softener right after the cue cancels it.
+  const pressure = pressureHit && !CUES.softener.test(view.said.text.slice(pressureHit.end, pressureHit.end + 25)) ? pressureHit : undefined;
+  const consequence = c.find('consequence');
+  const injection = c.find('injection');
+  // A deadline coupled with a threatened loss is pressure even without an "urgent" word ("or the account is locked at 12").
+  const deadline = consequence && !pressure ? c.find('deadline') : undefined;
+  // Data requests are as rushable as payments: pressure to hand over information cuts its checks short too.
+  const dataAsked = c.has('secretData') || c.has('internalData') || c.has('personalData');
+  if (pressure && (cut || consequence || rushable || injection || dataAsked)) {
     const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
     const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
     out.push(signal('urgency', `Time pressure pushes the action before it can be checked: ${cuesText(pressure, consequence ?? cut)}.`, conf, sig, rushable && cut !== undefined));
-  } else if (consequence && cut) {
-    out.push(signal('urgency', `A threatened loss is used to skip checks: ${cuesText(consequence, cut)}.`, 0.6, 'medium'));
+  } else if (consequence && (cut || deadline)) {
+    out.push(signal('urgency', `A deadline is coupled with a threatened loss to force the action: ${cuesText(consequence, deadline ?? cut)}.`, 0.62, rushable ? 'high' : 'medium'));
   }
 
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
-  const act = figure ? (c.find('authorityAct') ?? c.find('approvalClaim')) : undefined;
+  const act = figure && (c.has('authorityAct') || c.has('approvalClaim')) ? FIGURE_ACT.exec(view.said.text) : null;
+  const identity = c.find('identityClaim');
+  // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
+  const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
+  const signedAs = figure && figure.index > view.said.text.length - 50 && EXECUTIVE.test(figure.quote.toLowerCase()) && (c.has('requestVerb') || consequential);
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
-  if (figure && act && authorityClaim?.status !== 'verified') {
+  // Authority is a tactic when it is the reason to do something that matters (money, data, access, terms) or to get
+  // past a control; "my manager asked me to book the room" is ordinary delegation.
+  const stakes =
+    consequential || (view.requestTopics & NEGOTIATED) !== 0 || broken || cut !== undefined || exception !== undefined || injection !== undefined || c.has('secretData') || c.has('personalData');
+  if (figure && (act || selfAuthority || signedAs) && stakes && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
     const conf = 0.6 + (unproven ? 0.1 : 0) + (authorityClaim?.status === 'contradicted' ? 0.15 : 0) + (pressure ? 0.05 : 0);
     out.push(
       signal(
         'authority_claim',
-        `Someone with authority is invoked as the reason to comply, without authoritative proof: ${cuesText(figure, act)}.`,
+        `Someone with authority is invoked as the reason to comply, without authoritative proof: ${cuesText(act ? { index: act.index, end: act.index + act[0].length, quote: quoteCue(view.said, act.index, act.index + act[0].length) } : figure)}.`,
         conf,
         consequential ? 'high' : 'medium',
       ),
@@ -111,10 +153,17 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
   const threat = c.find('threat');
-  const plea = asksException ? (c.find('pleading') ?? c.find('flattery')) : undefined;
+  // Classes are scanned only where their combination can matter (each scan is a pass over the text).
+  const blame = threat || consequential ? c.find('blame') : undefined;
+  const pleading = asksException || consequential ? c.find('pleading') : undefined;
+  const plea = pleading ?? (asksException ? c.find('flattery') : undefined);
   const insult = asksException && !threat && !plea ? c.find('insult') : undefined;
   if ((threat || plea) && asksException) {
     out.push(signal('emotional_pressure', `Emotional pressure is used to win an exception: ${cuesText(threat ?? plea, exception ?? cut ?? secrecy)}.`, 0.75, broken ? 'high' : 'medium'));
+  } else if (blame && (threat || consequential)) {
+    out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${cuesText(blame, threat)}.`, 0.7, 'medium'));
+  } else if (pleading && consequential) {
+    out.push(signal('emotional_pressure', `Fear or pleading stands in for a justification of a consequential request: ${pleading.quote}.`, 0.65, 'medium'));
   } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${threat.quote}.`, 0.55, 'medium'));
   } else if (insult && asksException) {
@@ -128,6 +177,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('reciprocity', `A benefit is offered in return for the action: ${offer.quote}.`, asksException ? 0.8 : 0.65, asksException ? 'high' : 'medium'));
   } else if (loyalty && asksException) {
     out.push(signal('reciprocity', `Past loyalty is used to create an obligation for an exception: ${loyalty.quote}.`, 0.7, 'medium'));
+  } else if (FAVOUR_DEBT.test(view.said.text)) {
+    out.push(signal('reciprocity', 'A past favour is cited to create an obligation in return.', 0.62, 'low'));
   }
 
   // scarcity: an opportunity presented as vanishing.
@@ -136,12 +187,14 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // policy_bypass: skipping a control, asking for the exception, splitting amounts, or instructions that try to switch
   // off the agent's rules.
-  const injection = c.find('injection');
   const split = c.find('splitAmount');
   if (injection) {
     out.push(signal('policy_bypass', `Embedded instructions try to override the agent's rules: ${injection.quote}.`, 0.92, 'critical', true));
   } else if (cut || split || secrecy || exception) {
     const strong = cut ?? split ?? secrecy;
+    // Skipping a control is serious harm when money goes to a destination the records do not back (§9.1).
+    const payee = claims.find((k) => k.kind === 'account');
+    const newDestination = c.has('changedDetails') || (payee !== undefined && payee.status !== 'verified');
     const conf = strong ? 0.8 : broken ? 0.7 : 0.55;
     out.push(
       signal(
@@ -149,14 +202,19 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
         `The request asks to skip or soften a control: ${cuesText(strong ?? exception, strong ? exception : undefined)}.`,
         conf,
         strong && consequential ? 'high' : 'medium',
-        strong !== undefined && money,
+        strong !== undefined && money && newDestination,
       ),
     );
   }
 
   // identity_deception: unproven claims to be the owner, changed payee or contact details, look-alike identifiers.
   const owner = c.find('ownerClaim');
-  const changed = c.find('changedDetails');
+  const changedHit = c.find('changedDetails');
+  // A change already on an authoritative record ("new email confirmed by link") is not the counterparty's word alone.
+  const changeOnRecord = changedHit !== undefined && view.items.some((i) => i.standing === 'authoritative' && !i.negated && itemHas(i.text, 'changedDetails'));
+  const changed = changeOnRecord ? undefined : changedHit;
+  const unreachable = consequential ? c.find('unreachable') : undefined;
+  const freemail = view.emails.some((e) => FREEMAIL.test(e));
   const accountClaim = claims.find((k) => k.kind === 'account');
   const identityClaim = claims.find((k) => k.kind === 'identity');
   const reference = view.request.caseRecord.counterparty.reference?.toLowerCase();
@@ -166,13 +224,15 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('identity_deception', `The message claims to come from the agent's owner, which is not how owner guidance arrives: ${owner.quote}.`, 0.85, 'critical', true));
   } else if ((changed && (money || accountClaim)) || (accountClaim?.status === 'contradicted' && money)) {
     const unconfirmed = accountClaim?.status !== 'verified';
+    // New bank details are funds to a new destination (critical); a new e-mail or address is a contact change (high).
+    const bank = accountClaim?.account !== undefined || hasTopic(view.requestTopics, 'bankDetails');
     out.push(
       signal(
         'identity_deception',
-        `The counterparty itself sends ${changed ? 'changed ' : ''}payment details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}${changed ? `: ${changed.quote}` : ''}.`,
+        `The counterparty itself sends ${changed ? 'changed ' : ''}${bank ? 'payment' : 'contact'} details${accountClaim?.status === 'contradicted' ? ' that differ from the records' : ''}${changed ? `: ${changed.quote}` : ''}.`,
         unconfirmed ? (accountClaim?.status === 'contradicted' ? 0.85 : 0.75) : 0.35,
-        'critical',
-        unconfirmed,
+        bank ? 'critical' : 'high',
+        unconfirmed && bank,
       ),
     );
   } else if (foreign && refDomain && lookAlike(foreign, refDomain)) {
@@ -181,6 +241,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('identity_deception', `New or changed contact details come from the counterparty itself: ${changed.quote}.`, 0.55, consequential ? 'high' : 'medium'));
   } else if (identityClaim?.status === 'contradicted') {
     out.push(signal('identity_deception', 'Who the sender says they are conflicts with a verified record.', 0.75, 'high'));
+  } else if (unreachable && consequential) {
+    out.push(signal('identity_deception', `The sender cannot be reached on a known channel while asking for a consequential action: ${unreachable.quote}.`, 0.7, 'high', money));
+  } else if (freemail && (rushable || consequential) && !(reference && view.emails.includes(reference))) {
+    out.push(signal('identity_deception', 'A personal free-mail address stands in for the known contact of record.', 0.65, 'high'));
   }
 
   // scope_expansion: more access, money or actions than the goal or the agreed action.
@@ -191,7 +255,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const askedAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
   const priorAmounts = priorClaimAmounts(view.request.priorConsultations);
   const priorMax = priorAmounts.reduce((m, v) => Math.max(m, v), 0);
-  if (add && privilege) {
+  const assumed = c.find('assumedAgreement');
+  if (assumed) {
+    out.push(signal('scope_expansion', `Terms not agreed are presented as following from an earlier concession: ${assumed.quote}.`, 0.7, 'medium'));
+  } else if (add && privilege) {
     out.push(signal('scope_expansion', `Elevated access is added to the request: ${cuesText(add, privilege)}.`, 0.85, 'high', true));
   } else if (privilege && !goalHasAccess) {
     out.push(signal('scope_expansion', `The request reaches for access the goal does not need: ${privilege.quote}.`, 0.65, 'high', true));
@@ -205,22 +272,31 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // data_extraction: secrets, credentials, internal configuration or others' data the goal does not need.
   // The proximity patterns are costly; run them only when a data noun is present at all.
-  const secretMatch = c.has('secretData') ? SECRET_REQUEST.exec(view.said.text) : null;
+  const said = view.said.text;
+  // An offer gives data rather than extracting it; one's own secret ("reset my password and send the temporary
+  // one") is the official reset flow, not extraction.
+  const asked = (m: RegExpExecArray | null) => {
+    if (!m) return null;
+    const before = said.slice(Math.max(0, m.index - 14), m.index);
+    return OFFER_BEFORE.test(before) || OWN_BEFORE.test(before) ? null : m;
+  };
+  const secretMatch = c.has('secretData') ? asked(SECRET_REQUEST.exec(said)) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
   const secret =
     secretMatch && !RESET_LINK.test(view.said.text.slice(secretMatch.index, secretMatch.index + secretMatch[0].length + 30)) ? secretMatch : null;
-  const internal = secret || !c.has('internalData') ? null : INTERNAL_REQUEST.exec(view.said.text);
-  const personal = secret || internal || !c.has('personalData') ? null : PERSONAL_REQUEST.exec(view.said.text);
+  const internal = secret || !c.has('internalData') ? null : asked(INTERNAL_REQUEST.exec(said));
+  const personal = secret || internal || !c.has('personalData') ? null : asked(PERSONAL_REQUEST.exec(said));
   if (secret) {
     out.push(signal('data_extraction', `Secrets or one-time credentials are asked for: ${quoteCue(view.said, secret.index, secret.index + secret[0].length)}.`, 0.88, 'critical', true));
   } else if (internal) {
     out.push(signal('data_extraction', `Internal rules or configuration are asked for: ${quoteCue(view.said, internal.index, internal.index + internal[0].length)}.`, 0.75, 'high'));
-  } else if (personal && !hasTopic(view.goalTopics, 'personalData')) {
+  } else if (personal && !hasTopic(view.purposeTopics, 'personalData')) {
     out.push(signal('data_extraction', `Personal data the goal does not need is asked for: ${quoteCue(view.said, personal.index, personal.index + personal[0].length)}.`, 0.7, 'high'));
   }
 
   // Impersonation used to obtain secrets: an unproven identity ("this is Dave from IT") asking for credentials.
-  if (secret && identityClaim && identityClaim.status !== 'verified' && !out.some((s) => s.tactic === 'identity_deception')) {
+  const onRecord = identityClaim !== undefined && identityClaim.status !== 'contradicted' && namedOnRecord(view, identityClaim);
+  if (secret && identityClaim && identityClaim.status !== 'verified' && !onRecord && !out.some((s) => s.tactic === 'identity_deception')) {
     out.push(signal('identity_deception', 'An unproven identity is presented to obtain credentials (a typical impersonation).', 0.6, 'high'));
   }
 
@@ -231,8 +307,13 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
+  const correction = consequential ? c.find('selfCorrection') : undefined;
   if (contradicted) {
     out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
+  } else if (arithmeticMismatch(said)) {
+    out.push(signal('inconsistent_claims', 'The figures stated do not add up (quantity times rate differs from the total).', 0.75, 'medium'));
+  } else if (correction && consequential) {
+    out.push(signal('inconsistent_claims', `A material detail is changed mid-story: ${correction.quote}.`, 0.6, 'medium'));
   } else if (distinctAccounts.size > 1) {
     out.push(signal('inconsistent_claims', 'The message names more than one account for the same payment.', 0.6, 'high'));
   } else if (currentAccountTail && priorAccounts.length > 0 && !priorAccounts.includes(currentAccountTail)) {
@@ -244,8 +325,31 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // other: social proof.
   const proof = c.find('socialProof');
   if (proof) out.push(signal('other', `Social proof: others supposedly got the same, ${proof.quote}.`, 0.55, asksException ? 'medium' : 'low'));
+  else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+/** Whether an authoritative record names the person the identity claim names (a real colleague, not a stranger). */
+function namedOnRecord(view: CaseView, claim: CheckedClaim): boolean {
+  const names = claim.sentence ? capitalisedWords(claim.sentence.original) : [];
+  return names.some((n) => view.items.some((i) => i.standing === 'authoritative' && !i.negated && mentionsName(i.text, n)));
+}
+
+function parseFigure(raw: string): number {
+  // "7,200" and "7.200" as thousands, "150.50" as decimals: a separator followed by exactly three digits groups.
+  return /[.,]\d{3}$/.test(raw) ? Number(raw.replace(/[.,]/g, '')) : Number(raw.replace(',', '.'));
+}
+
+/** Whether the message states a quantity, a rate and a total that disagree by more than rounding. */
+function arithmeticMismatch(text: string): boolean {
+  const m = ARITHMETIC.exec(text);
+  if (!m) return false;
+  const quantity = parseFigure(m[1] ?? '');
+  const rate = parseFigure(m[2] ?? '');
+  const total = parseFigure(m[3] ?? '');
+  if (!(quantity > 0 && rate > 0 && total > 0)) return false;
+  return Math.abs(quantity * rate - total) > Math.max(1, total * 0.01);
 }
 
 const ENDING = /ending (\w{4})/g;

@@ -24,7 +24,7 @@ export type Topic = (typeof TOPICS)[number];
 
 const TOPIC_SOURCES: Record<Topic, string> = {
   refund: String.raw`\b(?:refund|reimburs|money back|chargeback|erstatt|rückerstatt|rückzahl|geld zurück|reembols|devoluci|devolver el dinero|rembours)\w*`,
-  payment: String.raw`\b(?:payroll|nomina|nómina|lohn|gehaltskonto|paie|pay|paid|payment|transfer|wire|invoice|remit|settle|payout|charge|billing|bill\b|überweis|zahl|rechnung|bezahl|pago|pagar|transferencia|factura|abono|paiement|payer|virement|facture|règlement)\w*`,
+  payment: String.raw`\b(?:gift ?card|gutschein|tarjetas? regalo|cartes? cadeaux?|payroll|nomina|nómina|lohn|gehaltskonto|paie|pay|paid|payment|transfer|wire|invoice|remit|settle|payout|charge|billing|bill\b|überweis|zahl|rechnung|bezahl|pago|pagar|transferencia|factura|abono|paiement|payer|virement|facture|règlement)\w*`,
   bankDetails: String.raw`\b(?:iban|bic|swift|sort code|routing number|bank ?(?:details|account|information|info)|account (?:number|details)|payee|beneficiar|bankverbindung|kontonummer|kontodaten|bankdaten|empfänger|cuenta bancaria|datos bancarios|número de cuenta|beneficiario|rib|coordonnées bancaires|numéro de compte|bénéficiaire)\w*`,
   credentials: String.raw`\b(?:password|passwd|passcode|otp|one[- ]time|2fa|mfa|pin\b|credential|login|log in|sign[- ]in|verification code|security code|reset code|api key|access token|passwort|kennwort|zugangsdaten|anmeld|tan\b|contraseña|credenciales|código de verificación|mot de passe|identifiant|code de vérification)\w*`,
   access: String.raw`\b(?:access|permission|admin|administrator|role\b|privilege|root\b|superuser|zugriff|zugang|berechtigung|rechte|acceso|permiso|privilegio|accès|droits|habilitation)\w*`,
@@ -34,7 +34,7 @@ const TOPIC_SOURCES: Record<Topic, string> = {
   delivery: String.raw`\b(?:deliver|shipping|shipment|ship|parcel|package|tracking|liefer|versand|paket|sendung|entrega|envío|paquete|livraison|livré|colis|expédition)\w*`,
   contract: String.raw`\b(?:contract|agreement|terms|renewal|subscription|vertrag|vereinbarung|abonnement|contrato|acuerdo|suscripción|contrat|accord|abonnement)\w*`,
   identity: String.raw`\b(?:identity|identit|sender|caller|domain|absender|anrufer|remitente|expéditeur|appelant)\w*`,
-  approval: String.raw`\b(?:approv|authori[sz]|sign[- ]off|genehmig|freigabe|freigegeben|zustimm|aprob|autoriz|visto bueno|approb|approuv|autoris|validé|validation)\w*`,
+  approval: String.raw`\b(?:agree|amendment|zugestimm|einverstand|änderungsauftrag|acept|pactad|enmienda|avenant|approv|authori[sz]|sign[- ]off|genehmig|freigabe|freigegeben|zustimm|aprob|autoriz|visto bueno|approb|approuv|autoris|validé|validation)\w*`,
 };
 
 const TOPIC_PATTERNS: readonly (readonly [Topic, RegExp])[] = TOPICS.map((t) => [t, new RegExp(foldPattern(TOPIC_SOURCES[t]))]);

@@ -1,0 +1,63 @@
+import { request, type CaseSpec } from '../test/case.fixture';
+import { analyzeCase } from './case.analyzer';
+
+/** Fresh probes: claims that name a record, a person or an event, recognisable by their key terms and checked (§9.4). */
+function claimAbout(spec: CaseSpec, term: string) {
+  return analyzeCase(request(spec)).claims.filter((c) => c.claim.toLowerCase().includes(term.toLowerCase()));
+}
+
+describe('claims anchored in the message (§9.4)', () => {
+  it('verifies a record the message names when an authoritative item names it too', () => {
+    const found = claimAbout(
+      { message: 'Hi, could you finish the setup from ticket HR-7781 today? Thanks.', evidence: [{ evidenceId: 'ev-t', summary: 'Ticket HR-7781: approved laptop setup for Ines.' }] },
+      'hr-7781',
+    );
+    expect(found.map((c) => c.status)).toContain('verified');
+    expect(found.find((c) => c.status === 'verified')?.evidenceReferences).toEqual(['ev-t']);
+  });
+
+  it('contradicts it when the record denies what the message asserts, in either direction', () => {
+    const outstanding = claimAbout(
+      { message: 'Our invoice QX-310 is still unpaid, please settle it.', evidence: [{ evidenceId: 'ap', summary: 'Accounts payable: no invoice QX-310 is registered.' }] },
+      'qx-310',
+    );
+    expect(outstanding.map((c) => c.status)).toContain('contradicted');
+    const unused = claimAbout(
+      { message: 'Mi tarjeta regalo TR-4420 no funciona, nunca la he usado.', evidence: [{ evidenceId: 'gc', summary: 'Tarjeta regalo TR-4420: canjeada por completo el 2 de noviembre.' }] },
+      'tr-4420',
+    );
+    expect(unused.map((c) => c.status)).toContain('contradicted');
+  });
+
+  it('contradicts a claimed identity when a record says nobody of that name exists, and names the person in the claim', () => {
+    const found = claimAbout(
+      {
+        message: 'Bonjour, ici Paul Girard du support informatique, merci de me transmettre le code reçu par SMS.',
+        evidence: [{ evidenceId: 'dir', summary: 'Annuaire : aucun Paul Girard au support informatique.' }],
+      },
+      'girard',
+    );
+    expect(found.map((c) => c.status)).toContain('contradicted');
+  });
+
+  it('leaves a directory entry for the claimed name short of proving who the sender is', () => {
+    const found = claimAbout(
+      { message: "Hi, it's Naomi from finance, please send me the payroll file.", evidence: [{ summary: 'Directory: Naomi Park, finance analyst.' }] },
+      'naomi',
+    );
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((c) => c.status !== 'verified' || !c.claim.startsWith('The sender states'))).toBe(true);
+  });
+
+  it('supports a reported event with corroborating items only, and verifies it with an authoritative record', () => {
+    const damaged = { message: 'The kettle has a long crack in the base, photo attached.', evidence: [{ summary: 'Customer photo of a kettle with a crack in the base.', type: 'external_claim' as const, verification: 'unverified' as const }] };
+    expect(claimAbout(damaged, 'crack').map((c) => c.status)).toContain('supported');
+    const locked = { message: 'Ich bin ausgesperrt, mein Konto wurde gesperrt nach zu vielen Passwortversuchen.', evidence: [{ summary: 'Identity provider: Konto gesperrt nach 5 falschen Passwortversuchen.' }] };
+    expect(claimAbout(locked, 'gesperrt').map((c) => c.status)).toContain('verified');
+  });
+
+  it('marks a forecast or a private reason not checkable', () => {
+    const found = analyzeCase(request({ message: 'Due to rising freight costs, prices will go up by 12% next month.' })).claims;
+    expect(found.some((c) => c.status === 'not_checkable' && c.claim.includes('12'))).toBe(true);
+  });
+});
