@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import { relayControlV1GrpcJs } from '@trustmesh/contracts';
+import { MOCK_CLUSTER_SESSION } from '@trustmesh/platform-testing';
 
 import { bearer, call, type RelayControlClient } from '../../support/gateway.fixture';
 
@@ -55,15 +56,6 @@ export interface ReplicaPlacement {
   kafkaBrokers?: readonly string[];
   topicPrefix: string;
 }
-
-/**
- * Group members' session timeout on librdkafka's mock cluster (the brokers' minimum). The mock answers a follower
- * whose SyncGroup arrives after the leader's with INVALID_REQUEST (a real broker hands it its assignment), which
- * kafkajs does not retry: the replica recreates its consumer, and the mock waits a session timeout before the
- * next election. With replicas starting together on a busy machine that can happen several times in a row; at
- * 30 s a round it outlasts the join timeout, at 6 s it does not.
- */
-export const MOCK_CLUSTER_SESSION = { KAFKA_SESSION_TIMEOUT_MS: '6000' } as const;
 
 /**
  * The environment of one replica of a distributed-mode test: server mode on the placement, a stable replica id,
