@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { shieldAnalyzerV1GrpcJs as S } from '@trustmesh/contracts';
 import { validateShieldConsultation, validateShieldOutcome } from '@trustmesh/shield-records';
 
-import { ACME_TOKEN, caseInput, GLOBEX_TOKEN, startShieldApp, type ShieldApp } from './shield-app.fixture';
+import { ACME_TOKEN, caseInput, GLOBEX_TOKEN, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
 
 const J = (value: unknown) => JSON.stringify(value);
 const P = (text: string | undefined): Record<string, any> => JSON.parse(text ?? 'null');
