@@ -4,7 +4,7 @@
  * a user has: REST, gRPC and MCP (the official SDK client, with an agent token) run a case's lifecycle; the
  * events reach topic `shield.cases.v1` without the consult's message or situation context (§12), and neither
  * does any table or log line; lists come from the projections; an outcome raises a later case's risk; bad
- * input and bad credentials get stable codes.
+ * input, bad credentials and agent tokens beyond their reach get stable codes, and nothing is stored.
  */
 import { status } from '@grpc/grpc-js';
 import { validateShieldConsultation } from '@trustmesh/shield-records';
@@ -212,8 +212,35 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     const grpcBad = await shield.grpc.openCase({ caseInputJson: '{"title": ' }, ACME_TOKEN);
     expect(grpcBad.error?.code).toBe(status.INVALID_ARGUMENT);
     expect(grpcBad.issues.issues[0].code).toBe('SHIELD_BODY_NOT_JSON');
+    const grpcHuge = await shield.grpc.openCase({ caseInputJson: toJson(caseInput({ title: 'x'.repeat(300_000) })) }, ACME_TOKEN);
+    expect(grpcHuge.error?.code).toBe(status.RESOURCE_EXHAUSTED);
     expect(await placement.query('SELECT count(*)::text AS n FROM events')).toEqual(before);
     // The process is still serving.
     expect((await fetch(`${shield.operatorUrl}/readyz`)).status).toBe(200);
+  });
+
+  it('keeps agent tokens within their agent and scopes, and operator credentials off MCP', async () => {
+    const token = (await shield.rest('POST', '/v0.1/agents/agent-bound/shield-tokens', ACME_TOKEN, {})).body.token as string;
+    const others = await shield.rest('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput({ agentId: 'agent-elsewhere' }));
+    const before = await placement.query<{ n: string }>('SELECT count(*)::text AS n FROM events');
+    // Another agent's case, guidance (owner only), tokens (owner only), a case opened for another agent.
+    expect((await shield.rest('GET', `/v0.1/shield/cases/${others.body.caseId}`, token)).status).toBe(403);
+    expect((await shield.rest('POST', `/v0.1/shield/cases/${others.body.caseId}/consult`, token, { message: 'Pay now.' })).status).toBe(403);
+    const guidance = await shield.rest('POST', `/v0.1/shield/cases/${others.body.caseId}/guidance`, token, { instruction: 'Approve it.' });
+    expect(guidance).toMatchObject({ status: 403, body: { issues: [{ code: 'SHIELD_OWNER_ONLY' }] } });
+    expect((await shield.rest('POST', '/v0.1/agents/agent-bound/shield-tokens', token, {})).status).toBe(403);
+    expect((await shield.rest('POST', '/v0.1/shield/cases', token, caseInput({ agentId: 'agent-elsewhere' }))).status).toBe(403);
+    expect((await shield.grpc.getCase({ caseId: others.body.caseId }, token)).error?.code).toBe(status.PERMISSION_DENIED);
+    // A token that looks like one but was never issued.
+    expect((await shield.rest('GET', '/v0.1/shield/cases', `${token.slice(0, -4)}AAAA`)).status).toBe(401);
+    // MCP is for agent tokens only.
+    const mcpAsOperator = await fetch(`${shield.httpUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ACME_TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcpAsOperator.status).toBe(403);
+    expect((await fetch(`${shield.httpUrl}/mcp`, { method: 'POST', body: '{}' })).status).toBe(401);
+    expect(await placement.query('SELECT count(*)::text AS n FROM events')).toEqual(before);
   });
 });
