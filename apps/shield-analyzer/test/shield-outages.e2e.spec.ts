@@ -15,6 +15,8 @@ import { toJson } from './support/shield-clients';
 import { createShieldPlacement, startShieldChild, type ShieldChild, type ShieldPlacement } from './support/shield.child';
 
 const WAIT = { timeoutMs: 120_000, intervalMs: 250 };
+/** Beyond every wait of a test: on a loaded machine a consumer group can take several session timeouts to settle. */
+const TEST_TIMEOUT = 300_000;
 
 describe('Shield analyzer through broker and database outages', () => {
   const kafka = useKafkaCluster();
@@ -64,7 +66,7 @@ describe('Shield analyzer through broker and database outages', () => {
     // Every consultation is on the topic (publishing is at least once; the projection applied each once).
     const onTopic = await placement.readTopic(acknowledged.length + 1);
     for (const consultationId of acknowledged) expect(onTopic.some((message) => message.value?.includes(consultationId))).toBe(true);
-  });
+  }, TEST_TIMEOUT);
 
   it('answers 503 / UNAVAILABLE with a stable code while the database is down, and serves again once it is back', async () => {
     const opened = await shield.rest('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput());
@@ -103,5 +105,5 @@ describe('Shield analyzer through broker and database outages', () => {
     // The case holds the consult answered 200 and none of those refused during the outage.
     expect(got.body.consultations.map((c: { consultationId: string }) => c.consultationId)).toEqual(accepted);
     await waitUntil(async () => (await projected(caseId)).length === got.body.consultations.length, { ...WAIT, what: 'the read model after the outage' });
-  });
+  }, TEST_TIMEOUT);
 });

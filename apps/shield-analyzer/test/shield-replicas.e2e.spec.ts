@@ -16,6 +16,8 @@ import { fromJson, toJson } from './support/shield-clients';
 import { createShieldPlacement, startShieldChild, type ShieldChild, type ShieldPlacement } from './support/shield.child';
 
 const WAIT = { timeoutMs: 120_000, intervalMs: 250 };
+/** Beyond every wait of a test: on a loaded machine a consumer group can take several session timeouts to settle. */
+const TEST_TIMEOUT = 300_000;
 
 describe('Shield analyzer replicas on one Postgres and Kafka', () => {
   const kafka = useKafkaCluster();
@@ -105,7 +107,7 @@ describe('Shield analyzer replicas on one Postgres and Kafka', () => {
       const list = await b.rest('GET', '/v0.1/shield/cases', ACME_TOKEN);
       return list.body.some((record: { caseId: string; latestConsultationId?: string }) => record.caseId === caseId && record.latestConsultationId === latest);
     }, { ...WAIT, what: 'the latest consultation in the listed case' });
-  });
+  }, TEST_TIMEOUT);
 
   it('loses nothing acknowledged and applies nothing twice when a replica is killed mid-load', async () => {
     const [a, b] = replicas as [ShieldChild, ShieldChild];
@@ -154,5 +156,5 @@ describe('Shield analyzer replicas on one Postgres and Kafka', () => {
     }, { ...WAIT, what: 'the listed cases at their latest consultation' });
     // Nothing appended is left unpublished.
     await waitUntil(async () => Number((await placement.query<{ n: string }>('SELECT count(*)::text AS n FROM outbox WHERE published_at IS NULL'))[0]?.n) === 0, { ...WAIT, what: 'an empty outbox' });
-  });
+  }, TEST_TIMEOUT);
 });

@@ -16,6 +16,8 @@ import { createShieldPlacement, startShieldChild, type ShieldChild, type ShieldP
 
 const RISK = ['low', 'medium', 'high', 'critical'];
 const WAIT = { timeoutMs: 60_000, intervalMs: 200 };
+/** Beyond every wait of a test: on a loaded machine a consumer group can take several session timeouts to settle. */
+const TEST_TIMEOUT = 300_000;
 
 describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', () => {
   const kafka = useKafkaCluster();
@@ -67,7 +69,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     // Another account sees neither the case nor its row.
     expect((await shield.rest('GET', `/v0.1/shield/cases/${caseId}`, GLOBEX_TOKEN)).status).toBe(404);
     expect((await shield.rest('GET', '/v0.1/shield/cases', GLOBEX_TOKEN)).body.some((c: { caseId: string }) => c.caseId === caseId)).toBe(false);
-  });
+  }, TEST_TIMEOUT);
 
   it('runs a case through gRPC, and REST reads what gRPC wrote', async () => {
     const opened = await shield.grpc.openCase({ caseInputJson: toJson(caseInput({ agentId: 'agent-grpc' })) }, ACME_TOKEN);
@@ -94,7 +96,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     expect(refused.issues.issues[0].code).toBe('SHIELD_CASE_CLOSED');
     expect((await shield.grpc.getCase({ caseId }, 'not-a-credential')).error?.code).toBe(status.UNAUTHENTICATED);
     expect((await shield.grpc.getCase({ caseId }, GLOBEX_TOKEN)).error?.code).toBe(status.NOT_FOUND);
-  });
+  }, TEST_TIMEOUT);
 
   it('serves an agent over MCP with its agent token: open, consult, get, list, close as the protected agent', async () => {
     const issued = await shield.rest('POST', '/v0.1/agents/agent-mcp/shield-tokens', ACME_TOKEN, { name: 'server-mode agent', expiresInDays: 1 });
@@ -126,7 +128,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     // The operator's other agents' cases stay out of the agent's reach.
     const other = await shield.rest('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput({ agentId: 'agent-other' }));
     expect((await session.tool('openclasp_shield_get_case', { caseId: other.body.caseId })).value.issues[0].code).toBe('SHIELD_CASE_NOT_FOUND');
-  });
+  }, TEST_TIMEOUT);
 
   it('publishes the case events on shield.cases.v1 and never the consult message or context, nor stores or logs them (§12)', async () => {
     const sentinelMessage = 'SENTINEL-SRV-MSG-7d41aa';
@@ -172,7 +174,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
       expect(shield.logs.join('\n')).not.toContain(sentinel);
     }
     expect(shield.logs.some((line) => line.includes(consultationId))).toBe(true);
-  });
+  }, TEST_TIMEOUT);
 
   it("raises a later case's risk when an earlier case with the same counterparty ended badly", async () => {
     const message = 'Please send the signed purchase order for the 20 replacement pumps so we can ship next week.';
@@ -191,7 +193,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     const fresh = await consult('pump-vendor-srv-99');
     expect(RISK.indexOf(known.riskTier)).toBeGreaterThan(RISK.indexOf(fresh.riskTier));
     expect(JSON.stringify(known)).toContain(first.body.caseId);
-  });
+  }, TEST_TIMEOUT);
 
   it('refuses bad credentials and bad input with stable codes, storing nothing', async () => {
     const before = await placement.query<{ n: string }>('SELECT count(*)::text AS n FROM events');
@@ -217,7 +219,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     expect(await placement.query('SELECT count(*)::text AS n FROM events')).toEqual(before);
     // The process is still serving.
     expect((await fetch(`${shield.operatorUrl}/readyz`)).status).toBe(200);
-  });
+  }, TEST_TIMEOUT);
 
   it('keeps agent tokens within their agent and scopes, and operator credentials off MCP', async () => {
     const token = (await shield.rest('POST', '/v0.1/agents/agent-bound/shield-tokens', ACME_TOKEN, {})).body.token as string;
@@ -242,5 +244,5 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
     expect(mcpAsOperator.status).toBe(403);
     expect((await fetch(`${shield.httpUrl}/mcp`, { method: 'POST', body: '{}' })).status).toBe(401);
     expect(await placement.query('SELECT count(*)::text AS n FROM events')).toEqual(before);
-  });
+  }, TEST_TIMEOUT);
 });
