@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { DeterministicAnalyzer } from '../../src/service/shield-analyze.factory';
 import { startShieldAnalyzer, type ShieldAnalyzerHandle } from '../../src/shield-analyzer.bootstrap';
 import { restClient, type RestCall } from './shield-clients';
 
@@ -26,8 +27,11 @@ export interface ShieldApp {
   close(): Promise<void>;
 }
 
-/** `options.dir`: reuse a data directory (a restart); it is then left for the caller to remove. */
-export async function startShieldApp(extraEnv: Record<string, string> = {}, options: { dir?: string } = {}): Promise<ShieldApp> {
+/**
+ * `options.dir`: reuse a data directory (a restart); it is then left for the caller to remove.
+ * `options.analyzer`: the deterministic analysis step (a fault to inject; default the real analyzer).
+ */
+export async function startShieldApp(extraEnv: Record<string, string> = {}, options: { dir?: string; analyzer?: DeterministicAnalyzer } = {}): Promise<ShieldApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'shield-e2e-'));
   const logs: string[] = [];
   const printed: string[] = [];
@@ -41,7 +45,7 @@ export async function startShieldApp(extraEnv: Record<string, string> = {}, opti
       LOG_LEVEL: 'debug',
       ...extraEnv,
     },
-    { writeLog: (line) => logs.push(line), print: (line) => printed.push(line) },
+    { writeLog: (line) => logs.push(line), print: (line) => printed.push(line), ...(options.analyzer ? { analyzer: options.analyzer } : {}) },
   );
   return {
     handle,
