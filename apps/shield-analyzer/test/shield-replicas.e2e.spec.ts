@@ -3,7 +3,8 @@
  * scales them:
  * - concurrent consults of one case on both replicas (REST on one, gRPC on the other): each version of the
  *   case is taken by exactly one, the others get 409 / ABORTED with `SHIELD_CASE_CHANGED`, and every
- *   acknowledged consultation is in the case once, in the read model once, and nothing else is;
+ *   acknowledged consultation is in the case once, in the read model once, and nothing else is; closing on
+ *   both at once records one outcome;
  * - a replica killed (SIGKILL) in the middle of a stream of consults: after its restart every acknowledged
  *   consultation is there, nothing is there twice, at most the requests cut off unanswered are there as well,
  *   and the read model (fed by whichever replica consumes) agrees with the event log.
@@ -107,6 +108,16 @@ describe('Shield analyzer replicas on one Postgres and Kafka', () => {
       const list = await b.rest('GET', '/v0.1/shield/cases', ACME_TOKEN);
       return list.body.some((record: { caseId: string; latestConsultationId?: string }) => record.caseId === caseId && record.latestConsultationId === latest);
     }, { ...WAIT, what: 'the latest consultation in the listed case' });
+
+    // Closing on both replicas at once: one outcome; the other close meets a changed or a closed case.
+    const closes = await Promise.all(
+      [a, b].map((replica, i) => replica.rest('POST', `/v0.1/shield/cases/${caseId}/close`, ACME_TOKEN, { result: 'successful', acceptedAdvice: true, actionTaken: `Closed on replica ${i}.` })),
+    );
+    expect(closes.filter((reply) => reply.status === 200)).toHaveLength(1);
+    const loser = closes.find((reply) => reply.status !== 200)!;
+    expect([409, 400]).toContain(loser.status);
+    expect(['SHIELD_CASE_CHANGED', 'SHIELD_CASE_ALREADY_CLOSED']).toContain(loser.body.issues[0].code);
+    expect((await b.rest('GET', `/v0.1/shield/cases/${caseId}`, ACME_TOKEN)).body.outcomes).toHaveLength(1);
   }, TEST_TIMEOUT);
 
   it('loses nothing acknowledged and applies nothing twice when a replica is killed mid-load', async () => {
