@@ -81,12 +81,15 @@ export function startServiceChild<Ready extends object>(script: string, options:
   const command = (brokerGate: GateCommand['brokerGate']) =>
     new Promise<void>((resolve, reject) => {
       if (!child.connected) return reject(new Error('the child is gone'));
+      const died = () => reject(new Error(`the child exited before its broker gate went ${brokerGate}`));
       const answered = (message: unknown) => {
         if ((message as Partial<GateCommand>)?.brokerGate !== brokerGate) return;
         child.off('message', answered);
+        child.off('exit', died);
         resolve();
       };
       child.on('message', answered);
+      child.once('exit', died);
       child.send({ brokerGate } satisfies GateCommand);
     });
 
