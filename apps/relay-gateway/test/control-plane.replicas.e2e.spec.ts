@@ -15,13 +15,12 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { createTempDataDir, createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
-import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+import { MOCK_CLUSTER_SESSION, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { RELAY_DIRECTORY, type RelayDirectory } from '../src/control/relay-directory.port';
 import { ReplicaLiveness } from '../src/control/replica-liveness';
 import { RELAY_GATEWAY_MIGRATIONS } from '../src/persistence/relay-gateway.migrations';
 import type { RelayGatewayHandle } from '../src/relay-gateway.bootstrap';
-import { MOCK_CLUSTER_SESSION } from './data-plane/support/gateway.child';
 import { connect } from './data-plane/support/peers';
 import { bearer, call, controlClient, redeem, startTestGateway, statusOf, type RelayControlClient } from './support/gateway.fixture';
 

@@ -21,6 +21,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
+import type { ISocketFactory } from 'kafkajs';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
 import { ShieldMetrics } from './health/shield-metrics';
@@ -56,6 +57,8 @@ export interface StartOptions {
   writeLog?: (line: string) => void;
   /** The deterministic analyzer (default `analyzeCase` of `@trustmesh/shield-analysis`). */
   analyzer?: DeterministicAnalyzer;
+  /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
+  kafkaSocketFactory?: ISocketFactory;
 }
 
 export async function startShieldAnalyzer(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<ShieldAnalyzerHandle> {
@@ -77,7 +80,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     operators.push({ accountId: DEVELOPMENT_ACCOUNT, digest: sha256(developmentOperatorCredential) });
   }
 
-  const infrastructure = await openShieldInfrastructure(config, logger);
+  const infrastructure = await openShieldInfrastructure(config, logger, options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {});
   const metrics = new ShieldMetrics();
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;

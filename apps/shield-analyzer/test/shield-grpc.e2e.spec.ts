@@ -4,45 +4,22 @@
  * (a case opened over gRPC is the one REST reads).
  */
 import * as grpc from '@grpc/grpc-js';
-import { shieldAnalyzerV1GrpcJs as S } from '@trustmesh/contracts';
 import { validateShieldConsultation, validateShieldOutcome } from '@trustmesh/shield-records';
 
-import { ACME_TOKEN, caseInput, GLOBEX_TOKEN, startShieldApp, type ShieldApp } from './shield-app.fixture';
-
-const J = (value: unknown) => JSON.stringify(value);
-const P = (text: string | undefined): Record<string, any> => JSON.parse(text ?? 'null');
+import { ACME_TOKEN, caseInput, GLOBEX_TOKEN, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
+import { fromJson as P, grpcClient, toJson as J, type ShieldGrpcApi } from './support/shield-clients';
 
 describe('Shield analyzer gRPC ShieldAnalyzer', () => {
   let app: ShieldApp;
-  let client: S.ShieldAnalyzerClient;
+  let api: ShieldGrpcApi;
   beforeAll(async () => {
     app = await startShieldApp();
-    client = new S.ShieldAnalyzerClient(app.handle.grpcAddress, grpc.credentials.createInsecure());
+    api = grpcClient(app.handle.grpcAddress);
   });
   afterAll(async () => {
-    client?.close();
+    api?.close();
     await app?.close();
   });
-
-  function call<Res>(invoke: (metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, response: Res) => void) => grpc.ClientUnaryCall, token: string | null): Promise<{ response?: Res; error?: grpc.ServiceError; issues?: any }> {
-    const metadata = new grpc.Metadata();
-    if (token) metadata.set('authorization', `Bearer ${token}`);
-    return new Promise((resolve) => {
-      invoke(metadata, (error, response) => {
-        if (!error) return resolve({ response });
-        const raw = error.metadata?.get('shield-issues-bin')[0];
-        resolve({ error, ...(raw ? { issues: JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) } : {}) });
-      });
-    });
-  }
-  const api = {
-    openCase: (request: S.OpenCaseRequest, token: string | null) => call<S.OpenCaseResponse>((m, cb) => client.openCase(request, m, cb), token),
-    consult: (request: S.ConsultRequest, token: string | null) => call<S.ConsultResponse>((m, cb) => client.consult(request, m, cb), token),
-    addGuidance: (request: S.AddGuidanceRequest, token: string | null) => call<S.AddGuidanceResponse>((m, cb) => client.addGuidance(request, m, cb), token),
-    closeCase: (request: S.CloseCaseRequest, token: string | null) => call<S.CloseCaseResponse>((m, cb) => client.closeCase(request, m, cb), token),
-    getCase: (request: S.GetCaseRequest, token: string | null) => call<S.GetCaseResponse>((m, cb) => client.getCase(request, m, cb), token),
-    listCases: (request: S.ListCasesRequest, token: string | null) => call<S.ListCasesResponse>((m, cb) => client.listCases(request, m, cb), token),
-  };
 
   it('opens, consults, guides, closes, gets and lists a case', async () => {
     const opened = await api.openCase({ caseInputJson: J(caseInput()) }, ACME_TOKEN);

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { validateShieldConsultation } from '@trustmesh/shield-records';
 
-import { ACME_TOKEN, caseInput, startShieldApp, type ShieldApp } from './shield-app.fixture';
+import { ACME_TOKEN, caseInput, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
 
 describe('Shield analyzer MCP server', () => {
   let app: ShieldApp;

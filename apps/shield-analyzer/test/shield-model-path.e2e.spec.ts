@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { analyzeCase } from '@trustmesh/shield-analysis';
 import { createRandomShieldId, validateShieldConsultation, type ShieldCase } from '@trustmesh/shield-records';
 
-import { ACME_TOKEN, caseInput, startShieldApp, type ShieldApp } from './shield-app.fixture';
+import { ACME_TOKEN, caseInput, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
 
 const MODEL_RATIONALE = 'Rationale written by the stand-in model.';
 

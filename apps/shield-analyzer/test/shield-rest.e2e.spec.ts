@@ -5,7 +5,7 @@
  */
 import { validateShieldCase, validateShieldConsultation, validateShieldOutcome } from '@trustmesh/shield-records';
 
-import { ACME_TOKEN, caseInput, GLOBEX_TOKEN, startShieldApp, type ShieldApp } from './shield-app.fixture';
+import { ACME_TOKEN, caseInput, GLOBEX_TOKEN, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
 
 const RISK = ['low', 'medium', 'high', 'critical'];
 

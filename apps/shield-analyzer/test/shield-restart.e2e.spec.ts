@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ACME_TOKEN, caseInput, startShieldApp } from './shield-app.fixture';
+import { ACME_TOKEN, caseInput, startShieldApp } from './support/shield-app.fixture';
 
 describe('Shield analyzer restart', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shield-restart-'));

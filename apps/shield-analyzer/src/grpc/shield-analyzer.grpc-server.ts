@@ -11,7 +11,7 @@ import type { Logger } from '@trustmesh/platform-logging';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
-import { fail, succeed, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
+import { fail, isUnavailable, succeed, UNAVAILABLE, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const CODES: Record<ShieldFailureKind, grpc.status> = {
@@ -25,9 +25,13 @@ const CODES: Record<ShieldFailureKind, grpc.status> = {
 export const SHIELD_ISSUES_METADATA = 'shield-issues-bin';
 
 function refusal(failure: ShieldFailure): Partial<grpc.StatusObject> {
+  return withIssues(CODES[failure.kind], failure.error, failure.issues);
+}
+
+function withIssues(code: grpc.status, error: string, issues: ShieldFailure['issues']): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
-  metadata.set(SHIELD_ISSUES_METADATA, Buffer.from(JSON.stringify({ error: failure.error, issues: failure.issues }), 'utf8'));
-  return { code: CODES[failure.kind], details: failure.error, metadata };
+  metadata.set(SHIELD_ISSUES_METADATA, Buffer.from(JSON.stringify({ error, issues }), 'utf8'));
+  return { code, details: error, metadata };
 }
 
 /** An input's JSON text; an empty field is an absent input, which the service's validation refuses. */
@@ -68,8 +72,10 @@ export class ShieldAnalyzerGrpcServer {
             this.logger.log('info', 'shield grpc call', { method, code: failed?.code ?? grpc.status.OK });
           },
           (error: unknown) => {
-            this.logger.log('error', 'shield grpc call failed', { method, errorName: error instanceof Error ? error.name : 'unknown' });
-            callback({ code: grpc.status.INTERNAL, details: 'Internal error' });
+            // An unreachable database is the caller's to retry (UNAVAILABLE), not a fault of the service.
+            const unavailable = isUnavailable(error);
+            this.logger.log(unavailable ? 'warn' : 'error', 'shield grpc call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
+            callback(unavailable ? withIssues(grpc.status.UNAVAILABLE, UNAVAILABLE.message, [UNAVAILABLE]) : { code: grpc.status.INTERNAL, details: 'Internal error' });
           },
         );
       };

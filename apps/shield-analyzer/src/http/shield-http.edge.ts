@@ -5,7 +5,8 @@
  * (method, route template, status, duration: never a body, §12) plus the operator metrics.
  *
  * Status codes: 400 validation and closed cases (§5), 401 no or unknown credential, 403 a credential that
- * may not do this, 404 an unknown case or another account's, 409 a concurrent change, 413 an oversized body.
+ * may not do this, 404 an unknown case or another account's, 409 a concurrent change, 413 an oversized body,
+ * 503 the database is unreachable (retry later).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -13,7 +14,7 @@ import type { Logger } from '@trustmesh/platform-logging';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
-import type { ServiceResult, ShieldFailureKind } from '../service/shield-service.result';
+import { isUnavailable, UNAVAILABLE, type ServiceResult, type ShieldFailureKind } from '../service/shield-service.result';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const STATUS: Record<ShieldFailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409 };
@@ -83,15 +84,22 @@ export class ShieldHttpEdge {
     }
   }
 
-  /** Runs `handle`, answering 500 (code only in the log) if it throws, then logs and counts the request. */
+  /**
+   * Runs `handle`, answering 503 `SHIELD_UNAVAILABLE` if it throws because the database is unreachable (retry
+   * later) and 500 otherwise (the error's name only in the log), then logs and counts the request.
+   */
   async guarded(request: IncomingMessage, response: ServerResponse, template: string, handle: () => Promise<void>): Promise<void> {
     const started = Date.now();
     response.setHeader('Cache-Control', 'no-store');
     try {
       await handle();
     } catch (error) {
-      this.options.logger.log('error', 'shield request failed', { route: template, errorName: error instanceof Error ? error.name : 'unknown' });
-      if (!response.headersSent) failWith(response, 500, 'SHIELD_INTERNAL', 'Internal error');
+      const unavailable = isUnavailable(error);
+      this.options.logger.log(unavailable ? 'warn' : 'error', 'shield request failed', { route: template, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
+      if (!response.headersSent && unavailable) {
+        response.setHeader('Retry-After', '5');
+        failWith(response, 503, UNAVAILABLE.code, UNAVAILABLE.message);
+      } else if (!response.headersSent) failWith(response, 500, 'SHIELD_INTERNAL', 'Internal error');
     }
     const method = request.method ?? '';
     this.options.onAnswered?.(method, template, response.statusCode);

@@ -27,7 +27,7 @@ export class ShieldMcpController {
         caller.kind === 'agent' && caller.scopes.includes('mcp:access') ? null : 'The MCP tools are for agent tokens with the mcp:access scope',
       );
       if (!admitted || admitted.caller.kind !== 'agent') return;
-      await handleMcpRequest(this.service, admitted.caller, request, response, admitted.body);
+      await handleMcpRequest(this.service, this.edge.options.logger, admitted.caller, request, response, admitted.body);
     });
   }
 

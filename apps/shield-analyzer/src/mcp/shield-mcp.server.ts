@@ -14,9 +14,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
+import type { Logger } from '@trustmesh/platform-logging';
+
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
-import type { ServiceResult } from '../service/shield-service.result';
+import { isUnavailable, UNAVAILABLE, type ServiceResult } from '../service/shield-service.result';
 
 const item = z.record(z.string(), z.unknown());
 const items = (what: string) => z.array(item).optional().describe(what);
@@ -59,36 +61,70 @@ function answer(result: ServiceResult<unknown>) {
   return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error: result.failure.error, issues: result.failure.issues }) }] };
 }
 
-function shieldMcpServer(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>): McpServer {
+const INTERNAL = { code: 'SHIELD_INTERNAL', path: '', message: 'Internal error' };
+
+/**
+ * Runs a tool's call. The SDK would answer a thrown error with its message as the tool's text, which can
+ * carry driver or server text to the agent, and nothing would be logged: here the agent gets the same stable
+ * refusal REST gives (`SHIELD_UNAVAILABLE` while the database is unreachable, else `SHIELD_INTERNAL`) and the
+ * log the error's name.
+ */
+function guarded<Args>(tool: string, logger: Logger, run: (args: Args) => Promise<ReturnType<typeof answer>>): (args: Args) => Promise<ReturnType<typeof answer>> {
+  return async (args) => {
+    try {
+      return await run(args);
+    } catch (error) {
+      const unavailable = isUnavailable(error);
+      logger.log(unavailable ? 'warn' : 'error', 'shield mcp tool failed', { tool, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
+      const issue = unavailable ? UNAVAILABLE : INTERNAL;
+      return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error: issue.message, issues: [issue] }) }] };
+    }
+  };
+}
+
+function shieldMcpServer(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>, logger: Logger): McpServer {
   const server = new McpServer({ name: 'trustmesh-shield', version: '0.1.0' });
   server.registerTool(
     'openclasp_shield_open_case',
     { description: 'Open a Shield case for your agent before acting on a counterparty request.', inputSchema: z.object(CASE_FIELDS).strict() },
-    async (args) => answer(await service.open(caller, { ...args, agentId: caller.agentId })),
+    guarded('openclasp_shield_open_case', logger, async (args) => answer(await service.open(caller, { ...args, agentId: caller.agentId }))),
   );
   server.registerTool(
     'openclasp_shield_consult',
     { description: 'Consult the Shield on a case: returns the updated case and the consultation (disposition, risk, claims, tactics, next steps).', inputSchema: z.object(CONSULT_FIELDS).strict() },
-    async ({ caseId, ...input }) => answer(await service.consult(caller, caseId, input)),
+    guarded('openclasp_shield_consult', logger, async ({ caseId, ...input }) => answer(await service.consult(caller, caseId, input))),
   );
-  server.registerTool('openclasp_shield_get_case', { description: 'One of your cases with its consultations, oldest first.', inputSchema: z.object({ caseId: z.string() }).strict() }, async ({ caseId }) => {
-    const result = await service.get(caller, caseId);
-    return answer(result.ok ? { ok: true, value: { case: result.value.case, consultations: result.value.consultations } } : result);
-  });
-  server.registerTool('openclasp_shield_list_cases', { description: "Your agent's cases, most recently updated first.", inputSchema: z.object({}).strict() }, async () =>
-    answer(await service.list(caller)),
+  server.registerTool(
+    'openclasp_shield_get_case',
+    { description: 'One of your cases with its consultations, oldest first.', inputSchema: z.object({ caseId: z.string() }).strict() },
+    guarded('openclasp_shield_get_case', logger, async ({ caseId }) => {
+      const result = await service.get(caller, caseId);
+      return answer(result.ok ? { ok: true, value: { case: result.value.case, consultations: result.value.consultations } } : result);
+    }),
+  );
+  server.registerTool(
+    'openclasp_shield_list_cases',
+    { description: "Your agent's cases, most recently updated first.", inputSchema: z.object({}).strict() },
+    guarded('openclasp_shield_list_cases', logger, async () => answer(await service.list(caller))),
   );
   server.registerTool(
     'openclasp_shield_close_case',
     { description: 'Close a case with its outcome (reported as the protected agent).', inputSchema: z.object(CLOSE_FIELDS).strict() },
-    async ({ caseId, ...input }) => answer(await service.close(caller, caseId, input, 'feedback:write')),
+    guarded('openclasp_shield_close_case', logger, async ({ caseId, ...input }) => answer(await service.close(caller, caseId, input, 'feedback:write'))),
   );
   return server;
 }
 
 /** Answers one MCP request (already authenticated as an agent with `mcp:access`, body read and bounded). */
-export async function handleMcpRequest(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-  const server = shieldMcpServer(service, caller);
+export async function handleMcpRequest(
+  service: ShieldCaseService,
+  logger: Logger,
+  caller: Extract<ShieldCaller, { kind: 'agent' }>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const server = shieldMcpServer(service, caller, logger);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();

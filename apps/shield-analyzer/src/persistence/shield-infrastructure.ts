@@ -13,6 +13,7 @@ import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStor
 import { withContext, type Logger } from '@trustmesh/platform-logging';
 import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
 import { PROJECTION_MIGRATIONS, prismaTransactions, ProjectionRunner } from '@trustmesh/platform-projections';
+import type { ISocketFactory } from 'kafkajs';
 
 import type { ShieldAnalyzerConfig } from '../config/shield-analyzer.config';
 import { PrismaClient } from './generated/prisma/client';
@@ -33,7 +34,12 @@ export interface ShieldInfrastructure {
 
 const KAFKA_MAX_WAIT_MS = 250;
 
-export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, logger: Logger): Promise<ShieldInfrastructure> {
+export interface ShieldInfrastructureOptions {
+  /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
+  kafkaSocketFactory?: ISocketFactory;
+}
+
+export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, logger: Logger, options: ShieldInfrastructureOptions = {}): Promise<ShieldInfrastructure> {
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
@@ -52,7 +58,11 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
 
     const bus: EventBus =
       config.platform.bus.adapter === 'kafka'
-        ? createKafkaEventBus(config.platform, { logger: withContext(logger, { component: 'platform-bus.kafka' }), consumer: { maxWaitTimeMs: KAFKA_MAX_WAIT_MS } })
+        ? createKafkaEventBus(config.platform, {
+            logger: withContext(logger, { component: 'platform-bus.kafka' }),
+            consumer: { maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
+            ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
+          })
         : await createLocalEventBus(config.platform, database, { logger: withContext(logger, { component: 'platform-bus.local' }) });
     cleanups.push(() => bus.close());
 

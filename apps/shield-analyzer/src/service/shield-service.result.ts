@@ -4,6 +4,7 @@
  * message }` issues of `@trustmesh/shield-records`. Messages name fields and rules, never submitted values
  * (consult input may be private, SHIELD.md §12).
  */
+import { isDatabaseUnavailable } from '@trustmesh/platform-database';
 import type { ShieldIssue } from '@trustmesh/shield-records';
 
 export type ShieldFailureKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict';
@@ -34,3 +35,14 @@ export function fromIssues<T>(issues: readonly ShieldIssue[]): ServiceResult<T> 
   const error = kind === 'not_found' ? 'Shield case not found' : issues.length === 1 && issues[0] ? issues[0].message : `${issues.length} problems with the input`;
   return { ok: false, failure: { kind, error, issues: issues.map(({ code, path, message }) => ({ code, path, message })) } };
 }
+
+/**
+ * The refusal of a call the service could not run because its database is unreachable (a restart, a
+ * failover, a network cut): nothing was stored, and the same call may succeed shortly. Transports answer
+ * 503 (with Retry-After) and gRPC UNAVAILABLE instead of an internal error, so callers and load balancers
+ * retry rather than report a fault.
+ */
+export const UNAVAILABLE: ServiceIssue = { code: 'SHIELD_UNAVAILABLE', path: '', message: 'The Shield cannot reach its database right now; retry shortly' };
+
+/** Whether `error`, thrown by a call, says the infrastructure was unavailable rather than that the call was wrong. */
+export const isUnavailable = (error: unknown): boolean => isDatabaseUnavailable(error);

@@ -75,6 +75,14 @@ const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
  * time (P2024).
  */
 const UNAVAILABLE_PRISMA_CODE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/**
+ * SQLSTATE 55000 (object not in prerequisite state) is mostly a statement's own error (`currval` before
+ * `nextval`), but at session start it is the server saying the database takes no connections now
+ * (`ALTER DATABASE ... ALLOW_CONNECTIONS false`, a maintenance window). A pool opening a connection sees the
+ * latter: through `withConnection` it becomes `DATABASE_UNREACHABLE`, but through the Prisma driver adapter
+ * it arrives as the server's error (`{ kind: 'postgres', code: '55000', message }`), told apart by its text.
+ */
+const NOT_ACCEPTING_CONNECTIONS = /is not currently accepting connections/;
 
 /**
  * True when `error` (or an error it wraps as `cause`) says the database could not be reached or was lost,
@@ -91,6 +99,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     } else {
       const code = (current as { code?: unknown }).code;
       if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code) || UNAVAILABLE_PRISMA_CODE.has(code))) return true;
+      const message = (current as { message?: unknown }).message;
+      if (code === '55000' && typeof message === 'string' && NOT_ACCEPTING_CONNECTIONS.test(message)) return true;
     }
     current = (current as { cause?: unknown }).cause;
   }

@@ -97,6 +97,34 @@ describe('a server database whose connections the server ends', () => {
     expect(await database.withConnection((sql) => sql.query('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
   });
 
+  it('says the database is unavailable when the Prisma adapter cannot open a session because the database takes none; a statement’s 55000 is not', async () => {
+    database = await openDatabase({ mode: 'server', url: server.url }, { poolSize: 1, connectTimeoutMs: 2_000 });
+    const adapter = await database.prismaAdapter().connect();
+    await adapter.executeRaw({ sql: 'CREATE SEQUENCE IF NOT EXISTS unused_in_session', ...NO_ARGS });
+    const own = await adapter.queryRaw({ sql: "SELECT currval('unused_in_session')", ...NO_ARGS }).then(
+      () => new Error('the statement should have failed'),
+      (error: unknown) => error,
+    );
+    expect(own).toMatchObject({ cause: { code: '55000' } });
+    expect(isDatabaseUnavailable(own)).toBe(false);
+    const name = decodeURIComponent(new URL(server.url).pathname.slice(1));
+    await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    try {
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      // The first query may still meet its ended session (57P01); the ones after find no session to open.
+      await adapter.queryRaw({ sql: 'SELECT 1', ...NO_ARGS }).catch(() => undefined);
+      const refused = await adapter.queryRaw({ sql: 'SELECT 1', ...NO_ARGS }).then(
+        () => new Error('the query should have failed'),
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ cause: { code: '55000' } });
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    }
+    await adapter.dispose();
+  });
+
   it('gives a Prisma transaction’s connection back to the pool when the server ended it mid-transaction', async () => {
     database = await openDatabase({ mode: 'server', url: server.url }, { poolSize: 1, connectTimeoutMs: 2_000 });
     const adapter = await database.prismaAdapter().connect();

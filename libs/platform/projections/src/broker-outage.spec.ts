@@ -7,15 +7,16 @@
  * - Kafka (librdkafka's mock cluster), on PGlite and on Postgres: every connection of the bus is reset
  *   and new ones are refused (`createBrokerGate`), then let through again;
  * - the local bus, whose broker is the Postgres server: the test database refuses connections and every
- *   backend of it is terminated, then it accepts connections again (`test/database-outage.ts`). The
- *   projection's database is down with it for many times the bus's 3 tries: nothing is dead-lettered.
+ *   backend of it is terminated, then it accepts connections again (`databaseOutage` of
+ *   `@trustmesh/platform-database/testing`). The projection's database is down with it for many times the
+ *   bus's 3 tries: nothing is dead-lettered.
  * Afterwards every appended event was applied exactly once and in stream order, the outbox is empty, and
  * the projection's checkpoints are at the end of the log.
  */
 import { createKafkaEventBus, createLocalEventBus, deadLetterTopic, jsonLineBusLogger, LOCAL_BUS_MIGRATIONS, type BusLogger, type EventBus } from '@trustmesh/platform-bus';
 import { KAFKA_TEST_TUNING } from '@trustmesh/platform-bus/testing';
 import { applyMigrations, type Database } from '@trustmesh/platform-database';
-import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { createTestDatabase, databaseOutage, TEST_DATABASE_KINDS, type DatabaseOutage, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { ConcurrencyError, EVENT_STORE_MIGRATIONS, EventStoreError, openEventStore, OutboxPublisher, type EventStore } from '@trustmesh/platform-event-store';
 import { createBrokerGate, uniqueName, useKafkaCluster, waitUntil, type BrokerGate } from '@trustmesh/platform-testing';
 
@@ -23,7 +24,6 @@ import { PROJECTION_MIGRATIONS } from './projection-migrations';
 import { ProjectionRunner, type ProjectionStatus } from './projection-runner';
 import { sqlTransactions } from './projection-transactions';
 import { APPLIES_READ_MODEL, appliesProjection } from './test/applies-read-model';
-import { databaseOutage, type DatabaseOutage } from './test/database-outage';
 
 const cluster = useKafkaCluster();
 

@@ -9,7 +9,7 @@
 import { createKafkaEventBus, createLocalEventBus, deadLetterTopic, DLQ_HEADERS, jsonLineBusLogger, type EventBus } from '@trustmesh/platform-bus';
 import { KAFKA_TEST_TUNING, TEST_BUS_KINDS, type TestBusKind } from '@trustmesh/platform-bus/testing';
 import { applyMigrations, type Database } from '@trustmesh/platform-database';
-import { createTestDatabase, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { createTestDatabase, databaseOutage, type DatabaseOutage, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 import { readTopic, uniqueName, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
@@ -17,7 +17,6 @@ import { PROJECTION_MIGRATIONS } from './projection-migrations';
 import { PROJECTION_DATABASE_UNAVAILABLE, PROJECTION_STREAM_GAP, ProjectionRunner } from './projection-runner';
 import { sqlTransactions } from './projection-transactions';
 import { APPLIES_READ_MODEL, appliesProjection } from './test/applies-read-model';
-import { databaseOutage, type DatabaseOutage } from './test/database-outage';
 
 const cluster = useKafkaCluster();
 

@@ -8,6 +8,16 @@
  */
 import { KafkaMockError, startKafkaMock, type KafkaMockOptions } from './kafka-mock';
 
+/**
+ * Consumer-group members' session timeout for services run against librdkafka's mock cluster (the brokers'
+ * minimum; set as `KAFKA_SESSION_TIMEOUT_MS`). The mock answers a follower whose SyncGroup arrives after the
+ * leader's with INVALID_REQUEST (a real broker hands it its assignment), which kafkajs does not retry: the
+ * service recreates its consumer, and the mock waits a session timeout before the next election. With
+ * replicas starting together on a busy machine that can happen several times in a row; at 30 s a round it
+ * outlasts the join timeout, at 6 s it does not.
+ */
+export const MOCK_CLUSTER_SESSION = { KAFKA_SESSION_TIMEOUT_MS: '6000' } as const;
+
 export interface KafkaClusterHandle {
   /** `mock`: librdkafka's mock cluster, started for this file; `external`: the Kafka of `KAFKA_BROKERS`. */
   readonly source: 'mock' | 'external';

@@ -5,7 +5,7 @@
  * same way here: workspaces and pairing codes over gRPC with a service credential, enrollment over HTTP, tickets
  * from CreateBrowserSession.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import { relayControlV1GrpcJs } from '@trustmesh/contracts';
+import { MOCK_CLUSTER_SESSION, startServiceChild } from '@trustmesh/platform-testing';
 
 import { bearer, call, type RelayControlClient } from '../../support/gateway.fixture';
 
@@ -57,15 +58,6 @@ export interface ReplicaPlacement {
 }
 
 /**
- * Group members' session timeout on librdkafka's mock cluster (the brokers' minimum). The mock answers a follower
- * whose SyncGroup arrives after the leader's with INVALID_REQUEST (a real broker hands it its assignment), which
- * kafkajs does not retry: the replica recreates its consumer, and the mock waits a session timeout before the
- * next election. With replicas starting together on a busy machine that can happen several times in a row; at
- * 30 s a round it outlasts the join timeout, at 6 s it does not.
- */
-export const MOCK_CLUSTER_SESSION = { KAFKA_SESSION_TIMEOUT_MS: '6000' } as const;
-
-/**
  * The environment of one replica of a distributed-mode test: server mode on the placement, a stable replica id,
  * frames published almost at once, and a first-ACK timeout no test step comes near.
  */
@@ -83,12 +75,10 @@ export function replicaEnv(placement: ReplicaPlacement, replicaId: string): Reco
 }
 
 /** Starts a gateway process; `env` adds to (and overrides) the defaults: embedded mode needs TRUSTMESH_DATA_DIR. */
-export function startGatewayChild(env: Record<string, string>): Promise<GatewayChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'gateway.process.ts')], {
-    cwd: workspaceRoot,
+export async function startGatewayChild(env: Record<string, string>): Promise<GatewayChild> {
+  const child = await startServiceChild<{ httpUrl: string; grpcAddress: string; operatorUrl: string; certFile: string | null }>(join(__dirname, 'gateway.process.ts'), {
+    workspaceRoot,
     env: {
-      ...process.env,
-      TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
       RELAY_SERVICE_CREDENTIAL_SHA256: createHash('sha256').update(childCredential).digest('hex'),
       // Server mode (a DATABASE_URL) refuses plaintext listeners unless a proxy terminates TLS, as in these tests.
       RELAY_TLS: env['DATABASE_URL'] ? 'terminated-by-proxy' : 'off',
@@ -101,46 +91,27 @@ export function startGatewayChild(env: Record<string, string>): Promise<GatewayC
       LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    let partial = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line.startsWith('{"event"')) continue;
-        const message = JSON.parse(line) as { event: string; httpUrl: string; grpcAddress: string; operatorUrl: string; certFile: string | null };
-        if (message.event !== 'ready') continue;
-        const client = new relayControlV1GrpcJs.RelayControlClient(message.grpcAddress, grpc.credentials.createInsecure());
-        const end = async (signal: NodeJS.Signals) => {
-          client.close();
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          child.kill(signal);
-          if (signal === 'SIGTERM') setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
-          await exited;
-        };
-        resolve({
-          process: child,
-          wsUrl: message.httpUrl.replace(/^http/, 'ws'),
-          httpUrl: message.httpUrl,
-          grpcAddress: message.grpcAddress,
-          operatorUrl: message.operatorUrl,
-          certificate: message.certFile ? readFileSync(message.certFile) : null,
-          client,
-          stderr: () => stderr,
-          kill: () => end('SIGKILL'),
-          stop: () => end('SIGTERM'),
-        });
-      }
-    });
-    child.once('exit', (code, signal) => reject(new Error(`gateway process exited (${code ?? signal}) before it was ready: ${stderr.slice(-2000)}`)));
-  });
+  const { httpUrl, grpcAddress, operatorUrl, certFile } = child.ready;
+  const client = new relayControlV1GrpcJs.RelayControlClient(grpcAddress, grpc.credentials.createInsecure());
+  return {
+    process: child.process,
+    wsUrl: httpUrl.replace(/^http/, 'ws'),
+    httpUrl,
+    grpcAddress,
+    operatorUrl,
+    certificate: certFile ? readFileSync(certFile) : null,
+    client,
+    stderr: child.stderr,
+    kill: async () => {
+      client.close();
+      await child.kill();
+    },
+    stop: async () => {
+      client.close();
+      await child.stop();
+    },
+  };
 }
 
 /** gRPC CreateWorkspace, then a device enrolled with a real pairing code. */

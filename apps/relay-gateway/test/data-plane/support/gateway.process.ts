@@ -7,6 +7,8 @@
  * Prints one JSON line `{"event":"ready","httpUrl":…,"grpcAddress":…,"operatorUrl":…,"certFile":…}` on stdout (`certFile`:
  * the certificate it serves, null with TLS off), and stops on SIGTERM.
  */
+import { announceReady } from '@trustmesh/platform-testing';
+
 import { startRelayGateway } from '../../../src/relay-gateway.bootstrap';
 
 async function main(): Promise<void> {
@@ -14,7 +16,6 @@ async function main(): Promise<void> {
     print: () => undefined,
     writeLog: (line) => process.stderr.write(`${line}\n`),
   });
-  process.stdout.write(`${JSON.stringify({ event: 'ready', httpUrl: gateway.httpUrl, grpcAddress: gateway.grpcAddress, operatorUrl: gateway.operatorUrl, certFile: gateway.tls?.certFile ?? null })}\n`);
   process.once('SIGTERM', () => {
     void gateway.close().then(
       () => process.exit(0),
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
       },
     );
   });
+  announceReady({ httpUrl: gateway.httpUrl, grpcAddress: gateway.grpcAddress, operatorUrl: gateway.operatorUrl, certFile: gateway.tls?.certFile ?? null });
 }
 
 main().catch((error: unknown) => {

@@ -13,3 +13,4 @@ export {
   type TestDatabaseKind,
   type TestPostgresDatabase,
 } from './test-databases';
+export { databaseOutage, type DatabaseOutage } from './database-outage';

@@ -1,11 +1,12 @@
 /**
  * A test database on the Postgres server that goes away and comes back, as when its server restarts: it
  * refuses new connections and every backend of it is terminated, then it accepts connections again. Done
- * from an admin connection to the same server: nothing is faked below the database library.
+ * from an admin connection to the same server: nothing is faked below the database library. A service under
+ * test sees what it would in production: new connections refused, open ones ended (SQLSTATE 57P01).
  */
 import { Client } from 'pg';
 
-import { testPostgresAdminUrl, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { testPostgresAdminUrl, type TestDatabase, type TestPostgresDatabase } from './test-databases';
 
 export interface DatabaseOutage {
   /** The name of the database on the server. */
@@ -18,9 +19,11 @@ export interface DatabaseOutage {
   dispose(): Promise<void>;
 }
 
-export async function databaseOutage(testDb: TestDatabase): Promise<DatabaseOutage> {
-  if (testDb.config.mode !== 'server') throw new Error('A database outage needs a database on the Postgres server.');
-  const name = decodeURIComponent(new URL(testDb.config.url).pathname.slice(1));
+/** `database`: a test database on the Postgres server (`createTestDatabase('postgres')` or `createTestPostgresDatabase`). */
+export async function databaseOutage(database: TestDatabase | TestPostgresDatabase): Promise<DatabaseOutage> {
+  const url = 'url' in database ? database.url : database.config.mode === 'server' ? database.config.url : null;
+  if (url === null) throw new Error('A database outage needs a database on the Postgres server.');
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
   const admin = new Client({ connectionString: testPostgresAdminUrl() });
   await admin.connect();
   let isDown = false;

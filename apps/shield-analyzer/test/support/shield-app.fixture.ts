@@ -7,24 +7,31 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { startShieldAnalyzer, type ShieldAnalyzerHandle } from '../src/shield-analyzer.bootstrap';
+import type { DeterministicAnalyzer } from '../../src/service/shield-analyze.factory';
+import { startShieldAnalyzer, type ShieldAnalyzerHandle } from '../../src/shield-analyzer.bootstrap';
+import { restClient, type RestCall } from './shield-clients';
 
 export const ACME_TOKEN = 'acme-operator-credential-for-tests-0001';
 export const GLOBEX_TOKEN = 'globex-operator-credential-for-tests-0002';
 const hex = (text: string) => createHash('sha256').update(text).digest('hex');
+/** `SHIELD_OPERATOR_CREDENTIALS` for the two test accounts, `acme` and `globex`. */
+export const OPERATOR_CREDENTIALS = `acme:${hex(ACME_TOKEN)},globex:${hex(GLOBEX_TOKEN)}`;
 
 export interface ShieldApp {
   handle: ShieldAnalyzerHandle;
   logs: string[];
   printed: string[];
-  call(method: string, path: string, token: string | null, body?: unknown, raw?: string): Promise<{ status: number; body: any; text: string }>;
+  call: RestCall;
   /** Polls until `check` returns a value (projections are eventually consistent). */
   eventually<T>(check: () => Promise<T | undefined>, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
 }
 
-/** `options.dir`: reuse a data directory (a restart); it is then left for the caller to remove. */
-export async function startShieldApp(extraEnv: Record<string, string> = {}, options: { dir?: string } = {}): Promise<ShieldApp> {
+/**
+ * `options.dir`: reuse a data directory (a restart); it is then left for the caller to remove.
+ * `options.analyzer`: the deterministic analysis step (a fault to inject; default the real analyzer).
+ */
+export async function startShieldApp(extraEnv: Record<string, string> = {}, options: { dir?: string; analyzer?: DeterministicAnalyzer } = {}): Promise<ShieldApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'shield-e2e-'));
   const logs: string[] = [];
   const printed: string[] = [];
@@ -34,31 +41,17 @@ export async function startShieldApp(extraEnv: Record<string, string> = {}, opti
       SHIELD_HTTP_PORT: '0',
       SHIELD_GRPC_PORT: '0',
       SHIELD_OPERATOR_PORT: '0',
-      SHIELD_OPERATOR_CREDENTIALS: `acme:${hex(ACME_TOKEN)},globex:${hex(GLOBEX_TOKEN)}`,
+      SHIELD_OPERATOR_CREDENTIALS: OPERATOR_CREDENTIALS,
       LOG_LEVEL: 'debug',
       ...extraEnv,
     },
-    { writeLog: (line) => logs.push(line), print: (line) => printed.push(line) },
+    { writeLog: (line) => logs.push(line), print: (line) => printed.push(line), ...(options.analyzer ? { analyzer: options.analyzer } : {}) },
   );
   return {
     handle,
     logs,
     printed,
-    async call(method, path, token, body, raw) {
-      const response = await fetch(`${handle.httpUrl}${path}`, {
-        method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, body: parsed, text };
-    },
+    call: restClient(handle.httpUrl),
     async eventually(check, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
