@@ -1,18 +1,18 @@
 /**
- * gRPC `trustmesh.shield.v1.ShieldAnalyzer` (proto/trustmesh/shield/v1/shield_analyzer.proto) on plain
- * @grpc/grpc-js with the generated codecs of `@trustmesh/contracts`: the same application service as REST,
- * the same refusals. Bearer credentials travel in the `authorization` metadata; a refusal's
+ * gRPC `trustmesh.shield.v1.ShieldAnalyzer` (proto/trustmesh/shield/v1/shield_analyzer.proto), cases and
+ * agent tokens, on plain @grpc/grpc-js with the generated codecs of `@trustmesh/contracts`: the same
+ * application service as REST, the same refusals. Bearer credentials travel in the `authorization` metadata; a refusal's
  * `{ error, issues }` travels in the trailing metadata `shield-issues-bin` (JSON, UTF-8). Logs carry the
  * method and status code only (§12).
  */
 import * as grpc from '@grpc/grpc-js';
 import { shieldAnalyzerV1GrpcJs } from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
 import { fail, succeed, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
-import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const CODES: Record<ShieldFailureKind, grpc.status> = {
   invalid: grpc.status.INVALID_ARGUMENT,
@@ -105,6 +105,19 @@ export class ShieldAnalyzerGrpcServer {
       listCases: unary('ListCases', async (caller) => {
         const result = await this.service.list(caller);
         return result.ok ? { ok: true, value: { casesJson: result.value.map(json) } } : result;
+      }),
+      issueAgentToken: unary('IssueAgentToken', async (caller, request: shieldAnalyzerV1GrpcJs.IssueAgentTokenRequest) => {
+        const input = parseJson(request.tokenInputJson);
+        const result = input.ok ? await this.service.issueAgentToken(caller, request.agentId, input.value) : input;
+        return result.ok ? { ok: true, value: { agentTokenJson: json(result.value) } } : result;
+      }),
+      listAgentTokens: unary('ListAgentTokens', async (caller, request: shieldAnalyzerV1GrpcJs.ListAgentTokensRequest) => {
+        const result = await this.service.listAgentTokens(caller, request.agentId);
+        return result.ok ? { ok: true, value: { agentTokensJson: result.value.map(json) } } : result;
+      }),
+      revokeAgentToken: unary('RevokeAgentToken', async (caller, request: shieldAnalyzerV1GrpcJs.RevokeAgentTokenRequest) => {
+        const result = await this.service.revokeAgentToken(caller, request.agentId, request.tokenId);
+        return result.ok ? { ok: true, value: { agentTokenJson: json(result.value) } } : result;
       }),
     };
     this.server.addService(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService, implementation);
