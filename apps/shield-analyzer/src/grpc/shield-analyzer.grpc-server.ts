@@ -24,6 +24,31 @@ const CODES: Record<ShieldFailureKind, grpc.status> = {
 
 export const SHIELD_ISSUES_METADATA = 'shield-issues-bin';
 
+/** What a request that is not a protobuf message of its method decodes to (see `tolerant`). */
+const UNDECODABLE = Symbol('undecodable request');
+
+/**
+ * The service definition with decoders that never throw: grpc-js answers a decoder's exception with
+ * INTERNAL, which would blame the server for a client's bytes. A request that does not decode reaches its
+ * handler as `UNDECODABLE` and is refused there like any other bad input (INVALID_ARGUMENT).
+ */
+function tolerant<D extends grpc.ServiceDefinition>(definition: D): D {
+  const methods = Object.entries(definition).map(([name, method]) => [
+    name,
+    {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch {
+          return UNDECODABLE;
+        }
+      },
+    },
+  ]);
+  return Object.fromEntries(methods) as D;
+}
+
 function refusal(failure: ShieldFailure): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   metadata.set(SHIELD_ISSUES_METADATA, Buffer.from(JSON.stringify({ error: failure.error, issues: failure.issues }), 'utf8'));
@@ -58,6 +83,9 @@ export class ShieldAnalyzerGrpcServer {
         void (async () => {
           const caller = await this.service.authenticate(bearerOf(call.metadata));
           if (!caller) return refusal({ kind: 'unauthenticated', error: 'A valid bearer credential is required', issues: [{ code: 'SHIELD_UNAUTHENTICATED', path: '', message: 'A valid bearer credential is required' }] });
+          if ((call.request as unknown) === UNDECODABLE) {
+            return refusal({ kind: 'invalid', error: `The request is not a ${method}Request message`, issues: [{ code: 'SHIELD_MESSAGE_INVALID', path: '', message: `The request is not a ${method}Request message` }] });
+          }
           const result = await run(caller, call.request);
           if (!result.ok) return refusal(result.failure);
           callback(null, result.value);
@@ -120,7 +148,7 @@ export class ShieldAnalyzerGrpcServer {
         return result.ok ? { ok: true, value: { agentTokenJson: json(result.value) } } : result;
       }),
     };
-    this.server.addService(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService, implementation);
+    this.server.addService(tolerant(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService), implementation);
   }
 
   /** Binds (plaintext: TLS is the deployment's proxy's, as for REST in this slice); resolves with the port. */

@@ -41,7 +41,7 @@ export class ShieldMcpController {
     return this.edge.guarded(request, response, TEMPLATE, async () => {
       const admitted = await this.edge.admit(request, response, true, mcpRefusal);
       if (!admitted || admitted.caller.kind !== 'agent') return;
-      await handleMcpRequest(this.service, admitted.caller, request, response, admitted.body);
+      await handleMcpRequest(this.service, this.edge.options.logger, admitted.caller, request, response, admitted.body);
     });
   }
 

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Logger } from '@trustmesh/platform-logging';
 import { z } from 'zod';
 
 import type { ShieldCaller } from '../service/shield-callers';
@@ -50,7 +51,24 @@ const CLOSE_FIELDS = {
   observedImpact: z.string().optional(),
 };
 
-function answer(result: ServiceResult<unknown>) {
+const INTERNAL = { error: 'Internal error', issues: [{ code: 'SHIELD_INTERNAL', path: '', message: 'Internal error' }] };
+
+/**
+ * Runs a tool's work. The SDK would turn an exception into a tool result holding its message, which may be a
+ * database's or a library's text: here it becomes SHIELD_INTERNAL, and the log gets the error's name only.
+ */
+async function guarded(logger: Logger, tool: string, work: () => Promise<ToolAnswer>): Promise<ToolAnswer> {
+  try {
+    return await work();
+  } catch (error) {
+    logger.log('error', 'shield mcp tool failed', { tool, errorName: error instanceof Error ? error.name : 'unknown' });
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(INTERNAL) }] };
+  }
+}
+
+type ToolAnswer = ReturnType<typeof answer>;
+
+function answer(result: ServiceResult<unknown>): { isError?: boolean; content: Array<{ type: 'text'; text: string }> } {
   // §13: over MCP another agent's case is "not found" (REST answers 403 for the same call).
   if (!result.ok && result.failure.issues.some((issue) => issue.code === 'SHIELD_AGENT_MISMATCH')) {
     return answer({ ok: false, failure: { kind: 'not_found', error: 'Shield case not found', issues: [{ code: 'SHIELD_CASE_NOT_FOUND', path: '/caseId', message: 'Shield case not found' }] } });
@@ -59,36 +77,45 @@ function answer(result: ServiceResult<unknown>) {
   return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error: result.failure.error, issues: result.failure.issues }) }] };
 }
 
-function shieldMcpServer(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>): McpServer {
+function shieldMcpServer(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>, logger: Logger): McpServer {
   const server = new McpServer({ name: 'trustmesh-shield', version: '0.1.0' });
   server.registerTool(
     'openclasp_shield_open_case',
     { description: 'Open a Shield case for your agent before acting on a counterparty request.', inputSchema: z.object(CASE_FIELDS).strict() },
-    async (args) => answer(await service.open(caller, { ...args, agentId: caller.agentId })),
+    (args) => guarded(logger, 'openclasp_shield_open_case', async () => answer(await service.open(caller, { ...args, agentId: caller.agentId }))),
   );
   server.registerTool(
     'openclasp_shield_consult',
     { description: 'Consult the Shield on a case: returns the updated case and the consultation (disposition, risk, claims, tactics, next steps).', inputSchema: z.object(CONSULT_FIELDS).strict() },
-    async ({ caseId, ...input }) => answer(await service.consult(caller, caseId, input)),
+    ({ caseId, ...input }) => guarded(logger, 'openclasp_shield_consult', async () => answer(await service.consult(caller, caseId, input))),
   );
-  server.registerTool('openclasp_shield_get_case', { description: 'One of your cases with its consultations, oldest first.', inputSchema: z.object({ caseId: z.string() }).strict() }, async ({ caseId }) => {
-    const result = await service.get(caller, caseId);
-    return answer(result.ok ? { ok: true, value: { case: result.value.case, consultations: result.value.consultations } } : result);
-  });
-  server.registerTool('openclasp_shield_list_cases', { description: "Your agent's cases, most recently updated first.", inputSchema: z.object({}).strict() }, async () =>
-    answer(await service.list(caller)),
+  server.registerTool('openclasp_shield_get_case', { description: 'One of your cases with its consultations, oldest first.', inputSchema: z.object({ caseId: z.string() }).strict() }, ({ caseId }) =>
+    guarded(logger, 'openclasp_shield_get_case', async () => {
+      const result = await service.get(caller, caseId);
+      return answer(result.ok ? { ok: true, value: { case: result.value.case, consultations: result.value.consultations } } : result);
+    }),
+  );
+  server.registerTool('openclasp_shield_list_cases', { description: "Your agent's cases, most recently updated first.", inputSchema: z.object({}).strict() }, () =>
+    guarded(logger, 'openclasp_shield_list_cases', async () => answer(await service.list(caller))),
   );
   server.registerTool(
     'openclasp_shield_close_case',
     { description: 'Close a case with its outcome (reported as the protected agent).', inputSchema: z.object(CLOSE_FIELDS).strict() },
-    async ({ caseId, ...input }) => answer(await service.close(caller, caseId, input, 'feedback:write')),
+    ({ caseId, ...input }) => guarded(logger, 'openclasp_shield_close_case', async () => answer(await service.close(caller, caseId, input, 'feedback:write'))),
   );
   return server;
 }
 
 /** Answers one MCP request (already authenticated as an agent with `mcp:access`, body read and bounded). */
-export async function handleMcpRequest(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-  const server = shieldMcpServer(service, caller);
+export async function handleMcpRequest(
+  service: ShieldCaseService,
+  logger: Logger,
+  caller: Extract<ShieldCaller, { kind: 'agent' }>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const server = shieldMcpServer(service, caller, logger);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();

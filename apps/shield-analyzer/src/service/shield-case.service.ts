@@ -210,7 +210,8 @@ export class ShieldCaseService {
   async issueAgentToken(caller: ShieldCaller, agentId: string, body: unknown): Promise<ServiceResult<IssuedAgentToken>> {
     const refused = ownerOfAgent<IssuedAgentToken>(caller, agentId, 'issue');
     if (refused) return refused;
-    const parsed = parseTokenRequest(body ?? {});
+    // gRPC's empty input text is no input: the defaults. A JSON null is a body, and not an object.
+    const parsed = parseTokenRequest(body === undefined ? {} : body);
     if (!parsed.ok) return parsed;
     const tokenId = this.newId();
     const issued = await this.deps.callers.agentTokens.issue(caller.accountId, agentId, { ...parsed.value, tokenId });
