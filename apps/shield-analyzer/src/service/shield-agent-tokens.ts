@@ -53,9 +53,13 @@ export interface AgentTokenView {
   status: 'active' | 'expired' | 'revoked';
 }
 
-/** The token stream's first event: the register's entry plus the digest authentication compares. */
-interface TokenIssued extends Omit<AgentTokenView, 'status' | 'revokedAt'> {
+/** A token as the agent's register records it (`ShieldAgentTokenRegistered`): never the digest. */
+interface RegisteredToken extends Omit<AgentTokenView, 'status' | 'revokedAt'> {
   accountId: string;
+}
+
+/** The token stream's first event: the register's entry plus the digest authentication compares. */
+interface TokenIssued extends RegisteredToken {
   /** SHA-256 of the secret part, hex. */
   secretSha256: string;
 }
@@ -84,7 +88,7 @@ export class ShieldAgentTokens {
     options: { tokenId: string; name?: string; expiresInDays: number; mcp: boolean },
   ): Promise<{ ok: true; token: string; view: AgentTokenView } | { ok: false; refusal: IssueRefusal }> {
     const issuedAt = this.now();
-    const entry: Omit<TokenIssued, 'secretSha256'> = {
+    const entry: RegisteredToken = {
       tokenId: options.tokenId,
       accountId,
       agentId,
@@ -139,7 +143,7 @@ export class ShieldAgentTokens {
   }
 
   /** Appends the register entry at the version the live count was taken from; retries when another issue got there first. */
-  private async register(accountId: string, agentId: string, entry: Omit<TokenIssued, 'secretSha256'>): Promise<IssueRefusal | null> {
+  private async register(accountId: string, agentId: string, entry: RegisteredToken): Promise<IssueRefusal | null> {
     for (let attempt = 0; attempt < REGISTER_ATTEMPTS; attempt += 1) {
       const { version, tokens } = await this.readRegister(accountId, agentId);
       const now = this.now().getTime();
@@ -171,12 +175,12 @@ export class ShieldAgentTokens {
     }
   }
 
-  private async readRegister(accountId: string, agentId: string): Promise<{ version: number; tokens: Map<string, { entry: Omit<TokenIssued, 'secretSha256'>; revokedAt?: string }> }> {
+  private async readRegister(accountId: string, agentId: string): Promise<{ version: number; tokens: Map<string, { entry: RegisteredToken; revokedAt?: string }> }> {
     const events = await this.store.readStream(registerStream(accountId, agentId));
-    const tokens = new Map<string, { entry: Omit<TokenIssued, 'secretSha256'>; revokedAt?: string }>();
+    const tokens = new Map<string, { entry: RegisteredToken; revokedAt?: string }>();
     for (const { envelope } of events) {
       if (envelope.eventType === REGISTERED) {
-        const entry = envelope.data as Omit<TokenIssued, 'secretSha256'>;
+        const entry = envelope.data as RegisteredToken;
         tokens.set(entry.tokenId, { entry });
       } else if (envelope.eventType === REVOCATION_RECORDED) {
         const { tokenId, revokedAt } = envelope.data as { tokenId: string; revokedAt: string };
@@ -188,7 +192,7 @@ export class ShieldAgentTokens {
   }
 }
 
-function viewOf(entry: Omit<TokenIssued, 'secretSha256'>, revokedAt: string | undefined, now: Date): AgentTokenView {
+function viewOf(entry: RegisteredToken, revokedAt: string | undefined, now: Date): AgentTokenView {
   const status = revokedAt ? 'revoked' : Date.parse(entry.expiresAt) <= now.getTime() ? 'expired' : 'active';
   return {
     tokenId: entry.tokenId,
