@@ -27,6 +27,7 @@ import type { RequestListener } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+import { sha256 } from '@trustmesh/platform-credentials';
 import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
@@ -34,7 +35,7 @@ import { AppModule } from './app.module';
 import { RelayEndpoints } from './config/relay-endpoints';
 import { loadRelayGatewayConfig, RELAY_GATEWAY_SERVICE_NAME, type RelayGatewayConfig } from './config/relay-gateway.config';
 import { RelayControlGrpcServer } from './control/relay-control.grpc-server';
-import { mintSecret, sha256 } from './control/secrets';
+import { mintSecret } from './control/secrets';
 import { ReplicaLiveness } from './control/replica-liveness';
 import { WorkspacePresence } from './control/workspace-presence.service';
 import { DataPlane } from './data-plane/data-plane';

@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
+import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
@@ -29,7 +30,8 @@ import { ShieldAnalyzerGrpcServer } from './grpc/shield-analyzer.grpc-server';
 import { ShieldHttpEdge } from './http/shield-http.edge';
 import { openShieldInfrastructure, type ShieldInfrastructure } from './persistence/shield-infrastructure';
 import { createShieldAnalyze, type DeterministicAnalyzer } from './service/shield-analyze.factory';
-import { mintSecret, sha256, ShieldCallers } from './service/shield-callers';
+import { ShieldAgentTokens } from './service/shield-agent-tokens';
+import { ShieldCallers } from './service/shield-callers';
 import { ShieldCaseService } from './service/shield-case.service';
 import { ShieldAnalyzerModule } from './shield-analyzer.module';
 
@@ -91,7 +93,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       store: infrastructure.store,
       publisher: infrastructure.publisher,
       prisma: infrastructure.prisma,
-      callers: new ShieldCallers(operators, infrastructure.store),
+      callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store)),
       analyze: async (request) => {
         const result = await analyze(request);
         metrics.consultation(result.generation.mode);

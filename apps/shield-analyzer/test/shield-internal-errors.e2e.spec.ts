@@ -25,7 +25,7 @@ describe('Shield analyzer when the analysis fails', () => {
       },
     );
     api = grpcClient(app.handle.grpcAddress);
-    const token = (await app.call('POST', '/v0.1/agents/agent-a/shield-tokens', ACME_TOKEN, {})).body.token as string;
+    const token = (await app.call('POST', '/v0.1/agents/agent-a/shield-tokens', ACME_TOKEN, { mcp: true })).body.token as string;
     mcp = await mcpClient(app.handle.httpUrl, token);
     caseId = (await app.call('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput())).body.caseId;
   });

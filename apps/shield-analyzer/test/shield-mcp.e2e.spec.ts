@@ -15,7 +15,7 @@ describe('Shield analyzer MCP server', () => {
   let agentToken: string;
   beforeAll(async () => {
     app = await startShieldApp();
-    agentToken = (await app.call('POST', '/v0.1/agents/agent-mcp/shield-tokens', ACME_TOKEN, {})).body.token;
+    agentToken = (await app.call('POST', '/v0.1/agents/agent-mcp/shield-tokens', ACME_TOKEN, { mcp: true })).body.token;
     client = new Client({ name: 'shield-e2e', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${app.handle.httpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agentToken}` } } }));
   });

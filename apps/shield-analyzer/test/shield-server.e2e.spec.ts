@@ -99,7 +99,7 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
   }, TEST_TIMEOUT);
 
   it('serves an agent over MCP with its agent token: open, consult, get, list, close as the protected agent', async () => {
-    const issued = await shield.rest('POST', '/v0.1/agents/agent-mcp/shield-tokens', ACME_TOKEN, { name: 'server-mode agent', expiresInDays: 1 });
+    const issued = await shield.rest('POST', '/v0.1/agents/agent-mcp/shield-tokens', ACME_TOKEN, { name: 'server-mode agent', expiresInDays: 1, mcp: true });
     expect(issued.status).toBe(201);
     const session = await shield.mcp(issued.body.token);
     expect((await session.listTools()).sort()).toEqual([

@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 
-import { ConfigError, envReader, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
+import { collectPlatformConfig, ConfigError, envReader, isHost, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
 import { TrustedProxies } from './source-address';
 
@@ -60,20 +61,13 @@ export interface RelayGatewayConfig {
   producer: string;
 }
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
 export const RELAY_GATEWAY_VERSION = '0.1.0';
 export const RELAY_GATEWAY_SERVICE_NAME = 'relay-gateway';
 
 /** DI token of the validated `RelayGatewayConfig`. */
 export const RELAY_CONFIG = Symbol.for('trustmesh.relay-gateway.Config');
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-const HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
-const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** RELAY_TLS value for a gateway whose clients reach it through a TLS-terminating proxy. */
 export const TERMINATED_BY_PROXY = 'terminated-by-proxy';
 
@@ -82,19 +76,8 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const cwd = options.cwd ?? process.cwd();
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
   const problems: ConfigProblem[] = [];
-  let platform: PlatformConfig | undefined;
-  try {
-    platform = loadPlatformConfig(env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
-  }
-  const { fail, value, integer, boolean } = envReader(env, problems);
-  const host = (variable: string, fallback: string): string => {
-    const raw = value(variable) ?? fallback;
-    if (!HOST.test(raw)) fail(variable, `must be a host name or IP address (got ${JSON.stringify(raw)})`);
-    return raw;
-  };
+  const platform = collectPlatformConfig(env, problems);
+  const { fail, value, integer, boolean, host, oneOf, replicaId: replicaIdOf } = envReader(env, problems);
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path));
 
   const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
@@ -132,7 +115,7 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     if (certFile && keyFile) tls = { mode: 'files', certFile: absolute(certFile), keyFile: absolute(keyFile) };
   } else if (tlsRaw === 'self-signed') {
     const hostnames = (value('RELAY_TLS_SELF_SIGNED_HOSTS') ?? 'localhost,127.0.0.1,::1').split(',').map((entry) => entry.trim()).filter(Boolean);
-    if (hostnames.some((name) => !HOST.test(name))) fail('RELAY_TLS_SELF_SIGNED_HOSTS', 'must be a comma-separated list of host names or IP addresses');
+    if (hostnames.some((name) => !isHost(name))) fail('RELAY_TLS_SELF_SIGNED_HOSTS', 'must be a comma-separated list of host names or IP addresses');
     tls = { mode: 'self-signed', dir: absolute(value('RELAY_TLS_SELF_SIGNED_DIR') ?? `${dataDir}/relay-gateway/tls`), hostnames };
   } else if (tlsRaw === TERMINATED_BY_PROXY) {
     tls = { mode: 'terminated-by-proxy' };
@@ -196,8 +179,7 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const defaultTtlSeconds = integer('RELAY_PAIRING_CODE_TTL_SECONDS', 600, 30, 7 * 24 * 3600);
   if (defaultTtlSeconds > maxTtlSeconds) fail('RELAY_PAIRING_CODE_TTL_SECONDS', `must not exceed RELAY_PAIRING_CODE_MAX_TTL_SECONDS (${maxTtlSeconds})`);
 
-  const replicaId = value('RELAY_REPLICA_ID') ?? `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  if (!REPLICA_ID.test(replicaId)) fail('RELAY_REPLICA_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
+  const replicaId = replicaIdOf('RELAY_REPLICA_ID', `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 
   // Short: a dead replica's Companions must not look online for long. A replica presumed dead by mistake (a long
   // pause) loses nothing for good: it re-asserts the Companions it still holds when it hears of their release.
@@ -213,9 +195,6 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   if (value('RELAY_TRUST_PROXY') !== undefined) {
     fail('RELAY_TRUST_PROXY', 'was replaced by RELAY_TRUSTED_PROXIES (the addresses or CIDR blocks of your proxies): the left-most X-Forwarded-For entry is written by the client');
   }
-
-  const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
   const config: RelayGatewayConfig = {
     platform: platform as PlatformConfig,
@@ -236,7 +215,7 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     trustedProxies: trusted.proxies,
     replicaId,
     replicaLiveness: { heartbeatSeconds, timeoutSeconds },
-    logLevel: logLevelRaw as LogLevel,
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${RELAY_GATEWAY_SERVICE_NAME}@${RELAY_GATEWAY_VERSION}`,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -14,6 +14,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { relayControlV1GrpcJs, serviceInfoV1GrpcJs, timestampFromDate } from '@trustmesh/contracts';
+import { matchesAnyDigest, sha256 } from '@trustmesh/platform-credentials';
 import { DatabaseError } from '@trustmesh/platform-database';
 import { EventStoreError } from '@trustmesh/platform-event-store';
 import { REMOTE_WIRE_VERSIONS } from '@trustmesh/relay-protocol';
@@ -23,7 +24,6 @@ import type { JsonLogger } from '../logging/json-logger';
 import type { TlsMaterial } from '../tls/tls-material';
 import type { WorkspaceStatusView } from './relay-directory.port';
 import { ControlError, type RelayControlService } from './relay-control.service';
-import { matchesAnyDigest, sha256 } from './secrets';
 
 const { WorkspaceConnectivity } = relayControlV1GrpcJs;
 type WorkspaceStatusMessage = relayControlV1GrpcJs.WorkspaceStatus;

@@ -6,6 +6,7 @@
 import { ConcurrencyError } from '@trustmesh/platform-event-store';
 import { uuidv7 } from '@trustmesh/platform-events';
 import { REMOTE_WIRE_VERSIONS, DEFAULT_BROWSER_WIRE_VERSIONS } from '@trustmesh/relay-protocol';
+import { sha256Hex } from '@trustmesh/platform-credentials';
 
 import type { RelayEndpoints } from '../config/relay-endpoints';
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -14,7 +15,7 @@ import type { PrismaClient } from '../persistence/generated/prisma/client';
 import type { ControlStore } from './control-store';
 import { controlEvent, isControlEvent, streams, type WorkspaceCreationAccepted } from './control.events';
 import { deviceState } from './control.state';
-import { mintSecret, sha256Hex } from './secrets';
+import { mintSecret } from './secrets';
 import { visibleStatusKey, type WorkspacePresence } from './workspace-presence.service';
 import type { WorkspaceRecord, WorkspaceRegistry } from './workspace-registry';
 import type { WorkspaceStatusView } from './relay-directory.port';

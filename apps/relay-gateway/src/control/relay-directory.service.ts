@@ -3,6 +3,7 @@
  * authentication, browser ticket consumption, presence, audit and the cross-replica listeners, on the
  * control plane's event streams.
  */
+import { digestsEqual, sha256, sha256Hex } from '@trustmesh/platform-credentials';
 import { ConcurrencyError } from '@trustmesh/platform-event-store';
 import type { EventEnvelope } from '@trustmesh/platform-events';
 
@@ -26,7 +27,7 @@ import type {
   Unsubscribe,
   WorkspaceStatusView,
 } from './relay-directory.port';
-import { digestsEqual, looksLike, SECRET_PREFIXES, sha256, sha256Hex } from './secrets';
+import { looksLike, SECRET_PREFIXES } from './secrets';
 import type { WorkspacePresence } from './workspace-presence.service';
 import type { WorkspaceRegistry } from './workspace-registry';
 

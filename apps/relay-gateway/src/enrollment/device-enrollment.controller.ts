@@ -14,11 +14,13 @@
  * | 503 | ENROLLMENT_UNAVAILABLE | the store is unreachable; retry later |
  *
  * The app runs without Nest's body parser (main.ts), so this handler reads the body itself with a hard
- * size bound before anything is parsed. Responses are `Cache-Control: no-store`: one carries a credential.
+ * size bound before anything is parsed (`@trustmesh/platform-http-body`). Responses are
+ * `Cache-Control: no-store`: one carries a credential.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { BodyTooLargeError, hasJsonContentType, readBoundedBody } from '@trustmesh/platform-http-body';
 
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
 import { sourceAddress, sourceKey } from '../config/source-address';
@@ -40,8 +42,6 @@ const TRANSPORT_ERRORS: Record<Exclude<ReplyCode, keyof typeof REDEEM_ERRORS>, {
 
 export const DEVICE_ENROLLMENT_SERVICE = Symbol.for('trustmesh.relay-gateway.DeviceEnrollmentService');
 
-class BodyTooLarge extends Error {}
-
 @Controller('v1/device-enrollments')
 export class DeviceEnrollmentController {
   private readonly limiter: RedeemRateLimiter;
@@ -62,16 +62,15 @@ export class DeviceEnrollmentController {
       request.resume();
       return reply(response, 'RATE_LIMITED', { 'Retry-After': String(rate.retryAfterSeconds) });
     }
-    const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (contentType !== 'application/json') {
+    if (!hasJsonContentType(request)) {
       request.resume();
       return reply(response, 'CONTENT_TYPE_UNSUPPORTED');
     }
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(request, MAX_REDEEM_BODY_BYTES));
+      body = JSON.parse((await readBoundedBody(request, MAX_REDEEM_BODY_BYTES)).toString('utf8'));
     } catch (error) {
-      return reply(response, error instanceof BodyTooLarge ? 'BODY_TOO_LARGE' : 'BODY_INVALID_JSON');
+      return reply(response, error instanceof BodyTooLargeError ? 'BODY_TOO_LARGE' : 'BODY_INVALID_JSON');
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply(response, 'BODY_INVALID_JSON');
     let result;
@@ -104,33 +103,4 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
     ...headers,
   });
   response.end(text);
-}
-
-function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    request.resume();
-    return Promise.reject(new BodyTooLarge());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    request.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > limit) {
-        failed = true;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    request.on('error', (error) => {
-      if (!failed) reject(error);
-    });
-  });
 }

@@ -9,11 +9,12 @@
  */
 import { ConcurrencyError } from '@trustmesh/platform-event-store';
 import { uuidv7 } from '@trustmesh/platform-events';
+import { sha256Hex } from '@trustmesh/platform-credentials';
 
 import type { ControlStore } from '../control/control-store';
 import { controlEvent, streams } from '../control/control.events';
 import { decidePairingRedeem, pairingCodeState } from '../control/control.state';
-import { looksLike, mintSecret, sha256Hex } from '../control/secrets';
+import { looksLike, mintSecret } from '../control/secrets';
 import type { JsonLogger } from '../logging/json-logger';
 
 /** §11: a pairing code is at most 4 KiB, trimmed, non-empty. */

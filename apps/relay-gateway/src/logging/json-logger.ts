@@ -7,9 +7,7 @@
  * platform logger drops fields named like secrets as a second line of defence.
  */
 import type { LoggerService } from '@nestjs/common';
-import { createJsonLineLogger, nestLoggerAdapter, type LogFields, type Logger, type NestLoggerLike } from '@trustmesh/platform-logging';
-
-import type { LogLevel } from '../config/relay-gateway.config';
+import { createJsonLineLogger, nestLoggerAdapter, type LogFields, type Logger, type LogLevel, type NestLoggerLike } from '@trustmesh/platform-logging';
 
 export type { LogFields };
 

@@ -6,11 +6,12 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { waitUntil } from '@trustmesh/platform-testing';
+import { sha256Hex } from '@trustmesh/platform-credentials';
 
 import { call, statusOf } from '../support/gateway.fixture';
 import { frames } from './support/frames';
 import { streams } from '../../src/control/control.events';
-import { sha256Hex } from '../../src/control/secrets';
+
 import { WorkspaceRegistry } from '../../src/control/workspace-registry';
 import { browser, companion, connect, type Frame, type TestPeer } from './support/peers';
 import { startTestRelay, TEST_ORIGIN as ORIGIN, type TestRelay } from './support/test-relay';

@@ -8,14 +8,13 @@
  * plaintext operator credential it did not mint itself (embedded development mints one at start when none
  * is set, like the relay gateway's service credential).
  */
-import { ConfigError, envReader, loadPlatformConfig, type ConfigProblem, type PlatformConfig } from '@trustmesh/platform-config';
+import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { MODEL_PROVIDER_KINDS, type ModelProviderKind } from '@trustmesh/shield-model';
 
 export const SHIELD_ANALYZER_SERVICE_NAME = 'shield-analyzer';
 export const SHIELD_ANALYZER_APP_VERSION = '0.1.0';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface OperatorCredential {
   /** The operator account every case opened with this credential belongs to. */
@@ -52,29 +51,14 @@ export interface ShieldAnalyzerConfig {
   producer: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-const HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
-const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Reads and validates the analyzer's configuration; throws a `ConfigError` naming every bad variable. */
 export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
   const problems: ConfigProblem[] = [];
-  let platform: PlatformConfig | undefined;
-  try {
-    platform = loadPlatformConfig(env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
-  }
-  const { fail, value, integer } = envReader(env, problems);
-  const host = (variable: string, fallback: string): string => {
-    const raw = value(variable) ?? fallback;
-    if (!HOST.test(raw)) fail(variable, `must be a host name or IP address (got ${JSON.stringify(raw)})`);
-    return raw;
-  };
+  const platform = collectPlatformConfig(env, problems);
+  const { fail, value, integer, host, oneOf, replicaId: replicaIdOf } = envReader(env, problems);
   const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
   const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
 
@@ -107,10 +91,7 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
 
   const model = loadModelConfig(value, integer, fail);
 
-  const replicaId = value('SHIELD_REPLICA_ID') ?? `shield-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  if (!REPLICA_ID.test(replicaId)) fail('SHIELD_REPLICA_ID', 'must be 1–64 letters, digits, dots, dashes or underscores');
-  const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const replicaId = replicaIdOf('SHIELD_REPLICA_ID', `shield-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 
   const config: ShieldAnalyzerConfig = {
     platform: platform as PlatformConfig,
@@ -122,7 +103,7 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
     model,
     maxBodyBytes: integer('SHIELD_MAX_BODY_BYTES', 256 * 1024, 1024, 4 * 1024 * 1024),
     replicaId,
-    logLevel: logLevelRaw as LogLevel,
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${SHIELD_ANALYZER_SERVICE_NAME}@${SHIELD_ANALYZER_APP_VERSION}`,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,18 +1,18 @@
 /**
- * gRPC `trustmesh.shield.v1.ShieldAnalyzer` (proto/trustmesh/shield/v1/shield_analyzer.proto) on plain
- * @grpc/grpc-js with the generated codecs of `@trustmesh/contracts`: the same application service as REST,
- * the same refusals. Bearer credentials travel in the `authorization` metadata; a refusal's
+ * gRPC `trustmesh.shield.v1.ShieldAnalyzer` (proto/trustmesh/shield/v1/shield_analyzer.proto), cases and
+ * agent tokens, on plain @grpc/grpc-js with the generated codecs of `@trustmesh/contracts`: the same
+ * application service as REST, the same refusals. Bearer credentials travel in the `authorization` metadata; a refusal's
  * `{ error, issues }` travels in the trailing metadata `shield-issues-bin` (JSON, UTF-8). Logs carry the
  * method and status code only (§12).
  */
 import * as grpc from '@grpc/grpc-js';
 import { shieldAnalyzerV1GrpcJs } from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
 import { fail, isUnavailable, succeed, UNAVAILABLE, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
-import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const CODES: Record<ShieldFailureKind, grpc.status> = {
   invalid: grpc.status.INVALID_ARGUMENT,
@@ -23,6 +23,31 @@ const CODES: Record<ShieldFailureKind, grpc.status> = {
 };
 
 export const SHIELD_ISSUES_METADATA = 'shield-issues-bin';
+
+/** What a request that is not a protobuf message of its method decodes to (see `tolerant`). */
+const UNDECODABLE = Symbol('undecodable request');
+
+/**
+ * The service definition with decoders that never throw: grpc-js answers a decoder's exception with
+ * INTERNAL, which would blame the server for a client's bytes. A request that does not decode reaches its
+ * handler as `UNDECODABLE` and is refused there like any other bad input (INVALID_ARGUMENT).
+ */
+function tolerant<D extends grpc.ServiceDefinition>(definition: D): D {
+  const methods = Object.entries(definition).map(([name, method]) => [
+    name,
+    {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch {
+          return UNDECODABLE;
+        }
+      },
+    },
+  ]);
+  return Object.fromEntries(methods) as D;
+}
 
 function refusal(failure: ShieldFailure): Partial<grpc.StatusObject> {
   return withIssues(CODES[failure.kind], failure.error, failure.issues);
@@ -62,6 +87,9 @@ export class ShieldAnalyzerGrpcServer {
         void (async () => {
           const caller = await this.service.authenticate(bearerOf(call.metadata));
           if (!caller) return refusal({ kind: 'unauthenticated', error: 'A valid bearer credential is required', issues: [{ code: 'SHIELD_UNAUTHENTICATED', path: '', message: 'A valid bearer credential is required' }] });
+          if ((call.request as unknown) === UNDECODABLE) {
+            return refusal({ kind: 'invalid', error: `The request is not a ${method}Request message`, issues: [{ code: 'SHIELD_MESSAGE_INVALID', path: '', message: `The request is not a ${method}Request message` }] });
+          }
           const result = await run(caller, call.request);
           if (!result.ok) return refusal(result.failure);
           callback(null, result.value);
@@ -112,8 +140,21 @@ export class ShieldAnalyzerGrpcServer {
         const result = await this.service.list(caller);
         return result.ok ? { ok: true, value: { casesJson: result.value.map(json) } } : result;
       }),
+      issueAgentToken: unary('IssueAgentToken', async (caller, request: shieldAnalyzerV1GrpcJs.IssueAgentTokenRequest) => {
+        const input = parseJson(request.tokenInputJson);
+        const result = input.ok ? await this.service.issueAgentToken(caller, request.agentId, input.value) : input;
+        return result.ok ? { ok: true, value: { agentTokenJson: json(result.value) } } : result;
+      }),
+      listAgentTokens: unary('ListAgentTokens', async (caller, request: shieldAnalyzerV1GrpcJs.ListAgentTokensRequest) => {
+        const result = await this.service.listAgentTokens(caller, request.agentId);
+        return result.ok ? { ok: true, value: { agentTokensJson: result.value.map(json) } } : result;
+      }),
+      revokeAgentToken: unary('RevokeAgentToken', async (caller, request: shieldAnalyzerV1GrpcJs.RevokeAgentTokenRequest) => {
+        const result = await this.service.revokeAgentToken(caller, request.agentId, request.tokenId);
+        return result.ok ? { ok: true, value: { agentTokenJson: json(result.value) } } : result;
+      }),
     };
-    this.server.addService(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService, implementation);
+    this.server.addService(tolerant(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService), implementation);
   }
 
   /** Binds (plaintext: TLS is the deployment's proxy's, as for REST in this slice); resolves with the port. */

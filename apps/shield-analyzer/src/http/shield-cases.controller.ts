@@ -1,11 +1,11 @@
 /**
- * REST `/v0.1` of SHIELD.md §13: the case routes and agent tokens, each a thin adapter from HTTP to the
+ * REST `/v0.1` of SHIELD.md §13: the case routes and agent tokens (issue, list, revoke), each a thin adapter from HTTP to the
  * application service through the shared edge (authentication, bounded bodies, refusals, request logs).
  * Bodies are read by the edge, never by a framework parser (§12: no body may reach a log or error page).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 
 import { SHIELD_CASE_SERVICE, type ShieldCaseService } from '../service/shield-case.service';
 import { SHIELD_HTTP_EDGE, type ShieldHttpEdge } from './shield-http.edge';
@@ -50,5 +50,15 @@ export class ShieldCasesController {
   @Post('agents/:id/shield-tokens')
   issueAgentToken(@Param('id') agentId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.run(request, response, { template: '/v0.1/agents/:id/shield-tokens', takesBody: true }, 201, (caller, body) => this.service.issueAgentToken(caller, agentId, body));
+  }
+
+  @Get('agents/:id/shield-tokens')
+  listAgentTokens(@Param('id') agentId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.edge.run(request, response, { template: '/v0.1/agents/:id/shield-tokens', takesBody: false }, 200, (caller) => this.service.listAgentTokens(caller, agentId));
+  }
+
+  @Delete('agents/:id/shield-tokens/:tokenId')
+  revokeAgentToken(@Param('id') agentId: string, @Param('tokenId') tokenId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.edge.run(request, response, { template: '/v0.1/agents/:id/shield-tokens/:tokenId', takesBody: false }, 200, (caller) => this.service.revokeAgentToken(caller, agentId, tokenId));
   }
 }

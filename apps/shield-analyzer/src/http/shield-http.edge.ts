@@ -5,24 +5,25 @@
  * (method, route template, status, duration: never a body, §12) plus the operator metrics.
  *
  * Status codes: 400 validation and closed cases (§5), 401 no or unknown credential, 403 a credential that
- * may not do this, 404 an unknown case or another account's, 409 a concurrent change, 413 an oversized body,
- * 503 the database is unreachable (retry later).
+ * may not do this, 404 an unknown case or another account's, 409 a concurrent change or the agent-token
+ * bound, 413 an oversized body, 415 a body that is not declared `application/json`, 503 the database is
+ * unreachable (retry later).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { BodyTooLargeError, hasJsonContentType, readBoundedBody } from '@trustmesh/platform-http-body';
 import type { Logger } from '@trustmesh/platform-logging';
+import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
 import { isUnavailable, UNAVAILABLE, type ServiceResult, type ShieldFailureKind } from '../service/shield-service.result';
-import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 const STATUS: Record<ShieldFailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409 };
 
 /** DI token of the `ShieldHttpEdge`. */
 export const SHIELD_HTTP_EDGE = Symbol.for('trustmesh.shield-analyzer.HttpEdge');
 
-class BodyTooLarge extends Error {}
 class BodyNotJson extends Error {}
 
 export interface ShieldHttpEdgeOptions {
@@ -31,6 +32,12 @@ export interface ShieldHttpEdgeOptions {
   maxBodyBytes: number;
   /** Told of every answered request (operator metrics). */
   onAnswered?: (method: string, route: string, status: number) => void;
+}
+
+/** Why an authenticated caller may not use a route (403). */
+export interface Refusal {
+  code: string;
+  message: string;
 }
 
 export interface RouteSpec {
@@ -54,10 +61,10 @@ export class ShieldHttpEdge {
   }
 
   /**
-   * Authenticates and reads the body; on refusal answers (401, 400, 413) and returns null. `authorize`
-   * may refuse an authenticated caller with 403 (its message).
+   * Authenticates and reads the body; on refusal answers (401, 403, 415, 400, 413) and returns null.
+   * `authorize` may refuse an authenticated caller with 403 (its code and message).
    */
-  async admit(request: IncomingMessage, response: ServerResponse, takesBody: boolean, authorize?: (caller: ShieldCaller) => string | null): Promise<{ caller: ShieldCaller; body: unknown } | null> {
+  async admit(request: IncomingMessage, response: ServerResponse, takesBody: boolean, authorize?: (caller: ShieldCaller) => Refusal | null): Promise<{ caller: ShieldCaller; body: unknown } | null> {
     const caller = await this.options.service.authenticate(bearerOf(request));
     if (!caller) {
       request.resume();
@@ -68,14 +75,22 @@ export class ShieldHttpEdge {
     const refusal = authorize?.(caller);
     if (refusal) {
       request.resume();
-      failWith(response, 403, 'SHIELD_SCOPE_MISSING', refusal);
+      failWith(response, 403, refusal.code, refusal.message);
       return null;
     }
-    if (!takesBody) return { caller, body: undefined };
+    if (!takesBody) {
+      request.resume();
+      return { caller, body: undefined };
+    }
+    if (!hasJsonContentType(request)) {
+      request.resume();
+      failWith(response, 415, 'SHIELD_CONTENT_TYPE_UNSUPPORTED', 'Send the body as Content-Type: application/json');
+      return null;
+    }
     try {
       return { caller, body: await readJson(request, this.options.maxBodyBytes) };
     } catch (error) {
-      if (error instanceof BodyTooLarge) {
+      if (error instanceof BodyTooLargeError) {
         response.setHeader('Connection', 'close');
         failWith(response, 413, 'SHIELD_BODY_TOO_LARGE', `The body exceeds ${this.options.maxBodyBytes} bytes`);
       } else if (error instanceof BodyNotJson) failWith(response, 400, 'SHIELD_BODY_NOT_JSON', 'The body must be one JSON value (UTF-8)');
@@ -114,46 +129,22 @@ function bearerOf(request: IncomingMessage): string | undefined {
 }
 
 /**
- * Reads one JSON body of at most `maxBytes`. Beyond that it stops collecting (the rest is drained, not
- * destroyed, so the 413 answer still reaches the client) and rejects with `BodyTooLarge`.
+ * Reads one JSON body of at most `maxBytes`. Strict: a duplicate key (which JSON.parse would silently
+ * resolve), a lone surrogate, invalid UTF-8 or nesting past the bound is not one JSON value this service
+ * will act on.
  */
-function readJson(request: IncomingMessage, maxBytes: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length'] ?? '0');
-    if (declared > maxBytes) {
-      request.resume();
-      reject(new BodyTooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    request.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        refused = true;
-        chunks.length = 0;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('error', reject);
-    request.on('end', () => {
-      if (refused) return;
-      try {
-        if (size === 0) throw new BodyNotJson();
-        // Strict: a duplicate key (which JSON.parse would silently resolve), a lone surrogate or nesting past the
-        // bound is not one JSON value this service will act on.
-        const parsed = parseStrictJson(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)), { loneSurrogates: 'refuse' });
-        if (!parsed.ok) throw new BodyNotJson();
-        resolve(parsed.value);
-      } catch {
-        reject(new BodyNotJson());
-      }
-    });
-  });
+async function readJson(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const body = await readBoundedBody(request, maxBytes);
+  if (body.length === 0) throw new BodyNotJson();
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    throw new BodyNotJson();
+  }
+  const parsed = parseStrictJson(text, { loneSurrogates: 'refuse' });
+  if (!parsed.ok) throw new BodyNotJson();
+  return parsed.value;
 }
 
 export function failWith(response: ServerResponse, status: number, code: string, message: string): void {

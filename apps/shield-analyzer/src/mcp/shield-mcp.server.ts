@@ -12,9 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { z } from 'zod';
-
 import type { Logger } from '@trustmesh/platform-logging';
+import { z } from 'zod';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
@@ -52,7 +51,28 @@ const CLOSE_FIELDS = {
   observedImpact: z.string().optional(),
 };
 
-function answer(result: ServiceResult<unknown>) {
+const INTERNAL = { code: 'SHIELD_INTERNAL', path: '', message: 'Internal error' };
+
+/**
+ * Runs a tool's work. The SDK would turn an exception into a tool result holding its message, which may be a
+ * database's or a library's text, and nothing would be logged: here the agent gets the same stable refusal REST
+ * gives (`SHIELD_UNAVAILABLE` while the database is unreachable, else `SHIELD_INTERNAL`) and the log the
+ * error's name only.
+ */
+async function guarded(logger: Logger, tool: string, work: () => Promise<ToolAnswer>): Promise<ToolAnswer> {
+  try {
+    return await work();
+  } catch (error) {
+    const unavailable = isUnavailable(error);
+    logger.log(unavailable ? 'warn' : 'error', 'shield mcp tool failed', { tool, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
+    const issue = unavailable ? UNAVAILABLE : INTERNAL;
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: issue.message, issues: [issue] }) }] };
+  }
+}
+
+type ToolAnswer = ReturnType<typeof answer>;
+
+function answer(result: ServiceResult<unknown>): { isError?: boolean; content: Array<{ type: 'text'; text: string }> } {
   // §13: over MCP another agent's case is "not found" (REST answers 403 for the same call).
   if (!result.ok && result.failure.issues.some((issue) => issue.code === 'SHIELD_AGENT_MISMATCH')) {
     return answer({ ok: false, failure: { kind: 'not_found', error: 'Shield case not found', issues: [{ code: 'SHIELD_CASE_NOT_FOUND', path: '/caseId', message: 'Shield case not found' }] } });
@@ -61,56 +81,31 @@ function answer(result: ServiceResult<unknown>) {
   return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error: result.failure.error, issues: result.failure.issues }) }] };
 }
 
-const INTERNAL = { code: 'SHIELD_INTERNAL', path: '', message: 'Internal error' };
-
-/**
- * Runs a tool's call. The SDK would answer a thrown error with its message as the tool's text, which can
- * carry driver or server text to the agent, and nothing would be logged: here the agent gets the same stable
- * refusal REST gives (`SHIELD_UNAVAILABLE` while the database is unreachable, else `SHIELD_INTERNAL`) and the
- * log the error's name.
- */
-function guarded<Args>(tool: string, logger: Logger, run: (args: Args) => Promise<ReturnType<typeof answer>>): (args: Args) => Promise<ReturnType<typeof answer>> {
-  return async (args) => {
-    try {
-      return await run(args);
-    } catch (error) {
-      const unavailable = isUnavailable(error);
-      logger.log(unavailable ? 'warn' : 'error', 'shield mcp tool failed', { tool, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
-      const issue = unavailable ? UNAVAILABLE : INTERNAL;
-      return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error: issue.message, issues: [issue] }) }] };
-    }
-  };
-}
-
 function shieldMcpServer(service: ShieldCaseService, caller: Extract<ShieldCaller, { kind: 'agent' }>, logger: Logger): McpServer {
   const server = new McpServer({ name: 'trustmesh-shield', version: '0.1.0' });
   server.registerTool(
     'openclasp_shield_open_case',
     { description: 'Open a Shield case for your agent before acting on a counterparty request.', inputSchema: z.object(CASE_FIELDS).strict() },
-    guarded('openclasp_shield_open_case', logger, async (args) => answer(await service.open(caller, { ...args, agentId: caller.agentId }))),
+    (args) => guarded(logger, 'openclasp_shield_open_case', async () => answer(await service.open(caller, { ...args, agentId: caller.agentId }))),
   );
   server.registerTool(
     'openclasp_shield_consult',
     { description: 'Consult the Shield on a case: returns the updated case and the consultation (disposition, risk, claims, tactics, next steps).', inputSchema: z.object(CONSULT_FIELDS).strict() },
-    guarded('openclasp_shield_consult', logger, async ({ caseId, ...input }) => answer(await service.consult(caller, caseId, input))),
+    ({ caseId, ...input }) => guarded(logger, 'openclasp_shield_consult', async () => answer(await service.consult(caller, caseId, input))),
   );
-  server.registerTool(
-    'openclasp_shield_get_case',
-    { description: 'One of your cases with its consultations, oldest first.', inputSchema: z.object({ caseId: z.string() }).strict() },
-    guarded('openclasp_shield_get_case', logger, async ({ caseId }) => {
+  server.registerTool('openclasp_shield_get_case', { description: 'One of your cases with its consultations, oldest first.', inputSchema: z.object({ caseId: z.string() }).strict() }, ({ caseId }) =>
+    guarded(logger, 'openclasp_shield_get_case', async () => {
       const result = await service.get(caller, caseId);
       return answer(result.ok ? { ok: true, value: { case: result.value.case, consultations: result.value.consultations } } : result);
     }),
   );
-  server.registerTool(
-    'openclasp_shield_list_cases',
-    { description: "Your agent's cases, most recently updated first.", inputSchema: z.object({}).strict() },
-    guarded('openclasp_shield_list_cases', logger, async () => answer(await service.list(caller))),
+  server.registerTool('openclasp_shield_list_cases', { description: "Your agent's cases, most recently updated first.", inputSchema: z.object({}).strict() }, () =>
+    guarded(logger, 'openclasp_shield_list_cases', async () => answer(await service.list(caller))),
   );
   server.registerTool(
     'openclasp_shield_close_case',
     { description: 'Close a case with its outcome (reported as the protected agent).', inputSchema: z.object(CLOSE_FIELDS).strict() },
-    guarded('openclasp_shield_close_case', logger, async ({ caseId, ...input }) => answer(await service.close(caller, caseId, input, 'feedback:write'))),
+    ({ caseId, ...input }) => guarded(logger, 'openclasp_shield_close_case', async () => answer(await service.close(caller, caseId, input, 'feedback:write'))),
   );
   return server;
 }

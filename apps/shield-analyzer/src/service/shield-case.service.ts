@@ -1,5 +1,5 @@
 /**
- * The one application service behind every transport (REST, gRPC): open, consult, add guidance, close, get,
+ * The one application service behind every transport (REST, gRPC, MCP): open, consult, add guidance, close, get,
  * list, and agent tokens. The records library decides (`decide`), the platform event store keeps the
  * events (one stream per case, topic `shield.cases.v1`, the outbox publishing them), and the projections
  * serve lists and the per-account counterparty knowledge.
@@ -15,6 +15,7 @@ import {
   computeInputDigest,
   createRandomShieldId,
   decide,
+  isShieldId,
   evolve,
   identifyConsultItems,
   mergeConsultInput,
@@ -37,7 +38,8 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
-import type { AgentTokenScope, ShieldCaller, ShieldCallers } from './shield-callers';
+import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
+import type { ShieldCaller, ShieldCallers } from './shield-callers';
 import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
 
 const CHANGED = 'The case changed during this call; retry it';
@@ -55,12 +57,7 @@ export interface ShieldCaseDetail {
   outcomes: ShieldOutcome[];
 }
 
-export interface IssuedAgentToken {
-  tokenId: string;
-  agentId: string;
-  name?: string;
-  scopes: AgentTokenScope[];
-  expiresAt: string;
+export interface IssuedAgentToken extends AgentTokenView {
   /** Shown once: only its SHA-256 is kept. */
   token: string;
 }
@@ -206,16 +203,43 @@ export class ShieldCaseService {
     return succeed(rows.map((row) => row.record as unknown as ShieldCase));
   }
 
-  /** §13 `POST /agents/:id/shield-tokens`: operators only; `{ name?, expiresInDays 1-30 = 7 }`. */
+  /**
+   * §13 `POST /agents/:id/shield-tokens`: operators only; `{ name?, expiresInDays 1-30 = 7, mcp = false }`.
+   * `mcp: true` is the operator confirming the agent's MCP installation with this token (README, "MCP").
+   */
   async issueAgentToken(caller: ShieldCaller, agentId: string, body: unknown): Promise<ServiceResult<IssuedAgentToken>> {
-    if (caller.kind === 'agent') return fail('forbidden', 'SHIELD_OWNER_ONLY', 'Only the owner can issue agent tokens');
-    if (agentId.length < 1 || agentId.length > AGENT_ID_MAX) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', `agentId must be 1-${AGENT_ID_MAX} characters`, '/agentId');
-    const parsed = parseTokenRequest(body ?? {});
+    const refused = ownerOfAgent<IssuedAgentToken>(caller, agentId, 'issue');
+    if (refused) return refused;
+    // gRPC's empty input text is no input: the defaults. A JSON null is a body, and not an object.
+    const parsed = parseTokenRequest(body === undefined ? {} : body);
     if (!parsed.ok) return parsed;
     const tokenId = this.newId();
-    const { token, record } = await this.deps.callers.issueAgentToken(caller.accountId, agentId, { ...parsed.value, tokenId });
-    this.deps.logger.log('info', 'shield agent token issued', { tokenId, accountId: caller.accountId, expiresAt: record.expiresAt });
-    return succeed({ tokenId, agentId, ...(record.name !== undefined ? { name: record.name } : {}), scopes: record.scopes, expiresAt: record.expiresAt, token });
+    const issued = await this.deps.callers.agentTokens.issue(caller.accountId, agentId, { ...parsed.value, tokenId });
+    if (!issued.ok) {
+      if (issued.refusal === 'limit') {
+        return conflict('SHIELD_AGENT_TOKEN_LIMIT', `This agent already holds ${MAX_LIVE_AGENT_TOKENS} live tokens: revoke one (DELETE /v0.1/agents/:id/shield-tokens/:tokenId) before issuing another`);
+      }
+      return conflict('SHIELD_AGENT_TOKENS_CHANGED', "This agent's tokens changed during this call; retry it");
+    }
+    this.deps.logger.log('info', 'shield agent token issued', { tokenId, accountId: caller.accountId, expiresAt: issued.view.expiresAt, mcp: parsed.value.mcp });
+    return succeed({ ...issued.view, token: issued.token });
+  }
+
+  /** `GET /agents/:id/shield-tokens`: operators only; the agent's tokens, newest first, never a secret or digest. */
+  async listAgentTokens(caller: ShieldCaller, agentId: string): Promise<ServiceResult<AgentTokenView[]>> {
+    const refused = ownerOfAgent<AgentTokenView[]>(caller, agentId, 'list');
+    if (refused) return refused;
+    return succeed(await this.deps.callers.agentTokens.list(caller.accountId, agentId));
+  }
+
+  /** `DELETE /agents/:id/shield-tokens/:tokenId`: operators only; refused at once everywhere; idempotent. */
+  async revokeAgentToken(caller: ShieldCaller, agentId: string, tokenId: string): Promise<ServiceResult<AgentTokenView>> {
+    const refused = ownerOfAgent<AgentTokenView>(caller, agentId, 'revoke');
+    if (refused) return refused;
+    const revoked = isShieldId(tokenId) ? await this.deps.callers.agentTokens.revoke(caller.accountId, agentId, tokenId) : null;
+    if (!revoked) return fail('not_found', 'SHIELD_AGENT_TOKEN_NOT_FOUND', 'This agent has no token with that id', '/tokenId');
+    this.deps.logger.log('info', 'shield agent token revoked', { tokenId, accountId: caller.accountId });
+    return succeed(revoked);
   }
 
   private async change(
@@ -302,23 +326,36 @@ export class ShieldCaseService {
 const CASE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isCaseId = (value: string) => CASE_ID.test(value);
 
+/** Token management is the owner's (§13): an agent token may not issue, list or revoke, even its own. */
+function ownerOfAgent<T>(caller: ShieldCaller, agentId: string, what: 'issue' | 'list' | 'revoke'): ServiceResult<T> | null {
+  if (caller.kind === 'agent') return fail('forbidden', 'SHIELD_OWNER_ONLY', `Only the owner can ${what} agent tokens`);
+  if (agentId.length < 1 || agentId.length > AGENT_ID_MAX) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', `agentId must be 1-${AGENT_ID_MAX} characters`, '/agentId');
+  return null;
+}
+
+function conflict<T>(code: string, message: string): ServiceResult<T> {
+  return fail('conflict', code, message);
+}
+
 function requireScope<T>(caller: ShieldCaller, scope: AgentTokenScope): ServiceResult<T> | null {
   if (caller.kind === 'operator' || caller.scopes.includes(scope)) return null;
   return fail('forbidden', 'SHIELD_SCOPE_MISSING', `This agent token lacks the ${scope} scope`);
 }
 
-function parseTokenRequest(body: unknown): ServiceResult<{ name?: string; expiresInDays: number }> {
+const TOKEN_FIELDS = new Set(['name', 'expiresInDays', 'mcp']);
+
+function parseTokenRequest(body: unknown): ServiceResult<{ name?: string; expiresInDays: number; mcp: boolean }> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail('invalid', 'SHIELD_FIELD_TYPE', 'The body must be a JSON object');
   const record = body as Record<string, unknown>;
-  for (const key of Object.keys(record)) if (key !== 'name' && key !== 'expiresInDays') return fail('invalid', 'SHIELD_FIELD_UNKNOWN', `Unknown field ${key.slice(0, 40)}`, `/${key.slice(0, 40)}`);
+  for (const key of Object.keys(record)) if (!TOKEN_FIELDS.has(key)) return fail('invalid', 'SHIELD_FIELD_UNKNOWN', `Unknown field ${key.slice(0, 40)}`, `/${key.slice(0, 40)}`);
   const expires = record['expiresInDays'] ?? 7;
   if (typeof expires !== 'number' || !Number.isInteger(expires) || expires < 1 || expires > 30) return fail('invalid', 'SHIELD_NUMBER_OUT_OF_RANGE', 'expiresInDays must be a whole number from 1 to 30', '/expiresInDays');
+  const mcp = record['mcp'] ?? false;
+  if (typeof mcp !== 'boolean') return fail('invalid', 'SHIELD_FIELD_TYPE', 'mcp must be true or false', '/mcp');
   const name = record['name'];
-  if (name !== undefined) {
-    if (typeof name !== 'string') return fail('invalid', 'SHIELD_FIELD_TYPE', 'name must be a string', '/name');
-    const trimmed = name.trim();
-    if (trimmed.length < 1 || trimmed.length > 120) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', 'name must be 1-120 characters after trimming', '/name');
-    return succeed({ name: trimmed, expiresInDays: expires });
-  }
-  return succeed({ expiresInDays: expires });
+  if (name === undefined) return succeed({ expiresInDays: expires, mcp });
+  if (typeof name !== 'string') return fail('invalid', 'SHIELD_FIELD_TYPE', 'name must be a string', '/name');
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 120) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', 'name must be 1-120 characters after trimming', '/name');
+  return succeed({ name: trimmed, expiresInDays: expires, mcp });
 }

@@ -66,6 +66,21 @@ const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 const TOPIC_PREFIX = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/**
+ * The platform configuration for an app that reads variables of its own too: the platform's problems join
+ * `problems`, so the app's one `ConfigError` names every bad variable, platform or not. Undefined when any
+ * platform variable is bad.
+ */
+export function collectPlatformConfig(env: Env, problems: ConfigProblem[]): PlatformConfig | undefined {
+  try {
+    return loadPlatformConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
 /** Reads and validates the platform configuration; throws a `ConfigError` naming every bad variable. */
 export function loadPlatformConfig(env: Env): PlatformConfig {
   const problems: ConfigProblem[] = [];

@@ -34,7 +34,8 @@ export const protobufFileName = "trustmesh/shield/v1/shield_analyzer.proto";
  * with this workspace's `useNullAsOptional` flag drops nested values when decoding it.) Text that is not
  * one JSON value is refused with INVALID_ARGUMENT and the issue code SHIELD_BODY_NOT_JSON.
  *
- * Authentication: metadata `authorization: Bearer <operator credential or agent token>`.
+ * Authentication: metadata `authorization: Bearer <operator credential or agent token>`; agent tokens
+ * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST.
  * Refusals: INVALID_ARGUMENT (validation, closed case), UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND,
  * ABORTED (concurrent change); trailing metadata `shield-issues-bin` holds the JSON
  * `{ "error", "issues": [{ "code", "path", "message" }] }` of the REST answer.
@@ -98,6 +99,39 @@ export interface ListCasesRequest {
 
 export interface ListCasesResponse {
   casesJson: string[];
+}
+
+export interface IssueAgentTokenRequest {
+  agentId: string;
+  /**
+   * `{ "name"?, "expiresInDays"? 1-30 = 7, "mcp"? = false }`, as REST; empty text is `{}`. ABORTED with
+   * SHIELD_AGENT_TOKEN_LIMIT when the agent already holds the most live tokens it may.
+   */
+  tokenInputJson: string;
+}
+
+export interface IssueAgentTokenResponse {
+  /** The token as REST lists it plus `token`, the bearer text (shown once, only its SHA-256 is kept). */
+  agentTokenJson: string;
+}
+
+export interface ListAgentTokensRequest {
+  agentId: string;
+}
+
+export interface ListAgentTokensResponse {
+  /** `{ tokenId, agentId, name?, scopes, issuedAt, expiresAt, revokedAt?, mcpInstallationConfirmedAt?, status }`. */
+  agentTokensJson: string[];
+}
+
+export interface RevokeAgentTokenRequest {
+  agentId: string;
+  tokenId: string;
+}
+
+export interface RevokeAgentTokenResponse {
+  /** The revoked token as listed (with `revokedAt`). */
+  agentTokenJson: string;
 }
 
 function createBaseOpenCaseRequest(): OpenCaseRequest {
@@ -1075,6 +1109,484 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   },
 };
 
+function createBaseIssueAgentTokenRequest(): IssueAgentTokenRequest {
+  return { agentId: "", tokenInputJson: "" };
+}
+
+export const IssueAgentTokenRequest: MessageFns<IssueAgentTokenRequest> = {
+  encode(message: IssueAgentTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.tokenInputJson !== "") {
+      writer.uint32(18).string(message.tokenInputJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueAgentTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueAgentTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tokenInputJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueAgentTokenRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      tokenInputJson: isSet(object.tokenInputJson)
+        ? globalThis.String(object.tokenInputJson)
+        : isSet(object.token_input_json)
+        ? globalThis.String(object.token_input_json)
+        : "",
+    };
+  },
+
+  toJSON(message: IssueAgentTokenRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.tokenInputJson !== "") {
+      obj.tokenInputJson = message.tokenInputJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IssueAgentTokenRequest>): IssueAgentTokenRequest {
+    return IssueAgentTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IssueAgentTokenRequest>): IssueAgentTokenRequest {
+    const message = createBaseIssueAgentTokenRequest();
+    message.agentId = object.agentId ?? "";
+    message.tokenInputJson = object.tokenInputJson ?? "";
+    return message;
+  },
+};
+
+function createBaseIssueAgentTokenResponse(): IssueAgentTokenResponse {
+  return { agentTokenJson: "" };
+}
+
+export const IssueAgentTokenResponse: MessageFns<IssueAgentTokenResponse> = {
+  encode(message: IssueAgentTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentTokenJson !== "") {
+      writer.uint32(10).string(message.agentTokenJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueAgentTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueAgentTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentTokenJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueAgentTokenResponse {
+    return {
+      agentTokenJson: isSet(object.agentTokenJson)
+        ? globalThis.String(object.agentTokenJson)
+        : isSet(object.agent_token_json)
+        ? globalThis.String(object.agent_token_json)
+        : "",
+    };
+  },
+
+  toJSON(message: IssueAgentTokenResponse): unknown {
+    const obj: any = {};
+    if (message.agentTokenJson !== "") {
+      obj.agentTokenJson = message.agentTokenJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IssueAgentTokenResponse>): IssueAgentTokenResponse {
+    return IssueAgentTokenResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IssueAgentTokenResponse>): IssueAgentTokenResponse {
+    const message = createBaseIssueAgentTokenResponse();
+    message.agentTokenJson = object.agentTokenJson ?? "";
+    return message;
+  },
+};
+
+function createBaseListAgentTokensRequest(): ListAgentTokensRequest {
+  return { agentId: "" };
+}
+
+export const ListAgentTokensRequest: MessageFns<ListAgentTokensRequest> = {
+  encode(message: ListAgentTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentTokensRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAgentTokensRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAgentTokensRequest>): ListAgentTokensRequest {
+    return ListAgentTokensRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAgentTokensRequest>): ListAgentTokensRequest {
+    const message = createBaseListAgentTokensRequest();
+    message.agentId = object.agentId ?? "";
+    return message;
+  },
+};
+
+function createBaseListAgentTokensResponse(): ListAgentTokensResponse {
+  return { agentTokensJson: [] };
+}
+
+export const ListAgentTokensResponse: MessageFns<ListAgentTokensResponse> = {
+  encode(message: ListAgentTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.agentTokensJson) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentTokensJson.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentTokensResponse {
+    return {
+      agentTokensJson: globalThis.Array.isArray(object?.agentTokensJson)
+        ? object.agentTokensJson.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.agent_tokens_json)
+        ? object.agent_tokens_json.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListAgentTokensResponse): unknown {
+    const obj: any = {};
+    if (message.agentTokensJson?.length) {
+      obj.agentTokensJson = message.agentTokensJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAgentTokensResponse>): ListAgentTokensResponse {
+    return ListAgentTokensResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAgentTokensResponse>): ListAgentTokensResponse {
+    const message = createBaseListAgentTokensResponse();
+    message.agentTokensJson = object.agentTokensJson?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeAgentTokenRequest(): RevokeAgentTokenRequest {
+  return { agentId: "", tokenId: "" };
+}
+
+export const RevokeAgentTokenRequest: MessageFns<RevokeAgentTokenRequest> = {
+  encode(message: RevokeAgentTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== "") {
+      writer.uint32(10).string(message.agentId);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(18).string(message.tokenId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeAgentTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeAgentTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeAgentTokenRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.String(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.String(object.agent_id)
+        : "",
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeAgentTokenRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== "") {
+      obj.agentId = message.agentId;
+    }
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeAgentTokenRequest>): RevokeAgentTokenRequest {
+    return RevokeAgentTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeAgentTokenRequest>): RevokeAgentTokenRequest {
+    const message = createBaseRevokeAgentTokenRequest();
+    message.agentId = object.agentId ?? "";
+    message.tokenId = object.tokenId ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeAgentTokenResponse(): RevokeAgentTokenResponse {
+  return { agentTokenJson: "" };
+}
+
+export const RevokeAgentTokenResponse: MessageFns<RevokeAgentTokenResponse> = {
+  encode(message: RevokeAgentTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentTokenJson !== "") {
+      writer.uint32(10).string(message.agentTokenJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeAgentTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeAgentTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentTokenJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeAgentTokenResponse {
+    return {
+      agentTokenJson: isSet(object.agentTokenJson)
+        ? globalThis.String(object.agentTokenJson)
+        : isSet(object.agent_token_json)
+        ? globalThis.String(object.agent_token_json)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeAgentTokenResponse): unknown {
+    const obj: any = {};
+    if (message.agentTokenJson !== "") {
+      obj.agentTokenJson = message.agentTokenJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeAgentTokenResponse>): RevokeAgentTokenResponse {
+    return RevokeAgentTokenResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeAgentTokenResponse>): RevokeAgentTokenResponse {
+    const message = createBaseRevokeAgentTokenResponse();
+    message.agentTokenJson = object.agentTokenJson ?? "";
+    return message;
+  },
+};
+
 export type ShieldAnalyzerService = typeof ShieldAnalyzerService;
 export const ShieldAnalyzerService = {
   /** Opens a case from a case input (§3). */
@@ -1137,6 +1649,45 @@ export const ShieldAnalyzerService = {
     responseSerialize: (value: ListCasesResponse): Buffer => Buffer.from(ListCasesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCasesResponse => ListCasesResponse.decode(value),
   },
+  /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
+  issueAgentToken: {
+    path: "/trustmesh.shield.v1.ShieldAnalyzer/IssueAgentToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IssueAgentTokenRequest): Buffer =>
+      Buffer.from(IssueAgentTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IssueAgentTokenRequest => IssueAgentTokenRequest.decode(value),
+    responseSerialize: (value: IssueAgentTokenResponse): Buffer =>
+      Buffer.from(IssueAgentTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IssueAgentTokenResponse => IssueAgentTokenResponse.decode(value),
+  },
+  /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
+  listAgentTokens: {
+    path: "/trustmesh.shield.v1.ShieldAnalyzer/ListAgentTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAgentTokensRequest): Buffer =>
+      Buffer.from(ListAgentTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAgentTokensRequest => ListAgentTokensRequest.decode(value),
+    responseSerialize: (value: ListAgentTokensResponse): Buffer =>
+      Buffer.from(ListAgentTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAgentTokensResponse => ListAgentTokensResponse.decode(value),
+  },
+  /**
+   * Revokes one of the agent's tokens: refused at once on every transport and replica. Idempotent;
+   * operator credentials only; NOT_FOUND (SHIELD_AGENT_TOKEN_NOT_FOUND) for a token the agent does not hold.
+   */
+  revokeAgentToken: {
+    path: "/trustmesh.shield.v1.ShieldAnalyzer/RevokeAgentToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeAgentTokenRequest): Buffer =>
+      Buffer.from(RevokeAgentTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeAgentTokenRequest => RevokeAgentTokenRequest.decode(value),
+    responseSerialize: (value: RevokeAgentTokenResponse): Buffer =>
+      Buffer.from(RevokeAgentTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeAgentTokenResponse => RevokeAgentTokenResponse.decode(value),
+  },
 } as const;
 
 export interface ShieldAnalyzerServer extends UntypedServiceImplementation {
@@ -1152,6 +1703,15 @@ export interface ShieldAnalyzerServer extends UntypedServiceImplementation {
   getCase: handleUnaryCall<GetCaseRequest, GetCaseResponse>;
   /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
   listCases: handleUnaryCall<ListCasesRequest, ListCasesResponse>;
+  /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
+  issueAgentToken: handleUnaryCall<IssueAgentTokenRequest, IssueAgentTokenResponse>;
+  /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
+  listAgentTokens: handleUnaryCall<ListAgentTokensRequest, ListAgentTokensResponse>;
+  /**
+   * Revokes one of the agent's tokens: refused at once on every transport and replica. Idempotent;
+   * operator credentials only; NOT_FOUND (SHIELD_AGENT_TOKEN_NOT_FOUND) for a token the agent does not hold.
+   */
+  revokeAgentToken: handleUnaryCall<RevokeAgentTokenRequest, RevokeAgentTokenResponse>;
 }
 
 export interface ShieldAnalyzerClient extends Client {
@@ -1250,6 +1810,57 @@ export interface ShieldAnalyzerClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCasesResponse) => void,
+  ): ClientUnaryCall;
+  /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
+  issueAgentToken(
+    request: IssueAgentTokenRequest,
+    callback: (error: ServiceError | null, response: IssueAgentTokenResponse) => void,
+  ): ClientUnaryCall;
+  issueAgentToken(
+    request: IssueAgentTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IssueAgentTokenResponse) => void,
+  ): ClientUnaryCall;
+  issueAgentToken(
+    request: IssueAgentTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IssueAgentTokenResponse) => void,
+  ): ClientUnaryCall;
+  /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
+  listAgentTokens(
+    request: ListAgentTokensRequest,
+    callback: (error: ServiceError | null, response: ListAgentTokensResponse) => void,
+  ): ClientUnaryCall;
+  listAgentTokens(
+    request: ListAgentTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAgentTokensResponse) => void,
+  ): ClientUnaryCall;
+  listAgentTokens(
+    request: ListAgentTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAgentTokensResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Revokes one of the agent's tokens: refused at once on every transport and replica. Idempotent;
+   * operator credentials only; NOT_FOUND (SHIELD_AGENT_TOKEN_NOT_FOUND) for a token the agent does not hold.
+   */
+  revokeAgentToken(
+    request: RevokeAgentTokenRequest,
+    callback: (error: ServiceError | null, response: RevokeAgentTokenResponse) => void,
+  ): ClientUnaryCall;
+  revokeAgentToken(
+    request: RevokeAgentTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeAgentTokenResponse) => void,
+  ): ClientUnaryCall;
+  revokeAgentToken(
+    request: RevokeAgentTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeAgentTokenResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -24,7 +24,8 @@ export const protobufFileName = "trustmesh/shield/v1/shield_analyzer.proto";
  * with this workspace's `useNullAsOptional` flag drops nested values when decoding it.) Text that is not
  * one JSON value is refused with INVALID_ARGUMENT and the issue code SHIELD_BODY_NOT_JSON.
  *
- * Authentication: metadata `authorization: Bearer <operator credential or agent token>`.
+ * Authentication: metadata `authorization: Bearer <operator credential or agent token>`; agent tokens
+ * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST.
  * Refusals: INVALID_ARGUMENT (validation, closed case), UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND,
  * ABORTED (concurrent change); trailing metadata `shield-issues-bin` holds the JSON
  * `{ "error", "issues": [{ "code", "path", "message" }] }` of the REST answer.
@@ -90,6 +91,39 @@ export interface ListCasesResponse {
   casesJson: string[];
 }
 
+export interface IssueAgentTokenRequest {
+  agentId: string;
+  /**
+   * `{ "name"?, "expiresInDays"? 1-30 = 7, "mcp"? = false }`, as REST; empty text is `{}`. ABORTED with
+   * SHIELD_AGENT_TOKEN_LIMIT when the agent already holds the most live tokens it may.
+   */
+  tokenInputJson: string;
+}
+
+export interface IssueAgentTokenResponse {
+  /** The token as REST lists it plus `token`, the bearer text (shown once, only its SHA-256 is kept). */
+  agentTokenJson: string;
+}
+
+export interface ListAgentTokensRequest {
+  agentId: string;
+}
+
+export interface ListAgentTokensResponse {
+  /** `{ tokenId, agentId, name?, scopes, issuedAt, expiresAt, revokedAt?, mcpInstallationConfirmedAt?, status }`. */
+  agentTokensJson: string[];
+}
+
+export interface RevokeAgentTokenRequest {
+  agentId: string;
+  tokenId: string;
+}
+
+export interface RevokeAgentTokenResponse {
+  /** The revoked token as listed (with `revokedAt`). */
+  agentTokenJson: string;
+}
+
 export const TRUSTMESH_SHIELD_V1_PACKAGE_NAME = "trustmesh.shield.v1";
 
 export interface ShieldAnalyzerClient {
@@ -116,6 +150,21 @@ export interface ShieldAnalyzerClient {
   /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
 
   listCases(request: ListCasesRequest, metadata?: Metadata): Observable<ListCasesResponse>;
+
+  /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
+
+  issueAgentToken(request: IssueAgentTokenRequest, metadata?: Metadata): Observable<IssueAgentTokenResponse>;
+
+  /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
+
+  listAgentTokens(request: ListAgentTokensRequest, metadata?: Metadata): Observable<ListAgentTokensResponse>;
+
+  /**
+   * Revokes one of the agent's tokens: refused at once on every transport and replica. Idempotent;
+   * operator credentials only; NOT_FOUND (SHIELD_AGENT_TOKEN_NOT_FOUND) for a token the agent does not hold.
+   */
+
+  revokeAgentToken(request: RevokeAgentTokenRequest, metadata?: Metadata): Observable<RevokeAgentTokenResponse>;
 }
 
 export interface ShieldAnalyzerController {
@@ -160,11 +209,45 @@ export interface ShieldAnalyzerController {
     request: ListCasesRequest,
     metadata?: Metadata,
   ): Promise<ListCasesResponse> | Observable<ListCasesResponse> | ListCasesResponse;
+
+  /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
+
+  issueAgentToken(
+    request: IssueAgentTokenRequest,
+    metadata?: Metadata,
+  ): Promise<IssueAgentTokenResponse> | Observable<IssueAgentTokenResponse> | IssueAgentTokenResponse;
+
+  /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
+
+  listAgentTokens(
+    request: ListAgentTokensRequest,
+    metadata?: Metadata,
+  ): Promise<ListAgentTokensResponse> | Observable<ListAgentTokensResponse> | ListAgentTokensResponse;
+
+  /**
+   * Revokes one of the agent's tokens: refused at once on every transport and replica. Idempotent;
+   * operator credentials only; NOT_FOUND (SHIELD_AGENT_TOKEN_NOT_FOUND) for a token the agent does not hold.
+   */
+
+  revokeAgentToken(
+    request: RevokeAgentTokenRequest,
+    metadata?: Metadata,
+  ): Promise<RevokeAgentTokenResponse> | Observable<RevokeAgentTokenResponse> | RevokeAgentTokenResponse;
 }
 
 export function ShieldAnalyzerControllerMethods() {
   return function (constructor: Function) {
-    const grpcMethods: string[] = ["openCase", "consult", "addGuidance", "closeCase", "getCase", "listCases"];
+    const grpcMethods: string[] = [
+      "openCase",
+      "consult",
+      "addGuidance",
+      "closeCase",
+      "getCase",
+      "listCases",
+      "issueAgentToken",
+      "listAgentTokens",
+      "revokeAgentToken",
+    ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
       GrpcMethod("trustmesh.shield.v1.ShieldAnalyzer", method)(constructor.prototype[method], method, descriptor);
