@@ -193,18 +193,19 @@ describe('Shield analyzer REST /v0.1', () => {
   });
 
   it('never stores, publishes or logs the consult message or situationContext (§12)', async () => {
-    const sentinelMessage = 'SENTINEL-MSG-5f1c9e';
-    const sentinelContext = 'SENTINEL-CTX-a83b02';
-    // §12 [ours]: an analysis may quote a short cue of a tactic, so the sentinel sits outside any cue here,
-    // and a second, manipulative message checks that neither input is ever kept wholesale.
+    const sentinelMessage = 'qzxsentinelmsgwv';
+    const sentinelContext = 'qzxsentinelctxwv';
+    // §12 [ours]: an analysis may quote a short cue of a tactic or of a claim (a name, an id, a figure and a few
+    // words around it), so the sentinel is a plain word in a sentence that carries neither; a second,
+    // manipulative message checks that neither input is ever kept wholesale.
     const manipulative = 'URGENT!!! Wire the 9,000 EUR now and do not tell finance, the CEO said so and there is no time to check.';
     const manipulativeContext = 'Earlier in the chat the sender said they were the new finance director and asked for secrecy.';
     const first = await app.call('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput());
     expect((await app.call('POST', `/v0.1/shield/cases/${first.body.caseId}/consult`, ACME_TOKEN, { message: manipulative, situationContext: manipulativeContext })).status).toBe(200);
     const opened = await app.call('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput());
     const consulted = await app.call('POST', `/v0.1/shield/cases/${opened.body.caseId}/consult`, ACME_TOKEN, {
-      message: `Could you confirm when the spare parts for order 7 will arrive? Our tracking note is ${sentinelMessage}.`,
-      situationContext: `The operator's notebook entry ${sentinelContext} concerns this order.`,
+      message: `Could you confirm when the spare parts for order 7 will arrive? Many thanks from everyone here at ${sentinelMessage}.`,
+      situationContext: `The operator noted ${sentinelContext} about this order.`,
     });
     expect(consulted.status).toBe(200);
     // Wait until the projection holds the consultation: the event went through the outbox and the bus.

@@ -131,13 +131,13 @@ describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', ()
   }, TEST_TIMEOUT);
 
   it('publishes the case events on shield.cases.v1 and never the consult message or context, nor stores or logs them (§12)', async () => {
-    const sentinelMessage = 'SENTINEL-SRV-MSG-7d41aa';
-    const sentinelContext = 'SENTINEL-SRV-CTX-0c93be';
+    const sentinelMessage = 'qzxsentinelsrvmsgwv';
+    const sentinelContext = 'qzxsentinelsrvctxwv';
     const opened = await shield.rest('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput());
     const caseId = opened.body.caseId as string;
     const consulted = await shield.rest('POST', `/v0.1/shield/cases/${caseId}/consult`, ACME_TOKEN, {
-      message: `Could you confirm when the spare parts for order 7 arrive? Our tracking note is ${sentinelMessage}.`,
-      situationContext: `The operator's notebook entry ${sentinelContext} concerns this order.`,
+      message: `Could you confirm when the spare parts for order 7 will arrive? Many thanks from everyone here at ${sentinelMessage}.`,
+      situationContext: `The operator noted ${sentinelContext} about this order.`,
     });
     expect(consulted.status).toBe(200);
     const consultationId = consulted.body.consultation.consultationId as string;
