@@ -20,7 +20,8 @@
  * (`OUTBOX_LEASE_LOST`) and two publishers never interleave their marks. A crash anywhere leaves rows
  * unpublished, and the next lease holder publishes them again: at least once, in order per stream.
  *
- * Raw SQL, where Prisma cannot say it or says it too slowly: the advisory lock (`pg_advisory_xact_lock`);
+ * Raw SQL, where Prisma cannot say it or says it too slowly: `readStream` (on the database's own connection,
+ * see `READ_STREAM`); the advisory lock (`pg_advisory_xact_lock`);
  * the append's insert, one `unnest` statement for the events and their outbox rows (Prisma's
  * `createManyAndReturn` plus `createMany` made an append of 100 events about ten times slower, see `bench:event-log`);
  * and the lease upsert, whose conditional `ON CONFLICT … WHERE` must compare with the database's clock
@@ -159,6 +160,53 @@ async function insertEvents(tx: Prisma.TransactionClient, envelopes: readonly Ev
   return rows.map((row) => row.position);
 }
 
+/**
+ * `readStream`'s statement, on the database's own connection rather than through Prisma: commands read their
+ * streams on every call (a relay reads one to three per socket that connects), and a Prisma model query is
+ * compiled again on each call by the client's WASM query compiler, which under a burst of connections took a
+ * large share of the event loop and of the garbage. Positions come back as text (PGlite reads int8 as a lossy
+ * number) and `occurred_at` as epoch milliseconds (float8: a number in both drivers, exact at millisecond
+ * precision); a NULL limit is no limit.
+ */
+const READ_STREAM = `
+  SELECT position::text AS position, event_id::text AS event_id, stream_id, stream_version, event_type, schema_version,
+         (extract(epoch FROM occurred_at) * 1000)::float8 AS occurred_at_ms, correlation_id, causation_id, traceparent, producer, data
+    FROM events
+   WHERE stream_id = $1 AND stream_version >= $2::integer
+   ORDER BY stream_version
+   LIMIT $3::bigint`;
+
+interface StreamEventRow {
+  position: string;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  event_type: string;
+  schema_version: number;
+  occurred_at_ms: number;
+  correlation_id: string;
+  causation_id: string | null;
+  traceparent: string | null;
+  producer: string;
+  data: EventEnvelope['data'];
+}
+
+function streamRowEnvelope(row: StreamEventRow): EventEnvelope {
+  return {
+    eventId: row.event_id,
+    eventType: row.event_type,
+    schemaVersion: row.schema_version,
+    streamId: row.stream_id,
+    streamVersion: row.stream_version,
+    occurredAt: new Date(Math.round(row.occurred_at_ms)).toISOString(),
+    correlationId: row.correlation_id,
+    causationId: row.causation_id,
+    traceparent: row.traceparent,
+    producer: row.producer,
+    data: row.data,
+  };
+}
+
 function wholeNumber(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max;
 }
@@ -179,6 +227,7 @@ function isUniqueViolation(error: unknown): boolean {
 
 export class EventStore {
   private readonly prisma: PrismaClient;
+  private readonly database: Database;
   private readonly settings: {
     maxEventDataBytes: number;
     maxEventsPerAppend: number;
@@ -208,6 +257,7 @@ export class EventStore {
     }
     this.settings = { maxEventDataBytes, maxEventsPerAppend, producer: options.producer, defaultTopic: options.defaultTopic, now: options.now ?? (() => new Date()) };
     this.publisherId = options.publisherId ?? uuidv7();
+    this.database = database;
     this.prisma = new PrismaClient({ adapter: database.prismaAdapter(), errorFormat: 'minimal' });
   }
 
@@ -284,13 +334,9 @@ export class EventStore {
       throw new EventStoreError('READ_OPTIONS_INVALID', 'fromVersion is a whole number ≥ 1 and limit a whole number ≥ 1.');
     }
     const rows = await this.guard('read', () =>
-      this.prisma.event.findMany({
-        where: { streamId, streamVersion: { gte: fromVersion } },
-        orderBy: { streamVersion: 'asc' },
-        ...(options.limit === undefined ? {} : { take: options.limit }),
-      }),
+      this.database.withConnection((sql) => sql.query<StreamEventRow>(READ_STREAM, [streamId, fromVersion, options.limit ?? null])),
     );
-    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+    return rows.map((row) => ({ position: toNumber(row.position), envelope: streamRowEnvelope(row) }));
   }
 
   /** Every stream's events in global order, a page at a time. */
