@@ -20,7 +20,7 @@ export class ControlStore {
     const result = await this.store.append(streamId, expectedVersion, [...events], correlationId ? { correlationId } : {});
     const envelopes = result.events.map((event) => event.envelope);
     this.publisher.kick();
-    this.feed.deliver(envelopes);
+    this.feed.deliverAppended(envelopes);
     return envelopes;
   }
 

@@ -12,6 +12,7 @@ import { RELAY_SERVICE_CREDENTIAL_DIGESTS, RELAY_TLS } from '../persistence/pers
 import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from '../persistence/relay-infrastructure';
 import type { TlsMaterial } from '../tls/tls-material';
 import { ControlStore } from './control-store';
+import { PresenceRows } from './presence-rows';
 import { RelayControlGrpcServer } from './relay-control.grpc-server';
 import { ReplicaLiveness } from './replica-liveness';
 import { RelayControlService } from './relay-control.service';
@@ -33,7 +34,7 @@ import { WorkspaceRegistry } from './workspace-registry';
       provide: WorkspacePresence,
       inject: [RELAY_INFRASTRUCTURE, ControlStore, WorkspaceRegistry, RELAY_CONFIG, RELAY_LOGGER],
       useFactory: (infra: RelayInfrastructure, control: ControlStore, workspaces: WorkspaceRegistry, config: RelayGatewayConfig, logger: JsonLogger) =>
-        new WorkspacePresence(infra.prisma, control, workspaces, infra.feed, config, logger),
+        new WorkspacePresence(new PresenceRows(infra.database), control, workspaces, infra.feed, config, logger),
     },
     {
       provide: RELAY_DIRECTORY,

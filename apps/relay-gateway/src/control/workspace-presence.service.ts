@@ -2,7 +2,8 @@
  * Live presence: which Companion connection is each workspace's live one, on which replica, and how many
  * browser sessions are open, across replicas. The replica holding a socket writes the presence row first
  * (so any replica reading afterwards sees it at once), then appends the fact to the workspace's presence
- * stream (audit, read models, and the notification every replica's feed delivers).
+ * stream (audit, read models, and the notification every replica's feed delivers). The rows are read and
+ * written in plain SQL (`presence-rows.ts`): these statements run for every socket that opens or closes.
  *
  * Status listeners are called with a freshly read status whenever a presence event for the workspace
  * arrives (from this replica at once, from others through the bus); refreshes are serialised per
@@ -14,10 +15,10 @@ import { isWireVersion, type WireVersion } from '@trustmesh/relay-protocol';
 
 import type { RelayGatewayConfig } from '../config/relay-gateway.config';
 import type { JsonLogger } from '../logging/json-logger';
-import type { PrismaClient } from '../persistence/generated/prisma/client';
 import type { ControlEventFeed } from './control-event-feed';
 import type { ControlStore } from './control-store';
 import { controlEvent, streams } from './control.events';
+import type { PresenceRows } from './presence-rows';
 import type {
   BrowserSessionEnd,
   BrowserSessionStart,
@@ -32,16 +33,6 @@ const PRESENCE_EVENTS = new Set(['CompanionConnected', 'CompanionDisconnected', 
 
 type StatusListener = (status: WorkspaceStatusView) => void;
 
-interface PresenceRow {
-  online: boolean;
-  device_id: string | null;
-  connection_id: string | null;
-  replica_id: string | null;
-  wire_version: string | null;
-  last_wire_version: string | null;
-  changed_at: Date | null;
-}
-
 /** What RelayControl's WorkspaceStatus shows: a watcher is sent a message when this changes. */
 export function visibleStatusKey(status: WorkspaceStatusView): string {
   return [status.status, status.deviceId ?? '', status.wireVersion ?? '', status.browserSessionCount, status.changedAt?.getTime() ?? ''].join('|');
@@ -55,10 +46,12 @@ export function statusKey(status: WorkspaceStatusView): string {
 export class WorkspacePresence {
   private readonly listeners = new Set<{ listener: StatusListener; workspaceId: string | null; last: Map<string, string> }>();
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Workspaces whose next refresh is queued and has not started reading yet: it covers any event that comes meanwhile. */
+  private readonly refreshQueued = new Set<string>();
   private readonly unsubscribeFeed: () => void;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly rows: PresenceRows,
     private readonly control: ControlStore,
     private readonly workspaces: WorkspaceRegistry,
     feed: ControlEventFeed,
@@ -75,14 +68,7 @@ export class WorkspacePresence {
 
   async companionConnected(connection: CompanionConnection): Promise<void> {
     const now = new Date();
-    await this.prisma.$executeRaw`
-      INSERT INTO relay_workspace_presence (workspace_id, online, device_id, connection_id, replica_id, wire_version, last_wire_version, changed_at)
-      VALUES (${connection.workspaceId}::uuid, true, ${connection.deviceId}::uuid, ${connection.connectionId}::uuid, ${this.config.replicaId},
-              ${connection.wireVersion}, ${connection.wireVersion}, ${now.toISOString()}::timestamptz)
-      ON CONFLICT (workspace_id) DO UPDATE SET
-        online = true, device_id = EXCLUDED.device_id, connection_id = EXCLUDED.connection_id, replica_id = EXCLUDED.replica_id,
-        wire_version = EXCLUDED.wire_version, last_wire_version = EXCLUDED.last_wire_version,
-        changed_at = CASE WHEN relay_workspace_presence.online THEN relay_workspace_presence.changed_at ELSE EXCLUDED.changed_at END`;
+    await this.rows.companionOnline(connection, this.config.replicaId, now);
     await this.control.append(streams.presence(connection.workspaceId), 'any', [
       controlEvent('CompanionConnected', {
         workspaceId: connection.workspaceId,
@@ -97,11 +83,7 @@ export class WorkspacePresence {
 
   async companionDisconnected(disconnection: CompanionDisconnection): Promise<void> {
     const now = new Date();
-    const updated = await this.prisma.$executeRaw`
-      UPDATE relay_workspace_presence
-         SET online = false, device_id = NULL, connection_id = NULL, replica_id = NULL, wire_version = NULL,
-             changed_at = ${now.toISOString()}::timestamptz
-       WHERE workspace_id = ${disconnection.workspaceId}::uuid AND connection_id = ${disconnection.connectionId}::uuid`;
+    const wasLive = await this.rows.companionOffline(disconnection.workspaceId, disconnection.connectionId, now);
     await this.control.append(streams.presence(disconnection.workspaceId), 'any', [
       controlEvent('CompanionDisconnected', {
         workspaceId: disconnection.workspaceId,
@@ -109,7 +91,7 @@ export class WorkspacePresence {
         connectionId: disconnection.connectionId,
         reason: disconnection.reason,
         replicaId: this.config.replicaId,
-        wasLive: updated > 0,
+        wasLive,
         disconnectedAt: now.toISOString(),
       }),
     ]);
@@ -117,11 +99,7 @@ export class WorkspacePresence {
 
   async browserSessionStarted(session: BrowserSessionStart): Promise<void> {
     const now = new Date();
-    await this.prisma.relayLiveBrowserSession.upsert({
-      where: { sessionId: session.sessionId },
-      create: { sessionId: session.sessionId, workspaceId: session.workspaceId, replicaId: this.config.replicaId, startedAt: now },
-      update: {},
-    });
+    await this.rows.sessionStarted(session, this.config.replicaId, now);
     await this.control.append(streams.presence(session.workspaceId), 'any', [
       controlEvent('BrowserSessionStarted', {
         workspaceId: session.workspaceId,
@@ -135,8 +113,7 @@ export class WorkspacePresence {
   }
 
   async browserSessionEnded(session: BrowserSessionEnd): Promise<void> {
-    const removed = await this.prisma.relayLiveBrowserSession.deleteMany({ where: { sessionId: session.sessionId } });
-    if (removed.count === 0) return;
+    if (!(await this.rows.sessionEnded(session.sessionId))) return;
     await this.control.append(streams.presence(session.workspaceId), 'any', [
       controlEvent('BrowserSessionEnded', {
         workspaceId: session.workspaceId,
@@ -156,12 +133,8 @@ export class WorkspacePresence {
    * browsers elsewhere see the workspace go offline.
    */
   async releaseReplica(replicaId: string = this.config.replicaId, reason: 'shutdown' | 'heartbeat-timeout' = 'shutdown'): Promise<number> {
-    const [companions, sessions] = await Promise.all([
-      this.prisma.relayWorkspacePresence.findMany({ where: { replicaId, online: true } }),
-      this.prisma.relayLiveBrowserSession.findMany({ where: { replicaId } }),
-    ]);
+    const { companions, sessions } = await this.rows.heldBy(replicaId);
     for (const row of companions) {
-      if (!row.connectionId || !row.deviceId) continue;
       await this.companionDisconnected({ connectionId: row.connectionId, workspaceId: row.workspaceId, deviceId: row.deviceId, reason });
     }
     for (const session of sessions) {
@@ -179,13 +152,8 @@ export class WorkspacePresence {
    * a Companion that died with the previous process.
    */
   async releaseEveryReplica(): Promise<number> {
-    const [companions, sessions] = await Promise.all([
-      this.prisma.relayWorkspacePresence.findMany({ where: { online: true }, select: { replicaId: true } }),
-      this.prisma.relayLiveBrowserSession.findMany({ select: { replicaId: true } }),
-    ]);
-    const replicas = new Set([...companions, ...sessions].map((row) => row.replicaId).filter((id): id is string => typeof id === 'string'));
     let released = 0;
-    for (const replicaId of replicas) released += await this.releaseReplica(replicaId, 'shutdown');
+    for (const replicaId of await this.rows.holders()) released += await this.releaseReplica(replicaId, 'shutdown');
     return released;
   }
 
@@ -193,25 +161,19 @@ export class WorkspacePresence {
   async status(workspaceId: string): Promise<WorkspaceStatusView | null> {
     const workspace = await this.workspaces.find(workspaceId);
     if (!workspace) return null;
-    const [rows, browserSessionCount] = await Promise.all([
-      this.prisma.$queryRaw<PresenceRow[]>`
-        SELECT online, device_id::text AS device_id, connection_id::text AS connection_id, replica_id, wire_version, last_wire_version, changed_at
-          FROM relay_workspace_presence WHERE workspace_id = ${workspaceId}::uuid`,
-      this.prisma.relayLiveBrowserSession.count({ where: { workspaceId } }),
-    ]);
-    const row = rows[0];
-    const version = (value: string | null | undefined): WireVersion | null => (isWireVersion(value) ? value : null);
-    const online = row?.online === true;
+    const row = await this.rows.status(workspaceId);
+    const version = (value: string | null): WireVersion | null => (isWireVersion(value) ? value : null);
+    const { online } = row;
     return {
       workspaceId,
       status: online ? 'online' : 'offline',
-      deviceId: online ? (row?.device_id ?? null) : null,
-      wireVersion: online ? version(row?.wire_version) : null,
-      lastKnownWireVersion: version(row?.last_wire_version),
-      replicaId: online ? (row?.replica_id ?? null) : null,
-      connectionId: online ? (row?.connection_id ?? null) : null,
-      browserSessionCount,
-      changedAt: row?.changed_at ? new Date(row.changed_at) : null,
+      deviceId: online ? row.deviceId : null,
+      wireVersion: online ? version(row.wireVersion) : null,
+      lastKnownWireVersion: version(row.lastWireVersion),
+      replicaId: online ? row.replicaId : null,
+      connectionId: online ? row.connectionId : null,
+      browserSessionCount: row.browserSessionCount,
+      changedAt: row.changedAt,
       endToEndEncrypted: workspace.endToEndEncrypted,
     };
   }
@@ -234,9 +196,16 @@ export class WorkspacePresence {
     const workspaceId = (envelope.data as { workspaceId?: unknown }).workspaceId;
     if (typeof workspaceId !== 'string') return;
     if (![...this.listeners].some((entry) => entry.workspaceId === null || entry.workspaceId === workspaceId)) return;
+    // Every event arrives at least twice (at once from this replica, again from the bus), and a connection
+    // burst brings several per workspace: one read that starts after them all sees what each of them wrote.
+    if (this.refreshQueued.has(workspaceId)) return;
+    this.refreshQueued.add(workspaceId);
     const previous = this.refreshing.get(workspaceId) ?? Promise.resolve();
     const next = previous
-      .then(() => this.refresh(workspaceId))
+      .then(() => {
+        this.refreshQueued.delete(workspaceId);
+        return this.refresh(workspaceId);
+      })
       .catch((error: unknown) => this.logger.warn('workspace status refresh failed', { workspaceId, errorName: error instanceof Error ? error.name : 'unknown' }))
       .finally(() => {
         if (this.refreshing.get(workspaceId) === next) this.refreshing.delete(workspaceId);

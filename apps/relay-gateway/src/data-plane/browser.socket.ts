@@ -19,6 +19,8 @@
  *   paused: what the browser sends early waits in TCP, not in the relay's memory. Only the frames already
  *   read from the socket's last chunk wait here (bounded), and they are read in order once it opens.
  */
+import type { Duplex } from 'node:stream';
+
 import type { RawData, WebSocket } from 'ws';
 
 import { CLOSE_CODES, FrameReader, type AnyWireFrame } from '@trustmesh/relay-protocol';
@@ -45,6 +47,8 @@ export interface BrowserSocketDeps {
   logger: DataPlaneLogger;
   /** How long the session may take to open (default 15 s). */
   openTimeoutMs?: number;
+  /** The upgraded TCP/TLS socket under `ws`: frames sent in one turn leave in one write (`PeerSocket`). */
+  transport?: Duplex;
 }
 
 /** An accepted browser socket, and the way to end its session from outside (EndBrowserSessions). */
@@ -71,6 +75,7 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
   const socket = new PeerSocket(ws, {
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     sendHighWaterBytes: config.sendHighWaterBytes,
+    ...(deps.transport ? { transport: deps.transport } : {}),
     onSlow: () => {
       metrics.sendBufferDrops({ socket: 'browser' });
       endReason = 'slow-consumer';

@@ -349,7 +349,7 @@ export class DataPlane {
       return;
     }
     this.browserServer.handleUpgrade(request, socket, head, (ws) => {
-      const session = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger });
+      const session = acceptBrowser(ws, verdict, { config, hub: this.hub, metrics: this.metrics, logger, transport: socket });
       this.browserSessions.add(session);
       void session.socket.closed.then(() => this.browserSessions.delete(session));
       // An EndBrowserSessions recorded after the ticket check, and heard here before this session was

@@ -7,8 +7,11 @@
  *   and `onSlow` runs (it closes the socket); nothing is queued past the mark, so memory stays bounded;
  * - for senders that pace themselves by what the peer reads (a catch-up), `bufferedAmount` and a callback
  *   once a frame has been handed to the kernel;
- * - close with a code, then terminate if the closing handshake does not finish in time.
+ * - close with a code, then terminate if the closing handshake does not finish in time;
+ * - frames sent in one turn of the event loop leave in one write (see `transport`).
  */
+import type { Duplex } from 'node:stream';
+
 import type { WebSocket } from 'ws';
 
 export interface PeerSocketOptions {
@@ -20,6 +23,15 @@ export interface PeerSocketOptions {
   onDead: () => void;
   /** How long a closing handshake may take before the socket is terminated. */
   closeTimeoutMs?: number;
+  /**
+   * The upgraded TCP/TLS socket under `ws`. When given, what is sent during one turn of the event loop is
+   * corked and handed to the kernel in one write at the end of that turn: one TLS record and one system call
+   * instead of one per frame. A Companion's frames reach the relay in bursts whenever its loop was held up (a
+   * garbage collection, a burst of connections), and each was otherwise written to every browser on its own,
+   * so the backlog behind a pause took longest to clear exactly when latency was already worst. Nothing waits
+   * beyond the current turn, and the order of frames is the order of `send` calls, as before.
+   */
+  transport?: Duplex;
 }
 
 export class PeerSocket {
@@ -27,6 +39,7 @@ export class PeerSocket {
   private heartbeat: NodeJS.Timeout | undefined;
   private closing = false;
   private slow = false;
+  private corked = false;
   readonly closed: Promise<void>;
 
   constructor(
@@ -84,10 +97,25 @@ export class PeerSocket {
       }
       return false;
     }
+    this.coalesce();
     if (written) this.ws.send(text, () => written());
     else this.ws.send(text);
     return true;
   }
+
+  /** Corks the transport until the end of this turn of the event loop (once per turn). */
+  private coalesce(): void {
+    const { transport } = this.options;
+    if (!transport || this.corked) return;
+    this.corked = true;
+    transport.cork();
+    process.nextTick(this.uncork);
+  }
+
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.options.transport?.uncork();
+  };
 
   /** Sends a last frame past the high-water mark check (a short Control message before a close). */
   sendFinal(text: string): void {

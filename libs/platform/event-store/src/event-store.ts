@@ -20,7 +20,8 @@
  * (`OUTBOX_LEASE_LOST`) and two publishers never interleave their marks. A crash anywhere leaves rows
  * unpublished, and the next lease holder publishes them again: at least once, in order per stream.
  *
- * Raw SQL, where Prisma cannot say it or says it too slowly: the advisory lock (`pg_advisory_xact_lock`);
+ * Raw SQL, where Prisma cannot say it or says it too slowly: `readStream` and the outbox claim (on the
+ * database's own connection, see `READ_STREAM`); the advisory lock (`pg_advisory_xact_lock`);
  * the append's insert, one `unnest` statement for the events and their outbox rows (Prisma's
  * `createManyAndReturn` plus `createMany` made an append of 100 events about ten times slower, see `bench:event-log`);
  * and the lease upsert, whose conditional `ON CONFLICT … WHERE` must compare with the database's clock
@@ -159,6 +160,78 @@ async function insertEvents(tx: Prisma.TransactionClient, envelopes: readonly Ev
   return rows.map((row) => row.position);
 }
 
+/**
+ * `readStream`'s statement, on the database's own connection rather than through Prisma: commands read their
+ * streams on every call (a relay reads one to three per socket that connects), and a Prisma model query is
+ * compiled again on each call by the client's WASM query compiler, which under a burst of connections took a
+ * large share of the event loop and of the garbage. Positions come back as text (PGlite reads int8 as a lossy
+ * number) and `occurred_at` as epoch milliseconds (float8: a number in both drivers, exact at millisecond
+ * precision); a NULL limit is no limit.
+ */
+const READ_STREAM = `
+  SELECT position::text AS position, event_id::text AS event_id, stream_id, stream_version, event_type, schema_version,
+         (extract(epoch FROM occurred_at) * 1000)::float8 AS occurred_at_ms, correlation_id, causation_id, traceparent, producer, data
+    FROM events
+   WHERE stream_id = $1 AND stream_version >= $2::integer
+   ORDER BY stream_version
+   LIMIT $3::bigint`;
+
+interface StreamEventRow {
+  position: string;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  event_type: string;
+  schema_version: number;
+  occurred_at_ms: number;
+  correlation_id: string;
+  causation_id: string | null;
+  traceparent: string | null;
+  producer: string;
+  data: EventEnvelope['data'];
+}
+
+/**
+ * The outbox publisher's claim, polled several times a second by every publisher (and kicked by every
+ * append): plain statements on the database's own connection like `READ_STREAM`, for the same reason. The
+ * lease is taken or renewed against the database's clock (`now()`), never a replica's.
+ */
+const TAKE_OUTBOX_LEASE = `
+  INSERT INTO outbox_leases (name, holder, expires_at, token)
+  VALUES ($1, $2, now() + $3::integer * interval '1 millisecond', $4)
+  ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
+    token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
+                 THEN outbox_leases.token ELSE EXCLUDED.token END
+  WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
+  RETURNING token`;
+
+const CLAIM_OUTBOX = `
+  SELECT o.id::text AS outbox_id, o.topic, e.position::text AS position, e.event_id::text AS event_id, e.stream_id, e.stream_version, e.event_type,
+         e.schema_version, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS occurred_at_ms, e.correlation_id, e.causation_id, e.traceparent,
+         e.producer, e.data
+    FROM outbox o JOIN events e ON e.position = o.event_position
+   WHERE o.published_at IS NULL
+   ORDER BY o.id
+   LIMIT $1::integer`;
+
+type OutboxEventRow = StreamEventRow & { outbox_id: string; topic: string };
+
+function streamRowEnvelope(row: StreamEventRow): EventEnvelope {
+  return {
+    eventId: row.event_id,
+    eventType: row.event_type,
+    schemaVersion: row.schema_version,
+    streamId: row.stream_id,
+    streamVersion: row.stream_version,
+    occurredAt: new Date(Math.round(row.occurred_at_ms)).toISOString(),
+    correlationId: row.correlation_id,
+    causationId: row.causation_id,
+    traceparent: row.traceparent,
+    producer: row.producer,
+    data: row.data,
+  };
+}
+
 function wholeNumber(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max;
 }
@@ -179,6 +252,7 @@ function isUniqueViolation(error: unknown): boolean {
 
 export class EventStore {
   private readonly prisma: PrismaClient;
+  private readonly database: Database;
   private readonly settings: {
     maxEventDataBytes: number;
     maxEventsPerAppend: number;
@@ -208,6 +282,7 @@ export class EventStore {
     }
     this.settings = { maxEventDataBytes, maxEventsPerAppend, producer: options.producer, defaultTopic: options.defaultTopic, now: options.now ?? (() => new Date()) };
     this.publisherId = options.publisherId ?? uuidv7();
+    this.database = database;
     this.prisma = new PrismaClient({ adapter: database.prismaAdapter(), errorFormat: 'minimal' });
   }
 
@@ -284,13 +359,9 @@ export class EventStore {
       throw new EventStoreError('READ_OPTIONS_INVALID', 'fromVersion is a whole number ≥ 1 and limit a whole number ≥ 1.');
     }
     const rows = await this.guard('read', () =>
-      this.prisma.event.findMany({
-        where: { streamId, streamVersion: { gte: fromVersion } },
-        orderBy: { streamVersion: 'asc' },
-        ...(options.limit === undefined ? {} : { take: options.limit }),
-      }),
+      this.database.withConnection((sql) => sql.query<StreamEventRow>(READ_STREAM, [streamId, fromVersion, options.limit ?? null])),
     );
-    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+    return rows.map((row) => ({ position: toNumber(row.position), envelope: streamRowEnvelope(row) }));
   }
 
   /** Every stream's events in global order, a page at a time. */
@@ -315,31 +386,20 @@ export class EventStore {
   async claimOutbox(limit = 100): Promise<OutboxMessage[]> {
     this.assertOpen();
     if (!wholeNumber(limit, 1, MAX_READ_LIMIT)) throw new EventStoreError('OUTBOX_OPTIONS_INVALID', `A claim takes 1–${MAX_READ_LIMIT} rows.`);
-    return this.guard('claim the outbox', async () => {
-      // Renewing keeps the token; taking the lease from another, or again after it ran out or was given
-      // back, gets a new one, which fences whatever the previous holding still had in hand.
-      const leases = await this.prisma.$queryRaw<Array<{ token: string }>>`
-        INSERT INTO outbox_leases (name, holder, expires_at, token)
-        VALUES (${OUTBOX_LEASE}, ${this.publisherId}, now() + ${this.leaseMs}::integer * interval '1 millisecond', ${randomUUID()})
-        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
-          token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
-                       THEN outbox_leases.token ELSE EXCLUDED.token END
-        WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
-        RETURNING token`;
-      const held = leases[0];
-      if (!held) {
-        this.leaseToken = '';
-        return [];
-      }
-      this.leaseToken = held.token;
-      const rows = await this.prisma.outboxMessage.findMany({
-        where: { publishedAt: null },
-        orderBy: { id: 'asc' },
-        take: limit,
-        include: { event: true },
-      });
-      return rows.map((row) => ({ id: toNumber(row.id), topic: row.topic, position: toNumber(row.eventPosition), envelope: toEnvelope(row.event) }));
-    });
+    return this.guard('claim the outbox', () =>
+      this.database.withConnection(async (sql) => {
+        // Renewing keeps the token; taking the lease from another, or again after it ran out or was given
+        // back, gets a new one, which fences whatever the previous holding still had in hand.
+        const [held] = await sql.query<{ token: string }>(TAKE_OUTBOX_LEASE, [OUTBOX_LEASE, this.publisherId, this.leaseMs, randomUUID()]);
+        if (!held) {
+          this.leaseToken = '';
+          return [];
+        }
+        this.leaseToken = held.token;
+        const rows = await sql.query<OutboxEventRow>(CLAIM_OUTBOX, [limit]);
+        return rows.map((row) => ({ id: toNumber(row.outbox_id), topic: row.topic, position: toNumber(row.position), envelope: streamRowEnvelope(row) }));
+      }),
+    );
   }
 
   /**
