@@ -25,10 +25,17 @@
  * `createManyAndReturn` plus `createMany` made an append of 100 events about ten times slower, see `bench:event-log`);
  * and the lease upsert, whose conditional `ON CONFLICT … WHERE` must compare with the database's clock
  * (`now()`), not each replica's. All are tagged templates: values travel as bind parameters.
+ *
+ * The hot reads and the outbox's own statements (reading a stream or the log, claiming, marking published,
+ * renewing and releasing the lease) skip Prisma altogether and go through the database's SQL port
+ * (`Database.withConnection`, the same pool or PGlite instance): each runs once or more per append, and
+ * Prisma's query engine cost more CPU than the statement itself (`bench:shield`). A claim is one statement
+ * (the lease upsert and the rows it entitles to). Appends stay in a Prisma transaction, for its bounded wait
+ * and run time (`STORE_BUSY`).
  */
 import { randomUUID } from 'node:crypto';
 
-import { prepareSchema, type Database, type MigrateOptions } from '@trustmesh/platform-database';
+import { prepareSchema, type Database, type MigrateOptions, type SqlExecutor } from '@trustmesh/platform-database';
 import { uuidv7, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
 
 import { checkStreamId, placeAt, prepareAppend, type AppendOptions, type ExpectedVersion, type PreparedAppend } from './append-request';
@@ -108,27 +115,53 @@ const OUTBOX_LEASE = 'outbox';
 /** Key of the append lock: "tm-appnd" in ASCII (the migration runner's is "tm-migr"). A literal, not a parameter. */
 const APPEND_LOCK_KEY = Prisma.raw('8389411577382596196');
 
-type EventRow = Prisma.EventGetPayload<object>;
-
 function toNumber(value: bigint | string | undefined): number {
   const number = Number(value);
   if (!Number.isSafeInteger(number)) throw new EventStoreError('STORE_FAILED', 'A position is beyond the safe integer range.');
   return number;
 }
 
-function toEnvelope(row: EventRow): EventEnvelope {
+/**
+ * An event row as `EVENT_COLUMNS` reads it through the SQL port: the position as text (PGlite reads int8 as
+ * a lossy number) and `occurred_at` already in `toISOString` form (UTC, milliseconds), so neither driver's
+ * date parsing is involved.
+ */
+interface EventRow {
+  position: string;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  event_type: string;
+  schema_version: number;
+  occurred_at: string;
+  correlation_id: string;
+  causation_id: string | null;
+  traceparent: string | null;
+  producer: string;
+  data: unknown;
+}
+
+/** The columns of `EventRow`, of the `events` table aliased `e`. */
+const EVENT_COLUMNS = `e.position::text AS position, e.event_id::text AS event_id, e.stream_id, e.stream_version, e.event_type, e.schema_version,
+  to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+  e.correlation_id, e.causation_id, e.traceparent, e.producer, e.data`;
+
+function toRecorded(row: EventRow): RecordedEvent {
   return {
-    eventId: row.eventId,
-    eventType: row.eventType,
-    schemaVersion: row.schemaVersion,
-    streamId: row.streamId,
-    streamVersion: row.streamVersion,
-    occurredAt: row.occurredAt.toISOString(),
-    correlationId: row.correlationId,
-    causationId: row.causationId,
-    traceparent: row.traceparent,
-    producer: row.producer,
-    data: row.data,
+    position: toNumber(row.position),
+    envelope: {
+      eventId: row.event_id,
+      eventType: row.event_type,
+      schemaVersion: Number(row.schema_version),
+      streamId: row.stream_id,
+      streamVersion: Number(row.stream_version),
+      occurredAt: row.occurred_at,
+      correlationId: row.correlation_id,
+      causationId: row.causation_id,
+      traceparent: row.traceparent,
+      producer: row.producer,
+      data: row.data,
+    },
   };
 }
 
@@ -179,6 +212,7 @@ function isUniqueViolation(error: unknown): boolean {
 
 export class EventStore {
   private readonly prisma: PrismaClient;
+  private readonly database: Database;
   private readonly settings: {
     maxEventDataBytes: number;
     maxEventsPerAppend: number;
@@ -208,6 +242,7 @@ export class EventStore {
     }
     this.settings = { maxEventDataBytes, maxEventsPerAppend, producer: options.producer, defaultTopic: options.defaultTopic, now: options.now ?? (() => new Date()) };
     this.publisherId = options.publisherId ?? uuidv7();
+    this.database = database;
     this.prisma = new PrismaClient({ adapter: database.prismaAdapter(), errorFormat: 'minimal' });
   }
 
@@ -272,7 +307,10 @@ export class EventStore {
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     checkStreamId(streamId);
-    return this.guard('read', () => this.versionOf(this.prisma, streamId));
+    const rows = await this.sql('read', (sql) =>
+      sql.query<{ version: number }>('SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1', [streamId]),
+    );
+    return Number(rows[0]?.version ?? 0);
   }
 
   /** A stream's events in version order. */
@@ -283,14 +321,14 @@ export class EventStore {
     if (!wholeNumber(fromVersion, 1, 2 ** 31 - 1) || (options.limit !== undefined && !wholeNumber(options.limit, 1, Number.MAX_SAFE_INTEGER))) {
       throw new EventStoreError('READ_OPTIONS_INVALID', 'fromVersion is a whole number ≥ 1 and limit a whole number ≥ 1.');
     }
-    const rows = await this.guard('read', () =>
-      this.prisma.event.findMany({
-        where: { streamId, streamVersion: { gte: fromVersion } },
-        orderBy: { streamVersion: 'asc' },
-        ...(options.limit === undefined ? {} : { take: options.limit }),
-      }),
+    const rows = await this.sql('read', (sql) =>
+      sql.query<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.stream_id = $1 AND e.stream_version >= $2::integer ORDER BY e.stream_version
+          ${options.limit === undefined ? '' : 'LIMIT $3::bigint'}`,
+        options.limit === undefined ? [streamId, fromVersion] : [streamId, fromVersion, String(options.limit)],
+      ),
     );
-    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+    return rows.map(toRecorded);
   }
 
   /** Every stream's events in global order, a page at a time. */
@@ -301,10 +339,10 @@ export class EventStore {
     if (!wholeNumber(fromPosition, 1, Number.MAX_SAFE_INTEGER) || !wholeNumber(limit, 1, MAX_READ_LIMIT)) {
       throw new EventStoreError('READ_OPTIONS_INVALID', `fromPosition is a whole number ≥ 1 and limit 1–${MAX_READ_LIMIT}.`);
     }
-    const rows = await this.guard('read', () =>
-      this.prisma.event.findMany({ where: { position: { gte: BigInt(fromPosition) } }, orderBy: { position: 'asc' }, take: limit }),
+    const rows = await this.sql('read', (sql) =>
+      sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.position >= $1::bigint ORDER BY e.position LIMIT $2::integer`, [String(fromPosition), limit]),
     );
-    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+    return rows.map(toRecorded);
   }
 
   /**
@@ -315,31 +353,33 @@ export class EventStore {
   async claimOutbox(limit = 100): Promise<OutboxMessage[]> {
     this.assertOpen();
     if (!wholeNumber(limit, 1, MAX_READ_LIMIT)) throw new EventStoreError('OUTBOX_OPTIONS_INVALID', `A claim takes 1–${MAX_READ_LIMIT} rows.`);
-    return this.guard('claim the outbox', async () => {
-      // Renewing keeps the token; taking the lease from another, or again after it ran out or was given
-      // back, gets a new one, which fences whatever the previous holding still had in hand.
-      const leases = await this.prisma.$queryRaw<Array<{ token: string }>>`
-        INSERT INTO outbox_leases (name, holder, expires_at, token)
-        VALUES (${OUTBOX_LEASE}, ${this.publisherId}, now() + ${this.leaseMs}::integer * interval '1 millisecond', ${randomUUID()})
-        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
-          token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
-                       THEN outbox_leases.token ELSE EXCLUDED.token END
-        WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
-        RETURNING token`;
-      const held = leases[0];
-      if (!held) {
-        this.leaseToken = '';
-        return [];
-      }
-      this.leaseToken = held.token;
-      const rows = await this.prisma.outboxMessage.findMany({
-        where: { publishedAt: null },
-        orderBy: { id: 'asc' },
-        take: limit,
-        include: { event: true },
-      });
-      return rows.map((row) => ({ id: toNumber(row.id), topic: row.topic, position: toNumber(row.eventPosition), envelope: toEnvelope(row.event) }));
-    });
+    // One statement: the lease, and the rows it entitles to (a row with no outbox columns when none is
+    // pending; no row at all when another publisher holds the lease). Renewing keeps the token; taking the
+    // lease from another, or again after it ran out or was given back, gets a new one, which fences whatever
+    // the previous holding still had in hand.
+    const rows = await this.sql('claim the outbox', (sql) =>
+      sql.query<{ token: string; id: string | null; topic: string | null } & Partial<EventRow>>(
+        `WITH lease AS (
+           INSERT INTO outbox_leases (name, holder, expires_at, token)
+           VALUES ($1, $2, now() + $3::integer * interval '1 millisecond', $4)
+           ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
+             token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
+                          THEN outbox_leases.token ELSE EXCLUDED.token END
+           WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
+           RETURNING token
+         )
+         SELECT lease.token, pending.* FROM lease LEFT JOIN LATERAL (
+           SELECT o.id::text AS id, o.topic, ${EVENT_COLUMNS}
+             FROM outbox o JOIN events e ON e.position = o.event_position
+            WHERE o.published_at IS NULL ORDER BY o.id LIMIT $5::integer
+         ) pending ON true
+         ORDER BY pending.id::bigint`,
+        [OUTBOX_LEASE, this.publisherId, this.leaseMs, randomUUID(), limit],
+      ),
+    );
+    const [held] = rows;
+    this.leaseToken = held?.token ?? '';
+    return rows.flatMap((row) => (row.id === null || row.topic === null ? [] : [{ id: toNumber(row.id), topic: row.topic, ...toRecorded(row as EventRow) }]));
   }
 
   /**
@@ -353,18 +393,20 @@ export class EventStore {
       throw new EventStoreError('OUTBOX_OPTIONS_INVALID', 'Outbox ids are whole numbers ≥ 1.');
     }
     if (ids.length === 0) return 0;
-    const rows = await this.guard('mark outbox rows published', () =>
-      this.prisma.$queryRaw<Array<{ held: boolean; marked: number }>>`
-        WITH lease AS (
-          SELECT 1 FROM outbox_leases
-           WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND token = ${this.leaseToken} AND token <> '' AND expires_at > now()
-           FOR SHARE
-        ), marked AS (
-          UPDATE outbox SET published_at = now()
-           WHERE id IN (${Prisma.join(ids.map(BigInt))}) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
-          RETURNING 1
-        )
-        SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT count(*) FROM marked)::int AS marked`,
+    const rows = await this.sql('mark outbox rows published', (sql) =>
+      sql.query<{ held: boolean; marked: number }>(
+        `WITH lease AS (
+           SELECT 1 FROM outbox_leases
+            WHERE name = $1 AND holder = $2 AND token = $3 AND token <> '' AND expires_at > now()
+            FOR SHARE
+         ), marked AS (
+           UPDATE outbox SET published_at = now()
+            WHERE id IN (SELECT jsonb_array_elements_text($4::jsonb)::bigint) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
+           RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT count(*) FROM marked)::int AS marked`,
+        [OUTBOX_LEASE, this.publisherId, this.leaseToken, JSON.stringify(ids.map(String))],
+      ),
     );
     const [result] = rows;
     if (!result?.held) throw this.leaseLost();
@@ -375,13 +417,15 @@ export class EventStore {
   async renewOutboxLease(): Promise<boolean> {
     this.assertOpen();
     if (!this.leaseToken) return false;
-    const renewed = await this.guard('renew the outbox lease', () =>
-      this.prisma.$executeRaw`
-        UPDATE outbox_leases SET expires_at = now() + ${this.leaseMs}::integer * interval '1 millisecond'
-         WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND token = ${this.leaseToken} AND expires_at > now()`,
+    const renewed = await this.sql('renew the outbox lease', (sql) =>
+      sql.query(
+        `UPDATE outbox_leases SET expires_at = now() + $4::integer * interval '1 millisecond'
+          WHERE name = $1 AND holder = $2 AND token = $3 AND expires_at > now() RETURNING 1`,
+        [OUTBOX_LEASE, this.publisherId, this.leaseToken, this.leaseMs],
+      ),
     );
-    if (renewed === 0) this.leaseToken = '';
-    return renewed > 0;
+    if (renewed.length === 0) this.leaseToken = '';
+    return renewed.length > 0;
   }
 
   private leaseLost(): EventStoreError {
@@ -461,8 +505,8 @@ export class EventStore {
   async releaseOutbox(): Promise<void> {
     this.assertOpen();
     this.leaseToken = '';
-    await this.guard('release the outbox', () =>
-      this.prisma.$executeRaw`UPDATE outbox_leases SET expires_at = now() WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND expires_at > now()`,
+    await this.sql('release the outbox', (sql) =>
+      sql.query('UPDATE outbox_leases SET expires_at = now() WHERE name = $1 AND holder = $2 AND expires_at > now()', [OUTBOX_LEASE, this.publisherId]),
     );
   }
 
@@ -476,6 +520,11 @@ export class EventStore {
 
   private assertOpen(): void {
     if (this.closed) throw new EventStoreError('STORE_CLOSED', 'The event store was closed.');
+  }
+
+  /** `work` on the database's SQL port, its failures reported as `guard` reports them. */
+  private sql<T>(operation: string, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.guard(operation, () => this.database.withConnection(work));
   }
 
   private async guard<T>(operation: string, work: () => Promise<T>): Promise<T> {
