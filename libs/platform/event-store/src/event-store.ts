@@ -3,8 +3,9 @@
  * order, and a transactional outbox, on the platform database (embedded PGlite or a Postgres server)
  * through Prisma and the database's driver adapter.
  *
- * Appends. One transaction: take the append lock, read the stream's version, refuse if it is not the
- * expected one (`ConcurrencyError`), insert the events, insert one outbox row per event. The lock is a
+ * Appends. One transaction: take the append lock, then in one statement check the stream's version and
+ * insert the events and one outbox row per event if it is the expected one (else `ConcurrencyError`,
+ * nothing written; only `'any'` reads the version first, to number the events after it). The lock is a
  * transaction-scoped advisory lock held until commit, so appends commit one at a time and global positions
  * become visible in increasing order: a reader paging `readAll` by position never passes a position that
  * a slower transaction fills in later. The price is one append transaction at a time per database (a few
@@ -166,16 +167,27 @@ function toRecorded(row: EventRow): RecordedEvent {
 }
 
 /**
- * Inserts the events and their outbox rows in one statement. Each column travels as one array parameter
- * and `unnest` turns the arrays back into rows, so an append costs one round trip and one plan however
- * many events it holds. The sequence numbers rows in the order `unnest` yields them (the envelopes'
- * order), and outbox rows are inserted in position order, so outbox ids rise with positions. Positions
- * come back as text, in the envelopes' order (PGlite reads int8 as a lossy number).
+ * Inserts the events and their outbox rows in one statement, if the stream is at `expectedVersion`, and
+ * returns the stream's version as the statement found it: the version check costs no round trip of its own.
+ * (It runs after the append lock was taken, so its snapshot sees every append committed before.) Each
+ * column travels as one array parameter and `unnest` turns the arrays back into rows, so an append costs
+ * one round trip and one plan however many events it holds. The sequence numbers rows in the order
+ * `unnest` yields them (the envelopes' order), and outbox rows are inserted in position order, so outbox
+ * ids rise with positions. Positions come back as text, in the envelopes' order (PGlite reads int8 as a
+ * lossy number); none when the version did not match.
  */
-async function insertEvents(tx: Prisma.TransactionClient, envelopes: readonly EventEnvelope[], topic: string | null): Promise<string[]> {
+async function insertEvents(
+  tx: Prisma.TransactionClient,
+  streamId: string,
+  expectedVersion: number,
+  envelopes: readonly EventEnvelope[],
+  topic: string | null,
+): Promise<{ version: number; positions: string[] }> {
   const column = <T>(pick: (envelope: EventEnvelope) => T): T[] => envelopes.map(pick);
-  const rows = await tx.$queryRaw<{ position: string }[]>`
-    WITH inserted AS (
+  const rows = await tx.$queryRaw<{ version: number; position: string | null }[]>`
+    WITH current AS (
+      SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = ${streamId}
+    ), inserted AS (
       INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, occurred_at,
                           correlation_id, causation_id, traceparent, producer, data)
       SELECT * FROM unnest(
@@ -183,13 +195,19 @@ async function insertEvents(tx: Prisma.TransactionClient, envelopes: readonly Ev
         ${column((e) => e.eventType)}::varchar[], ${column((e) => e.schemaVersion)}::integer[], ${column((e) => e.occurredAt)}::timestamptz[],
         ${column((e) => e.correlationId)}::varchar[], ${column((e) => e.causationId)}::varchar[], ${column((e) => e.traceparent)}::varchar[],
         ${column((e) => e.producer)}::varchar[], ${column((e) => JSON.stringify(e.data))}::jsonb[])
+      WHERE (SELECT version FROM current) = ${expectedVersion}::integer
       RETURNING position, stream_version
     ), outboxed AS (
       INSERT INTO outbox (topic, event_position)
       SELECT ${topic}::varchar, position FROM inserted WHERE ${topic}::varchar IS NOT NULL ORDER BY position
     )
-    SELECT position::text AS position FROM inserted ORDER BY stream_version`;
-  return rows.map((row) => row.position);
+    SELECT current.version, inserted.position::text AS position
+      FROM current LEFT JOIN inserted ON true
+     ORDER BY inserted.stream_version`;
+  return {
+    version: Number(rows[0]?.version ?? 0),
+    positions: rows.flatMap((row) => (row.position === null ? [] : [row.position])),
+  };
 }
 
 function wholeNumber(value: unknown, min: number, max: number): boolean {
@@ -273,10 +291,11 @@ export class EventStore {
 
   private async appendIn(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult> {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
-    const current = await this.versionOf(tx, prepared.streamId);
-    if (prepared.expected !== 'any' && prepared.expected !== current) throw new ConcurrencyError(prepared.streamId, prepared.expected, current);
+    // An expected version numbers the events before the insert, which checks it; only 'any' reads first.
+    const current = prepared.expected === 'any' ? await this.versionOf(tx, prepared.streamId) : prepared.expected;
     const envelopes = placeAt(prepared, current);
-    const positions = await insertEvents(tx, envelopes, prepared.topic);
+    const { version, positions } = await insertEvents(tx, prepared.streamId, current, envelopes, prepared.topic);
+    if (version !== current) throw new ConcurrencyError(prepared.streamId, current, version);
     return {
       streamId: prepared.streamId,
       streamVersion: current + envelopes.length,
