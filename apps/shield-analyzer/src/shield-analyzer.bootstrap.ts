@@ -88,6 +88,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       store: infrastructure.store,
       publisher: infrastructure.publisher,
       prisma: infrastructure.prisma,
+      database: infrastructure.database,
       callers: new ShieldCallers(operators, infrastructure.store),
       analyze: async (request) => {
         const result = await analyze(request);
