@@ -412,6 +412,8 @@ export class EventStore {
       throw new EventStoreError('OUTBOX_OPTIONS_INVALID', 'Outbox ids are whole numbers ≥ 1.');
     }
     if (ids.length === 0) return 0;
+    // `= ANY (ARRAY(...))` keeps the update an index scan of the ids; as `IN (SELECT ...)` the planner may
+    // hash-join the whole outbox, published rows and all.
     const rows = await this.sql('mark outbox rows published', (sql) =>
       sql.query<{ held: boolean; marked: number }>(
         `WITH lease AS (
@@ -420,7 +422,7 @@ export class EventStore {
             FOR SHARE
          ), marked AS (
            UPDATE outbox SET published_at = now()
-            WHERE id IN (SELECT jsonb_array_elements_text($4::jsonb)::bigint) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
+            WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($4::jsonb)::bigint)) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
            RETURNING 1
          )
          SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT count(*) FROM marked)::int AS marked`,
