@@ -9,8 +9,11 @@
  * transaction-scoped advisory lock held until commit, so appends commit one at a time and global positions
  * become visible in increasing order: a reader paging `readAll` by position never passes a position that
  * a slower transaction fills in later. The price is one append transaction at a time per database (a few
- * milliseconds each); batch events into one append where you can. `UNIQUE (stream_id, stream_version)`
- * backs the version check up.
+ * milliseconds each); batch events into one append where you can. Within a process the store commits
+ * concurrent appends together (group commit): while one append transaction runs, the appends that arrive
+ * queue, and the next transaction takes them all under one lock, each checked and answered as if alone,
+ * none acknowledged before the commit. Under load that shares the BEGIN, lock and COMMIT round trips.
+ * `UNIQUE (stream_id, stream_version)` backs the version check up.
  *
  * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
  * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
@@ -111,6 +114,14 @@ export interface PublishContext {
 }
 
 export const DEFAULT_MAX_EVENT_DATA_BYTES = 1024 * 1024;
+/** Most appends committed together (each within `maxEventsPerAppend`), so one group's transaction stays short. */
+const MAX_APPENDS_PER_GROUP = 16;
+
+interface WaitingAppend {
+  prepared: PreparedAppend;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
 const MAX_READ_LIMIT = 10_000;
 const OUTBOX_LEASE = 'outbox';
 /** Key of the append lock: "tm-appnd" in ASCII (the migration runner's is "tm-migr"). A literal, not a parameter. */
@@ -242,6 +253,9 @@ export class EventStore {
   private readonly leaseMs: number;
   /** This store's identity as an outbox publisher. */
   readonly publisherId: string;
+  /** Appends waiting for the group commit under way; they go together in the next one. */
+  private readonly waitingAppends: WaitingAppend[] = [];
+  private committingGroup = false;
   /** The token of the outbox lease this store holds (from its last claim); '' when it holds none. */
   private leaseToken = '';
   private closed = false;
@@ -277,10 +291,67 @@ export class EventStore {
   ): Promise<AppendResult> {
     this.assertOpen();
     const prepared = prepareAppend(streamId, expectedVersion, events, options, this.settings);
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.waitingAppends.push({ prepared, resolve, reject });
+      this.commitNextGroup();
+    });
+  }
+
+  /** Starts the next group commit, unless one is under way (its end starts the next). */
+  private commitNextGroup(): void {
+    if (this.committingGroup || this.waitingAppends.length === 0) return;
+    this.committingGroup = true;
+    const group = this.waitingAppends.splice(0, MAX_APPENDS_PER_GROUP);
+    void this.commitGroup(group).finally(() => {
+      this.committingGroup = false;
+      this.commitNextGroup();
+    });
+  }
+
+  /**
+   * Commits a group of appends in one transaction, each as if alone: in order, each checked against the
+   * versions before it (an earlier append of the group to the same stream included), one refused with
+   * `ConcurrencyError` without its events while the others commit. Nothing is acknowledged before the
+   * commit. A unique violation (an event id already stored, say) aborts the transaction for all: then each
+   * append is tried again alone, so it gets its own answer. Any other failure is every member's.
+   */
+  private async commitGroup(group: readonly WaitingAppend[]): Promise<void> {
+    if (group.length === 1) {
+      const [only] = group as [WaitingAppend];
+      await this.appendAlone(only.prepared).then(only.resolve, only.reject);
+      return;
+    }
+    let outcomes: Array<AppendResult | ConcurrencyError>;
     try {
-      return await this.prisma.$transaction((tx) => this.appendIn(tx, prepared), {
-        maxWait: this.transactionTimeoutMs,
-        timeout: this.transactionTimeoutMs,
+      outcomes = await this.inTransaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
+        const placed: Array<AppendResult | ConcurrencyError> = [];
+        for (const { prepared } of group) placed.push(await this.placeAndInsert(tx, prepared));
+        return placed;
+      });
+    } catch (error) {
+      if (error instanceof EventStoreError || !isUniqueViolation(error)) {
+        const failure = error instanceof EventStoreError ? error : this.failure('append', error);
+        for (const member of group) member.reject(failure);
+        return;
+      }
+      for (const member of group) await this.appendAlone(member.prepared).then(member.resolve, member.reject);
+      return;
+    }
+    group.forEach((member, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof ConcurrencyError || outcome === undefined) member.reject(outcome ?? this.failure('append', undefined));
+      else member.resolve(outcome);
+    });
+  }
+
+  private async appendAlone(prepared: PreparedAppend): Promise<AppendResult> {
+    try {
+      return await this.inTransaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
+        const placed = await this.placeAndInsert(tx, prepared);
+        if (placed instanceof ConcurrencyError) throw placed;
+        return placed;
       });
     } catch (error) {
       if (error instanceof EventStoreError) throw error;
@@ -289,13 +360,20 @@ export class EventStore {
     }
   }
 
-  private async appendIn(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult> {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
+  private inTransaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(work, { maxWait: this.transactionTimeoutMs, timeout: this.transactionTimeoutMs });
+  }
+
+  /**
+   * One append inside the append lock's transaction: its events and outbox rows inserted if the stream is at
+   * the expected version, else the `ConcurrencyError` (nothing inserted).
+   */
+  private async placeAndInsert(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult | ConcurrencyError> {
     // An expected version numbers the events before the insert, which checks it; only 'any' reads first.
     const current = prepared.expected === 'any' ? await this.versionOf(tx, prepared.streamId) : prepared.expected;
     const envelopes = placeAt(prepared, current);
     const { version, positions } = await insertEvents(tx, prepared.streamId, current, envelopes, prepared.topic);
-    if (version !== current) throw new ConcurrencyError(prepared.streamId, current, version);
+    if (version !== current) return new ConcurrencyError(prepared.streamId, current, version);
     return {
       streamId: prepared.streamId,
       streamVersion: current + envelopes.length,
