@@ -93,6 +93,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       store: infrastructure.store,
       publisher: infrastructure.publisher,
       prisma: infrastructure.prisma,
+      database: infrastructure.database,
       callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store)),
       analyze: async (request) => {
         const result = await analyze(request);

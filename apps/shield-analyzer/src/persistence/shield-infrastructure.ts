@@ -8,18 +8,18 @@
  * (`MIGRATIONS_PENDING` until `trustmesh db migrate deploy` ran).
  */
 import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
-import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
+import { openDatabase, prepareSchema, type Database, type SqlExecutor } from '@trustmesh/platform-database';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { withContext, type Logger } from '@trustmesh/platform-logging';
 import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
-import { PROJECTION_MIGRATIONS, prismaTransactions, ProjectionRunner } from '@trustmesh/platform-projections';
+import { PROJECTION_MIGRATIONS, ProjectionRunner, sqlTransactions } from '@trustmesh/platform-projections';
 import type { ISocketFactory } from 'kafkajs';
 
 import type { ShieldAnalyzerConfig } from '../config/shield-analyzer.config';
 import { PrismaClient } from './generated/prisma/client';
 import { SHIELD_ANALYZER_MIGRATIONS } from './shield-analyzer.migrations';
 import { SHIELD_CASES_TOPIC } from './shield-case.stream';
-import { shieldReadModelProjection, type ShieldPrismaTx } from './shield-read-model.projection';
+import { shieldReadModelProjection } from './shield-read-model.projection';
 
 export interface ShieldInfrastructure {
   readonly database: Database;
@@ -27,7 +27,7 @@ export interface ShieldInfrastructure {
   readonly bus: EventBus;
   readonly prisma: PrismaClient;
   readonly publisher: OutboxPublisher;
-  readonly projection: ProjectionRunner<ShieldPrismaTx>;
+  readonly projection: ProjectionRunner<SqlExecutor>;
   /** Stops the loops and releases every connection; idempotent. */
   close(): Promise<void>;
 }
@@ -77,7 +77,8 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     cleanups.push(() => publisher.stop());
 
     const readModel = shieldReadModelProjection();
-    const projection = new ProjectionRunner(readModel, prismaTransactions(prisma), bus);
+    const readModelTransactions = sqlTransactions(database);
+    const projection = new ProjectionRunner(readModel, readModelTransactions, bus);
     await projection.start();
     cleanups.push(() => projection.stop());
 
@@ -86,7 +87,7 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
       logger: withContext(logger, { component: 'platform-maintenance' }),
       tasks: platformMaintenanceTasks(config.platform.maintenance, {
         store,
-        projections: { transactions: prismaTransactions(prisma), names: [readModel.name] },
+        projections: { transactions: readModelTransactions, names: [readModel.name] },
         ...(localBus ? { localBus: database } : {}),
       }),
     });

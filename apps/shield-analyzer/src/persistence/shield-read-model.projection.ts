@@ -2,36 +2,58 @@
  * The Shield's read models, projected from `shield.cases.v1`: each case's latest record (with its account),
  * every consultation record, every outcome, and the per-account counterparty outcomes that feed a later
  * case's analysis ("outcome intelligence", issue 9). Each event is applied once in the runner's transaction,
- * with upserts, so replaying the log from the start rebuilds the same rows.
+ * with inserts that skip a row already there, so replaying the log from the start rebuilds the same rows.
+ *
+ * Written in SQL on the platform database (`sqlTransactions`), not through the analyzer's Prisma client:
+ * every consult ends in a projected event, and Prisma's upserts cost a select and an insert or update each
+ * plus its query engine's work per statement, which made the projection the costliest part of a consult
+ * (`bench:shield`). A consultation costs two statements here: the insert that also reads the case's record,
+ * and the update of that record. Values travel as bind parameters.
  */
+import type { SqlExecutor } from '@trustmesh/platform-database';
 import type { EventEnvelope } from '@trustmesh/platform-events';
 import type { ProjectionDefinition } from '@trustmesh/platform-projections';
-import { evolve, type ShieldCase, type ShieldCaseState } from '@trustmesh/shield-records';
+import { evolve, type ShieldCase, type ShieldCaseEvent, type ShieldCaseState } from '@trustmesh/shield-records';
 
-import type { Prisma } from './generated/prisma/client';
 import { fromStored, SHIELD_CASES_TOPIC } from './shield-case.stream';
-
-/** The transaction client the Shield's read models are written with (`prismaTransactions`). */
-export type ShieldPrismaTx = Prisma.TransactionClient;
 
 export const SHIELD_READ_MODEL_PROJECTION = 'shield-read-model';
 
-const json = (value: unknown) => value as Prisma.InputJsonValue;
+/**
+ * Runs `before` (an insert that writes nothing when its row exists, with `$1` the case id) and reads the
+ * case's record, in one statement.
+ */
+async function insertAndReadCase(sql: SqlExecutor, before: string, params: readonly unknown[]): Promise<ShieldCase | null> {
+  const [row] = await sql.query<{ record: ShieldCase | string }>(
+    `WITH inserted AS (${before} ON CONFLICT DO NOTHING RETURNING 1)
+     SELECT record FROM shield_cases WHERE case_id = $1::uuid`,
+    params,
+  );
+  return caseRecord(row);
+}
 
-async function updateCase(tx: ShieldPrismaTx, caseId: string, change: (record: ShieldCase) => ShieldCaseState): Promise<ShieldCase | null> {
-  // The records library's `evolve` is the one definition of how each event changes a case.
-  const row = await tx.shieldCaseView.findUnique({ where: { caseId } });
+/** The case's record from its row: jsonb comes back parsed from both drivers (text only from one told not to parse it). */
+function caseRecord(row: { record: ShieldCase | string } | undefined): ShieldCase | null {
   if (!row) return null;
-  const record = change(row.record as unknown as ShieldCase);
+  return typeof row.record === 'string' ? (JSON.parse(row.record) as ShieldCase) : row.record;
+}
+
+/** The records library's `evolve` is the one definition of how each event changes a case. */
+async function updateCase(sql: SqlExecutor, current: ShieldCase | null, event: ShieldCaseEvent): Promise<ShieldCase | null> {
+  if (!current) return null;
+  const record: ShieldCaseState = evolve(current, event);
   if (!record) return null;
-  await tx.shieldCaseView.update({
-    where: { caseId },
-    data: { status: record.status, riskTier: record.riskTier, record: json(record), updatedAt: new Date(record.updatedAt) },
-  });
+  await sql.query('UPDATE shield_cases SET status = $2, risk_tier = $3, record = $4::jsonb, updated_at = $5::timestamptz WHERE case_id = $1::uuid', [
+    record.caseId,
+    record.status,
+    record.riskTier,
+    JSON.stringify(record),
+    record.updatedAt,
+  ]);
   return record;
 }
 
-export function shieldReadModelProjection(): ProjectionDefinition<ShieldPrismaTx> {
+export function shieldReadModelProjection(): ProjectionDefinition<SqlExecutor> {
   return {
     name: SHIELD_READ_MODEL_PROJECTION,
     version: 1,
@@ -41,60 +63,47 @@ export function shieldReadModelProjection(): ProjectionDefinition<ShieldPrismaTx
       switch (event.type) {
         case 'ShieldCaseOpened': {
           const record = event.data.caseRecord;
-          await tx.shieldCaseView.upsert({
-            where: { caseId: record.caseId },
-            create: {
-              caseId: record.caseId,
-              accountId,
-              agentId: record.agentId,
-              status: record.status,
-              riskTier: record.riskTier,
-              counterpartyReference: record.counterparty.reference ?? null,
-              record: json(record),
-              createdAt: new Date(record.createdAt),
-              updatedAt: new Date(record.updatedAt),
-            },
-            update: {},
-          });
+          await tx.query(
+            `INSERT INTO shield_cases (case_id, account_id, agent_id, status, risk_tier, counterparty_reference, record, created_at, updated_at)
+             VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz, $9::timestamptz)
+             ON CONFLICT (case_id) DO NOTHING`,
+            [record.caseId, accountId, record.agentId, record.status, record.riskTier, record.counterparty.reference ?? null, JSON.stringify(record), record.createdAt, record.updatedAt],
+          );
           return;
         }
         case 'ShieldCaseConsulted': {
           const { consultation } = event.data;
-          await tx.shieldConsultationView.upsert({
-            where: { consultationId: consultation.consultationId },
-            create: { consultationId: consultation.consultationId, caseId: event.data.caseId, accountId, record: json(consultation), createdAt: new Date(consultation.createdAt) },
-            update: {},
-          });
-          await updateCase(tx, event.data.caseId, (record) => evolve(record, event));
+          const current = await insertAndReadCase(
+            tx,
+            `INSERT INTO shield_consultations (consultation_id, case_id, account_id, record, created_at)
+             VALUES ($2::uuid, $1::uuid, $3, $4::jsonb, $5::timestamptz)`,
+            [event.data.caseId, consultation.consultationId, accountId, JSON.stringify(consultation), consultation.createdAt],
+          );
+          await updateCase(tx, current, event);
           return;
         }
-        case 'ShieldGuidanceAdded':
-          await updateCase(tx, event.data.caseId, (record) => evolve(record, event));
+        case 'ShieldGuidanceAdded': {
+          const [row] = await tx.query<{ record: ShieldCase | string }>('SELECT record FROM shield_cases WHERE case_id = $1::uuid', [event.data.caseId]);
+          await updateCase(tx, caseRecord(row), event);
           return;
+        }
         case 'ShieldCaseClosed': {
           const { outcome, closedAt } = event.data;
-          await tx.shieldOutcomeView.upsert({
-            where: { outcomeId: outcome.outcomeId },
-            create: { outcomeId: outcome.outcomeId, caseId: event.data.caseId, accountId, record: json(outcome), createdAt: new Date(outcome.createdAt) },
-            update: {},
-          });
-          const record = await updateCase(tx, event.data.caseId, (current) => evolve(current, event));
+          const current = await insertAndReadCase(
+            tx,
+            `INSERT INTO shield_outcomes (outcome_id, case_id, account_id, record, created_at)
+             VALUES ($2::uuid, $1::uuid, $3, $4::jsonb, $5::timestamptz)`,
+            [event.data.caseId, outcome.outcomeId, accountId, JSON.stringify(outcome), outcome.createdAt],
+          );
+          const record = await updateCase(tx, current, event);
           const reference = record?.counterparty.reference;
           if (record && reference !== undefined) {
-            await tx.shieldCounterpartyOutcome.upsert({
-              where: { caseId: record.caseId },
-              create: {
-                caseId: record.caseId,
-                accountId,
-                reference,
-                result: outcome.result,
-                acceptedAdvice: outcome.acceptedAdvice,
-                latestDisposition: record.latestDisposition ?? null,
-                riskTier: record.riskTier,
-                closedAt: new Date(closedAt),
-              },
-              update: {},
-            });
+            await tx.query(
+              `INSERT INTO shield_counterparty_outcomes (case_id, account_id, reference, result, accepted_advice, latest_disposition, risk_tier, closed_at)
+               VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::timestamptz)
+               ON CONFLICT (case_id) DO NOTHING`,
+              [record.caseId, accountId, reference, outcome.result, outcome.acceptedAdvice, record.latestDisposition ?? null, record.riskTier, closedAt],
+            );
           }
           return;
         }

@@ -10,6 +10,7 @@
  * analyzer's; they are never appended, logged or returned. Logs carry ids, codes and counts.
  */
 import { ConcurrencyError, type EventStore, type OutboxPublisher } from '@trustmesh/platform-event-store';
+import type { Database } from '@trustmesh/platform-database';
 import type { Logger } from '@trustmesh/platform-logging';
 import {
   computeInputDigest,
@@ -38,6 +39,7 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
+import { counterpartyOutcomes } from '../persistence/shield-counterparty.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
 import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
@@ -66,6 +68,8 @@ export interface ShieldCaseServiceDeps {
   store: EventStore;
   publisher: OutboxPublisher;
   prisma: PrismaClient;
+  /** The platform database, for the read model's reads on the consult path (`counterpartyOutcomes`). */
+  database: Database;
   callers: ShieldCallers;
   analyze: ShieldAnalyze;
   logger: Logger;
@@ -284,22 +288,7 @@ export class ShieldCaseService {
   private async counterpartyKnowledge(accountId: string, caseRecord: ShieldCase): Promise<CounterpartyKnowledge | undefined> {
     const reference = caseRecord.counterparty.reference;
     if (reference === undefined) return undefined;
-    const rows = await this.deps.prisma.shieldCounterpartyOutcome.findMany({
-      where: { accountId, reference, caseId: { not: caseRecord.caseId } },
-      orderBy: { closedAt: 'desc' },
-      take: COUNTERPARTY_OUTCOMES,
-    });
-    return {
-      reference,
-      outcomes: rows.map((row) => ({
-        caseId: row.caseId,
-        result: row.result as ShieldOutcome['result'],
-        acceptedAdvice: row.acceptedAdvice,
-        ...(row.latestDisposition ? { latestDisposition: row.latestDisposition as NonNullable<ShieldCase['latestDisposition']> } : {}),
-        riskTier: row.riskTier as ShieldCase['riskTier'],
-        closedAt: row.closedAt.toISOString(),
-      })),
-    };
+    return { reference, outcomes: await counterpartyOutcomes(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES) };
   }
 
   private async append(caseId: string, expected: number | 'no-stream', events: readonly ShieldCaseEvent[], accountId: string): Promise<void> {

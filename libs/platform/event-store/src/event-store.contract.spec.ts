@@ -183,6 +183,36 @@ describe.each(TEST_DATABASE_KINDS)('event store on %s', (kind) => {
       expect(stored.map(({ envelope }) => envelope.streamVersion)).toEqual([1, 2]);
     });
 
+    it('appends made at once through one store each get their own answer, as if made one after another', async () => {
+      const answer = (outcome: PromiseSettledResult<{ streamVersion: number }>) =>
+        outcome.status === 'fulfilled' ? `v${outcome.value.streamVersion}` : (outcome.reason as EventStoreError).code;
+      const contested = newStream('contested');
+      // Made together, they queue behind the first and commit in one transaction, each checked in turn.
+      const together = await Promise.allSettled([
+        ...[1, 2, 3, 4].map(() => store.append(newStream('group'), 'no-stream', events(2))),
+        store.append(contested, 'no-stream', events(1, 'First')),
+        store.append(contested, 'no-stream', events(1, 'Second')),
+        store.append(contested, 1, events(1, 'Third')),
+        store.append(contested, 'any', events(1, 'Fourth')),
+      ]);
+      expect(together.map(answer)).toEqual(['v2', 'v2', 'v2', 'v2', 'v1', 'STREAM_VERSION_CONFLICT', 'v2', 'v3']);
+      expect((await store.readStream(contested)).map(({ envelope }) => envelope.eventType)).toEqual(['First', 'Third', 'Fourth']);
+      // Positions follow the order the appends were made in, as one after another would give them.
+      const positions = together.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value.events.map(({ position }) => position) : []));
+      expect(positions).toEqual([...positions].sort((x, y) => x - y));
+
+      // An event id already stored fails its own append only, not those committed with it.
+      const [stored] = (await store.append(newStream('earlier'), 'no-stream', events(1))).events;
+      const duplicated = newStream('duplicated');
+      const withDuplicate = await Promise.allSettled([
+        store.append(newStream('before'), 'no-stream', events(1)),
+        store.append(duplicated, 'no-stream', [{ ...stored!.envelope, streamId: duplicated, streamVersion: 1 }]),
+        store.append(newStream('after'), 'no-stream', events(1)),
+      ]);
+      expect(withDuplicate.map(answer)).toEqual(['v1', 'DUPLICATE_EVENT_ID', 'v1']);
+      expect(await store.readStream(duplicated)).toEqual([]);
+    });
+
     it('many writers retrying on conflict: every version taken once, nothing lost, global order = commit order', async () => {
       const writers = await Promise.all(Array.from({ length: 4 }, () => anotherStore()));
       const stream = newStream('contended');

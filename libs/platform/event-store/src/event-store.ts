@@ -3,13 +3,17 @@
  * order, and a transactional outbox, on the platform database (embedded PGlite or a Postgres server)
  * through Prisma and the database's driver adapter.
  *
- * Appends. One transaction: take the append lock, read the stream's version, refuse if it is not the
- * expected one (`ConcurrencyError`), insert the events, insert one outbox row per event. The lock is a
+ * Appends. One transaction: take the append lock, then in one statement check the stream's version and
+ * insert the events and one outbox row per event if it is the expected one (else `ConcurrencyError`,
+ * nothing written; only `'any'` reads the version first, to number the events after it). The lock is a
  * transaction-scoped advisory lock held until commit, so appends commit one at a time and global positions
  * become visible in increasing order: a reader paging `readAll` by position never passes a position that
  * a slower transaction fills in later. The price is one append transaction at a time per database (a few
- * milliseconds each); batch events into one append where you can. `UNIQUE (stream_id, stream_version)`
- * backs the version check up.
+ * milliseconds each); batch events into one append where you can. Within a process the store commits
+ * concurrent appends together (group commit): while one append transaction runs, the appends that arrive
+ * queue, and the next transaction takes them all under one lock, each checked and answered as if alone,
+ * none acknowledged before the commit. Under load that shares the BEGIN, lock and COMMIT round trips.
+ * `UNIQUE (stream_id, stream_version)` backs the version check up.
  *
  * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
  * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
@@ -20,16 +24,22 @@
  * (`OUTBOX_LEASE_LOST`) and two publishers never interleave their marks. A crash anywhere leaves rows
  * unpublished, and the next lease holder publishes them again: at least once, in order per stream.
  *
- * Raw SQL, where Prisma cannot say it or says it too slowly: `readStream` and the outbox claim (on the
- * database's own connection, see `READ_STREAM`); the advisory lock (`pg_advisory_xact_lock`);
+ * Raw SQL, where Prisma cannot say it or says it too slowly: the advisory lock (`pg_advisory_xact_lock`);
  * the append's insert, one `unnest` statement for the events and their outbox rows (Prisma's
  * `createManyAndReturn` plus `createMany` made an append of 100 events about ten times slower, see `bench:event-log`);
  * and the lease upsert, whose conditional `ON CONFLICT … WHERE` must compare with the database's clock
  * (`now()`), not each replica's. All are tagged templates: values travel as bind parameters.
+ *
+ * The hot reads and the outbox's own statements (reading a stream or the log, claiming, marking published,
+ * renewing and releasing the lease) skip Prisma altogether and go through the database's SQL port
+ * (`Database.withConnection`, the same pool or PGlite instance): each runs once or more per append, and
+ * Prisma's query engine cost more CPU than the statement itself (`bench:shield`). A claim is one statement
+ * (the lease upsert and the rows it entitles to). Appends stay in a Prisma transaction, for its bounded wait
+ * and run time (`STORE_BUSY`).
  */
 import { randomUUID } from 'node:crypto';
 
-import { prepareSchema, type Database, type MigrateOptions } from '@trustmesh/platform-database';
+import { prepareSchema, type Database, type MigrateOptions, type SqlExecutor } from '@trustmesh/platform-database';
 import { uuidv7, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
 
 import { checkStreamId, placeAt, prepareAppend, type AppendOptions, type ExpectedVersion, type PreparedAppend } from './append-request';
@@ -104,12 +114,18 @@ export interface PublishContext {
 }
 
 export const DEFAULT_MAX_EVENT_DATA_BYTES = 1024 * 1024;
+/** Most appends committed together (each within `maxEventsPerAppend`), so one group's transaction stays short. */
+const MAX_APPENDS_PER_GROUP = 16;
+
+interface WaitingAppend {
+  prepared: PreparedAppend;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
 const MAX_READ_LIMIT = 10_000;
 const OUTBOX_LEASE = 'outbox';
 /** Key of the append lock: "tm-appnd" in ASCII (the migration runner's is "tm-migr"). A literal, not a parameter. */
 const APPEND_LOCK_KEY = Prisma.raw('8389411577382596196');
-
-type EventRow = Prisma.EventGetPayload<object>;
 
 function toNumber(value: bigint | string | undefined): number {
   const number = Number(value);
@@ -117,33 +133,72 @@ function toNumber(value: bigint | string | undefined): number {
   return number;
 }
 
-function toEnvelope(row: EventRow): EventEnvelope {
+/**
+ * An event row as `EVENT_COLUMNS` reads it through the SQL port: the position as text (PGlite reads int8 as
+ * a lossy number) and `occurred_at` already in `toISOString` form (UTC, milliseconds), so neither driver's
+ * date parsing is involved.
+ */
+interface EventRow {
+  position: string;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  event_type: string;
+  schema_version: number;
+  occurred_at: string;
+  correlation_id: string;
+  causation_id: string | null;
+  traceparent: string | null;
+  producer: string;
+  data: unknown;
+}
+
+/** The columns of `EventRow`, of the `events` table aliased `e`. */
+const EVENT_COLUMNS = `e.position::text AS position, e.event_id::text AS event_id, e.stream_id, e.stream_version, e.event_type, e.schema_version,
+  to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at,
+  e.correlation_id, e.causation_id, e.traceparent, e.producer, e.data`;
+
+function toRecorded(row: EventRow): RecordedEvent {
   return {
-    eventId: row.eventId,
-    eventType: row.eventType,
-    schemaVersion: row.schemaVersion,
-    streamId: row.streamId,
-    streamVersion: row.streamVersion,
-    occurredAt: row.occurredAt.toISOString(),
-    correlationId: row.correlationId,
-    causationId: row.causationId,
-    traceparent: row.traceparent,
-    producer: row.producer,
-    data: row.data,
+    position: toNumber(row.position),
+    envelope: {
+      eventId: row.event_id,
+      eventType: row.event_type,
+      schemaVersion: Number(row.schema_version),
+      streamId: row.stream_id,
+      streamVersion: Number(row.stream_version),
+      occurredAt: row.occurred_at,
+      correlationId: row.correlation_id,
+      causationId: row.causation_id,
+      traceparent: row.traceparent,
+      producer: row.producer,
+      data: row.data,
+    },
   };
 }
 
 /**
- * Inserts the events and their outbox rows in one statement. Each column travels as one array parameter
- * and `unnest` turns the arrays back into rows, so an append costs one round trip and one plan however
- * many events it holds. The sequence numbers rows in the order `unnest` yields them (the envelopes'
- * order), and outbox rows are inserted in position order, so outbox ids rise with positions. Positions
- * come back as text, in the envelopes' order (PGlite reads int8 as a lossy number).
+ * Inserts the events and their outbox rows in one statement, if the stream is at `expectedVersion`, and
+ * returns the stream's version as the statement found it: the version check costs no round trip of its own.
+ * (It runs after the append lock was taken, so its snapshot sees every append committed before.) Each
+ * column travels as one array parameter and `unnest` turns the arrays back into rows, so an append costs
+ * one round trip and one plan however many events it holds. The sequence numbers rows in the order
+ * `unnest` yields them (the envelopes' order), and outbox rows are inserted in position order, so outbox
+ * ids rise with positions. Positions come back as text, in the envelopes' order (PGlite reads int8 as a
+ * lossy number); none when the version did not match.
  */
-async function insertEvents(tx: Prisma.TransactionClient, envelopes: readonly EventEnvelope[], topic: string | null): Promise<string[]> {
+async function insertEvents(
+  tx: Prisma.TransactionClient,
+  streamId: string,
+  expectedVersion: number,
+  envelopes: readonly EventEnvelope[],
+  topic: string | null,
+): Promise<{ version: number; positions: string[] }> {
   const column = <T>(pick: (envelope: EventEnvelope) => T): T[] => envelopes.map(pick);
-  const rows = await tx.$queryRaw<{ position: string }[]>`
-    WITH inserted AS (
+  const rows = await tx.$queryRaw<{ version: number; position: string | null }[]>`
+    WITH current AS (
+      SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = ${streamId}
+    ), inserted AS (
       INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, occurred_at,
                           correlation_id, causation_id, traceparent, producer, data)
       SELECT * FROM unnest(
@@ -151,84 +206,18 @@ async function insertEvents(tx: Prisma.TransactionClient, envelopes: readonly Ev
         ${column((e) => e.eventType)}::varchar[], ${column((e) => e.schemaVersion)}::integer[], ${column((e) => e.occurredAt)}::timestamptz[],
         ${column((e) => e.correlationId)}::varchar[], ${column((e) => e.causationId)}::varchar[], ${column((e) => e.traceparent)}::varchar[],
         ${column((e) => e.producer)}::varchar[], ${column((e) => JSON.stringify(e.data))}::jsonb[])
+      WHERE (SELECT version FROM current) = ${expectedVersion}::integer
       RETURNING position, stream_version
     ), outboxed AS (
       INSERT INTO outbox (topic, event_position)
       SELECT ${topic}::varchar, position FROM inserted WHERE ${topic}::varchar IS NOT NULL ORDER BY position
     )
-    SELECT position::text AS position FROM inserted ORDER BY stream_version`;
-  return rows.map((row) => row.position);
-}
-
-/**
- * `readStream`'s statement, on the database's own connection rather than through Prisma: commands read their
- * streams on every call (a relay reads one to three per socket that connects), and a Prisma model query is
- * compiled again on each call by the client's WASM query compiler, which under a burst of connections took a
- * large share of the event loop and of the garbage. Positions come back as text (PGlite reads int8 as a lossy
- * number) and `occurred_at` as epoch milliseconds (float8: a number in both drivers, exact at millisecond
- * precision); a NULL limit is no limit.
- */
-const READ_STREAM = `
-  SELECT position::text AS position, event_id::text AS event_id, stream_id, stream_version, event_type, schema_version,
-         (extract(epoch FROM occurred_at) * 1000)::float8 AS occurred_at_ms, correlation_id, causation_id, traceparent, producer, data
-    FROM events
-   WHERE stream_id = $1 AND stream_version >= $2::integer
-   ORDER BY stream_version
-   LIMIT $3::bigint`;
-
-interface StreamEventRow {
-  position: string;
-  event_id: string;
-  stream_id: string;
-  stream_version: number;
-  event_type: string;
-  schema_version: number;
-  occurred_at_ms: number;
-  correlation_id: string;
-  causation_id: string | null;
-  traceparent: string | null;
-  producer: string;
-  data: EventEnvelope['data'];
-}
-
-/**
- * The outbox publisher's claim, polled several times a second by every publisher (and kicked by every
- * append): plain statements on the database's own connection like `READ_STREAM`, for the same reason. The
- * lease is taken or renewed against the database's clock (`now()`), never a replica's.
- */
-const TAKE_OUTBOX_LEASE = `
-  INSERT INTO outbox_leases (name, holder, expires_at, token)
-  VALUES ($1, $2, now() + $3::integer * interval '1 millisecond', $4)
-  ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
-    token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
-                 THEN outbox_leases.token ELSE EXCLUDED.token END
-  WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
-  RETURNING token`;
-
-const CLAIM_OUTBOX = `
-  SELECT o.id::text AS outbox_id, o.topic, e.position::text AS position, e.event_id::text AS event_id, e.stream_id, e.stream_version, e.event_type,
-         e.schema_version, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS occurred_at_ms, e.correlation_id, e.causation_id, e.traceparent,
-         e.producer, e.data
-    FROM outbox o JOIN events e ON e.position = o.event_position
-   WHERE o.published_at IS NULL
-   ORDER BY o.id
-   LIMIT $1::integer`;
-
-type OutboxEventRow = StreamEventRow & { outbox_id: string; topic: string };
-
-function streamRowEnvelope(row: StreamEventRow): EventEnvelope {
+    SELECT current.version, inserted.position::text AS position
+      FROM current LEFT JOIN inserted ON true
+     ORDER BY inserted.stream_version`;
   return {
-    eventId: row.event_id,
-    eventType: row.event_type,
-    schemaVersion: row.schema_version,
-    streamId: row.stream_id,
-    streamVersion: row.stream_version,
-    occurredAt: new Date(Math.round(row.occurred_at_ms)).toISOString(),
-    correlationId: row.correlation_id,
-    causationId: row.causation_id,
-    traceparent: row.traceparent,
-    producer: row.producer,
-    data: row.data,
+    version: Number(rows[0]?.version ?? 0),
+    positions: rows.flatMap((row) => (row.position === null ? [] : [row.position])),
   };
 }
 
@@ -264,6 +253,9 @@ export class EventStore {
   private readonly leaseMs: number;
   /** This store's identity as an outbox publisher. */
   readonly publisherId: string;
+  /** Appends waiting for the group commit under way; they go together in the next one. */
+  private readonly waitingAppends: WaitingAppend[] = [];
+  private committingGroup = false;
   /** The token of the outbox lease this store holds (from its last claim); '' when it holds none. */
   private leaseToken = '';
   private closed = false;
@@ -299,10 +291,67 @@ export class EventStore {
   ): Promise<AppendResult> {
     this.assertOpen();
     const prepared = prepareAppend(streamId, expectedVersion, events, options, this.settings);
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.waitingAppends.push({ prepared, resolve, reject });
+      this.commitNextGroup();
+    });
+  }
+
+  /** Starts the next group commit, unless one is under way (its end starts the next). */
+  private commitNextGroup(): void {
+    if (this.committingGroup || this.waitingAppends.length === 0) return;
+    this.committingGroup = true;
+    const group = this.waitingAppends.splice(0, MAX_APPENDS_PER_GROUP);
+    void this.commitGroup(group).finally(() => {
+      this.committingGroup = false;
+      this.commitNextGroup();
+    });
+  }
+
+  /**
+   * Commits a group of appends in one transaction, each as if alone: in order, each checked against the
+   * versions before it (an earlier append of the group to the same stream included), one refused with
+   * `ConcurrencyError` without its events while the others commit. Nothing is acknowledged before the
+   * commit. A unique violation (an event id already stored, say) aborts the transaction for all: then each
+   * append is tried again alone, so it gets its own answer. Any other failure is every member's.
+   */
+  private async commitGroup(group: readonly WaitingAppend[]): Promise<void> {
+    if (group.length === 1) {
+      const [only] = group as [WaitingAppend];
+      await this.appendAlone(only.prepared).then(only.resolve, only.reject);
+      return;
+    }
+    let outcomes: Array<AppendResult | ConcurrencyError>;
     try {
-      return await this.prisma.$transaction((tx) => this.appendIn(tx, prepared), {
-        maxWait: this.transactionTimeoutMs,
-        timeout: this.transactionTimeoutMs,
+      outcomes = await this.inTransaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
+        const placed: Array<AppendResult | ConcurrencyError> = [];
+        for (const { prepared } of group) placed.push(await this.placeAndInsert(tx, prepared));
+        return placed;
+      });
+    } catch (error) {
+      if (error instanceof EventStoreError || !isUniqueViolation(error)) {
+        const failure = error instanceof EventStoreError ? error : this.failure('append', error);
+        for (const member of group) member.reject(failure);
+        return;
+      }
+      for (const member of group) await this.appendAlone(member.prepared).then(member.resolve, member.reject);
+      return;
+    }
+    group.forEach((member, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof ConcurrencyError || outcome === undefined) member.reject(outcome ?? this.failure('append', undefined));
+      else member.resolve(outcome);
+    });
+  }
+
+  private async appendAlone(prepared: PreparedAppend): Promise<AppendResult> {
+    try {
+      return await this.inTransaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
+        const placed = await this.placeAndInsert(tx, prepared);
+        if (placed instanceof ConcurrencyError) throw placed;
+        return placed;
       });
     } catch (error) {
       if (error instanceof EventStoreError) throw error;
@@ -311,12 +360,20 @@ export class EventStore {
     }
   }
 
-  private async appendIn(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult> {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
-    const current = await this.versionOf(tx, prepared.streamId);
-    if (prepared.expected !== 'any' && prepared.expected !== current) throw new ConcurrencyError(prepared.streamId, prepared.expected, current);
+  private inTransaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(work, { maxWait: this.transactionTimeoutMs, timeout: this.transactionTimeoutMs });
+  }
+
+  /**
+   * One append inside the append lock's transaction: its events and outbox rows inserted if the stream is at
+   * the expected version, else the `ConcurrencyError` (nothing inserted).
+   */
+  private async placeAndInsert(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult | ConcurrencyError> {
+    // An expected version numbers the events before the insert, which checks it; only 'any' reads first.
+    const current = prepared.expected === 'any' ? await this.versionOf(tx, prepared.streamId) : prepared.expected;
     const envelopes = placeAt(prepared, current);
-    const positions = await insertEvents(tx, envelopes, prepared.topic);
+    const { version, positions } = await insertEvents(tx, prepared.streamId, current, envelopes, prepared.topic);
+    if (version !== current) return new ConcurrencyError(prepared.streamId, current, version);
     return {
       streamId: prepared.streamId,
       streamVersion: current + envelopes.length,
@@ -347,7 +404,10 @@ export class EventStore {
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     checkStreamId(streamId);
-    return this.guard('read', () => this.versionOf(this.prisma, streamId));
+    const rows = await this.sql('read', (sql) =>
+      sql.query<{ version: number }>('SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1', [streamId]),
+    );
+    return Number(rows[0]?.version ?? 0);
   }
 
   /** A stream's events in version order. */
@@ -358,10 +418,14 @@ export class EventStore {
     if (!wholeNumber(fromVersion, 1, 2 ** 31 - 1) || (options.limit !== undefined && !wholeNumber(options.limit, 1, Number.MAX_SAFE_INTEGER))) {
       throw new EventStoreError('READ_OPTIONS_INVALID', 'fromVersion is a whole number ≥ 1 and limit a whole number ≥ 1.');
     }
-    const rows = await this.guard('read', () =>
-      this.database.withConnection((sql) => sql.query<StreamEventRow>(READ_STREAM, [streamId, fromVersion, options.limit ?? null])),
+    const rows = await this.sql('read', (sql) =>
+      sql.query<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.stream_id = $1 AND e.stream_version >= $2::integer ORDER BY e.stream_version
+          ${options.limit === undefined ? '' : 'LIMIT $3::bigint'}`,
+        options.limit === undefined ? [streamId, fromVersion] : [streamId, fromVersion, String(options.limit)],
+      ),
     );
-    return rows.map((row) => ({ position: toNumber(row.position), envelope: streamRowEnvelope(row) }));
+    return rows.map(toRecorded);
   }
 
   /** Every stream's events in global order, a page at a time. */
@@ -372,10 +436,10 @@ export class EventStore {
     if (!wholeNumber(fromPosition, 1, Number.MAX_SAFE_INTEGER) || !wholeNumber(limit, 1, MAX_READ_LIMIT)) {
       throw new EventStoreError('READ_OPTIONS_INVALID', `fromPosition is a whole number ≥ 1 and limit 1–${MAX_READ_LIMIT}.`);
     }
-    const rows = await this.guard('read', () =>
-      this.prisma.event.findMany({ where: { position: { gte: BigInt(fromPosition) } }, orderBy: { position: 'asc' }, take: limit }),
+    const rows = await this.sql('read', (sql) =>
+      sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.position >= $1::bigint ORDER BY e.position LIMIT $2::integer`, [String(fromPosition), limit]),
     );
-    return rows.map((row) => ({ position: toNumber(row.position), envelope: toEnvelope(row) }));
+    return rows.map(toRecorded);
   }
 
   /**
@@ -386,20 +450,33 @@ export class EventStore {
   async claimOutbox(limit = 100): Promise<OutboxMessage[]> {
     this.assertOpen();
     if (!wholeNumber(limit, 1, MAX_READ_LIMIT)) throw new EventStoreError('OUTBOX_OPTIONS_INVALID', `A claim takes 1–${MAX_READ_LIMIT} rows.`);
-    return this.guard('claim the outbox', () =>
-      this.database.withConnection(async (sql) => {
-        // Renewing keeps the token; taking the lease from another, or again after it ran out or was given
-        // back, gets a new one, which fences whatever the previous holding still had in hand.
-        const [held] = await sql.query<{ token: string }>(TAKE_OUTBOX_LEASE, [OUTBOX_LEASE, this.publisherId, this.leaseMs, randomUUID()]);
-        if (!held) {
-          this.leaseToken = '';
-          return [];
-        }
-        this.leaseToken = held.token;
-        const rows = await sql.query<OutboxEventRow>(CLAIM_OUTBOX, [limit]);
-        return rows.map((row) => ({ id: toNumber(row.outbox_id), topic: row.topic, position: toNumber(row.position), envelope: streamRowEnvelope(row) }));
-      }),
+    // One statement: the lease, and the rows it entitles to (a row with no outbox columns when none is
+    // pending; no row at all when another publisher holds the lease). Renewing keeps the token; taking the
+    // lease from another, or again after it ran out or was given back, gets a new one, which fences whatever
+    // the previous holding still had in hand.
+    const rows = await this.sql('claim the outbox', (sql) =>
+      sql.query<{ token: string; id: string | null; topic: string | null } & Partial<EventRow>>(
+        `WITH lease AS (
+           INSERT INTO outbox_leases (name, holder, expires_at, token)
+           VALUES ($1, $2, now() + $3::integer * interval '1 millisecond', $4)
+           ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
+             token = CASE WHEN outbox_leases.holder = EXCLUDED.holder AND outbox_leases.expires_at > now() AND outbox_leases.token <> ''
+                          THEN outbox_leases.token ELSE EXCLUDED.token END
+           WHERE outbox_leases.holder = EXCLUDED.holder OR outbox_leases.expires_at <= now()
+           RETURNING token
+         )
+         SELECT lease.token, pending.* FROM lease LEFT JOIN LATERAL (
+           SELECT o.id::text AS id, o.topic, ${EVENT_COLUMNS}
+             FROM outbox o JOIN events e ON e.position = o.event_position
+            WHERE o.published_at IS NULL ORDER BY o.id LIMIT $5::integer
+         ) pending ON true
+         ORDER BY pending.id::bigint`,
+        [OUTBOX_LEASE, this.publisherId, this.leaseMs, randomUUID(), limit],
+      ),
     );
+    const [held] = rows;
+    this.leaseToken = held?.token ?? '';
+    return rows.flatMap((row) => (row.id === null || row.topic === null ? [] : [{ id: toNumber(row.id), topic: row.topic, ...toRecorded(row as EventRow) }]));
   }
 
   /**
@@ -413,18 +490,22 @@ export class EventStore {
       throw new EventStoreError('OUTBOX_OPTIONS_INVALID', 'Outbox ids are whole numbers ≥ 1.');
     }
     if (ids.length === 0) return 0;
-    const rows = await this.guard('mark outbox rows published', () =>
-      this.prisma.$queryRaw<Array<{ held: boolean; marked: number }>>`
-        WITH lease AS (
-          SELECT 1 FROM outbox_leases
-           WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND token = ${this.leaseToken} AND token <> '' AND expires_at > now()
-           FOR SHARE
-        ), marked AS (
-          UPDATE outbox SET published_at = now()
-           WHERE id IN (${Prisma.join(ids.map(BigInt))}) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
-          RETURNING 1
-        )
-        SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT count(*) FROM marked)::int AS marked`,
+    // `= ANY (ARRAY(...))` keeps the update an index scan of the ids; as `IN (SELECT ...)` the planner may
+    // hash-join the whole outbox, published rows and all.
+    const rows = await this.sql('mark outbox rows published', (sql) =>
+      sql.query<{ held: boolean; marked: number }>(
+        `WITH lease AS (
+           SELECT 1 FROM outbox_leases
+            WHERE name = $1 AND holder = $2 AND token = $3 AND token <> '' AND expires_at > now()
+            FOR SHARE
+         ), marked AS (
+           UPDATE outbox SET published_at = now()
+            WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($4::jsonb)::bigint)) AND published_at IS NULL AND EXISTS (SELECT 1 FROM lease)
+           RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT count(*) FROM marked)::int AS marked`,
+        [OUTBOX_LEASE, this.publisherId, this.leaseToken, JSON.stringify(ids.map(String))],
+      ),
     );
     const [result] = rows;
     if (!result?.held) throw this.leaseLost();
@@ -435,13 +516,15 @@ export class EventStore {
   async renewOutboxLease(): Promise<boolean> {
     this.assertOpen();
     if (!this.leaseToken) return false;
-    const renewed = await this.guard('renew the outbox lease', () =>
-      this.prisma.$executeRaw`
-        UPDATE outbox_leases SET expires_at = now() + ${this.leaseMs}::integer * interval '1 millisecond'
-         WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND token = ${this.leaseToken} AND expires_at > now()`,
+    const renewed = await this.sql('renew the outbox lease', (sql) =>
+      sql.query(
+        `UPDATE outbox_leases SET expires_at = now() + $4::integer * interval '1 millisecond'
+          WHERE name = $1 AND holder = $2 AND token = $3 AND expires_at > now() RETURNING 1`,
+        [OUTBOX_LEASE, this.publisherId, this.leaseToken, this.leaseMs],
+      ),
     );
-    if (renewed === 0) this.leaseToken = '';
-    return renewed > 0;
+    if (renewed.length === 0) this.leaseToken = '';
+    return renewed.length > 0;
   }
 
   private leaseLost(): EventStoreError {
@@ -521,8 +604,8 @@ export class EventStore {
   async releaseOutbox(): Promise<void> {
     this.assertOpen();
     this.leaseToken = '';
-    await this.guard('release the outbox', () =>
-      this.prisma.$executeRaw`UPDATE outbox_leases SET expires_at = now() WHERE name = ${OUTBOX_LEASE} AND holder = ${this.publisherId} AND expires_at > now()`,
+    await this.sql('release the outbox', (sql) =>
+      sql.query('UPDATE outbox_leases SET expires_at = now() WHERE name = $1 AND holder = $2 AND expires_at > now()', [OUTBOX_LEASE, this.publisherId]),
     );
   }
 
@@ -536,6 +619,11 @@ export class EventStore {
 
   private assertOpen(): void {
     if (this.closed) throw new EventStoreError('STORE_CLOSED', 'The event store was closed.');
+  }
+
+  /** `work` on the database's SQL port, its failures reported as `guard` reports them. */
+  private sql<T>(operation: string, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.guard(operation, () => this.database.withConnection(work));
   }
 
   private async guard<T>(operation: string, work: () => Promise<T>): Promise<T> {

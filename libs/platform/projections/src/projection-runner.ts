@@ -301,37 +301,47 @@ export class ProjectionRunner<Tx> {
     const { name, version } = this.definition;
     const { envelope } = record;
     return this.transactions.run(async (tx, sql) => {
-      const checkpoint = await this.lockCheckpoint(sql, record);
-      const [stream] = await sql.query<{ stream_version: string }>(
-        `SELECT stream_version::text AS stream_version FROM projection_stream_versions
-          WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $4 FOR UPDATE`,
-        [name, version, record.topic, envelope.streamId],
+      // The partition's checkpoint, then the stream's applied version, locked in that order (as a run
+      // locks them) in one statement: every event applied one by one pays for these round trips.
+      const [locked] = await sql.query<{ next_offset: string | null; log: string | null; stream_version: string | null }>(
+        `WITH checkpoint AS (
+           SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
+            WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE
+         ), stream AS (
+           SELECT stream_version::text AS stream_version FROM projection_stream_versions
+            WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $5 FOR UPDATE
+         )
+         SELECT (SELECT next_offset FROM checkpoint) AS next_offset, (SELECT log FROM checkpoint) AS log, (SELECT stream_version FROM stream) AS stream_version`,
+        [name, version, record.topic, record.partition, envelope.streamId],
       );
-      const last = stream ? Number(stream.stream_version) : 0;
+      const checkpoint = locked?.next_offset != null && locked.log != null ? { next_offset: locked.next_offset, log: locked.log } : undefined;
+      const last = locked?.stream_version != null ? Number(locked.stream_version) : 0;
       let outcome: Outcome;
       if (envelope.streamVersion <= last) {
         outcome = await this.verifyCopy(sql, record);
       } else if (envelope.streamVersion > last + 1) {
         throw this.gap(record, last);
       } else {
-        // Moves only from `last`: a runner that raced us to a new stream's first row finds it taken.
+        // Moves only from `last`: a runner that raced us to a new stream's first row finds it taken (and
+        // then the event id recorded in the same statement is rolled back with the rest).
         const advanced = await sql.query(
-          `INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
-           VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (projection, version, topic, stream_id)
-           DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version = EXCLUDED.stream_version - 1
-           RETURNING stream_version`,
-          [name, version, record.topic, envelope.streamId, envelope.streamVersion],
+          `WITH advanced AS (
+             INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (projection, version, topic, stream_id)
+             DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version = EXCLUDED.stream_version - 1
+             RETURNING stream_version
+           ), recorded AS (
+             INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
+             SELECT $1, $2, $3, $4, $5, $6, now() FROM advanced
+             ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()
+           )
+           SELECT stream_version FROM advanced`,
+          [name, version, record.topic, envelope.streamId, envelope.streamVersion, envelope.eventId],
         );
         if (advanced.length === 0) {
           throw new TransientHandlerError(`Projection ${this.groupId}: another runner applied this stream's next version first.`, { code: PROJECTION_STREAM_CONTENDED });
         }
-        await sql.query(
-          `INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
-           VALUES ($1, $2, $3, $4, $5, $6, now())
-           ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()`,
-          [name, version, record.topic, envelope.streamId, envelope.streamVersion, envelope.eventId],
-        );
         await this.applyWithin(envelope, { tx, record });
         outcome = 'applied';
       }
@@ -385,7 +395,7 @@ export class ProjectionRunner<Tx> {
   /**
    * A run of one partition's consecutive records (the bus's `batchHandler`) in ONE transaction: the
    * checkpoint and the run's streams locked in one statement each, the stream versions and event ids
-   * written in one statement each, `apply` per event, one checkpoint write. Only events that are simply
+   * written in one statement, `apply` per event, one checkpoint write. Only events that are simply
    * next in their stream, or verified copies, pass this way: at anything else (a gap, a conflicting copy,
    * a failing or slow `apply`, a contended new stream, the database) the whole run rolls back and the bus
    * hands its records one by one to `handle`, which decides each of them exactly as if no run had been
@@ -413,8 +423,7 @@ export class ProjectionRunner<Tx> {
       const checkpoint = await this.lockCheckpoint(sql, first);
       const plan = planRun(records, await this.lockStreams(sql, first.topic, records));
       const unverifiedCopies = await this.verifyRunCopies(sql, first.topic, plan.storedCopies);
-      await this.advanceStreams(sql, first.topic, plan.streams);
-      await this.recordAppliedEvents(sql, first.topic, plan.applied);
+      await this.advanceStreams(sql, first.topic, plan.streams, plan.applied);
       for (const record of plan.applied) await this.applyWithin(record.envelope, { tx, record });
       await this.writeCheckpoint(sql, last);
       return { checkpoint, applied: plan.applied, copies: plan.copiesInRun + plan.storedCopies.length - unverifiedCopies.length, unverifiedCopies };
@@ -460,36 +469,34 @@ export class ProjectionRunner<Tx> {
   }
 
   /**
-   * Moves each stream of the run from the version it was locked at to its last in the run; a stream a
-   * racing runner created meanwhile (no row to lock) is left as it is, and the run declined.
+   * Moves each stream of the run from the version it was locked at to its last in the run, and keeps the
+   * applied events' ids, in one statement; a stream a racing runner created meanwhile (no row to lock) is
+   * left as it is, and the run declined (which rolls the ids back with it).
    */
-  private async advanceStreams(sql: SqlExecutor, topic: string, streams: ReadonlyMap<string, { from: number; to: number }>): Promise<void> {
+  private async advanceStreams(sql: SqlExecutor, topic: string, streams: ReadonlyMap<string, { from: number; to: number }>, applied: readonly BusRecord[]): Promise<void> {
     if (streams.size === 0) return;
     const { name, version } = this.definition;
     const moves = [...streams].map(([streamId, { from, to }]) => ({ stream_id: streamId, from_version: from, to_version: to }));
+    const events = applied.map(({ envelope }) => ({ stream_id: envelope.streamId, stream_version: envelope.streamVersion, event_id: envelope.eventId }));
     const advanced = await sql.query(
-      `WITH moves AS (SELECT * FROM json_to_recordset($4::json) AS m(stream_id text, from_version bigint, to_version bigint))
-       INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
-       SELECT $1, $2, $3, stream_id, to_version FROM moves
-       ON CONFLICT (projection, version, topic, stream_id)
-       DO UPDATE SET stream_version = EXCLUDED.stream_version
-        WHERE projection_stream_versions.stream_version = (SELECT from_version FROM moves WHERE moves.stream_id = EXCLUDED.stream_id)
-       RETURNING stream_id`,
-      [name, version, topic, JSON.stringify(moves)],
+      `WITH moves AS (SELECT * FROM json_to_recordset($4::json) AS m(stream_id text, from_version bigint, to_version bigint)),
+       advanced AS (
+         INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
+         SELECT $1, $2, $3, stream_id, to_version FROM moves
+         ON CONFLICT (projection, version, topic, stream_id)
+         DO UPDATE SET stream_version = EXCLUDED.stream_version
+          WHERE projection_stream_versions.stream_version = (SELECT from_version FROM moves WHERE moves.stream_id = EXCLUDED.stream_id)
+         RETURNING stream_id
+       ), recorded AS (
+         INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
+         SELECT $1, $2, $3, stream_id, stream_version, event_id, now()
+           FROM json_to_recordset($5::json) AS e(stream_id text, stream_version bigint, event_id text)
+         ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()
+       )
+       SELECT stream_id FROM advanced`,
+      [name, version, topic, JSON.stringify(moves), JSON.stringify(events)],
     );
     if (advanced.length !== moves.length) throw new RunDeclined('another runner applied a stream of the run first');
-  }
-
-  private async recordAppliedEvents(sql: SqlExecutor, topic: string, applied: readonly BusRecord[]): Promise<void> {
-    if (applied.length === 0) return;
-    const { name, version } = this.definition;
-    await sql.query(
-      `INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
-       SELECT $1, $2, $3, stream_id, stream_version, event_id, now()
-         FROM json_to_recordset($4::json) AS e(stream_id text, stream_version bigint, event_id text)
-       ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()`,
-      [name, version, topic, JSON.stringify(applied.map(({ envelope }) => ({ stream_id: envelope.streamId, stream_version: envelope.streamVersion, event_id: envelope.eventId })))],
-    );
   }
 
   /** The projection's `apply`, given at most `applyTimeoutMs`. */

@@ -16,7 +16,7 @@
  * - close: stops every subscription (each finishes its message in hand, commits and leaves its group),
  *   then stops its wake-up listener. The `Database` it was given stays open: its owner closes it.
  */
-import type { Database, SqlConnection } from '@trustmesh/platform-database';
+import type { Database, SqlConnection, SqlExecutor } from '@trustmesh/platform-database';
 import type { EventEnvelope, EventMessage } from '@trustmesh/platform-events';
 
 import { OptionProblems } from '../adapter-options';
@@ -27,7 +27,7 @@ import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log'
 import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
 import { serviceTopicName, storedGroupName, storedTopicName, subscribedTopicNames } from '../topic-name';
-import { appendMessages, ensureTopic } from './local-log.store';
+import { appendAtomically, ensureTopic } from './local-log.store';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
 import { schemaMissingOr } from './schema-missing';
 import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
@@ -145,12 +145,8 @@ export class LocalEventBus implements EventBus {
     });
     const partitions = await this.ensureTopic(stored);
     const announced: WakeUp[] = [{ kind: 'messages', topic: stored }];
-    await this.withDatabase((sql) =>
-      sql.transaction(async (tx) => {
-        await appendMessages(tx, stored, partitions, messages);
-        await this.wakeUps.announce(tx, announced);
-      }),
-    );
+    const announce = this.wakeUps.announcesInTransaction ? (tx: SqlExecutor) => this.wakeUps.announce(tx, announced) : undefined;
+    await this.withDatabase((sql) => appendAtomically(sql, stored, partitions, messages, announce));
     this.wakeUps.committed(announced);
   }
 

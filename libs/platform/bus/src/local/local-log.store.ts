@@ -88,6 +88,31 @@ export async function appendMessages(
   return placed;
 }
 
+/**
+ * Appends `messages` as one atomic change, with `inTransaction` (the wake-up announcement, if it writes)
+ * committed with them. Messages that all land on one partition need no transaction of their own when
+ * nothing else must commit with them: the append is one statement, atomic by itself, which saves the
+ * BEGIN and COMMIT round trips of every single-stream publish (an outbox batch of one case's events).
+ */
+export async function appendAtomically(
+  connection: SqlConnection,
+  topic: string,
+  partitions: number,
+  messages: readonly LogMessage[],
+  inTransaction: ((tx: SqlExecutor) => Promise<void>) | undefined,
+): Promise<void> {
+  const [first] = messages;
+  const onePartition = first !== undefined && messages.every((message) => partitionForKey(message.key, partitions) === partitionForKey(first.key, partitions));
+  if (onePartition && !inTransaction) {
+    await appendMessages(connection, topic, partitions, messages);
+    return;
+  }
+  await connection.transaction(async (tx) => {
+    await appendMessages(tx, topic, partitions, messages);
+    await inTransaction?.(tx);
+  });
+}
+
 /** Up to `limit` messages of one partition from `fromOffset` on, in offset order. */
 export async function readPartition(sql: SqlExecutor, topic: string, partition: number, fromOffset: string, limit: number): Promise<StoredMessage[]> {
   const rows = await sql.query<{ offset: string; key: string; value: string; headers: string }>(

@@ -16,7 +16,8 @@
  * - Revoked (a rebalance gives the partition to another member) or stopped: the message in hand is
  *   finished and committed, a retry backoff is abandoned (the next holder starts the tries again), and a
  *   revoked partition's lease is released at once so the other member takes it without waiting for expiry.
- * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first.
+ * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first; after a read that
+ *   came back short too, unless a wake-up came meanwhile.
  * - With a batch handler (see `BatchHandler` in the port), the valid envelopes at the head of each read go
  *   to it in one call and are committed together, holding one slot; if it rejects, nothing was committed
  *   and those same messages are delivered one by one as above, so tries, transient waits and dead letters
@@ -153,6 +154,10 @@ export class PartitionWorker {
         // Once a message of the read is committed, the position is the group's commit.
         if (next !== position) committedPosition = true;
         position = next;
+        // A short read reached the end of the partition as it was then: whatever was published since
+        // woke the worker (the flag was cleared before the read), so without a wake-up there is nothing
+        // to read yet, and reading to find that out would cost a statement per delivery.
+        if (batch.length < fetchBatchSize) await this.idle();
       }
     } catch (error) {
       if (this.currentState === 'running' || this.currentState === 'revoked' || this.currentState === 'stopping') {

@@ -51,6 +51,8 @@ export type WakeUpListener = (wakeUp: WakeUp) => void;
 
 export interface WakeUpSource {
   readonly kind: 'postgres-listen' | 'database-listen' | 'in-process';
+  /** Whether `announce` writes in the transaction (a notification); if not, a change needs no transaction for it. */
+  readonly announcesInTransaction: boolean;
   /** Starts delivering wake-ups to `listener`; resolves once later announcements will be heard (or polling has to do). */
   start(listener: WakeUpListener): Promise<void>;
   /** Called inside the transaction that makes the change visible (or alone, for a change already visible). */
@@ -71,6 +73,7 @@ export function inProcessWakeUps(location: string): WakeUpSource {
   let registered: WakeUpListener | undefined;
   return {
     kind: 'in-process',
+    announcesInTransaction: false,
     start: async (listener) => {
       registered = listener;
       const listeners = inProcessListeners.get(location) ?? new Set<WakeUpListener>();
@@ -104,6 +107,7 @@ export function databaseWakeUps(database: ListeningDatabase): WakeUpSource {
   let unlisten: (() => Promise<void>) | undefined;
   return {
     kind: 'database-listen',
+    announcesInTransaction: true,
     start: async (listener) => {
       unlisten = await database.listen(WAKE_UP_CHANNEL, (payload) => {
         const wakeUp = decodeWakeUp(payload);
@@ -189,6 +193,7 @@ export function postgresWakeUps({ url, logger, reconnectDelayMs = 250 }: Postgre
 
   return {
     kind: 'postgres-listen',
+    announcesInTransaction: true,
     start: async (deliver) => {
       listener = deliver;
       await connect();

@@ -113,6 +113,20 @@ describe('PgliteThread', () => {
     expect(left.rows[0]?.n).toBe(0);
   });
 
+  it('opens a transaction with its first statement: statements sent at once, none at all, or a rollback first', async () => {
+    // The first statement carries the BEGIN; one sent right behind it waits for it, inside the transaction.
+    await thread.transaction(async (tx) => {
+      await Promise.all([tx.query('INSERT INTO notes (id, body) VALUES (30, $1)', ['first']), tx.query('INSERT INTO notes (id, body) VALUES (31, $1)', ['second'])]);
+    });
+    await expect(thread.transaction(async () => 'nothing to do')).resolves.toBe('nothing to do');
+    await thread.transaction(async (tx) => {
+      await tx.rollback();
+      await expect(tx.query('INSERT INTO notes (id, body) VALUES (32, $1)', ['too late'])).rejects.toThrow('Transaction is closed');
+    });
+    const kept = await thread.query<{ id: number }>('SELECT id FROM notes WHERE id IN (30, 31, 32) ORDER BY id');
+    expect(kept.rows.map((row) => row.id)).toEqual([30, 31]);
+  });
+
   it('refuses work with DATABASE_CLOSED once the thread is closed', async () => {
     const other = await PgliteThread.start({}, 'memory://closed-thread');
     await other.close();

@@ -51,9 +51,8 @@ export interface ThreadOpenOptions {
 
 type Request =
   | { op: 'open'; options: ThreadOpenOptions; niceness: number }
-  | { op: 'query'; sql: string; params: unknown[]; rowMode: 'object' | 'array'; rawTypes: number[]; tx?: number }
-  | { op: 'exec'; sql: string; tx?: number }
-  | { op: 'begin'; tx: number }
+  | { op: 'query'; sql: string; params: unknown[]; rowMode: 'object' | 'array'; rawTypes: number[]; tx?: number; begin?: true }
+  | { op: 'exec'; sql: string; tx?: number; begin?: true }
   | { op: 'rollback'; tx: number }
   | { op: 'end'; tx: number; outcome: 'commit' | 'rollback' }
   | { op: 'close' };
@@ -124,31 +123,50 @@ export class PgliteThread {
     return this.request({ op: 'exec', sql }) as Promise<ThreadResults[]>;
   }
 
-  /** Runs `work` in a transaction: committed if it resolves, rolled back if it throws (PGlite's rules). */
+  /**
+   * Runs `work` in a transaction: committed if it resolves, rolled back if it throws (PGlite's rules). The
+   * transaction opens with its first statement, which carries the BEGIN (one round trip to the thread
+   * fewer per transaction); until then it holds nothing, and one without statements sends nothing.
+   */
   async transaction<T>(work: (tx: ThreadTransaction) => Promise<T>): Promise<T> {
     const txId = this.nextTx++;
-    await this.request({ op: 'begin', tx: txId });
+    let begun = false;
+    let rolledBack = false;
     let closed = false;
+    /** The fields of the transaction's next request: the first one opens it. */
+    const inTx = (): { tx: number; begin?: true } => {
+      if (rolledBack || closed) throw new Error('Transaction is closed');
+      if (begun) return { tx: txId };
+      begun = true;
+      return { tx: txId, begin: true };
+    };
     const tx: ThreadTransaction = {
-      query: (sql, params = [], options = {}) => this.runQuery(sql, params, options, txId),
-      exec: (sql) => this.request({ op: 'exec', sql, tx: txId }) as Promise<ThreadResults[]>,
+      query: async (sql, params = [], options = {}) => this.runQuery(sql, params, options, inTx()),
+      exec: async (sql) => (await this.request({ op: 'exec', sql, ...inTx() })) as ThreadResults[],
       rollback: async () => {
+        if (!begun) {
+          rolledBack = true;
+          return;
+        }
         await this.request({ op: 'rollback', tx: txId });
       },
       get closed() {
-        return closed;
+        return closed || rolledBack;
       },
     };
+    // PGlite calls `work` only after its BEGIN, never synchronously, and callers rely on that
+    // (pglite-prisma-adapter reads the returned promise from inside `work`).
+    await Promise.resolve();
     let result: T;
     try {
       result = await work(tx);
     } catch (error) {
       closed = true;
-      await this.request({ op: 'end', tx: txId, outcome: 'rollback' }).catch(() => undefined);
+      if (begun) await this.request({ op: 'end', tx: txId, outcome: 'rollback' }).catch(() => undefined);
       throw error;
     }
     closed = true;
-    await this.request({ op: 'end', tx: txId, outcome: 'commit' });
+    if (begun) await this.request({ op: 'end', tx: txId, outcome: 'commit' });
     return result;
   }
 
@@ -163,11 +181,11 @@ export class PgliteThread {
     }
   }
 
-  private async runQuery<Row>(sql: string, params: readonly unknown[], options: ThreadQueryOptions, tx: number | undefined): Promise<ThreadResults<Row>> {
+  private async runQuery<Row>(sql: string, params: readonly unknown[], options: ThreadQueryOptions, tx: { tx: number; begin?: true } | undefined): Promise<ThreadResults<Row>> {
     const parsers = options.parsers ?? {};
     const rawTypes = Object.keys(parsers).map(Number);
     const rowMode = options.rowMode ?? 'object';
-    const request: Request = { op: 'query', sql, params: [...params], rowMode, rawTypes, ...(tx === undefined ? {} : { tx }) };
+    const request: Request = { op: 'query', sql, params: [...params], rowMode, rawTypes, ...tx };
     const result = (await this.request(request)) as ThreadResults<Row>;
     if (rawTypes.length > 0) applyParsers(result as ThreadResults<unknown>, parsers, rowMode);
     return result;

@@ -49,9 +49,26 @@ function errorOf(error) {
   return { kind: 'other', message: error instanceof Error ? error.message : String(error), name: error instanceof Error ? error.name : 'Error' };
 }
 
-/** Runs `request.sql` on the transaction it names, or on the database. */
-function target(request) {
+/** Transactions whose BEGIN is under way, by id: their statements wait for it. */
+const opening = new Map();
+
+/**
+ * Runs `request.sql` on the transaction it names, or on the database. The first statement of a transaction
+ * opens it (`begin: true`): no round trip of its own for BEGIN.
+ */
+async function target(request) {
   if (request.tx === undefined) return db;
+  if (request.begin) {
+    const begun = begin(request.tx);
+    opening.set(request.tx, begun);
+    try {
+      await begun;
+    } finally {
+      opening.delete(request.tx);
+    }
+  } else {
+    await opening.get(request.tx)?.catch(() => undefined);
+  }
   const open = transactions.get(request.tx);
   if (!open) throw new Error('Transaction is closed');
   return open.tx;
@@ -120,15 +137,13 @@ async function run(request) {
       // Columns of the types the caller parses itself come back as Postgres' text; it applies its parsers.
       const parsers = {};
       for (const typeId of request.rawTypes) parsers[typeId] = identity;
-      return resultOf(await target(request).query(request.sql, request.params, { rowMode: request.rowMode, parsers }));
+      return resultOf(await (await target(request)).query(request.sql, request.params, { rowMode: request.rowMode, parsers }));
     }
     case 'exec':
-      return (await target(request).exec(request.sql)).map(resultOf);
-    case 'begin':
-      return begin(request.tx);
+      return (await (await target(request)).exec(request.sql)).map(resultOf);
     case 'rollback':
       // The caller's own ROLLBACK inside the transaction (PGlite's `tx.rollback()`); `end` follows.
-      await target(request).rollback();
+      await (await target(request)).rollback();
       return null;
     case 'end':
       return end(request.tx, request.outcome);
