@@ -1,10 +1,10 @@
 /**
- * A word-prefix index that lets the cue scanner skip a cue class whose pattern cannot match (performance, issue 9:
- * thousands of analyses per second). At module load, each class's alternatives are read for the letters every match
- * must start with (the first one to three literal characters after `\b`); at run time the message's word prefixes
- * are collected once, and a class is scanned only if one of its keys is among them. A class whose alternatives do
- * not all start with a literal word (an optional group, `^`, a character class) is always scanned: the index may
- * only skip work, never change a result.
+ * A word-start index that lets a cue class or topic be tried only where it can begin (performance, issue 9: thousands
+ * of analyses per second). At module load, each pattern's alternatives are read for the letters every match must start
+ * with (the first one to three literal characters after `\b`); at run time a text's word starts are read once, and a
+ * pattern is tried (sticky) only at the word starts whose first letters are among its keys, instead of at every
+ * position. A pattern whose alternatives do not all start with a literal word (an optional group, `^`, a character
+ * class) is always scanned whole: the index may only skip work, never change a result.
  */
 
 const MAX_KEY = 3;
@@ -123,22 +123,125 @@ export function prefilterKeys(foldedSources: readonly string[]): readonly (reado
   return alternatives;
 }
 
-/** Whether some alternative has every word it requires among the text's word prefixes. */
-export function mayMatch(alternatives: readonly (readonly string[][])[], prefixes: ReadonlySet<string>): boolean {
-  return alternatives.some((words) => words.every((keys) => keys.some((k) => prefixes.has(k))));
+/**
+ * Where a pattern may start. Every alternative of a keyed pattern starts with `\b` and a literal word, so a match can
+ * only begin at a word start whose first one to three characters are one of the pattern's first-word keys. The table
+ * maps such a prefix (as a number, see `prefixCode`) to the set of patterns it may start, as bits; a text's word
+ * starts are read once (`WordStarts`), and a pattern is then tried only there (a sticky regex), instead of at every
+ * position of the text. The leftmost start where the pattern matches is where an unanchored scan would have found it,
+ * with the same alternative, so the result is the same match.
+ */
+export class StartTable {
+  /** 32-bit words of pattern bits per prefix code. */
+  readonly stride: number;
+  private readonly bits: Uint32Array;
+  /** Patterns without keys: they may start anywhere and are always scanned whole. */
+  readonly unkeyed: readonly boolean[];
+
+  constructor(keysPerPattern: readonly (readonly (readonly string[][])[] | undefined)[]) {
+    this.stride = Math.max(1, Math.ceil(keysPerPattern.length / 32));
+    this.bits = new Uint32Array(CODES * this.stride);
+    this.unkeyed = keysPerPattern.map((keys) => keys === undefined);
+    keysPerPattern.forEach((alternatives, pattern) => {
+      for (const words of alternatives ?? []) {
+        for (const key of words[0] ?? []) {
+          const code = prefixCode(key, 0, key.length);
+          const slot = code * this.stride + (pattern >>> 5);
+          this.bits[slot] = (this.bits[slot] ?? 0) | (1 << (pattern & 31));
+        }
+      }
+    });
+  }
+
+  /**
+   * The word starts of `text` for this table. A short item text is asked for several patterns in a row, so the last
+   * few are kept: a pure function of the text, so keeping them changes no result.
+   */
+  startsOf(text: string): WordStarts {
+    for (const entry of this.recent) if (entry.text === text) return entry.starts;
+    const starts = new WordStarts(text, this);
+    if (this.recent.length >= RECENT) this.recent.pop();
+    this.recent.unshift({ text, starts });
+    return starts;
+  }
+
+  private readonly recent: { text: string; starts: WordStarts }[] = [];
+
+  /** ORs the bits of the patterns a prefix code may start into `out` at `offset`. */
+  orInto(code: number, out: Uint32Array, offset: number): void {
+    const from = code * this.stride;
+    for (let k = 0; k < this.stride; k++) out[offset + k] = (out[offset + k] ?? 0) | (this.bits[from + k] ?? 0);
+  }
 }
 
-const WORD = /[a-z0-9]+/g;
+const RECENT = 4;
 
-/** Every 1-3 character prefix of every word of a normalised text. */
-export function wordPrefixes(text: string): Set<string> {
-  const prefixes = new Set<string>();
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
-    const w = m[0];
-    prefixes.add(w.charAt(0));
-    if (w.length > 1) prefixes.add(w.slice(0, 2));
-    if (w.length > 2) prefixes.add(w.slice(0, 3));
+/** Base of the prefix codes: 26 letters, 10 digits, and 0 for "no character". */
+const BASE = 37;
+const CODES = BASE * BASE * BASE;
+
+function digitOf(code: number): number {
+  if (code >= 97 && code <= 122) return code - 96;
+  if (code >= 48 && code <= 57) return code - 21;
+  return 0;
+}
+
+/** The number of the prefix `text.slice(start, end)` (one to three characters of `[a-z0-9]`). */
+function prefixCode(text: string, start: number, end: number): number {
+  let code = 0;
+  for (let i = 0; i < MAX_KEY; i++) code = code * BASE + (start + i < end ? digitOf(text.charCodeAt(start + i)) : 0);
+  return code;
+}
+
+/** A text's word starts, each with the bits of the patterns of one `StartTable` that may start there. */
+export class WordStarts {
+  readonly starts: readonly number[];
+  private readonly bits: Uint32Array;
+  /** The bits of every word start together: a pattern outside them cannot match at all. */
+  private readonly any: Uint32Array;
+
+  constructor(
+    text: string,
+    private readonly table: StartTable,
+  ) {
+    const stride = table.stride;
+    const found: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      if (digitOf(text.charCodeAt(i)) === 0 || (i > 0 && digitOf(text.charCodeAt(i - 1)) !== 0)) continue;
+      found.push(i);
+    }
+    this.bits = new Uint32Array(found.length * stride);
+    this.any = new Uint32Array(stride);
+    found.forEach((start, w) => {
+      let end = start + 1;
+      while (end < text.length && end < start + MAX_KEY && digitOf(text.charCodeAt(end)) !== 0) end++;
+      for (let length = 1; length <= end - start; length++) table.orInto(prefixCode(text, start, start + length), this.bits, w * stride);
+      for (let k = 0; k < stride; k++) this.any[k] = (this.any[k] ?? 0) | (this.bits[w * stride + k] ?? 0);
+    });
+    this.starts = found;
   }
-  return prefixes;
+
+  private has(bits: Uint32Array, offset: number, pattern: number): boolean {
+    return ((bits[offset + (pattern >>> 5)] ?? 0) & (1 << (pattern & 31))) !== 0;
+  }
+
+  /**
+   * The first match of `pattern` (number `index` in the table) in `text`, the text the starts were read from; `sticky`
+   * is the same pattern with the `y` flag. Same result as `whole.exec(text)`, `whole` being the unanchored pattern.
+   */
+  exec(text: string, index: number, whole: RegExp, sticky: RegExp): RegExpExecArray | null {
+    if (this.table.unkeyed[index]) {
+      whole.lastIndex = 0;
+      return whole.exec(text);
+    }
+    if (!this.has(this.any, 0, index)) return null;
+    const stride = this.table.stride;
+    for (let w = 0; w < this.starts.length; w++) {
+      if (!this.has(this.bits, w * stride, index)) continue;
+      sticky.lastIndex = this.starts[w] ?? 0;
+      const m = sticky.exec(text);
+      if (m) return m;
+    }
+    return null;
+  }
 }
