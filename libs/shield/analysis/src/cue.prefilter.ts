@@ -196,29 +196,42 @@ function prefixCode(text: string, start: number, end: number): number {
 /** A text's word starts, each with the bits of the patterns of one `StartTable` that may start there. */
 export class WordStarts {
   readonly starts: readonly number[];
+  /** Per word start, the bits of the patterns that may start there; the row at `anyAt` is every start's together. */
   private readonly bits: Uint32Array;
-  /** The bits of every word start together: a pattern outside them cannot match at all. */
-  private readonly any: Uint32Array;
+  /** The row of every word start's bits together: a pattern outside them cannot match at all. */
+  private readonly anyAt: number;
 
   constructor(
     text: string,
     private readonly table: StartTable,
   ) {
+    // One pass, one allocation: a text of n characters has at most n/2 + 1 word starts; `any` is the last row.
     const stride = table.stride;
-    const found: number[] = [];
+    const rows = (text.length >>> 1) + 2;
+    const bits = new Uint32Array(rows * stride);
+    const anyAt = (rows - 1) * stride;
+    const starts: number[] = [];
+    let previous = 0;
     for (let i = 0; i < text.length; i++) {
-      if (digitOf(text.charCodeAt(i)) === 0 || (i > 0 && digitOf(text.charCodeAt(i - 1)) !== 0)) continue;
-      found.push(i);
+      const d1 = digitOf(text.charCodeAt(i));
+      const wordStart = d1 !== 0 && previous === 0;
+      previous = d1;
+      if (!wordStart) continue;
+      const at = starts.length * stride;
+      starts.push(i);
+      const code1 = d1 * BASE * BASE;
+      table.orInto(code1, bits, at);
+      const d2 = i + 1 < text.length ? digitOf(text.charCodeAt(i + 1)) : 0;
+      if (d2 === 0) continue;
+      const code2 = code1 + d2 * BASE;
+      table.orInto(code2, bits, at);
+      const d3 = i + 2 < text.length ? digitOf(text.charCodeAt(i + 2)) : 0;
+      if (d3 !== 0) table.orInto(code2 + d3, bits, at);
     }
-    this.bits = new Uint32Array(found.length * stride);
-    this.any = new Uint32Array(stride);
-    found.forEach((start, w) => {
-      let end = start + 1;
-      while (end < text.length && end < start + MAX_KEY && digitOf(text.charCodeAt(end)) !== 0) end++;
-      for (let length = 1; length <= end - start; length++) table.orInto(prefixCode(text, start, start + length), this.bits, w * stride);
-      for (let k = 0; k < stride; k++) this.any[k] = (this.any[k] ?? 0) | (this.bits[w * stride + k] ?? 0);
-    });
-    this.starts = found;
+    for (let w = 0; w < starts.length; w++) for (let k = 0; k < stride; k++) bits[anyAt + k] = (bits[anyAt + k] ?? 0) | (bits[w * stride + k] ?? 0);
+    this.bits = bits;
+    this.anyAt = anyAt;
+    this.starts = starts;
   }
 
   private has(bits: Uint32Array, offset: number, pattern: number): boolean {
@@ -234,7 +247,7 @@ export class WordStarts {
       whole.lastIndex = 0;
       return whole.exec(text);
     }
-    if (!this.has(this.any, 0, index)) return null;
+    if (!this.has(this.bits, this.anyAt, index)) return null;
     const stride = this.table.stride;
     for (let w = 0; w < this.starts.length; w++) {
       if (!this.has(this.bits, w * stride, index)) continue;
