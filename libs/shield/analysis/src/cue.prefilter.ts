@@ -126,28 +126,28 @@ export function prefilterKeys(foldedSources: readonly string[]): readonly (reado
 /**
  * Where a pattern may start. Every alternative of a keyed pattern starts with `\b` and a literal word, so a match can
  * only begin at a word start whose first one to three characters are one of the pattern's first-word keys. The table
- * maps such a prefix (as a number, see `prefixCode`) to the set of patterns it may start, as bits; a text's word
+ * maps such a prefix (as a number, see `keyCode`) to the set of patterns it may start, as bits; a text's word
  * starts are read once (`WordStarts`), and a pattern is then tried only there (a sticky regex), instead of at every
  * position of the text. The leftmost start where the pattern matches is where an unanchored scan would have found it,
  * with the same alternative, so the result is the same match.
  */
 export class StartTable {
-  /** 32-bit words of pattern bits per prefix code. */
+  /** Chunks of `CHUNK_BITS` pattern bits per prefix code. */
   readonly stride: number;
-  private readonly bits: Uint32Array;
+  private readonly bits: Int32Array;
   /** Patterns without keys: they may start anywhere and are always scanned whole. */
   readonly unkeyed: readonly boolean[];
+  private readonly recent: { text: string; starts: WordStarts }[] = [];
 
   constructor(keysPerPattern: readonly (readonly (readonly string[][])[] | undefined)[]) {
-    this.stride = Math.max(1, Math.ceil(keysPerPattern.length / 32));
-    this.bits = new Uint32Array(CODES * this.stride);
+    this.stride = Math.max(1, Math.ceil(keysPerPattern.length / CHUNK_BITS));
+    this.bits = new Int32Array(CODES * this.stride);
     this.unkeyed = keysPerPattern.map((keys) => keys === undefined);
     keysPerPattern.forEach((alternatives, pattern) => {
       for (const words of alternatives ?? []) {
         for (const key of words[0] ?? []) {
-          const code = prefixCode(key, 0, key.length);
-          const slot = code * this.stride + (pattern >>> 5);
-          this.bits[slot] = (this.bits[slot] ?? 0) | (1 << (pattern & 31));
+          const slot = keyCode(key) * this.stride + chunkOf(pattern);
+          this.bits[slot] = (this.bits[slot] ?? 0) | bitOf(pattern);
         }
       }
     });
@@ -165,16 +165,23 @@ export class StartTable {
     return starts;
   }
 
-  private readonly recent: { text: string; starts: WordStarts }[] = [];
-
-  /** ORs the bits of the patterns a prefix code may start into `out` at `offset`. */
-  orInto(code: number, out: Uint32Array, offset: number): void {
-    const from = code * this.stride;
-    for (let k = 0; k < this.stride; k++) out[offset + k] = (out[offset + k] ?? 0) | (this.bits[from + k] ?? 0);
+  /** Chunk `chunk` of the bits of the patterns the prefix `code` may start (0 for code -1, no prefix). */
+  chunk(code: number, chunk: number): number {
+    return code < 0 ? 0 : (this.bits[code * this.stride + chunk] ?? 0);
   }
 }
 
 const RECENT = 4;
+/** Pattern bits per chunk: 30, so that every chunk is a small integer (a plain array of them stays compact). */
+const CHUNK_BITS = 30;
+
+function chunkOf(pattern: number): number {
+  return Math.floor(pattern / CHUNK_BITS);
+}
+
+function bitOf(pattern: number): number {
+  return 1 << pattern % CHUNK_BITS;
+}
 
 /** Base of the prefix codes: 26 letters, 10 digits, and 0 for "no character". */
 const BASE = 37;
@@ -186,56 +193,55 @@ function digitOf(code: number): number {
   return 0;
 }
 
-/** The number of the prefix `text.slice(start, end)` (one to three characters of `[a-z0-9]`). */
-function prefixCode(text: string, start: number, end: number): number {
+/** The number of a one- to three-character key of `[a-z0-9]`: its digits in base 37, padded with zeros. */
+function keyCode(key: string): number {
   let code = 0;
-  for (let i = 0; i < MAX_KEY; i++) code = code * BASE + (start + i < end ? digitOf(text.charCodeAt(start + i)) : 0);
+  for (let i = 0; i < MAX_KEY; i++) code = code * BASE + (i < key.length ? digitOf(key.charCodeAt(i)) : 0);
   return code;
 }
 
 /** A text's word starts, each with the bits of the patterns of one `StartTable` that may start there. */
 export class WordStarts {
   readonly starts: readonly number[];
-  /** Per word start, the bits of the patterns that may start there; the row at `anyAt` is every start's together. */
-  private readonly bits: Uint32Array;
-  /** The row of every word start's bits together: a pattern outside them cannot match at all. */
-  private readonly anyAt: number;
+  /** Per word start, `stride` chunks of the bits of the patterns that may start there. */
+  private readonly bits: readonly number[];
+  /** Every word start's bits together: a pattern outside them cannot match at all. */
+  private readonly any: readonly number[];
 
   constructor(
     text: string,
     private readonly table: StartTable,
   ) {
-    // One pass, one allocation: a text of n characters has at most n/2 + 1 word starts; `any` is the last row.
+    // One pass: each word's one- to three-letter prefix codes as the word is found.
     const stride = table.stride;
-    const rows = (text.length >>> 1) + 2;
-    const bits = new Uint32Array(rows * stride);
-    const anyAt = (rows - 1) * stride;
     const starts: number[] = [];
+    const bits: number[] = [];
+    const any = new Array<number>(stride).fill(0);
     let previous = 0;
     for (let i = 0; i < text.length; i++) {
       const d1 = digitOf(text.charCodeAt(i));
       const wordStart = d1 !== 0 && previous === 0;
       previous = d1;
       if (!wordStart) continue;
-      const at = starts.length * stride;
       starts.push(i);
-      const code1 = d1 * BASE * BASE;
-      table.orInto(code1, bits, at);
       const d2 = i + 1 < text.length ? digitOf(text.charCodeAt(i + 1)) : 0;
-      if (d2 === 0) continue;
-      const code2 = code1 + d2 * BASE;
-      table.orInto(code2, bits, at);
-      const d3 = i + 2 < text.length ? digitOf(text.charCodeAt(i + 2)) : 0;
-      if (d3 !== 0) table.orInto(code2 + d3, bits, at);
+      const d3 = d2 !== 0 && i + 2 < text.length ? digitOf(text.charCodeAt(i + 2)) : 0;
+      const code1 = d1 * BASE * BASE;
+      const code2 = d2 === 0 ? -1 : code1 + d2 * BASE;
+      const code3 = d3 === 0 ? -1 : code1 + d2 * BASE + d3;
+      for (let k = 0; k < stride; k++) {
+        const row = table.chunk(code1, k) | table.chunk(code2, k) | table.chunk(code3, k);
+        bits.push(row);
+        any[k] = (any[k] ?? 0) | row;
+      }
     }
-    for (let w = 0; w < starts.length; w++) for (let k = 0; k < stride; k++) bits[anyAt + k] = (bits[anyAt + k] ?? 0) | (bits[w * stride + k] ?? 0);
-    this.bits = bits;
-    this.anyAt = anyAt;
     this.starts = starts;
+    this.bits = bits;
+    this.any = any;
   }
 
-  private has(bits: Uint32Array, offset: number, pattern: number): boolean {
-    return ((bits[offset + (pattern >>> 5)] ?? 0) & (1 << (pattern & 31))) !== 0;
+  private static has(bits: readonly number[], offset: number, pattern: number): boolean {
+    return ((bits[offset + chunkOf(pattern)] ?? 0) & bitOf(pattern)) !== 0;
   }
 
   /**
@@ -247,10 +253,10 @@ export class WordStarts {
       whole.lastIndex = 0;
       return whole.exec(text);
     }
-    if (!this.has(this.bits, this.anyAt, index)) return null;
+    if (!WordStarts.has(this.any, 0, index)) return null;
     const stride = this.table.stride;
     for (let w = 0; w < this.starts.length; w++) {
-      if (!this.has(this.bits, w * stride, index)) continue;
+      if (!WordStarts.has(this.bits, w * stride, index)) continue;
       sticky.lastIndex = this.starts[w] ?? 0;
       const m = sticky.exec(text);
       if (m) return m;
