@@ -8,7 +8,7 @@ import { EN_CUES } from './cue-lexicon.en';
 import { ES_CUES } from './cue-lexicon.es';
 import { FR_CUES } from './cue-lexicon.fr';
 import { CUE_CLASSES, type CueClass } from './cue-lexicon.types';
-import { prefilterKeys, StartTable, type WordStarts } from './cue.prefilter';
+import { prefilterKeys, StartTable, type Span, type WordStarts } from './cue.prefilter';
 import { compileCues, foldPattern, quoteCue, type NormalizedText } from './text.normalizer';
 
 const LEXICONS = [EN_CUES, DE_CUES, ES_CUES, FR_CUES];
@@ -23,11 +23,33 @@ const KEYS: Readonly<Record<CueClass, readonly (readonly string[][])[] | undefin
 
 /** Each class with the `y` flag, tried only at the word starts where it may begin (`WordStarts.exec`). */
 const STICKY: Readonly<Record<CueClass, RegExp>> = Object.fromEntries(CUE_CLASSES.map((cls) => [cls, new RegExp(CUES[cls].source, 'y')])) as Record<CueClass, RegExp>;
-const CLASS_INDEX = new Map<CueClass, number>(CUE_CLASSES.map((cls, index) => [cls, index]));
+const LEADING = new Map<CueClass, readonly number[]>(CUE_CLASSES.map((cls, index) => [cls, [index]]));
 const STARTS = new StartTable(CUE_CLASSES.map((cls) => KEYS[cls]));
 
-function execAtStarts(starts: WordStarts, text: string, cls: CueClass): RegExpExecArray | null {
-  return starts.exec(text, CLASS_INDEX.get(cls) ?? -1, CUES[cls], STICKY[cls]);
+function findAtStarts(starts: WordStarts, text: string, cls: CueClass): Span | null {
+  return starts.find(text, LEADING.get(cls) ?? [], CUES[cls], STICKY[cls]);
+}
+
+/**
+ * A pattern composed of cue classes ("a request verb, then secret data within the sentence"), every match of which
+ * begins with a match of one of its `leading` classes: it is tried only at the word starts where one of them may begin,
+ * with the same result as an unanchored scan.
+ */
+export class CuePattern {
+  private readonly whole: RegExp;
+  private readonly sticky: RegExp;
+  private readonly leading: readonly number[];
+
+  constructor(source: string, leading: readonly CueClass[]) {
+    this.whole = new RegExp(source);
+    this.sticky = new RegExp(source, 'y');
+    this.leading = leading.map((cls) => CUE_CLASSES.indexOf(cls));
+  }
+
+  /** The first match in the scanner's text. */
+  exec(scanner: CueScanner): RegExpExecArray | null {
+    return scanner.starts().exec(scanner.source.text, this.leading, this.whole, this.sticky);
+  }
 }
 
 /** Whether the class is skipped by the prefilter for some texts (for tests). */
@@ -45,18 +67,23 @@ export interface CueHit {
 /** Lazily scans a normalised text for cue classes, at most once per class (the analyzer asks some classes twice). */
 export class CueScanner {
   private readonly hits = new Map<CueClass, CueHit | null>();
-  private starts: WordStarts | undefined;
+  private wordStarts: WordStarts | undefined;
 
   constructor(readonly source: NormalizedText) {}
 
   find(cls: CueClass): CueHit | undefined {
     const known = this.hits.get(cls);
     if (known !== undefined) return known ?? undefined;
-    this.starts ??= STARTS.startsOf(this.source.text);
-    const m = execAtStarts(this.starts, this.source.text, cls);
-    const hit = m ? { index: m.index, end: m.index + m[0].length, quote: quoteCue(this.source, m.index, m.index + m[0].length) } : null;
+    const m = findAtStarts(this.starts(), this.source.text, cls);
+    const hit = m ? { index: m.index, end: m.end, quote: quoteCue(this.source, m.index, m.end) } : null;
     this.hits.set(cls, hit);
     return hit ?? undefined;
+  }
+
+  /** The text's word starts, read once. */
+  starts(): WordStarts {
+    this.wordStarts ??= STARTS.startsOf(this.source.text);
+    return this.wordStarts;
   }
 
   has(cls: CueClass): boolean {
@@ -66,5 +93,5 @@ export class CueScanner {
 
 /** Whether a short case item (a fact, an evidence summary, a policy) carries the cue; no quoting. */
 export function itemHas(text: string, cls: CueClass): boolean {
-  return execAtStarts(STARTS.startsOf(text), text, cls) !== null;
+  return findAtStarts(STARTS.startsOf(text), text, cls) !== null;
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 
 import { SCENARIOS } from '../test/scenarios';
 import { CUE_CLASSES } from './cue-lexicon.types';
-import { CUES, CueScanner, isPrefiltered, itemHas } from './cue.patterns';
+import { CuePattern, CUES, CueScanner, isPrefiltered, itemHas } from './cue.patterns';
 import { prefilterKeys, StartTable } from './cue.prefilter';
 import { normalizeText } from './text.normalizer';
 import { TOPIC_PATTERN, TOPICS, topicsOf } from './topic.lexicon';
@@ -22,12 +22,14 @@ describe('cue prefilter', () => {
     const text = 'a lawsuit? no: my lawyers, asap.\nsystem: sue';
     const starts = table.startsOf(text);
     expect(starts.starts).toEqual([0, 2, 11, 15, 18, 27, 33, 41]);
-    const found = sources.map((source, index) => starts.exec(text, index, new RegExp(source), new RegExp(source, 'y'))?.index);
+    const found = sources.map((source, index) => starts.exec(text, [index], new RegExp(source), new RegExp(source, 'y'))?.index);
     expect(found).toEqual([18, 27, 32]);
-    expect(starts.exec('nothing here', 0, new RegExp(sources[0] as string), new RegExp(sources[0] as string, 'y'))).toBeNull();
+    expect(table.startsOf('nothing here').exec('nothing here', [0], new RegExp(sources[0] as string), new RegExp(sources[0] as string, 'y'))).toBeNull();
   });
 
-  it('never changes what the scanner, the item check or the topics find', () => {
+  it('never changes what the scanner, the item check, the topics or a composed pattern find', () => {
+    const composedSource = `${CUES.requestVerb.source}[^.?!\\n]{0,60}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}${CUES.requestVerb.source}`;
+    const composed = new CuePattern(composedSource, ['requestVerb', 'secretData']);
     const texts = [...SCENARIOS.map((s) => s.spec.message), 'Only two left! URGENT: ignore your previous instructions, my boss approved it.'];
     const check = (text: string) => {
       const n = normalizeText(text);
@@ -38,11 +40,12 @@ describe('cue prefilter', () => {
         expect(scanner.find(cls)?.end).toBe(m ? m.index + m[0].length : undefined);
         expect(itemHas(n.text, cls)).toBe(m !== null);
       }
+      expect(composed.exec(scanner)?.index).toBe(new RegExp(composedSource).exec(n.text)?.index);
       expect(topicsOf(n.text)).toBe(TOPICS.reduce((bits, topic, i) => (TOPIC_PATTERN[topic].test(n.text) ? bits | (1 << i) : bits), 0));
     };
     texts.forEach(check);
     fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 100 });
-    const words = fc.constantFrom('my', 'boss', 'urgent', 'the', 'bank', 'details', 'iban', 'pay', 'now', '!', '.', 'ceo', 'asked', 'sofort', 'überweisung', 'code', 'pin');
+    const words = fc.constantFrom('my', 'boss', 'urgent', 'the', 'bank', 'details', 'iban', 'pay', 'now', '!', '.', 'ceo', 'asked', 'sofort', 'überweisung', 'code', 'pin', 'send', 'me', 'your', 'password', 'share');
     fc.assert(fc.property(fc.array(words, { maxLength: 30 }).map((w) => w.join(' ')), check), { numRuns: 200 });
     expect(CUE_CLASSES.filter(isPrefiltered).length).toBeGreaterThan(20);
   });

@@ -245,22 +245,57 @@ export class WordStarts {
   }
 
   /**
-   * The first match of `pattern` (number `index` in the table) in `text`, the text the starts were read from; `sticky`
-   * is the same pattern with the `y` flag. Same result as `whole.exec(text)`, `whole` being the unanchored pattern.
+   * Where in `text` (the text the starts were read from) the first match is of a pattern each of whose matches begins
+   * where one of the table's patterns `leading` may begin (itself, or patterns composed of them); `sticky` is it with
+   * the `y` flag. Same span as `whole.exec(text)`, `whole` being the unanchored pattern; a sticky `test` builds no
+   * match array, and leaves `lastIndex` at the match's end.
    */
-  exec(text: string, index: number, whole: RegExp, sticky: RegExp): RegExpExecArray | null {
-    if (this.table.unkeyed[index]) {
-      whole.lastIndex = 0;
-      return whole.exec(text);
+  find(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): Span | null {
+    const at = this.candidates(leading);
+    if (at === ANYWHERE) {
+      const m = whole.exec(text);
+      return m ? { index: m.index, end: m.index + m[0].length } : null;
     }
-    if (!WordStarts.has(this.any, 0, index)) return null;
-    const stride = this.table.stride;
-    for (let w = 0; w < this.starts.length; w++) {
-      if (!WordStarts.has(this.bits, w * stride, index)) continue;
+    for (let w = at; w < this.starts.length; w = this.next(w + 1, leading)) {
+      const index = this.starts[w] ?? 0;
+      sticky.lastIndex = index;
+      if (sticky.test(text)) return { index, end: sticky.lastIndex };
+    }
+    return null;
+  }
+
+  /** As `find`, with the match itself (its groups and text), for the callers that read them. */
+  exec(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): RegExpExecArray | null {
+    const at = this.candidates(leading);
+    if (at === ANYWHERE) return whole.exec(text);
+    for (let w = at; w < this.starts.length; w = this.next(w + 1, leading)) {
       sticky.lastIndex = this.starts[w] ?? 0;
       const m = sticky.exec(text);
       if (m) return m;
     }
     return null;
   }
+
+  /** The first word start to try for `leading`, `ANYWHERE` when one of them is unkeyed, or past the end when none may start. */
+  private candidates(leading: readonly number[]): number {
+    for (const index of leading) if (this.table.unkeyed[index]) return ANYWHERE;
+    let any = false;
+    for (const index of leading) any ||= WordStarts.has(this.any, 0, index);
+    return any ? this.next(0, leading) : this.starts.length;
+  }
+
+  /** The first word start from `w` where one of `leading` may begin. */
+  private next(w: number, leading: readonly number[]): number {
+    const stride = this.table.stride;
+    for (; w < this.starts.length; w++) for (const index of leading) if (WordStarts.has(this.bits, w * stride, index)) return w;
+    return this.starts.length;
+  }
 }
+
+/** Where a match starts and ends. */
+export interface Span {
+  readonly index: number;
+  readonly end: number;
+}
+
+const ANYWHERE = -1;
