@@ -200,23 +200,20 @@ function keyCode(key: string): number {
   return code;
 }
 
-/** A text's word starts, each with the bits of the patterns of one `StartTable` that may start there. */
+/** A text's word starts, and for each pattern of one `StartTable` the starts where it may begin. */
 export class WordStarts {
   readonly starts: readonly number[];
-  /** Per word start, `stride` chunks of the bits of the patterns that may start there. */
-  private readonly bits: readonly number[];
-  /** Every word start's bits together: a pattern outside them cannot match at all. */
-  private readonly any: readonly number[];
+  /** Per pattern, the positions in the text where it may begin, in order (absent: nowhere). */
+  private readonly byPattern: (number[] | undefined)[];
 
   constructor(
     text: string,
     private readonly table: StartTable,
   ) {
-    // One pass: each word's one- to three-letter prefix codes as the word is found.
+    // One pass: each word's one- to three-letter prefix codes as the word is found, its patterns' lists extended.
     const stride = table.stride;
     const starts: number[] = [];
-    const bits: number[] = [];
-    const any = new Array<number>(stride).fill(0);
+    const byPattern: (number[] | undefined)[] = [];
     let previous = 0;
     for (let i = 0; i < text.length; i++) {
       const d1 = digitOf(text.charCodeAt(i));
@@ -230,18 +227,17 @@ export class WordStarts {
       const code2 = d2 === 0 ? -1 : code1 + d2 * BASE;
       const code3 = d3 === 0 ? -1 : code1 + d2 * BASE + d3;
       for (let k = 0; k < stride; k++) {
-        const row = table.chunk(code1, k) | table.chunk(code2, k) | table.chunk(code3, k);
-        bits.push(row);
-        any[k] = (any[k] ?? 0) | row;
+        let row = table.chunk(code1, k) | table.chunk(code2, k) | table.chunk(code3, k);
+        while (row !== 0) {
+          const bit = 31 - Math.clz32(row & -row);
+          row &= row - 1;
+          const pattern = k * CHUNK_BITS + bit;
+          (byPattern[pattern] ??= []).push(i);
+        }
       }
     }
     this.starts = starts;
-    this.bits = bits;
-    this.any = any;
-  }
-
-  private static has(bits: readonly number[], offset: number, pattern: number): boolean {
-    return ((bits[offset + chunkOf(pattern)] ?? 0) & bitOf(pattern)) !== 0;
+    this.byPattern = byPattern;
   }
 
   /**
@@ -251,13 +247,12 @@ export class WordStarts {
    * match array, and leaves `lastIndex` at the match's end.
    */
   find(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): Span | null {
-    const at = this.candidates(leading);
-    if (at === ANYWHERE) {
+    const candidates = this.candidates(leading);
+    if (candidates === undefined) {
       const m = whole.exec(text);
       return m ? { index: m.index, end: m.index + m[0].length } : null;
     }
-    for (let w = at; w < this.starts.length; w = this.next(w + 1, leading)) {
-      const index = this.starts[w] ?? 0;
+    for (const index of candidates) {
       sticky.lastIndex = index;
       if (sticky.test(text)) return { index, end: sticky.lastIndex };
     }
@@ -266,36 +261,35 @@ export class WordStarts {
 
   /** As `find`, with the match itself (its groups and text), for the callers that read them. */
   exec(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): RegExpExecArray | null {
-    const at = this.candidates(leading);
-    if (at === ANYWHERE) return whole.exec(text);
-    for (let w = at; w < this.starts.length; w = this.next(w + 1, leading)) {
-      sticky.lastIndex = this.starts[w] ?? 0;
+    const candidates = this.candidates(leading);
+    if (candidates === undefined) return whole.exec(text);
+    for (const index of candidates) {
+      sticky.lastIndex = index;
       const m = sticky.exec(text);
       if (m) return m;
     }
     return null;
   }
 
-  /** The first word start to try for `leading`, `ANYWHERE` when one of them is unkeyed, or past the end when none may start. */
-  private candidates(leading: readonly number[]): number {
-    for (const index of leading) if (this.table.unkeyed[index]) return ANYWHERE;
-    let any = false;
-    for (const index of leading) any ||= WordStarts.has(this.any, 0, index);
-    return any ? this.next(0, leading) : this.starts.length;
-  }
-
-  /** The first word start from `w` where one of `leading` may begin. */
-  private next(w: number, leading: readonly number[]): number {
-    const stride = this.table.stride;
-    for (; w < this.starts.length; w++) for (const index of leading) if (WordStarts.has(this.bits, w * stride, index)) return w;
-    return this.starts.length;
+  /** The positions where one of `leading` may begin, in order; undefined when one of them is unkeyed (anywhere). */
+  private candidates(leading: readonly number[]): readonly number[] | undefined {
+    if (leading.length === 1) {
+      const only = leading[0] ?? 0;
+      return this.table.unkeyed[only] ? undefined : (this.byPattern[only] ?? NOWHERE);
+    }
+    const merged = new Set<number>();
+    for (const index of leading) {
+      if (this.table.unkeyed[index]) return undefined;
+      for (const at of this.byPattern[index] ?? NOWHERE) merged.add(at);
+    }
+    return [...merged].sort((a, b) => a - b);
   }
 }
+
+const NOWHERE: readonly number[] = [];
 
 /** Where a match starts and ends. */
 export interface Span {
   readonly index: number;
   readonly end: number;
 }
-
-const ANYWHERE = -1;
