@@ -203,17 +203,19 @@ function keyCode(key: string): number {
 /** A text's word starts, and for each pattern of one `StartTable` the starts where it may begin. */
 export class WordStarts {
   readonly starts: readonly number[];
-  /** Per pattern, the positions in the text where it may begin, in order (absent: nowhere). */
-  private readonly byPattern: (number[] | undefined)[];
+  /** Per word start, `stride` chunks of the bits of the patterns that may begin there. */
+  private readonly rows: readonly number[];
+  /** Per pattern, the positions where it may begin, in order: listed when first asked (an item is asked few). */
+  private readonly byPattern: (readonly number[] | undefined)[] = [];
 
   constructor(
     text: string,
     private readonly table: StartTable,
   ) {
-    // One pass: each word's one- to three-letter prefix codes as the word is found, its patterns' lists extended.
+    // One pass: each word's one- to three-letter prefix codes as the word is found.
     const stride = table.stride;
     const starts: number[] = [];
-    const byPattern: (number[] | undefined)[] = [];
+    const rows: number[] = [];
     let previous = 0;
     for (let i = 0; i < text.length; i++) {
       const d1 = digitOf(text.charCodeAt(i));
@@ -226,18 +228,23 @@ export class WordStarts {
       const code1 = d1 * BASE * BASE;
       const code2 = d2 === 0 ? -1 : code1 + d2 * BASE;
       const code3 = d3 === 0 ? -1 : code1 + d2 * BASE + d3;
-      for (let k = 0; k < stride; k++) {
-        let row = table.chunk(code1, k) | table.chunk(code2, k) | table.chunk(code3, k);
-        while (row !== 0) {
-          const bit = 31 - Math.clz32(row & -row);
-          row &= row - 1;
-          const pattern = k * CHUNK_BITS + bit;
-          (byPattern[pattern] ??= []).push(i);
-        }
-      }
+      for (let k = 0; k < stride; k++) rows.push(table.chunk(code1, k) | table.chunk(code2, k) | table.chunk(code3, k));
     }
     this.starts = starts;
-    this.byPattern = byPattern;
+    this.rows = rows;
+  }
+
+  /** The positions where `pattern` may begin, in order. */
+  private startsFor(pattern: number): readonly number[] {
+    const known = this.byPattern[pattern];
+    if (known) return known;
+    const stride = this.table.stride;
+    const chunk = chunkOf(pattern);
+    const bit = bitOf(pattern);
+    const list: number[] = [];
+    for (let w = 0; w < this.starts.length; w++) if (((this.rows[w * stride + chunk] ?? 0) & bit) !== 0) list.push(this.starts[w] ?? 0);
+    this.byPattern[pattern] = list;
+    return list;
   }
 
   /**
@@ -275,18 +282,16 @@ export class WordStarts {
   private candidates(leading: readonly number[]): readonly number[] | undefined {
     if (leading.length === 1) {
       const only = leading[0] ?? 0;
-      return this.table.unkeyed[only] ? undefined : (this.byPattern[only] ?? NOWHERE);
+      return this.table.unkeyed[only] ? undefined : this.startsFor(only);
     }
     const merged = new Set<number>();
     for (const index of leading) {
       if (this.table.unkeyed[index]) return undefined;
-      for (const at of this.byPattern[index] ?? NOWHERE) merged.add(at);
+      for (const at of this.startsFor(index)) merged.add(at);
     }
     return [...merged].sort((a, b) => a - b);
   }
 }
-
-const NOWHERE: readonly number[] = [];
 
 /** Where a match starts and ends. */
 export interface Span {
