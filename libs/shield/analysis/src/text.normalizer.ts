@@ -197,7 +197,7 @@ export function normalizeText(original: string): NormalizedText {
     length--;
     map.pop();
   }
-    unleet(codes, length);
+  unleet(codes, length);
   return { original, text: decode(length), map };
 }
 
