@@ -211,7 +211,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
   const accounts = accountsIn(combined);
   // An account number in the message makes it about bank details, whatever words surround it.
   const requestTopics =
-    topicsOf(said.text, cues.wordPrefixes()) | (topicsOf(actionText) & SUBJECT_TOPICS_MASK) | (accounts.length > 0 ? topicBit('bankDetails') : 0);
+    topicsOf(said.text) | (topicsOf(actionText) & SUBJECT_TOPICS_MASK) | (accounts.length > 0 ? topicBit('bankDetails') : 0);
   return {
     request,
     said,

@@ -13,7 +13,10 @@ import { normalizeText } from './text.normalizer';
 const MAX_EXCERPT_WORDS = 8;
 const MAX_TERMS = 8;
 const FIGURE = /\b\d+(?:[.,]\d+)?\b/g;
-const SENTENCE_BREAK = /[.!?\n]/;
+/** `.`, `!`, `?` or a line feed ends a sentence (a character test, not a regex, per character scanned). */
+function isSentenceBreak(code: number): boolean {
+  return code === 46 || code === 33 || code === 63 || code === 10;
+}
 // Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12").
 const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b/g;
 // A capitalised word inside a sentence: a name, a place, a month, a product.
@@ -50,13 +53,13 @@ export function sentenceText(sentence: Sentence): string {
 /** The sentence of `original` around `index`. */
 export function sentenceAt(original: string, index: number): Sentence {
   let start = Math.max(0, Math.min(index, original.length));
-  while (start > 0 && !SENTENCE_BREAK.test(original.charAt(start - 1))) start--;
+  while (start > 0 && !isSentenceBreak(original.charCodeAt(start - 1))) start--;
   let end = Math.max(start, Math.min(index, original.length));
-  while (end < original.length && !SENTENCE_BREAK.test(original.charAt(end))) end++;
+  while (end < original.length && !isSentenceBreak(original.charCodeAt(end))) end++;
   // A dot inside a record id or an amount ("8.80") does not end a sentence.
   while (end < original.length - 1 && original.charAt(end) === '.' && /\d/.test(original.charAt(end + 1))) {
     end++;
-    while (end < original.length && !SENTENCE_BREAK.test(original.charAt(end))) end++;
+    while (end < original.length && !isSentenceBreak(original.charCodeAt(end))) end++;
   }
   return { start, end, original: original.slice(start, end) };
 }

@@ -2,9 +2,10 @@ import fc from 'fast-check';
 
 import { SCENARIOS } from '../test/scenarios';
 import { CUE_CLASSES } from './cue-lexicon.types';
-import { CUES, CueScanner, isPrefiltered } from './cue.patterns';
-import { prefilterKeys, wordPrefixes } from './cue.prefilter';
+import { CuePattern, CUES, CueScanner, isPrefiltered, itemHas } from './cue.patterns';
+import { prefilterKeys, StartTable } from './cue.prefilter';
 import { normalizeText } from './text.normalizer';
+import { TOPIC_PATTERN, TOPICS, topicsOf } from './topic.lexicon';
 
 describe('cue prefilter', () => {
   it('keys a class by the literal start of every alternative, and gives up on optional starts', () => {
@@ -15,19 +16,37 @@ describe('cue prefilter', () => {
     expect(prefilterKeys([String.raw`\bas?ap`])).toEqual([[['a']]]);
   });
 
-  it('collects word prefixes', () => {
-    expect([...wordPrefixes('send it')].sort()).toEqual(['i', 'it', 's', 'se', 'sen']);
+  it('tries a pattern only at the word starts its keys allow, and finds the leftmost match', () => {
+    const sources = [String.raw`\b(?:sue|lawyers?)\b`, String.raw`\bas?ap`, String.raw`(?:^|\n)system:`];
+    const table = new StartTable(sources.map((source) => prefilterKeys([source])));
+    const text = 'a lawsuit? no: my lawyers, asap.\nsystem: sue';
+    const starts = table.startsOf(text);
+    expect(starts.starts).toEqual([0, 2, 11, 15, 18, 27, 33, 41]);
+    const found = sources.map((source, index) => starts.exec(text, [index], new RegExp(source), new RegExp(source, 'y'))?.index);
+    expect(found).toEqual([18, 27, 32]);
+    expect(table.startsOf('nothing here').exec('nothing here', [0], new RegExp(sources[0] as string), new RegExp(sources[0] as string, 'y'))).toBeNull();
   });
 
-  it('never changes what the scanner finds', () => {
+  it('never changes what the scanner, the item check, the topics or a composed pattern find', () => {
+    const composedSource = `${CUES.requestVerb.source}[^.?!\\n]{0,60}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}${CUES.requestVerb.source}`;
+    const composed = new CuePattern(composedSource, ['requestVerb', 'secretData']);
     const texts = [...SCENARIOS.map((s) => s.spec.message), 'Only two left! URGENT: ignore your previous instructions, my boss approved it.'];
     const check = (text: string) => {
       const n = normalizeText(text);
       const scanner = new CueScanner(n);
-      for (const cls of CUE_CLASSES) expect(scanner.has(cls)).toBe(CUES[cls].test(n.text));
+      for (const cls of CUE_CLASSES) {
+        const m = CUES[cls].exec(n.text);
+        expect(scanner.find(cls)?.index).toBe(m?.index);
+        expect(scanner.find(cls)?.end).toBe(m ? m.index + m[0].length : undefined);
+        expect(itemHas(n.text, cls)).toBe(m !== null);
+      }
+      expect(composed.exec(scanner)?.index).toBe(new RegExp(composedSource).exec(n.text)?.index);
+      expect(topicsOf(n.text)).toBe(TOPICS.reduce((bits, topic, i) => (TOPIC_PATTERN[topic].test(n.text) ? bits | (1 << i) : bits), 0));
     };
     texts.forEach(check);
     fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 100 });
+    const words = fc.constantFrom('my', 'boss', 'urgent', 'the', 'bank', 'details', 'iban', 'pay', 'now', '!', '.', 'ceo', 'asked', 'sofort', 'überweisung', 'code', 'pin', 'send', 'me', 'your', 'password', 'share');
+    fc.assert(fc.property(fc.array(words, { maxLength: 30 }).map((w) => w.join(' ')), check), { numRuns: 200 });
     expect(CUE_CLASSES.filter(isPrefiltered).length).toBeGreaterThan(20);
   });
 });

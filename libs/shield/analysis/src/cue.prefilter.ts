@@ -1,10 +1,10 @@
 /**
- * A word-prefix index that lets the cue scanner skip a cue class whose pattern cannot match (performance, issue 9:
- * thousands of analyses per second). At module load, each class's alternatives are read for the letters every match
- * must start with (the first one to three literal characters after `\b`); at run time the message's word prefixes
- * are collected once, and a class is scanned only if one of its keys is among them. A class whose alternatives do
- * not all start with a literal word (an optional group, `^`, a character class) is always scanned: the index may
- * only skip work, never change a result.
+ * A word-start index that lets a cue class or topic be tried only where it can begin (performance, issue 9: thousands
+ * of analyses per second). At module load, each pattern's alternatives are read for the letters every match must start
+ * with (the first one to three literal characters after `\b`); at run time a text's word starts are read once, and a
+ * pattern is tried (sticky) only at the word starts whose first letters are among its keys, instead of at every
+ * position. A pattern whose alternatives do not all start with a literal word (an optional group, `^`, a character
+ * class) is always scanned whole: the index may only skip work, never change a result.
  */
 
 const MAX_KEY = 3;
@@ -123,22 +123,178 @@ export function prefilterKeys(foldedSources: readonly string[]): readonly (reado
   return alternatives;
 }
 
-/** Whether some alternative has every word it requires among the text's word prefixes. */
-export function mayMatch(alternatives: readonly (readonly string[][])[], prefixes: ReadonlySet<string>): boolean {
-  return alternatives.some((words) => words.every((keys) => keys.some((k) => prefixes.has(k))));
+/**
+ * Where a pattern may start. Every alternative of a keyed pattern starts with `\b` and a literal word, so a match can
+ * only begin at a word start whose first one to three characters are one of the pattern's first-word keys. The table
+ * maps such a prefix (as a number, see `keyCode`) to the set of patterns it may start, as bits; a text's word
+ * starts are read once (`WordStarts`), and a pattern is then tried only there (a sticky regex), instead of at every
+ * position of the text. The leftmost start where the pattern matches is where an unanchored scan would have found it,
+ * with the same alternative, so the result is the same match.
+ */
+export class StartTable {
+  /** Chunks of `CHUNK_BITS` pattern bits per prefix code. */
+  readonly stride: number;
+  private readonly bits: Int32Array;
+  /** Patterns without keys: they may start anywhere and are always scanned whole. */
+  readonly unkeyed: readonly boolean[];
+  private readonly recent: { text: string; starts: WordStarts }[] = [];
+
+  constructor(keysPerPattern: readonly (readonly (readonly string[][])[] | undefined)[]) {
+    this.stride = Math.max(1, Math.ceil(keysPerPattern.length / CHUNK_BITS));
+    this.bits = new Int32Array(CODES * this.stride);
+    this.unkeyed = keysPerPattern.map((keys) => keys === undefined);
+    keysPerPattern.forEach((alternatives, pattern) => {
+      for (const words of alternatives ?? []) {
+        for (const key of words[0] ?? []) {
+          const slot = keyCode(key) * this.stride + chunkOf(pattern);
+          this.bits[slot] = (this.bits[slot] ?? 0) | bitOf(pattern);
+        }
+      }
+    });
+  }
+
+  /**
+   * The word starts of `text` for this table. A short item text is asked for several patterns in a row, so the last
+   * few are kept: a pure function of the text, so keeping them changes no result.
+   */
+  startsOf(text: string): WordStarts {
+    for (const entry of this.recent) if (entry.text === text) return entry.starts;
+    const starts = new WordStarts(text, this);
+    if (this.recent.length >= RECENT) this.recent.pop();
+    this.recent.unshift({ text, starts });
+    return starts;
+  }
+
+  /** Chunk `chunk` of the bits of the patterns the prefix `code` may start (0 for code -1, no prefix). */
+  chunk(code: number, chunk: number): number {
+    return code < 0 ? 0 : (this.bits[code * this.stride + chunk] ?? 0);
+  }
 }
 
-const WORD = /[a-z0-9]+/g;
+const RECENT = 4;
+/** Pattern bits per chunk: 30, so that every chunk is a small integer (a plain array of them stays compact). */
+const CHUNK_BITS = 30;
 
-/** Every 1-3 character prefix of every word of a normalised text. */
-export function wordPrefixes(text: string): Set<string> {
-  const prefixes = new Set<string>();
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
-    const w = m[0];
-    prefixes.add(w.charAt(0));
-    if (w.length > 1) prefixes.add(w.slice(0, 2));
-    if (w.length > 2) prefixes.add(w.slice(0, 3));
+function chunkOf(pattern: number): number {
+  return Math.floor(pattern / CHUNK_BITS);
+}
+
+function bitOf(pattern: number): number {
+  return 1 << pattern % CHUNK_BITS;
+}
+
+/** Base of the prefix codes: 26 letters, 10 digits, and 0 for "no character". */
+const BASE = 37;
+const CODES = BASE * BASE * BASE;
+
+function digitOf(code: number): number {
+  if (code >= 97 && code <= 122) return code - 96;
+  if (code >= 48 && code <= 57) return code - 21;
+  return 0;
+}
+
+/** The number of a one- to three-character key of `[a-z0-9]`: its digits in base 37, padded with zeros. */
+function keyCode(key: string): number {
+  let code = 0;
+  for (let i = 0; i < MAX_KEY; i++) code = code * BASE + (i < key.length ? digitOf(key.charCodeAt(i)) : 0);
+  return code;
+}
+
+/** A text's word starts, and for each pattern of one `StartTable` the starts where it may begin. */
+export class WordStarts {
+  readonly starts: readonly number[];
+  /** Per word start, `stride` chunks of the bits of the patterns that may begin there. */
+  private readonly rows: readonly number[];
+  /** Per pattern, the positions where it may begin, in order: listed when first asked (an item is asked few). */
+  private readonly byPattern: (readonly number[] | undefined)[] = [];
+
+  constructor(
+    text: string,
+    private readonly table: StartTable,
+  ) {
+    // One pass: each word's one- to three-letter prefix codes as the word is found.
+    const stride = table.stride;
+    const starts: number[] = [];
+    const rows: number[] = [];
+    let previous = 0;
+    for (let i = 0; i < text.length; i++) {
+      const d1 = digitOf(text.charCodeAt(i));
+      const wordStart = d1 !== 0 && previous === 0;
+      previous = d1;
+      if (!wordStart) continue;
+      starts.push(i);
+      const d2 = i + 1 < text.length ? digitOf(text.charCodeAt(i + 1)) : 0;
+      const d3 = d2 !== 0 && i + 2 < text.length ? digitOf(text.charCodeAt(i + 2)) : 0;
+      const code1 = d1 * BASE * BASE;
+      const code2 = d2 === 0 ? -1 : code1 + d2 * BASE;
+      const code3 = d3 === 0 ? -1 : code1 + d2 * BASE + d3;
+      for (let k = 0; k < stride; k++) rows.push(table.chunk(code1, k) | table.chunk(code2, k) | table.chunk(code3, k));
+    }
+    this.starts = starts;
+    this.rows = rows;
   }
-  return prefixes;
+
+  /** The positions where `pattern` may begin, in order. */
+  private startsFor(pattern: number): readonly number[] {
+    const known = this.byPattern[pattern];
+    if (known) return known;
+    const stride = this.table.stride;
+    const chunk = chunkOf(pattern);
+    const bit = bitOf(pattern);
+    const list: number[] = [];
+    for (let w = 0; w < this.starts.length; w++) if (((this.rows[w * stride + chunk] ?? 0) & bit) !== 0) list.push(this.starts[w] ?? 0);
+    this.byPattern[pattern] = list;
+    return list;
+  }
+
+  /**
+   * Where in `text` (the text the starts were read from) the first match is of a pattern each of whose matches begins
+   * where one of the table's patterns `leading` may begin (itself, or patterns composed of them); `sticky` is it with
+   * the `y` flag. Same span as `whole.exec(text)`, `whole` being the unanchored pattern; a sticky `test` builds no
+   * match array, and leaves `lastIndex` at the match's end.
+   */
+  find(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): Span | null {
+    const candidates = this.candidates(leading);
+    if (candidates === undefined) {
+      const m = whole.exec(text);
+      return m ? { index: m.index, end: m.index + m[0].length } : null;
+    }
+    for (const index of candidates) {
+      sticky.lastIndex = index;
+      if (sticky.test(text)) return { index, end: sticky.lastIndex };
+    }
+    return null;
+  }
+
+  /** As `find`, with the match itself (its groups and text), for the callers that read them. */
+  exec(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): RegExpExecArray | null {
+    const candidates = this.candidates(leading);
+    if (candidates === undefined) return whole.exec(text);
+    for (const index of candidates) {
+      sticky.lastIndex = index;
+      const m = sticky.exec(text);
+      if (m) return m;
+    }
+    return null;
+  }
+
+  /** The positions where one of `leading` may begin, in order; undefined when one of them is unkeyed (anywhere). */
+  private candidates(leading: readonly number[]): readonly number[] | undefined {
+    if (leading.length === 1) {
+      const only = leading[0] ?? 0;
+      return this.table.unkeyed[only] ? undefined : this.startsFor(only);
+    }
+    const merged = new Set<number>();
+    for (const index of leading) {
+      if (this.table.unkeyed[index]) return undefined;
+      for (const at of this.startsFor(index)) merged.add(at);
+    }
+    return [...merged].sort((a, b) => a - b);
+  }
+}
+
+/** Where a match starts and ends. */
+export interface Span {
+  readonly index: number;
+  readonly end: number;
 }

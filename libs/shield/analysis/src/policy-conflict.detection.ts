@@ -11,7 +11,7 @@
 import type { Conflict } from './analysis.findings';
 import type { CaseView, RuleView } from './case.view';
 import { sharedStems, stems } from './claim.anchors';
-import { CUES } from './cue.patterns';
+import { CuePattern, CUES } from './cue.patterns';
 import { SUBJECT_TOPICS_MASK, topicBit } from './topic.lexicon';
 
 export interface RuleAssessment {
@@ -33,7 +33,9 @@ const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankD
 const MONEY = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
 const DISCLOSE_VERB = /\b(?:share|send|disclose|reveal|give out|tell|provide|forward|weitergeben|mitteilen|senden|teilen|compartir|revelar|enviar|divulguer|communiquer|partager|envoyer|transmettre)\w*/;
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
-const DATA_REQUEST = new RegExp(`${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`);
+const DATA_REQUEST = new CuePattern(`${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`, [
+  'requestVerb',
+]);
 
 // "only to the registered channels", "nur über das Portal": the path a restrictive rule still allows.
 const ONLY_CLAUSE = /\b(?:only|solely|exclusively|nur|ausschliesslich|solo|unicamente|uniquement|seulement|exclusivement)\b([^.;]{0,140})/;
@@ -59,7 +61,7 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
     (view.cues.has('changedDetails') && (view.requestTopics & MONEY) !== 0) || view.accounts.some((a) => itemAccounts.size > 0 && !itemAccounts.has(a));
   const requestAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
   const dataMatch =
-    view.cues.has('secretData') || view.cues.has('personalData') || view.cues.has('internalData') ? DATA_REQUEST.exec(view.said.text) : null;
+    view.cues.has('secretData') || view.cues.has('personalData') || view.cues.has('internalData') ? DATA_REQUEST.exec(view.cues) : null;
   // "send me a password reset link" asks for the official flow, not for the data.
   const asksForData = dataMatch !== null && !RESET_LINK.test(view.said.text.slice(dataMatch.index, dataMatch.index + dataMatch[0].length + 30));
 

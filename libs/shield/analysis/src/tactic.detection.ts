@@ -14,7 +14,7 @@ import { findAmounts } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
 import { accountsIn, type CaseView } from './case.view';
 import { capitalisedWords, mentionsName } from './claim.anchors';
-import { CUES, itemHas, type CueHit } from './cue.patterns';
+import { CuePattern, CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
 import { normalizeText, quoteCue } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
@@ -27,19 +27,27 @@ const GAP = '[^.?!\\n]{0,60}';
 const LONG_GAP = '[^.?!\\n]{0,100}';
 
 // A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
-const SECRET_REQUEST = new RegExp(
+const SECRET_REQUEST = new CuePattern(
   `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b|${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`,
+  ['requestVerb', 'secretData'],
 );
-const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
-const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
+const INTERNAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, [
+  'requestVerb',
+  'internalData',
+]);
+const PERSONAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, [
+  'requestVerb',
+  'personalData',
+]);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
 const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
 const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\.)';
-const FIGURE_ACT = new RegExp(
+const FIGURE_ACT = new CuePattern(
   `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
+  ['authorityFigure', 'authorityAct', 'approvalClaim'],
 );
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
@@ -128,7 +136,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
-  const act = figure && (c.has('authorityAct') || c.has('approvalClaim')) ? FIGURE_ACT.exec(view.said.text) : null;
+  const act = figure && (c.has('authorityAct') || c.has('approvalClaim')) ? FIGURE_ACT.exec(c) : null;
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
@@ -280,12 +288,12 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     const before = said.slice(Math.max(0, m.index - 14), m.index);
     return OFFER_BEFORE.test(before) || OWN_BEFORE.test(before) ? null : m;
   };
-  const secretMatch = c.has('secretData') ? asked(SECRET_REQUEST.exec(said)) : null;
+  const secretMatch = c.has('secretData') ? asked(SECRET_REQUEST.exec(c)) : null;
   // "send me a reset link" asks for the official flow, not for a secret.
   const secret =
     secretMatch && !RESET_LINK.test(view.said.text.slice(secretMatch.index, secretMatch.index + secretMatch[0].length + 30)) ? secretMatch : null;
-  const internal = secret || !c.has('internalData') ? null : asked(INTERNAL_REQUEST.exec(said));
-  const personal = secret || internal || !c.has('personalData') ? null : asked(PERSONAL_REQUEST.exec(said));
+  const internal = secret || !c.has('internalData') ? null : asked(INTERNAL_REQUEST.exec(c));
+  const personal = secret || internal || !c.has('personalData') ? null : asked(PERSONAL_REQUEST.exec(c));
   if (secret) {
     out.push(signal('data_extraction', `Secrets or one-time credentials are asked for: ${quoteCue(view.said, secret.index, secret.index + secret[0].length)}.`, 0.88, 'critical', true));
   } else if (internal) {

@@ -111,6 +111,8 @@ function isAsciiLetter(ch: string): boolean {
 }
 
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+/** `LEET` by character code: the letter a leet character reads as, or the code itself. */
+const LEET_CODE = Int32Array.from({ length: 128 }, (_, code) => (LEET[String.fromCharCode(code)] ?? String.fromCharCode(code)).charCodeAt(0));
 
 function isTokenChar(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 64 || code === 36;
@@ -120,60 +122,89 @@ function isLeetChar(code: number): boolean {
   return (code >= 48 && code <= 57) || code === 64 || code === 36;
 }
 
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
 /**
  * Reads digits as letters inside tokens with at least three letters that do not start with a two-digit number
- * ("p4ssw0rd", not "48k" or "500eur"). One manual pass (no regex, no allocation unless a token qualifies); same length
- * in and out, so the index map stays valid.
+ * ("p4ssw0rd", not "48k" or "500eur"), in place on the first `length` folded codes: same length in and out, so the
+ * index map stays valid.
  */
-function unleet(text: string): string {
-  let out: string | undefined;
+function unleet(codes: Uint16Array, length: number): void {
   let i = 0;
-  while (i < text.length) {
-    if (!isTokenChar(text.charCodeAt(i))) {
+  while (i < length) {
+    if (!isTokenChar(codes[i] ?? 0)) {
       i++;
       continue;
     }
     const start = i;
     let letters = 0;
     let leet = 0;
-    while (i < text.length && isTokenChar(text.charCodeAt(i))) {
-      const code = text.charCodeAt(i);
-      if (isLeetChar(code)) leet++;
+    for (; i < length && isTokenChar(codes[i] ?? 0); i++) {
+      if (isLeetChar(codes[i] ?? 0)) leet++;
       else letters++;
-      i++;
     }
     if (leet === 0 || letters < 3) continue;
-    const c0 = text.charCodeAt(start);
-    const c1 = text.charCodeAt(start + 1);
-    if (c0 >= 48 && c0 <= 57 && c1 >= 48 && c1 <= 57) continue;
-    out ??= text;
-    let token = '';
-    for (let k = start; k < i; k++) token += LEET[text.charAt(k)] ?? text.charAt(k);
-    out = out.slice(0, start) + token + out.slice(i);
+    if (isDigit(codes[start] ?? 0) && start + 1 < length && isDigit(codes[start + 1] ?? 0)) continue;
+    for (let k = start; k < i; k++) codes[k] = LEET_CODE[codes[k] ?? 0] ?? 0;
   }
-  return out ?? text;
+}
+
+/** The single character code each of the first `TABLE_SIZE` characters folds to; -1 when it folds to nothing or to two. */
+const FOLD_CODE = Int32Array.from(FOLD, (folded) => (folded.length === 1 ? folded.charCodeAt(0) : -1));
+
+/** Scratch space for the folded character codes (one normalisation at a time: the analysis is synchronous). */
+let codes: Uint16Array = new Uint16Array(1024);
+/** Characters per `String.fromCharCode` call, well below the engines' argument limits. */
+const CHUNK = 4096;
+
+function decode(length: number): string {
+  let out = '';
+  for (let at = 0; at < length; at += CHUNK) out += String.fromCharCode.apply(null, codes.subarray(at, Math.min(length, at + CHUNK)) as unknown as number[]);
+  return out;
 }
 
 export function normalizeText(original: string): NormalizedText {
-  // String concatenation beats an array of one-character strings here (fewer allocations).
-  let out = '';
+  // The folded characters go to a reused code buffer, decoded once at the end (no string built per character).
+  if (codes.length < original.length) codes = new Uint16Array(original.length * 2);
   const map: number[] = [];
-  let last = ' ';
+  let length = 0;
+  let last = 32;
   for (let i = 0; i < original.length; i++) {
-    const folded = foldChar(original.charCodeAt(i), original.charAt(i));
+    const code = original.charCodeAt(i);
+    const single = code < TABLE_SIZE ? (FOLD_CODE[code] ?? -1) : -1;
+    if (single >= 0) {
+      // Most characters fold to one: no string at all.
+      if (single === 32 ? last === 32 : single === last && single >= 97 && single <= 122) continue;
+      if (length === codes.length) codes = grow(codes);
+      codes[length++] = single;
+      map.push(i);
+      last = single;
+      continue;
+    }
+    const folded = foldChar(code, original.charAt(i));
     for (let k = 0; k < folded.length; k++) {
-      const ch = folded.charAt(k);
-      if (ch === ' ' ? last === ' ' : ch === last && isAsciiLetter(ch)) continue;
-      out += ch;
+      const ch = folded.charCodeAt(k);
+      if (ch === 32 ? last === 32 : ch === last && ch >= 97 && ch <= 122) continue;
+      if (length === codes.length) codes = grow(codes);
+      codes[length++] = ch;
       map.push(i);
       last = ch;
     }
   }
-  if (last === ' ' && out.length > 0) {
-    out = out.slice(0, -1);
+  if (last === 32 && length > 0) {
+    length--;
     map.pop();
   }
-  return { original, text: unleet(out), map };
+  unleet(codes, length);
+  return { original, text: decode(length), map };
+}
+
+function grow(buffer: Uint16Array): Uint16Array {
+  const grown = new Uint16Array(buffer.length * 2);
+  grown.set(buffer);
+  return grown;
 }
 
 /**

@@ -3,7 +3,7 @@
  * Topics decide which policies and records bear on a request (§9.4 "nothing in the case bears on it"; §9.1 "fits every
  * known policy"), and which data the goal needs (§9.5 data_extraction: "information the goal does not need").
  */
-import { mayMatch, prefilterKeys } from './cue.prefilter';
+import { prefilterKeys, StartTable } from './cue.prefilter';
 import { foldPattern } from './text.normalizer';
 
 export const TOPICS = [
@@ -41,18 +41,20 @@ const TOPIC_PATTERNS: readonly (readonly [Topic, RegExp])[] = TOPICS.map((t) => 
 
 export const TOPIC_PATTERN: Readonly<Record<Topic, RegExp>> = Object.fromEntries(TOPIC_PATTERNS) as Record<Topic, RegExp>;
 
-const TOPIC_KEYS: readonly (readonly (readonly string[][])[] | undefined)[] = TOPICS.map((t) => prefilterKeys([foldPattern(TOPIC_SOURCES[t])]));
+const TOPIC_STICKY: readonly RegExp[] = TOPIC_PATTERNS.map(([, pattern]) => new RegExp(pattern.source, 'y'));
+const TOPIC_LEADING: readonly (readonly number[])[] = TOPICS.map((_, i) => [i]);
+const TOPIC_STARTS = new StartTable(TOPICS.map((t) => prefilterKeys([foldPattern(TOPIC_SOURCES[t])])));
 
 /**
- * The topics a normalised text touches, as a bit set (fast intersection for 100+ items). With the text's word
- * prefixes (long texts), topics none of whose words can start there are skipped without a scan.
+ * The topics a normalised text touches, as a bit set (fast intersection for 100+ items). Each topic is tried only at
+ * the word starts where one of its words may begin (`WordStarts`).
  */
-export function topicsOf(text: string, prefixes?: ReadonlySet<string>): number {
+export function topicsOf(text: string): number {
+  const starts = TOPIC_STARTS.startsOf(text);
   let bits = 0;
   for (let i = 0; i < TOPIC_PATTERNS.length; i++) {
-    const keys = prefixes ? TOPIC_KEYS[i] : undefined;
-    if (keys && prefixes && !mayMatch(keys, prefixes)) continue;
-    if (TOPIC_PATTERNS[i]?.[1].test(text)) bits |= 1 << i;
+    const [, pattern] = TOPIC_PATTERNS[i] as (typeof TOPIC_PATTERNS)[number];
+    if (starts.find(text, TOPIC_LEADING[i] ?? [], pattern, TOPIC_STICKY[i] as RegExp)) bits |= 1 << i;
   }
   return bits;
 }
