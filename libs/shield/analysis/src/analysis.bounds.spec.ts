@@ -11,6 +11,10 @@ describe('analysis bounds', () => {
   it('trims and collapses whitespace, and never returns an empty string', () => {
     expect(clip('  a \n b  ', 10)).toBe('a b');
     expect(clip('   ', 10)).toBe('-');
+    // §2 trims before length checks: Unicode white space too, not only ASCII and U+00A0.
+    expect(clip('\u3000', 10)).toBe('-');
+    expect(clip('ok\u2028', 10)).toBe('ok');
+    expect(clip('\u2003ok', 10)).toBe('ok');
   });
 
   it('caps lists, drops empty and duplicate entries', () => {

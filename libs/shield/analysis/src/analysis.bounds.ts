@@ -5,11 +5,11 @@
 const ELLIPSIS = '…';
 const SPACE_RUN = /\s+/g;
 const INNER_SPACE_RUN = /\s\s|[\t\n\r\f\v]/;
+// Any Unicode white space at either end (U+3000, U+2028 as well as ASCII), as `trim` removes it.
+const EDGE_SPACE = /^\s|\s$/;
 
 function needsCleaning(text: string): boolean {
-  const first = text.charCodeAt(0);
-  const last = text.charCodeAt(text.length - 1);
-  return first <= 32 || last <= 32 || first === 0xa0 || last === 0xa0 || INNER_SPACE_RUN.test(text);
+  return EDGE_SPACE.test(text) || INNER_SPACE_RUN.test(text);
 }
 
 /** Cuts `text` to at most `max` characters, at a word boundary when one is near, never leaving it empty. */
