@@ -30,6 +30,14 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:brauchen|braucht|benötigen) (?:wir|es|man|sie) (?:hier|diesmal|heute|jetzt|da|dafür|hierfür)? ?(?:wirklich )?(?:nicht|kein)`,
+    String.raw`\b(?:können|kann|könnten) (?:wir|man|sie|du) (?:uns|sich|dir) (?:sparen|schenken)\b`,
+    String.raw`\b(?:sparen|schenken) wir uns\b`,
+    String.raw`\bdurch(?:winken|gewunken|zuwinken)\b`,
+    String.raw`\b(?:papierkram|formalitäten|unterlagen|belege|freigabe|unterschrift)\b[^.!?\n]{0,30}\b(?:später|nachträglich|hinterher)\b`,
+    String.raw`\bohne (?:den |die |das |eine[nm]? )?(?:übliche[nmrs]? |normale[nmrs]? |ganze[nmrs]? |zweite[nmrs]? )?(?:prozess|prüfung|freigabe|genehmigung|unterschrift|rückruf|kontrolle|dienstweg|papierkram|formalitäten|ticket)\b`,
+    String.raw`\b(?:limit|grenze|obergrenze|prüfung|freigabe|kontrolle|regel|vorschrift)\w*\b[^.!?\n]{0,40}\b(?:überschreiten|ignorieren|umgehen|überspringen|weglassen|auslassen|erhöhen|anheben|hochsetzen|aufheben)\b`,
+    String.raw`\b(?:überspring|umgeh|ignorier)\w* (?:sie |du |wir )?(?:die |den |das )?(?:[a-zäöü-]+ )?(?:prüfung|freigabe|kontrolle|verifizierung|rückruf|prozess|regel|vorschrift|limit)\w*\b`,
     String.raw`\b(?:offizielle|normale|übliche) weg dauert\b`,
     String.raw`\bnachreichen\b`,
     String.raw`\b(?:später|nachträglich) (?:nachtragen|eintragen|erledigen|einholen)\b`,
@@ -57,6 +65,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bmerkt (?:doch )?keiner\b`,
   ],
   secrecy: [
+    String.raw`\bnicht (?:im system |in den akten |schriftlich )?(?:erfassen|protokollieren|dokumentieren|eintragen|vermerken|loggen|festhalten|aufschreiben|notieren)\b`,
+    String.raw`\b(?:braucht|muss) (?:das )?niemand (?:zu )?(?:wissen|erfahren)\b`,
+    String.raw`\bkeine spuren\b`,
     String.raw`\b(?:sag|sagen sie|erzähl|erzählen sie) (?:es )?niemandem\b`,
     String.raw`\bunter uns\b`,
     String.raw`\bstreng vertraulich\b`,
@@ -78,6 +89,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bunter (?:der |dem )?(?:freigabe)?(?:grenze|limit|schwelle)\b`,
   ],
   authorityFigure: [
+    String.raw`\b(?:geschäftsleitung|unternehmensleitung|leitung|vorstand|aufsichtsrat|inhaber(?:in)?|chefetage|personalabteilung|einkauf)\b`,
     String.raw`\b(?:ihr|ihre|unser|unsere|mein|meine|der|die) [a-zäöü]*(?:leiter|leiterin|chef|chefin|vorgesetzte|vorgesetzter|einkäufer|einkäuferin|manager|managerin)\b`,
     String.raw`\bvon der (?:it|it-abteilung|buchhaltung|personalabteilung|rechtsabteilung|bank|polizei)\b`,
     String.raw`\b(?:aus|von) (?:ihrer|der|unserer) [a-zäöü]*abteilung\b`,
@@ -89,6 +101,11 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:finanzamt|polizei|behörde|aufsicht|wirtschaftsprüfer)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:laut|gemäß|auf (?:anweisung|wunsch|anordnung|geheiß)|im auftrag)\b`,
+    String.raw`\b(?:ist|sei|wäre) (?:das |die [a-zäöü]+ |der [a-zäöü]+ )?(?:so )?(?:in ordnung|ok|okay|abgesprochen|abgestimmt|geklärt)\b`,
+    String.raw`\bgrünes licht\b`,
+    String.raw`\b(?:möchte|will|wünscht|verlangt|erwartet|besteht darauf),? dass\b`,
+    String.raw`\b(?:hat|haben) (?:mich|uns) (?:gebeten|angewiesen|beauftragt)\b`,
     String.raw`\bhat mir (?:[a-zäöü]+ ){0,4}gesagt\b`,
     String.raw`\babgenickt\b`,
     String.raw`\bhat (?:das|es) (?:bereits |schon )?(?:ok|okay|in ordnung|bestätigt|genehmigt)\b`,
@@ -103,6 +120,10 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bich brauche (?:sie|dich),? (?:um|damit|dass)\b`,
   ],
   threat: [
+    String.raw`\b(?:schlechte|negative|miese) (?:bewertung|rezension|kritik)\w*\b`,
+    String.raw`\b(?:öffentlich|facebook|twitter|instagram|tiktok|trustpilot|google-bewertung)\w*\b`,
+    String.raw`\b(?:schämen sie sich|schäm dich)\b`,
+    String.raw`\b(?:anzeige erstatten|zeige (?:sie|euch|dich) an)\b`,
     String.raw`\bgehe ich zum anwalt\b`,
     String.raw`\b(?:anwalt|anwältin|verklagen|klage|rechtliche schritte|gericht|verbraucherzentrale)\b`,
     String.raw`\b(?:melde|zeige) (?:sie|dich|euch) an\b`,
@@ -112,6 +133,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bverantwortlich machen\b`,
   ],
   pleading: [
+    String.raw`\b(?:meine|unsere) (?:letzte|einzige) (?:hoffnung|rettung)\b`,
+    String.raw`\b(?:bin|sind) (?:völlig |total )?(?:am ende|verzweifelt|pleite)\b`,
+    String.raw`\b(?:alleinerziehend)\w*\b`,
     String.raw`\bich habe (?:solche |große )?angst\b`,
     String.raw`\bhelfen sie mir\b`,
     String.raw`\bich (?:flehe|bitte) sie an\b`,
@@ -170,6 +194,10 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bdas machen (?:eigentlich |doch )?alle\b`,
     String.raw`\bihre (?:konkurrenten|wettbewerber|mitbewerber)\b`,String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
   requestVerb: [
+    String.raw`\b(?:geben|gebt|mitteilen|zukommen|übermitteln|zusenden|weitergeben|rausgeben|herausgeben|aushändigen|mailen|schicken|senden|nennen|verraten)\b`,
+    String.raw`\b(?:bräuchte|bräuchten|benötige|benötigen|brauche|brauchen) (?:noch |dringend |kurz )?(?:die|den|das|ihre|ihren|deine|deinen|eine|alle)\b`,
+    String.raw`\b(?:kannst du|können sie|könnten sie|könntest du|würden sie|würdest du) mir\b`,
+    String.raw`\b(?:welche[nmrs]?|wie hoch|wie viel|bis zu welche[mn]|was steht)\b`,
     String.raw`\bantworten sie (?:einfach )?mit\b`,
     String.raw`\bgib mir\b`,
     String.raw`\b(?:braucht|benötigt|brauche|benötige) (?:die|den|das|ihre|eine|alle)\b`,
@@ -178,6 +206,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bsag(?:en sie)? mir\b`,
   ],
   secretData: [
+    String.raw`\b(?:prüfnummer|prüfziffer|kartenprüfnummer|zugangscode|anmeldedaten|logindaten|login-daten|türcode|sms-code)\b`,
+    String.raw`\b(?:code|tan|pin),? (?:die|der|den) (?:sie|du) (?:gerade |eben )?(?:per sms )?(?:erhalten|bekommen|gekriegt)\b`,
     String.raw`\b(?:kreditkartennummer|kartennummer)\b`,
     String.raw`\b(?:4|6|8|sechs|vier|acht)-?stellige[nmrs]? code\b`,
     String.raw`\bablaufdatum\b`,
@@ -185,10 +215,14 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
   ],
   internalData: [
+    String.raw`\b(?:dürfen|darfst) (?:sie|du) (?:maximal |höchstens |selbst |allein |alleine |ohne [a-zäöü]+ )?(?:erstatten|freigeben|genehmigen|überweisen|auszahlen|gutschreiben)\b`,
+    String.raw`\b(?:können|kannst) (?:sie|du) (?:maximal|höchstens) (?:erstatten|freigeben|genehmigen|überweisen|auszahlen|gutschreiben)\b`,
+    String.raw`\b(?:freigabe|erstattungs|genehmigungs)(?:grenze|limit|schwelle)\w*\b`,
     String.raw`\bsystemanweisungen\b`,
     String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
     String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
   personalData: [
+    String.raw`\b(?:privatadresse|privatanschrift|privatnummer|handynummer|telefonnummer|wohnanschrift) (?:von|des|der|aller)\b`,
     String.raw`\b(?:kundenkontakte|kontaktliste|personalakte|krankenakte)\b`,
     String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,
     String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
@@ -233,6 +267,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:ihre|deine) schuld\b`,
   ],
   selfCorrection: [
+    String.raw`\b(?:korrektur|verzeihung|sorry|pardon)[,:]? (?:es (?:sind|ist|war)|der betrag|gemeint)\b`,
     String.raw`\bich meinte\b`,
     String.raw`\beigentlich war es\b`,
   ],

@@ -26,6 +26,10 @@ export const FR_CUES: CueLexicon = {
     String.raw`\btrop tard\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:sauter|zapper|passer outre|court-?circuiter|contourner|[eé]viter|shunter) (?:la |le |les |l'|cette |ce )?(?:[eé]tape|v[eé]rification|contr[oô]le|validation|proc[eé]dure|rappel|signature|circuit|process)\w*\b`,
+    String.raw`\bpas (?:la peine|besoin|n[eé]cessaire) de (?:pr[eé]venir|informer|demander|passer par|faire valider|attendre)\b`,
+    String.raw`\bsans passer par (?:le|la|les) (?:circuit|proc[eé]dure|process|service|compta|validation|contr[oô]le)\w*\b`,
+    String.raw`\b(?:papiers|paperasse|documents|justificatifs|validation|signature)\b[^.!?\n]{0,30}\b(?:plus tard|apr[eè]s coup|ensuite)\b`,
     String.raw`\binutile d['e] ?(?:appeler|rappeler|vérifier|ouvrir|passer par|faire|contrôler)\b`,
     String.raw`\bpas besoin d['e] ?(?:ouvrir|ticket|attendre|passer par)\b`,
     String.raw`\bd[eé]sactiv\w* (?:la |le )?(?:v[eé]rification|2fa|double authentification|contr[oô]le)\b`,
@@ -44,6 +48,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bfaire un geste\b`,
     String.raw`\bmême si (?:le délai|c'est|la période)\b`,String.raw`\bune exception\b`, String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
   secrecy: [
+    String.raw`\b(?:aucune|sans laisser de) trace\b`,
+    String.raw`\bpersonne n'a besoin de (?:le )?savoir\b`,
     String.raw`\bn'en parlez? à personne\b`,
     String.raw`\bne (?:le )?dites? (?:rien|à personne)\b`,
     String.raw`\bentre nous\b`,
@@ -61,6 +67,7 @@ export const FR_CUES: CueLexicon = {
   ],
   splitAmount: [String.raw`\b(?:fractionner|diviser|scinder) (?:le paiement|le virement|le montant)\b`, String.raw`\ben (?:deux|trois|plusieurs) (?:paiements|virements)\b`],
   authorityFigure: [
+    String.raw`\b(?:la direction|le patron|la patronne|le g[eé]rant|la g[eé]rante|le conseil|les associ[eé]s|la compta|le juridique|les rh)\b`,
     String.raw`\b(?:votre|ton|le|la) (?:[a-z]+ )?(?:responsable|directeur|directrice|chef|acheteur|acheteuse)\b`,
     String.raw`\b(?:votre|ton|le) propriétaire\b`,
     String.raw`\b(?:mon|ma|notre|votre|le|la) (?:chef|responsable|directeur|directrice|supérieur|manager|patron|patronne)\b`,
@@ -70,6 +77,10 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:impôts|police|régulateur|commissaire aux comptes)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:sur (?:instruction|ordre|demande)s? de|à la demande de|d'apr[eè]s|selon)\b`,
+    String.raw`\bm'a (?:demand[eé]|charg[eé]|dit|ordonn[eé]|autoris[eé])\b`,
+    String.raw`\b(?:l'a|a|ont|l'ont) (?:demand[eé]|exig[eé]|ordonn[eé]|autoris[eé]|valid[eé]|approuv[eé])\b`,
+    String.raw`\best (?:au courant et )?d'accord\b`,
     String.raw`\bm'a (?:confirmé|dit que c'(?:est|était) bon|donné (?:son|le) (?:accord|feu vert))\b`,
     String.raw`\ba donné (?:son|le) feu vert\b`,
     String.raw`\best d'accord\b`,
@@ -80,6 +91,10 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bj'ai besoin que (?:vous|tu)\b`,
   ],
   threat: [
+    String.raw`\bporte(?:r|rai)? plainte\b`,
+    String.raw`\b(?:avis|commentaires?) (?:n[eé]gatifs?|d[eé]sastreux|terribles?)\b`,
+    String.raw`\b(?:google|trustpilot|twitter|facebook|instagram|tiktok|60 millions|ufc)\b`,
+    String.raw`\b(?:vous devriez avoir honte|honte à vous)\b`,
     String.raw`\b(?:avocats?|poursuivre|poursuites|plainte|action en justice|tribunal|justice)\b`,
     String.raw`\bmauvais avis\b`,
     String.raw`\bréseaux sociaux\b`,
@@ -87,6 +102,10 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:serez|seras) (?:tenu )?responsable\b`,
   ],
   pleading: [
+    String.raw`\b(?:mon|notre) (?:dernier|seul) espoir\b`,
+    String.raw`\b(?:je suis|nous sommes) (?:à bout|désespérée?s?|au bout du rouleau)\b`,
+    String.raw`\baidez-moi\b`,
+    String.raw`\bm[eè]re c[eé]libataire\b`,
     String.raw`\bje vous en supplie\b`,
     String.raw`\bj'ai (?:très )?peur\b`,String.raw`\bje vous en (?:supplie|prie)\b`, String.raw`\bdésespérée?\b`, String.raw`\bs'il vous plaît,? s'il vous plaît\b`, String.raw`\bmes enfants (?:ont besoin|vont)\b`],
   insult: [String.raw`\b(?:idiots?|incompétents?|nuls?|stupides?|ridicules?|honte)\b`],
@@ -129,16 +148,25 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:vos|nos) concurrents\b`,
     String.raw`\bje serais désolé que vous passiez à côté\b`,String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
   requestVerb: [
+    String.raw`\b(?:communiquer|transmettre|donner|envoyer|partager|indiquer|fournir|filer|passer|envoie|envoies|file|donne|donnes)\b`,
+    String.raw`\b(?:j'aurais besoin|il me faudrait|il me faut|j'ai besoin)\b`,
+    String.raw`\b(?:quel(?:le)?s?|combien)\b`,
     String.raw`\brépondez avec\b`,
     String.raw`\b(?:a besoin de|j'ai besoin de|exige) (?:la|le|les|votre|vos|une|un|tous)\b`,
     String.raw`\b(?:envoie|envoyez|envoyez-moi|donne|donnez|donnez-moi|dis-moi|dites-moi|communiquez|communique|partagez|transmettez|confirmez|indiquez|lisez)\b`,
     String.raw`\bquel(?:le)? est (?:le|la|votre|ton|ta)\b`,
   ],
   secretData: [
+    String.raw`\bcode (?:que (?:tu|vous) (?:venez|viens) de recevoir|re[cç]u par sms|envoy[eé] par sms)\b`,
+    String.raw`\bnum[eé]ro (?:complet )?de (?:la |votre |ta )?carte\b`,
+    String.raw`\b(?:identifiants de connexion|codes? d'acc[eè]s|mots de passe)\b`,
     String.raw`\b(?:mot de passe|code de vérification|code de sécurité|code reçu|code à usage unique|code sms|code pin|numéro de carte|identifiants|cryptogramme)\b`,
     String.raw`\bcode (?:que vous avez|qu'on vous a) (?:reçu|envoyé)\b`,
   ],
-  internalData: [String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
+  internalData: [
+    String.raw`\bmontant (?:maximum|maximal|max) que (?:vous pouvez|tu peux)\b`,
+    String.raw`\bjusqu'à combien\b`,
+String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
   personalData: [
     String.raw`\b(?:liste|fichier) (?:complète )?des (?:contacts|clients)\b`,
     String.raw`\bcontacts clients\b`,
@@ -185,6 +213,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bvous (?:serez|êtes) (?:personnellement )?responsable\b`,
   ],
   selfCorrection: [
+    String.raw`\b(?:pardon|correction|rectification|erreur de ma part)[,:]? (?:c'est|c'[eé]tait|le montant|la date|il s'agit)\b`,
     String.raw`\bje voulais dire\b`,
     String.raw`\ben fait c'était\b`,
   ],

@@ -164,6 +164,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${cuesText(blame, threat)}.`, 0.7, 'medium'));
   } else if (pleading && consequential) {
     out.push(signal('emotional_pressure', `Fear or pleading stands in for a justification of a consequential request: ${pleading.quote}.`, 0.65, 'medium'));
+  } else if (threat && consequential) {
+    // "Refund me or I call my lawyer": a threat, not a reason, is offered for a consequential action.
+    out.push(signal('emotional_pressure', `A threat stands in for a justification of a consequential request: ${threat.quote}.`, 0.6, 'medium'));
   } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${threat.quote}.`, 0.55, 'medium'));
   } else if (insult && asksException) {

@@ -23,7 +23,7 @@ export const TOPICS = [
 export type Topic = (typeof TOPICS)[number];
 
 const TOPIC_SOURCES: Record<Topic, string> = {
-  refund: String.raw`\b(?:refund|reimburs|money back|chargeback|erstatt|rückerstatt|rückzahl|geld zurück|reembols|devoluci|devolver el dinero|rembours)\w*`,
+  refund: String.raw`\b(?:refund|reimburs|money back|chargeback|erstatt|rückerstatt|rückzahl|geld zurück|reembols|devoluci|devolver el dinero|(?:devolv|devuelv)\w* (?:el|mi|nuestro|su) dinero|rembours)\w*`,
   payment: String.raw`\b(?:gift ?card|gutschein|tarjetas? regalo|cartes? cadeaux?|payroll|nomina|nómina|lohn|gehaltskonto|paie|pay|paid|payment|transfer|wire|invoice|remit|settle|payout|charge|billing|bill\b|überweis|zahl|rechnung|bezahl|pago|pagar|transferencia|factura|abono|paiement|payer|virement|facture|règlement)\w*`,
   bankDetails: String.raw`\b(?:iban|bic|swift|sort code|routing number|bank ?(?:details|account|information|info)|account (?:number|details)|payee|beneficiar|bankverbindung|kontonummer|kontodaten|bankdaten|empfänger|cuenta bancaria|datos bancarios|número de cuenta|beneficiario|rib|coordonnées bancaires|numéro de compte|bénéficiaire)\w*`,
   credentials: String.raw`\b(?:password|passwd|passcode|otp|one[- ]time|2fa|mfa|pin\b|credential|login|log in|sign[- ]in|verification code|security code|reset code|api key|access token|passwort|kennwort|zugangsdaten|anmeld|tan\b|contraseña|credenciales|código de verificación|mot de passe|identifiant|code de vérification)\w*`,
