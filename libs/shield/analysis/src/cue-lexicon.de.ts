@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const DE_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:bis spätestens (?:heute|morgen|mittag)|spätestens heute|noch heute|keine zeit zu verlieren|schnellstens|zügig)\b`,
     String.raw`\bmuss heute\b`,
     String.raw`\bin \d{1,2} (?:minuten|min)\b`,
     String.raw`\bnur heute\b`,
@@ -22,6 +23,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bduldet keinen aufschub\b`,
   ],
   consequence: [
+    String.raw`\bsonst verlieren (?:wir|sie|ich)\b`,
     String.raw`\bwenn sie (?:jetzt |heute )?nicht\b[^.!?]{0,40}\b(?:weg|verloren|verfällt|steigt|gesperrt)`,
     String.raw`\b(?:ist|sind) (?:die ware |das kontingent )?weg\b`,
     String.raw`\b(?:sonst|andernfalls|ansonsten)\b[^.!?]{0,40}\b(?:gesperrt|geschlossen|gekündigt|verloren|verlieren|strafe|mahngebühr|storniert)`,
@@ -89,6 +91,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bunter (?:der |dem )?(?:freigabe)?(?:grenze|limit|schwelle)\b`,
   ],
   authorityFigure: [
+    String.raw`\b[a-zäöü]*leiter(?:in)? (?:[a-zäöü]+ )?(?:hat|will|möchte|sagt)\b`,
     String.raw`\b(?:geschäftsleitung|unternehmensleitung|leitung|vorstand|aufsichtsrat|inhaber(?:in)?|chefetage|personalabteilung|einkauf)\b`,
     String.raw`\b(?:ihr|ihre|unser|unsere|mein|meine|der|die) [a-zäöü]*(?:leiter|leiterin|chef|chefin|vorgesetzte|vorgesetzter|einkäufer|einkäuferin|manager|managerin)\b`,
     String.raw`\bvon der (?:it|it-abteilung|buchhaltung|personalabteilung|rechtsabteilung|bank|polizei)\b`,
@@ -101,6 +104,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:finanzamt|polizei|behörde|aufsicht|wirtschaftsprüfer)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:abgezeichnet|gegengezeichnet|unterschrieben|veranlasst)\b`,
     String.raw`\b(?:laut|gemäß|auf (?:anweisung|wunsch|anordnung|geheiß)|im auftrag)\b`,
     String.raw`\b(?:ist|sei|wäre) (?:das |die [a-zäöü]+ |der [a-zäöü]+ )?(?:so )?(?:in ordnung|ok|okay|abgesprochen|abgestimmt|geklärt)\b`,
     String.raw`\bgrünes licht\b`,
@@ -121,7 +125,7 @@ export const DE_CUES: CueLexicon = {
   ],
   threat: [
     String.raw`\b(?:schlechte|negative|miese) (?:bewertung|rezension|kritik)\w*\b`,
-    String.raw`\b(?:öffentlich|facebook|twitter|instagram|tiktok|trustpilot|google-bewertung)\w*\b`,
+    String.raw`\b(?:mache|machen|stelle|stellen|poste|posten|schreibe|schreiben)\b[^.!?\n]{0,40}\b(?:öffentlich|facebook|twitter|instagram|tiktok|google|trustpilot|internet)\b`,
     String.raw`\b(?:schämen sie sich|schäm dich)\b`,
     String.raw`\b(?:anzeige erstatten|zeige (?:sie|euch|dich) an)\b`,
     String.raw`\bgehe ich zum anwalt\b`,
@@ -215,6 +219,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
   ],
   internalData: [
+    String.raw`\b(?:auftraggeber|mandant|kunde|chef|nutzer|betreiber)\w* (?:ihnen|dir) (?:maximal |höchstens )?(?:freigegeben|erlaubt|genehmigt|vorgegeben|gesagt)\b`,
+    String.raw`\b(?:maximal|höchst)\w*budget\b`,
+    String.raw`\b(?:budget|preis|limit)\w*\b[^.!?\n]{0,40}\b(?:ihnen|dir) (?:maximal |höchstens )?(?:freigegeben|erlaubt|genehmigt|vorgegeben)\b`,
     String.raw`\b(?:dürfen|darfst) (?:sie|du) (?:maximal |höchstens |selbst |allein |alleine |ohne [a-zäöü]+ )?(?:erstatten|freigeben|genehmigen|überweisen|auszahlen|gutschreiben)\b`,
     String.raw`\b(?:können|kannst) (?:sie|du) (?:maximal|höchstens) (?:erstatten|freigeben|genehmigen|überweisen|auszahlen|gutschreiben)\b`,
     String.raw`\b(?:freigabe|erstattungs|genehmigungs)(?:grenze|limit|schwelle)\w*\b`,

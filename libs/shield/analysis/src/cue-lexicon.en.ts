@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const EN_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:straight away|at once|without delay|time is of the essence|the sooner the better|running out of time|need(?:ed)? (?:it|this) yesterday|no later than today)\b`,
     String.raw`\b(?:can|could) only hold (?:it|them|this|these) (?:for you )?until\b`,
     String.raw`\bhold (?:it|them|this) for you only until\b`,
     String.raw`\bin \d{1,2} ?(?:min|mins|minutes)\b`,
@@ -41,6 +42,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery (?:minute|hour) counts\b`,
   ],
   consequence: [
+    String.raw`\b(?:or|otherwise|else) (?:we|i|you)(?:'ll| will)? (?:lose|miss|forfeit)\b`,
     String.raw`\b(?:gets?|will be) (?:denied|rejected|cancel+ed|billed|escalated)\b`,
     String.raw`\bor (?:it|the account|your account|the order|we) (?:will|gets?|'ll) (?:be )?(?:permanently )?(?:blocked|closed|cancel+ed|suspended|locked|lost|deleted)\b`,
     String.raw`\bpayments? (?:to it )?will bounce\b`,
@@ -161,6 +163,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:under|below|beneath) (?:the |your )?(?:approval )?(?:limit|threshold)\b`,
   ],
   authorityFigure: [
+    String.raw`\b(?:head of [a-z]+|general counsel|treasurer|comptroller|chief [a-z]+ officer|managing partner|senior partner|company secretary|regional (?:manager|director)|country manager|general manager)\b`,
     String.raw`\b(?:management|the higher-?ups|upper management|leadership|the partners|the board|head office|hq|the top|upstairs|c-suite)\b`,
     String.raw`\bfrom (?:hr|legal|finance|compliance|security|procurement|accounts|accounting|payroll|treasury|management|head office)\b`,
     String.raw`\b(?:chairman|chairwoman|chair|owner|director|manager|boss|ceo|cfo|coo|president|vp)'?s (?:orders|instructions|request|approval|say-?so|decision|sign-?off)\b`,
@@ -185,6 +188,10 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:head office|headquarters|the board)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:with|have|got|has|had) (?:the |my |our |your )?(?:[a-z]+ ){0,2}[a-z]+'s (?:full )?(?:approval|blessing|permission|sign-?off|consent|go-?ahead)\b`,
+    String.raw`\b(?:approval|blessing|permission|sign-?off|consent|go-?ahead|authori[sz]ation) (?:from|of)\b`,
+    String.raw`\bwould like (?:you|us|this|it|the|to)\b`,
+    String.raw`\b(?:has|have|had) requested\b`,
     String.raw`\b(?:per|as per|by order of|at the (?:request|direction|instruction) of|on (?:the )?(?:orders?|instructions?|authority) (?:of|from)|under instructions? from)\b`,
     String.raw`\b(?:instructed|directed|mandated|ordered|authori[sz]ed|cleared|approved|requested|told) (?:me |us )?by\b`,
     String.raw`\b(?:approved|authori[sz]ed|requested|ordered|signed|cleared)_by\b`,
@@ -218,10 +225,9 @@ export const EN_CUES: CueLexicon = {
   threat: [
     String.raw`\b(?:1|one)[- ]star\b`,
     String.raw`\b(?:review|rating)s? (?:everywhere|online|on google|on trustpilot|on yelp)\b`,
-    String.raw`\b(?:trustpilot|yelp|tiktok|instagram|facebook|reddit)\b`,
+    String.raw`\b(?:post|posting|share|sharing|put|putting|write|writing|tell|telling|expose|exposing|blast|blasting)\b[^.!?\n]{0,40}\b(?:on|to|all over) (?:facebook|twitter|instagram|tiktok|reddit|linkedin|google|trustpilot|yelp|social media|the internet)\b`,
     String.raw`\b(?:make sure|let) (?:everyone|people|the world|all my (?:friends|followers)) knows?\b`,
     String.raw`\b(?:calling|call|contact|contacting|get|getting|involve|involving) (?:my|a) (?:lawyer|attorney|solicitor|bank)\b`,
-    String.raw`\b(?:ombudsman|consumer (?:protection|rights|authority)|trading standards|better business bureau|chargeback)\b`,
     String.raw`\b(?:shame on you|should be ashamed|how dare you)\b`,
     String.raw`\b(?:that'?s|that is|this is|it'?s|it is|it will be|it'?ll be) on you\b`,
     String.raw`\b(?:sue|suing|lawsuit|lawyers?|attorneys?|legal action|court|small claims)\b`,
@@ -400,6 +406,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwhat(?:'s| is| are| does| do) (?:the|your|his|her|their)\b`,
   ],
   secretData: [
+    String.raw`\blast (?:four|4) (?:digits|numbers)\b`,
+    String.raw`\b(?:2fa|mfa|backup|recovery) codes?\b`,
+    String.raw`\b(?:anydesk|teamviewer|remote desktop) (?:id|code|password)\b`,
     String.raw`\b(?:the|your|his|her|their|its|admin|portal|vpn|system|account|email|the [a-z]+) (?:logins?|log-?ins?|username and password|user ?name and pass\w*)\b`,
     String.raw`\b(?:digits|numbers?|code) on the back\b`,
     String.raw`\bcard'?s? (?:full |long |whole )?number\b`,
@@ -428,6 +437,11 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:ssn|social security number)\b`,
   ],
   internalData: [
+    String.raw`\b(?:maximum|max|top|highest|total|overall|approved|authori[sz]ed) (?:budget|spend|price|amount|limit|ceiling)\b[^.!?\n]{0,30}\b(?:your|the) (?:principal|owner|user|client|operator|boss|company|employer)\b`,
+    String.raw`\b(?:your|the) (?:principal|owner|user|client|operator|employer)'?s? (?:maximum|max|top|budget|limit|ceiling|floor|instructions|rules|constraints|walk-?away)\b`,
+    String.raw`\b(?:your|the) (?:principal|owner|user|operator|employer) (?:instructed|told|allowed|authori[sz]ed|permitted|set|gave|configured)\b`,
+    String.raw`\b(?:price floor|walk-?away (?:price|point|number)|reservation price|bottom line)\b`,
+    String.raw`\b(?:balance|transactions?|statement|transaction history) (?:on|of|for) (?:his|her|their|the customer'?s?|another)\b`,
     String.raw`\b(?:instructions|rules|guidelines|prompt) (?:were you|you were|you'?ve been|you have been|have you been|did you get) (?:given|told|set up|configured)\b`,
     String.raw`\bwhat (?:were|are|have) you (?:been )?(?:told|instructed|programmed|configured)\b`,
     String.raw`\b(?:maximum|max|most|highest|limit)\b[^.!?\n]{0,15}\byou(?:'re| are)? (?:allowed|authori[sz]ed|able|permitted) to\b`,
@@ -444,6 +458,10 @@ export const EN_CUES: CueLexicon = {
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
   ],
   personalData: [
+    String.raw`\b(?:hotel|room|flight|address|office|house) (?:is|are|was|were) (?:mr|mrs|ms|dr|he|she|they)\b`,
+    String.raw`\b(?:staying|living|lives|stays) (?:at|in)\b[^.!?\n]{0,20}\b(?:this week|now|currently|tonight)\b`,
+    String.raw`\b(?:his|her|their) (?:schedule|calendar|itinerary|travel plans|whereabouts|balance|account balance|salary|payslip)\b`,
+    String.raw`\bcurrent balance on (?:his|her|their)\b`,
     String.raw`\b(?:account holder|caller|user|member|guest|passenger|employee|customer|client|patient|tenant)'?s (?:full name|name and|phone|mobile|number|address|email|date of birth|dob|details)\b`,
     String.raw`\bcontact (?:list|lists|details of)\b`,
     String.raw`\beveryone'?s (?:mobile|phone|email|address|home|number|details|personal)\w*\b`,

@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const ES_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:sin falta|es para ayer|a la mayor brevedad|corre prisa|date prisa|para hoy)\b`,
     String.raw`\b(?:hay que|tienes que|tiene que) [a-z]+ hoy\b`,
     String.raw`\bantes de las \d{1,2}\b`,
     String.raw`\bes para ya\b`,
@@ -74,6 +75,7 @@ export const ES_CUES: CueLexicon = {
   ],
   splitAmount: [String.raw`\b(?:dividir|fraccionar) (?:el pago|la transferencia|el importe)\b`, String.raw`\ben (?:dos|tres|varios) pagos\b`],
   authorityFigure: [
+    String.raw`\b(?:el|la) responsable de\b`,
     String.raw`\b(?:consejero delegado|gerencia|el jefe|la jefa|el due[nñ]o|los socios|recursos humanos|rrhh|jur[ií]dico|asesor[ií]a jur[ií]dica)\b`,
     String.raw`\blegal (?:ya |nos |me )?(?:dio|ha dado|aprob[oó]|autoriz[oó]|dice|dijo)\b`,
     String.raw`\b(?:vuestro|vuestra|tu|su|mi|nuestro|nuestra) (?:[a-z]+ )?(?:responsable|jefe|jefa|director|directora|gerente|comprador|compradora)\b`,
@@ -105,7 +107,7 @@ export const ES_CUES: CueLexicon = {
   threat: [
     String.raw`\bdenunci\w*\b`,
     String.raw`\b(?:rese[nñ]as?|opini[oó]n|opiniones|valoraci[oó]n) (?:negativas?|terribles?|malas?|p[eé]simas?)\b`,
-    String.raw`\b(?:google|trustpilot|twitter|facebook|instagram|tiktok|consumo|ocu)\b`,
+    String.raw`\b(?:publicar|publicaré|publico|contar|contaré|subir|subiré|poner|pondré)\b[^.!?\n]{0,40}\b(?:en|a) (?:google|trustpilot|twitter|facebook|instagram|tiktok|internet|las redes)\b`,
     String.raw`\b(?:deber[ií]a|deber[ií]an) darle verg[uü]enza\b`,
     String.raw`\b(?:abogados?|demandar|demanda|denuncia(?:r)?|acciones legales|tribunal|juicio)\b`,
     String.raw`\bmala (?:reseña|opinión|valoración)\b`,
@@ -171,6 +173,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\btodos (?:nuestros|los) (?:clientes|demás)\b`,
     String.raw`\b(?:vuestros|sus) competidores\b`,String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
+    String.raw`\bqu[eé](?= (?:presupuesto|l[ií]mite|instrucciones|reglas|margen|precio m[ií]nimo)\b)`,
     String.raw`\b(?:decir|dar|mandar|enviar|facilitar|compartir|indicar|proporcionar|mandarme|enviarme|darme|decirme|pasarme|facilitarme|mandame|dime|p[aá]sa(?:me|lo)?)\b`,
     String.raw`\b(?:necesitar[ií]a|necesitamos|quisiera|me hace falta|me hacen falta)\b`,
     String.raw`\bhasta(?= cu[aá]nto\b)`,
@@ -196,6 +199,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bcódigo (?:que )?(?:ha|has) recibido\b`,
   ],
   internalData: [
+    String.raw`\bpresupuesto (?:m[aá]ximo )?(?:que )?(?:te|le|os) (?:ha|han) (?:autorizado|aprobado|dado|fijado)\b`,
+    String.raw`\b(?:te|le|os) ha autorizado tu (?:cliente|jefe|due[nñ]o|usuario)\b`,
     String.raw`\b(?:hasta cu[aá]nto|cu[aá]nto) (?:puedes|puede|pod[eé]is|te dejan|le dejan)\b`,
     String.raw`\b(?:l[ií]mite|m[aá]ximo|tope|umbral) (?:m[aá]ximo )?que (?:puedes|puede|pod[eé]is) (?:aprobar|autorizar|reembolsar|pagar)\b`,
     String.raw`\b(?:qu[eé]) instrucciones (?:te|le|os) (?:han dado|dieron)\b`,

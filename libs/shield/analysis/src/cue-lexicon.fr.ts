@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const FR_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:d'ici ce soir|c'est pressé|dans les plus brefs délais|sans tarder|au plus tard aujourd'hui|il me (?:le |la )?faut pour)\b`,
     String.raw`\bil faut [a-z]+ aujourd'hui\b`,
     String.raw`\bdans \d{1,2} (?:minutes|min)\b`,
     String.raw`\bfaites vite\b`,
@@ -93,7 +94,7 @@ export const FR_CUES: CueLexicon = {
   threat: [
     String.raw`\bporte(?:r|rai)? plainte\b`,
     String.raw`\b(?:avis|commentaires?) (?:n[eé]gatifs?|d[eé]sastreux|terribles?)\b`,
-    String.raw`\b(?:google|trustpilot|twitter|facebook|instagram|tiktok|60 millions|ufc)\b`,
+    String.raw`\b(?:publier|publierai|poster|posterai|raconter|raconterai|mettre|mettrai)\b[^.!?\n]{0,40}\b(?:sur|à) (?:google|trustpilot|twitter|facebook|instagram|tiktok|internet)\b`,
     String.raw`\b(?:vous devriez avoir honte|honte à vous)\b`,
     String.raw`\b(?:avocats?|poursuivre|poursuites|plainte|action en justice|tribunal|justice)\b`,
     String.raw`\bmauvais avis\b`,
@@ -164,6 +165,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bcode (?:que vous avez|qu'on vous a) (?:reçu|envoyé)\b`,
   ],
   internalData: [
+    String.raw`\b(?:budget|montant|prix) (?:maximum|maximal|plafond)\b[^.!?\n]{0,40}\b(?:autoris|accord|fix)\w*\b`,
+    String.raw`\b(?:votre|ton) (?:mandant|client|propriétaire|utilisateur) (?:vous|t') ?a(?:-t-il)? (?:autorisé|fixé|donné|accordé)\b`,
     String.raw`\bmontant (?:maximum|maximal|max) que (?:vous pouvez|tu peux)\b`,
     String.raw`\bjusqu'à combien\b`,
 String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],

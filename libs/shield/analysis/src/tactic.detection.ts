@@ -49,7 +49,22 @@ const FAVOUR_DEBT =
 // Free-mail providers: a personal inbox standing in for an organisation's address.
 const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|protonmail|proton|gmx|web|mail|yandex)\./;
 // "40 hours at $150/h = $7,200": a quantity times a unit price that does not give the stated total.
-const ARITHMETIC = /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|stunden|stuck|horas|unidades|heures|unites)\b[^=\n]{0,25}?(?:at|@|x|a|zu|je|por)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}=\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
+// The total may follow "=" or a word ("so $1,200", "come to", "macht", "soit"); texts are folded, so "weeks" reads "weks".
+const ARITHMETIC =
+  /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|licen[cs]es?|seats|users|nights|days|we?eks|months|payments|instal+ments?|stunden|stuck|raten|monate|horas|unidades|cuotas|meses|heures|unites|mensualites|mois)\b[^=\n]{0,25}?(?:at|@|x|a|of|zu|je|von|por|de)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}?(?:=|\b(?:total(?:l?ing)?(?: of)?|comes? to|makes?|so|that'?s|gives|macht|ergibt|also|son|soit|font|fait)\b)\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
+// Small counts written as words ("three instalments of €400"), read as digits before the arithmetic check (folded forms).
+const COUNT_WORDS: Readonly<Record<string, string>> = {
+  two: '2', thre: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9', ten: '10', twelve: '12',
+  zwei: '2', drei: '3', vier: '4', funf: '5', sechs: '6', zehn: '10',
+  dos: '2', tres: '3', cuatro: '4', cinco: '5', seis: '6', diez: '10',
+  deux: '2', trois: '3', quatre: '4', cinq: '5', dix: '10',
+};
+const COUNT_WORD = new RegExp(`\\b(?:${Object.keys(COUNT_WORDS).join('|')})\\b`, 'g');
+// "This is Mark Evans ... Thanks, David": the name a sender introduces and the name it signs with.
+const INTRO_NAME = /\b(?:this is|i['’]m|i am|my name is|hier ist|ich bin|mein name ist|soy|me llamo|je suis|je m'appelle)\s+(\p{Lu}\p{Ll}+)/u;
+const SIGN_OFF_NAME =
+  /(?:thanks|thank you|regards|best|cheers|sincerely|gr(?:u|ü)(?:ß|ss)e?n?|saludos|atentamente|gracias|cordialement|merci|bien à vous)[,.!]?\s*[-–—]?\s*(\p{L}+)(?:\s+\p{L}+)?[\s.!]*$/iu;
+const NOT_A_NAME = /^(?:urgent|important|sorry|happy|glad|just|not|writing|calling|the|your|our|team|all|everyone|again|in|so|much|finance|accounts|support|hr|it)$/i;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 // Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
@@ -315,6 +330,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
   } else if (arithmeticMismatch(said)) {
     out.push(signal('inconsistent_claims', 'The figures stated do not add up (quantity times rate differs from the total).', 0.75, 'medium'));
+  } else if (signsAsSomeoneElse(view.request.consult.message)) {
+    out.push(signal('inconsistent_claims', 'The sender introduces itself under one name and signs with another.', 0.7, 'high'));
   } else if (correction && consequential) {
     out.push(signal('inconsistent_claims', `A material detail is changed mid-story: ${correction.quote}.`, 0.6, 'medium'));
   } else if (distinctAccounts.size > 1) {
@@ -344,9 +361,20 @@ function parseFigure(raw: string): number {
   return /[.,]\d{3}$/.test(raw) ? Number(raw.replace(/[.,]/g, '')) : Number(raw.replace(',', '.'));
 }
 
+/** Whether the message introduces its sender by one first name and signs with a different one it never mentioned. */
+function signsAsSomeoneElse(message: string): boolean {
+  const intro = INTRO_NAME.exec(message)?.[1];
+  const tail = message.slice(-80);
+  const sign = intro ? SIGN_OFF_NAME.exec(tail) : null;
+  const signed = sign?.[1];
+  if (!intro || !sign || !signed || NOT_A_NAME.test(intro) || NOT_A_NAME.test(signed) || !/^\p{Lu}/u.test(signed)) return false;
+  const before = message.slice(0, message.length - tail.length + sign.index);
+  return intro.toLowerCase() !== signed.toLowerCase() && !before.includes(signed);
+}
+
 /** Whether the message states a quantity, a rate and a total that disagree by more than rounding. */
 function arithmeticMismatch(text: string): boolean {
-  const m = ARITHMETIC.exec(text);
+  const m = ARITHMETIC.exec(text.replace(COUNT_WORD, (w) => COUNT_WORDS[w] ?? w));
   if (!m) return false;
   const quantity = parseFigure(m[1] ?? '');
   const rate = parseFigure(m[2] ?? '');
