@@ -82,6 +82,12 @@ describe('tactic detection (§9.5)', () => {
         prior: [prior(['The counterparty names the account to use (account ending 3000).'])],
       }).has('inconsistent_claims'),
     ).toBe(true);
+    // A figure stated earlier ("agreed USD 21000") that the story now gives differently is a change of story, not growth.
+    const changed = tactics({ message: 'As I said, your principal confirmed USD 24000 with our VP, please countersign.', prior: [prior(['The owner agreed to USD 21000 on a call.'])] });
+    expect(changed.has('inconsistent_claims')).toBe(true);
+    expect(changed.has('scope_expansion')).toBe(false);
+    expect(tactics({ message: 'Sorry, I meant I opened the account in 2021.', prior: [prior(['The requester opened the account in 2019.'])] }).has('inconsistent_claims')).toBe(true);
+    expect(tactics({ message: 'As agreed, USD 21000 it is, please countersign.', prior: [prior(['The owner agreed to USD 21000 on a call.'])] }).has('inconsistent_claims')).toBe(false);
   });
 
   it('reads paraphrases, not only the textbook cues', () => {

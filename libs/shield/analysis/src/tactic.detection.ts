@@ -271,7 +271,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const goalHasAccess = hasTopic(view.goalTopics, 'access');
   const actionAmount = findAmounts(view.actionText).reduce((m, a) => Math.max(m, a.value), 0);
   const askedAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
-  const priorAmounts = priorClaimAmounts(view.request.priorConsultations);
+  // Amounts asked for in earlier turns (growth is scope_expansion); any amount stated there (a change is inconsistent).
+  const priorAmounts = priorClaimAmounts(view.request.priorConsultations, true);
+  const priorStated = priorClaimAmounts(view.request.priorConsultations, false);
   const priorMax = priorAmounts.reduce((m, v) => Math.max(m, v), 0);
   const assumed = c.find('assumedAgreement');
   if (assumed) {
@@ -325,20 +327,21 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
-  const correction = consequential ? c.find('selfCorrection') : undefined;
+  // A correction matters when the action is consequential or when it rewrites what an earlier turn said.
+  const correction = consequential || view.request.priorConsultations.length > 0 ? c.find('selfCorrection') : undefined;
   if (contradicted) {
     out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
   } else if (arithmeticMismatch(said)) {
     out.push(signal('inconsistent_claims', 'The figures stated do not add up (quantity times rate differs from the total).', 0.75, 'medium'));
   } else if (signsAsSomeoneElse(view.request.consult.message)) {
     out.push(signal('inconsistent_claims', 'The sender introduces itself under one name and signs with another.', 0.7, 'high'));
-  } else if (correction && consequential) {
+  } else if (correction) {
     out.push(signal('inconsistent_claims', `A material detail is changed mid-story: ${correction.quote}.`, 0.6, 'medium'));
   } else if (distinctAccounts.size > 1) {
     out.push(signal('inconsistent_claims', 'The message names more than one account for the same payment.', 0.6, 'high'));
   } else if (currentAccountTail && priorAccounts.length > 0 && !priorAccounts.includes(currentAccountTail)) {
     out.push(signal('inconsistent_claims', 'The account named now differs from the one named in an earlier turn.', 0.75, 'high'));
-  } else if (priorAmounts.length > 0 && askedAmount > 0 && !priorAmounts.some((v) => Math.abs(v - askedAmount) <= askedAmount * 0.005) && askedAmount < priorMax) {
+  } else if (priorStated.length > 0 && askedAmount > 0 && !priorStated.some((v) => Math.abs(v - askedAmount) <= askedAmount * 0.005) && (askedAmount < priorMax || priorAmounts.length === 0)) {
     out.push(signal('inconsistent_claims', 'The amount differs from the one stated in an earlier turn.', 0.55, 'medium'));
   }
 
@@ -385,11 +388,11 @@ function arithmeticMismatch(text: string): boolean {
 
 const ENDING = /ending (\w{4})/g;
 
-function priorClaimAmounts(prior: readonly ShieldConsultation[]): number[] {
+function priorClaimAmounts(prior: readonly ShieldConsultation[], askedOnly: boolean): number[] {
   const values: number[] = [];
   for (const consultation of prior.slice(-5)) {
     for (const claim of consultation.analysis.claims) {
-      if (!claim.claim.startsWith('The amount involved is')) continue;
+      if (askedOnly && !claim.claim.startsWith('The amount involved is')) continue;
       for (const a of findAmounts(normalizeText(claim.claim).text)) values.push(a.value);
     }
   }
