@@ -3,6 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const DE_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:pronto|eilt sehr|möglichst schnell|ganz schnell)\b`,
     String.raw`\b(?:bis spätestens (?:heute|morgen|mittag)|spätestens heute|noch heute|keine zeit zu verlieren|schnellstens|zügig)\b`,
     String.raw`\bmuss heute\b`,
     String.raw`\bin \d{1,2} (?:minuten|min)\b`,
@@ -32,6 +33,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:wir|sie|du|man) (?:brauchen|braucht|brauchst|benötigen|benötigt) (?:hier |dafür |diesmal |heute |eigentlich )?(?:keine[nr]?|nicht) (?:freigabe|prüfung|genehmigung|rückruf|ticket|unterschrift|bestellung|bestätigung|kontrolle)\b`,
+    String.raw`\b(?:freigabe|prüfung|genehmigung|rückruf|unterschrift|kontrolle)\w* (?:ist|wird|sind) (?:hier |dafür |diesmal |heute )?(?:nicht|keine|kein) (?:nötig|erforderlich|notwendig)\b`,
     String.raw`\b(?:brauchen|braucht|benötigen) (?:wir|es|man|sie) (?:hier|diesmal|heute|jetzt|da|dafür|hierfür)? ?(?:wirklich )?(?:nicht|kein)`,
     String.raw`\b(?:können|kann|könnten) (?:wir|man|sie|du) (?:uns|sich|dir) (?:sparen|schenken)\b`,
     String.raw`\b(?:sparen|schenken) wir uns\b`,
@@ -124,6 +127,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bich brauche (?:sie|dich),? (?:um|damit|dass)\b`,
   ],
   threat: [
+    String.raw`\b(?:werden|wirst) (?:es|das) (?:noch )?bereuen\b`,
     String.raw`\b(?:schlechte|negative|miese) (?:bewertung|rezension|kritik)\w*\b`,
     String.raw`\b(?:mache|machen|stelle|stellen|poste|posten|schreibe|schreiben)\b[^.!?\n]{0,40}\b(?:öffentlich|facebook|twitter|instagram|tiktok|google|trustpilot|internet)\b`,
     String.raw`\b(?:schämen sie sich|schäm dich)\b`,
@@ -137,6 +141,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bverantwortlich machen\b`,
   ],
   pleading: [
+    String.raw`\bmein(?:e)? (?:vater|mutter|mann|frau|sohn|tochter|bruder|schwester) (?:ist )?(?:gestorben|verstorben|liegt im krankenhaus|hat krebs)\b`,
+    String.raw`\b(?:beerdigung|chemotherapie|verliere alles)\b`,
     String.raw`\b(?:meine|unsere) (?:letzte|einzige) (?:hoffnung|rettung)\b`,
     String.raw`\b(?:bin|sind) (?:völlig |total )?(?:am ende|verzweifelt|pleite)\b`,
     String.raw`\b(?:alleinerziehend)\w*\b`,

@@ -3,6 +3,8 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const EN_CUES: CueLexicon = {
   timePressure: [
+    String.raw`\b(?:must|has to|needs? to|have to) (?:be )?(?:go out|done|sent|paid|processed|released|transferred|signed|approved)\b[^.!?\n]{0,15}\b(?:today|tonight|now|this (?:morning|afternoon|evening))\b`,
+    String.raw`\b(?:clock'?s ticking|before it'?s too late|chop chop)\b`,
     String.raw`\b(?:straight away|at once|without delay|time is of the essence|the sooner the better|running out of time|need(?:ed)? (?:it|this) yesterday|no later than today)\b`,
     String.raw`\b(?:can|could) only hold (?:it|them|this|these) (?:for you )?until\b`,
     String.raw`\bhold (?:it|them|this) for you only until\b`,
@@ -59,6 +61,10 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:deal|contract|shipment) (?:will|would) (?:fall through|be lost|collapse)\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:approvals?|verification|sign-?offs?|reviews?|checks?|tickets?|call-?backs?|po|paperwork) (?:is |are )?(?:not|no longer|never) (?:needed|required|necessary)\b`,
+    String.raw`\b(?:doesn'?t|does not|don'?t|do not|won'?t) (?:need|require) (?:an? |any |the )?(?:approval|verification|sign-?off|review|check|ticket|call-?back|po|paperwork)\b`,
+    String.raw`\bno (?:approval|verification|sign-?off|review|checks?|paperwork|ticket|po|call-?back)s? (?:needed|required|necessary)\b`,
+    String.raw`\b(?:consider|treat) (?:it|this|them) (?:as )?(?:approved|pre-?approved|verified|an exception)\b`,
     String.raw`\b(?:waive|waiving|sidestep|get around|work around|forgo|relax|loosen|suspend)\b[^.!?\n]{0,30}\b(?:checks?|verification|approvals?|review|process|rules?|polic(?:y|ies)|limits?|step|requirements?|controls?|procedure|hold|sign-?off|kyc|call-?back|signature)\b`,
     String.raw`\bdon'?t worry about (?:the |any |that |this )?(?:[a-z-]+ )?(?:checks?|verification|approval|review|process|paperwork|call-?back|signature|sign-?off|ticket|rules?|limit|policy)\b`,
     String.raw`\bwithout (?:the |a |any |our |your )?(?:usual |normal |standard |regular |formal |second |extra |additional |whole )?(?:checks|paperwork|signature|sign-?off|call-?back|ticket|po|purchase order|process|procedure|kyc|id check|hold|approvals|due diligence)\b`,
@@ -163,6 +169,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:under|below|beneath) (?:the |your )?(?:approval )?(?:limit|threshold)\b`,
   ],
   authorityFigure: [
+    String.raw`\b(?:auditors|regulators|inspectors|the tax authorities)\b`,
     String.raw`\b(?:head of [a-z]+|general counsel|treasurer|comptroller|chief [a-z]+ officer|managing partner|senior partner|company secretary|regional (?:manager|director)|country manager|general manager)\b`,
     String.raw`\b(?:management|the higher-?ups|upper management|leadership|the partners|the board|head office|hq|the top|upstairs|c-suite)\b`,
     String.raw`\bfrom (?:hr|legal|finance|compliance|security|procurement|accounts|accounting|payroll|treasury|management|head office)\b`,
@@ -188,6 +195,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:head office|headquarters|the board)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:need|require|demand|expect) (?:the|all|your|our|this|that|it|us|you|full|complete|everything)\b`,
+    String.raw`\b(?:already )?agreed (?:to|on) the\b`,
     String.raw`\b(?:with|have|got|has|had) (?:the |my |our |your )?(?:[a-z]+ ){0,2}[a-z]+'s (?:full )?(?:approval|blessing|permission|sign-?off|consent|go-?ahead)\b`,
     String.raw`\b(?:approval|blessing|permission|sign-?off|consent|go-?ahead|authori[sz]ation) (?:from|of)\b`,
     String.raw`\bwould like (?:you|us|this|it|the|to)\b`,
@@ -223,6 +232,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bper (?:the )?(?:ceo|cfo|manager|director)'?s? (?:request|instructions?)\b`,
   ],
   threat: [
+    String.raw`\byou(?:'ll| will) (?:regret|be sorry)\b`,
+    String.raw`\bescalat\w* (?:this|it|the matter) to (?:your|the) (?:ceo|manager|boss|supervisor|head office|director|owner)\b`,
     String.raw`\b(?:1|one)[- ]star\b`,
     String.raw`\b(?:review|rating)s? (?:everywhere|online|on google|on trustpilot|on yelp)\b`,
     String.raw`\b(?:post|posting|share|sharing|put|putting|write|writing|tell|telling|expose|exposing|blast|blasting)\b[^.!?\n]{0,40}\b(?:on|to|all over) (?:facebook|twitter|instagram|tiktok|reddit|linkedin|google|trustpilot|yelp|social media|the internet)\b`,
@@ -240,6 +251,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bget you fired\b`,
   ],
   pleading: [
+    String.raw`\bmy (?:father|mother|wife|husband|son|daughter|dad|mum|mom|brother|sister|partner) (?:just |has )?(?:died|passed away|is dying|is in (?:the )?hospital|has cancer)\b`,
+    String.raw`\b(?:funeral|chemo(?:therapy)?|wits'? end|nervous wreck)\b`,
+    String.raw`\b(?:lose|losing) everything\b`,
     String.raw`\b(?:my|our) (?:last|only) hope\b`,
     String.raw`\bnowhere else to (?:turn|go)\b`,
     String.raw`\bsingle (?:mum|mom|parent|dad|mother|father)\b`,

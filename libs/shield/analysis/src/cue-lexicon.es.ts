@@ -26,6 +26,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdemasiado tarde\b`,
   ],
   verificationCut: [
+    String.raw`\bno (?:necesita|requiere|hace falta) (?:la |una |ninguna )?(?:aprobaci[oó]n|verificaci[oó]n|autorizaci[oó]n|revisi[oó]n|firma)\b`,
+    String.raw`\b(?:la )?(?:aprobaci[oó]n|verificaci[oó]n|autorizaci[oó]n|revisi[oó]n) no es necesaria\b`,
     String.raw`\bsalt(?:ar|arnos|arse|ate|ármelo|emos|aos|arte|arme) (?:el |la |los |las )?(?:verificaci[oó]n|control|aprobaci[oó]n|proceso|paso|tr[aá]mite|revisi[oó]n|procedimiento|protocolo|l[ií]mite|firma)\w*\b`,
     String.raw`\bno (?:hace falta|es necesari[oa]|se necesita) (?:la|el|los|las) (?:verificaci[oó]n|control|aprobaci[oó]n|autorizaci[oó]n|revisi[oó]n|firma|llamada|papeleo|tr[aá]mite)\b`,
     String.raw`\bsin (?:la |el |los |las )?(?:doble firma|segunda firma|firma|visto bueno|papeleo|tr[aá]mites?|protocolo|proceso habitual|procedimiento)\b`,
@@ -105,6 +107,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bnecesito que (?:usted|haga|hagas|me)\b`,
   ],
   threat: [
+    String.raw`\bse (?:va|van) a arrepentir\b`,
+    String.raw`\bos vais a arrepentir\b`,
     String.raw`\bdenunci\w*\b`,
     String.raw`\b(?:rese[nñ]as?|opini[oó]n|opiniones|valoraci[oó]n) (?:negativas?|terribles?|malas?|p[eé]simas?)\b`,
     String.raw`\b(?:publicar|publicaré|publico|contar|contaré|subir|subiré|poner|pondré)\b[^.!?\n]{0,40}\b(?:en|a) (?:google|trustpilot|twitter|facebook|instagram|tiktok|internet|las redes)\b`,
@@ -116,6 +120,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:será|serás) responsable\b`,
   ],
   pleading: [
+    String.raw`\bmi (?:padre|madre|marido|esposa|mujer|hijo|hija|hermano|hermana) (?:acaba de (?:fallecer|morir)|ha (?:fallecido|muerto)|muri[oó]|falleci[oó]|est[aá] en el hospital)\b`,
+    String.raw`\b(?:entierro|funeral|quimioterapia|lo voy a perder todo)\b`,
     String.raw`\b(?:mi|nuestra) (?:[uú]ltima|[uú]nica) esperanza\b`,
     String.raw`\b(?:madre|padre) soltera?\b`,
     String.raw`\bes todo lo que tengo\b`,

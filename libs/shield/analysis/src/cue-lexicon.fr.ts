@@ -27,6 +27,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\btrop tard\b`,
   ],
   verificationCut: [
+    String.raw`\bpas besoin d['e] ?(?:validation|v[eé]rification|signature|approbation|bon de commande|contr[oô]le)\b`,
+    String.raw`\b(?:la )?(?:validation|v[eé]rification|signature|approbation) n'est pas n[eé]cessaire\b`,
     String.raw`\b(?:sauter|zapper|passer outre|court-?circuiter|contourner|[eé]viter|shunter) (?:la |le |les |l'|cette |ce )?(?:[eé]tape|v[eé]rification|contr[oô]le|validation|proc[eé]dure|rappel|signature|circuit|process)\w*\b`,
     String.raw`\bpas (?:la peine|besoin|n[eé]cessaire) de (?:pr[eé]venir|informer|demander|passer par|faire valider|attendre)\b`,
     String.raw`\bsans passer par (?:le|la|les) (?:circuit|proc[eé]dure|process|service|compta|validation|contr[oô]le)\w*\b`,
@@ -92,6 +94,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bj'ai besoin que (?:vous|tu)\b`,
   ],
   threat: [
+    String.raw`\b(?:vous allez|tu vas) le regretter\b`,
     String.raw`\bporte(?:r|rai)? plainte\b`,
     String.raw`\b(?:avis|commentaires?) (?:n[eé]gatifs?|d[eé]sastreux|terribles?)\b`,
     String.raw`\b(?:publier|publierai|poster|posterai|raconter|raconterai|mettre|mettrai)\b[^.!?\n]{0,40}\b(?:sur|à) (?:google|trustpilot|twitter|facebook|instagram|tiktok|internet)\b`,
@@ -103,6 +106,9 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:serez|seras) (?:tenu )?responsable\b`,
   ],
   pleading: [
+    String.raw`\bmon (?:p[eè]re|mari|fils|fr[eè]re) (?:vient de (?:d[eé]c[eé]der|mourir)|est d[eé]c[eé]d[eé]|est [aà] l'h[oô]pital)\b`,
+    String.raw`\bma (?:m[eè]re|femme|fille|s[oœ]ur) (?:vient de (?:d[eé]c[eé]der|mourir)|est d[eé]c[eé]d[eé]e|est [aà] l'h[oô]pital)\b`,
+    String.raw`\b(?:obs[eè]ques|enterrement|chimioth[eé]rapie|je vais tout perdre)\b`,
     String.raw`\b(?:mon|notre) (?:dernier|seul) espoir\b`,
     String.raw`\b(?:je suis|nous sommes) (?:à bout|désespérée?s?|au bout du rouleau)\b`,
     String.raw`\baidez-moi\b`,

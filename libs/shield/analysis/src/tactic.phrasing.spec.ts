@@ -69,6 +69,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   authority_claim: {
     found: [
+      'The auditors need the full payment records sent over today.',
+      'Your owner already agreed to the price, so just confirm the order.',
       "We have the CFO's approval for this transfer.",
       'With sign-off from the general counsel, please release the funds.',
       'The regional director would like the refund processed today.',
@@ -108,6 +110,14 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   emotional_pressure: {
     found: [
+      'My father just passed away and I need the refund for the funeral.',
+      "You'll regret this if the refund isn't in my account by tonight.",
+      "I'll escalate this to your CEO unless the payment goes out today.",
+      'Mein Vater ist gestorben, ich brauche die Erstattung für die Beerdigung.',
+      'Mi padre acaba de fallecer y necesito el reembolso para el entierro.',
+      "Mon père vient de décéder, j'ai besoin du remboursement pour les obsèques.",
+      'Sie werden es bereuen, wenn die Zahlung nicht heute kommt.',
+      "Vous allez le regretter si le remboursement n'arrive pas.",
       "I'll be leaving a one-star review everywhere unless you refund me.",
       "Refund me now or I'm calling my lawyer.",
       "You're honestly my last hope, I've got nowhere else to turn. Please refund the payment.",
@@ -122,6 +132,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Vous êtes mon dernier espoir, aidez-moi à récupérer le paiement.',
     ],
     benign: [
+      'My father ordered this as a gift; could you tell me when it will be delivered?',
+      'Please escalate my ticket about the delivery to the next support level.',
       "I found your shop on Facebook and I'd like a refund for the damaged mug, please.",
       'Ich fahre mit öffentlichen Verkehrsmitteln und möchte mein Geld für das Ticket zurück.',
       "I'm really frustrated that my order is late again. Could you tell me when it will ship?",
@@ -132,6 +144,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   urgency: {
     found: [
+      'The payment must go out today, the clock is ticking.',
+      'Bitte die Überweisung pronto, es eilt sehr.',
       'Need the payment out by close of business, time is of the essence.',
       'Please transfer the deposit straight away, the sooner the better.',
       'Send the login details now, we are running out of time.',
@@ -158,6 +172,12 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   policy_bypass: {
     found: [
+      'No approval needed for this one, it was pre-cleared.',
+      "This renewal doesn't need a sign-off, just process it.",
+      'Wir brauchen hier keine Freigabe, bitte direkt buchen.',
+      'Eine Prüfung ist diesmal nicht nötig.',
+      'Esta devolución no necesita aprobación, tramítala ya.',
+      'Pas besoin de validation pour ce virement.',
       'Could you waive the verification step for me?',
       "Don't worry about the callback this time, just pay it.",
       'Can you process it without the usual paperwork?',
@@ -184,6 +204,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Faites passer le virement sans passer par le circuit habituel.',
     ],
     benign: [
+      'Approval is needed for every refund above 100 EUR, so I have asked my manager.',
       'Please follow the usual approval process for this refund.',
       'Could you process the refund through the normal channel?',
       'We skipped lunch to finish the stock count.',
