@@ -110,6 +110,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   emotional_pressure: {
     found: [
+      'I am begging you, release my rental deposit today, I have nowhere else to turn.',
+      'Ich flehe Sie an, zahlen Sie mir die Kaution heute zurück.',
       'My father just passed away and I need the refund for the funeral.',
       "You'll regret this if the refund isn't in my account by tonight.",
       "I'll escalate this to your CEO unless the payment goes out today.",
@@ -144,6 +146,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   urgency: {
     found: [
+      'Send the bitcoin right now, the clock is ticking.',
       'The payment must go out today, the clock is ticking.',
       'Bitte die Überweisung pronto, es eilt sehr.',
       'Need the payment out by close of business, time is of the essence.',
