@@ -4,7 +4,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 export const DE_CUES: CueLexicon = {
   timePressure: [
     String.raw`\b(?:pronto|eilt sehr|möglichst schnell|ganz schnell)\b`,
-    String.raw`\b(?:bis spätestens (?:heute|morgen|mittag)|spätestens heute|noch heute|keine zeit zu verlieren|schnellstens|zügig)\b`,
+    String.raw`\b(?:keine zeit zu verlieren|schnellstens)\b`,
     String.raw`\bmuss heute\b`,
     String.raw`\bin \d{1,2} (?:minuten|min)\b`,
     String.raw`\bnur heute\b`,
@@ -204,6 +204,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bdas machen (?:eigentlich |doch )?alle\b`,
     String.raw`\bihre (?:konkurrenten|wettbewerber|mitbewerber)\b`,String.raw`\balle anderen\b`, String.raw`\b(?:ihr|dein) kollege hat\b`, String.raw`\bletztes mal (?:haben|hat) (?:sie|man)\b`],
   requestVerb: [
+    String.raw`\b(?:wann|wer)\b`,
     String.raw`\b(?:geben|gebt|mitteilen|zukommen|übermitteln|zusenden|weitergeben|rausgeben|herausgeben|aushändigen|mailen|schicken|senden|nennen|verraten)\b`,
     String.raw`\b(?:bräuchte|bräuchten|benötige|benötigen|brauche|brauchen) (?:noch |dringend |kurz )?(?:die|den|das|ihre|ihren|deine|deinen|eine|alle)\b`,
     String.raw`\b(?:kannst du|können sie|könnten sie|könntest du|würden sie|würdest du) mir\b`,
@@ -225,6 +226,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bcode(?:,)? (?:den|die) (?:sie|du) (?:gerade )?(?:erhalten|bekommen)\b`,
   ],
   internalData: [
+    String.raw`\b(?:betrugsprüfung|prüfregel|sicherheitsprüfung|sicherheitseinstellung)\w*\b`,
     String.raw`\b(?:auftraggeber|mandant|kunde|chef|nutzer|betreiber)\w* (?:ihnen|dir) (?:maximal |höchstens )?(?:freigegeben|erlaubt|genehmigt|vorgegeben|gesagt)\b`,
     String.raw`\b(?:maximal|höchst)\w*budget\b`,
     String.raw`\b(?:budget|preis|limit)\w*\b[^.!?\n]{0,40}\b(?:ihnen|dir) (?:maximal |höchstens )?(?:freigegeben|erlaubt|genehmigt|vorgegeben)\b`,
@@ -235,6 +237,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
     String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
   personalData: [
+    String.raw`\b(?:zimmer (?:wohnt|übernachtet|schläft|hat) (?:herr|frau|dr)|zimmernummer (?:von|des|der))\b`,
+    String.raw`\btermine? (?:von|mit) (?:frau|herrn?|dr)\b`,
     String.raw`\b(?:privatadresse|privatanschrift|privatnummer|handynummer|telefonnummer|wohnanschrift) (?:von|des|der|aller)\b`,
     String.raw`\b(?:kundenkontakte|kontaktliste|personalakte|krankenakte)\b`,
     String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,

@@ -3,9 +3,8 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const EN_CUES: CueLexicon = {
   timePressure: [
-    String.raw`\b(?:must|has to|needs? to|have to) (?:be )?(?:go out|done|sent|paid|processed|released|transferred|signed|approved)\b[^.!?\n]{0,15}\b(?:today|tonight|now|this (?:morning|afternoon|evening))\b`,
     String.raw`\b(?:clock'?s ticking|before it'?s too late|chop chop)\b`,
-    String.raw`\b(?:straight away|at once|without delay|time is of the essence|the sooner the better|running out of time|need(?:ed)? (?:it|this) yesterday|no later than today)\b`,
+    String.raw`\b(?:straight away|at once|without delay|time is of the essence|the sooner the better|running out of time|need(?:ed)? (?:it|this) yesterday)\b`,
     String.raw`\b(?:can|could) only hold (?:it|them|this|these) (?:for you )?until\b`,
     String.raw`\bhold (?:it|them|this) for you only until\b`,
     String.raw`\bin \d{1,2} ?(?:min|mins|minutes)\b`,
@@ -394,6 +393,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery(?:one|body) does (?:it|this)\b`,
   ],
   requestVerb: [
+    String.raw`\b(?:when|where|who)(?= (?:is|are|was|does|did|will)\b)`,
+    String.raw`\b(?:repeat|output|reveal)\b`,
     String.raw`\b(?:what|which)\b`,
     String.raw`\bhow(?= (?:much|many|high|far)\b)`,
     String.raw`\b(?:pass|send|hand) (?:on|along|over)\b`,
@@ -451,6 +452,11 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:ssn|social security number)\b`,
   ],
   internalData: [
+    String.raw`\b(?:fraud|security|verification|compliance|kyc|aml) (?:checks|rules|procedures|controls|thresholds|settings|criteria)\b`,
+    String.raw`\bwhat (?:checks|controls) (?:you|your [a-z]+) (?:run|do|use|perform|apply)\b`,
+    String.raw`\bhow does your (?:system|team|bank|company) (?:decide|detect|flag|check|verify)\b`,
+    String.raw`\bhidden (?:notes|instructions|prompt|rules|context)\b`,
+    String.raw`\b(?:text|words|everything|content|messages?) (?:above|before this)\b`,
     String.raw`\b(?:maximum|max|top|highest|total|overall|approved|authori[sz]ed) (?:budget|spend|price|amount|limit|ceiling)\b[^.!?\n]{0,30}\b(?:your|the) (?:principal|owner|user|client|operator|boss|company|employer)\b`,
     String.raw`\b(?:your|the) (?:principal|owner|user|client|operator|employer)'?s? (?:maximum|max|top|budget|limit|ceiling|floor|instructions|rules|constraints|walk-?away)\b`,
     String.raw`\b(?:your|the) (?:principal|owner|user|operator|employer) (?:instructed|told|allowed|authori[sz]ed|permitted|set|gave|configured)\b`,
@@ -472,6 +478,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
   ],
   personalData: [
+    String.raw`\b(?:(?:mr|mrs|ms|dr|miss)\.? [a-z]+'s|his|her|their|(?:patient|student|tenant|guest|employee|colleague|coworker|customer|client|child|son|daughter|wife|husband|ex|neighbou?r)'s) (?:next |current |home |private |personal |full |upcoming )?(?:appointments?|bookings?|reservations?|schedule|itinerary|flights?|room(?: number)?|diagnosis|prescriptions?|medication|(?:test|lab) results|grades|marks|salary|payslips?|whereabouts|location|mobile|date of birth|birthday|bank details|medical)\b`,
+    String.raw`\bnames and (?:phone |mobile |home |e-?mail )?(?:numbers|addresses|emails|e-mails|contact details)\b`,
+    String.raw`\b(?:which|what) room (?:is )?(?:mr|mrs|ms|dr|miss|he|she|they)\b`,
     String.raw`\b(?:hotel|room|flight|address|office|house) (?:is|are|was|were) (?:mr|mrs|ms|dr|he|she|they)\b`,
     String.raw`\b(?:staying|living|lives|stays) (?:at|in)\b[^.!?\n]{0,20}\b(?:this week|now|currently|tonight)\b`,
     String.raw`\b(?:his|her|their) (?:schedule|calendar|itinerary|travel plans|whereabouts|balance|account balance|salary|payslip)\b`,
@@ -530,7 +539,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:bought|purchased|ordered|paid for|received|delivered|arrived|booked|subscribed)\b`,
   ],
   notReceived: [
-    String.raw`\b(?:never|not|hasn'?t|haven'?t|didn'?t|did not|has not|have not) (?:yet )?(?:been )?(?:arrived?|received|delivered|got(?:ten)?|shipped)\b`,
+    String.raw`\b(?:never|not|hasn'?t|haven'?t|didn'?t|did not|has not|have not) (?:yet )?(?:been )?(?:arrived?|received|delivered|got(?:t?en)?|shipped)\b`,
     String.raw`\barrived (?:damaged|broken|defective)\b`,
   ],
   negation: [

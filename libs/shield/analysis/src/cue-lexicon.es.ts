@@ -3,7 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const ES_CUES: CueLexicon = {
   timePressure: [
-    String.raw`\b(?:sin falta|es para ayer|a la mayor brevedad|corre prisa|date prisa|para hoy)\b`,
+    String.raw`\b(?:sin falta|es para ayer|a la mayor brevedad|corre prisa|date prisa)\b`,
     String.raw`\b(?:hay que|tienes que|tiene que) [a-z]+ hoy\b`,
     String.raw`\bantes de las \d{1,2}\b`,
     String.raw`\bes para ya\b`,
@@ -179,7 +179,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\btodos (?:nuestros|los) (?:clientes|demás)\b`,
     String.raw`\b(?:vuestros|sus) competidores\b`,String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
-    String.raw`\bqu[eé](?= (?:presupuesto|l[ií]mite|instrucciones|reglas|margen|precio m[ií]nimo)\b)`,
+    String.raw`\b(?:cu[aá]ndo|d[oó]nde|qui[eé]n)\b`,
+    String.raw`\bqu[eé](?= (?:presupuesto|l[ií]mite|instrucciones|reglas|margen|precio m[ií]nimo|habitaci[oó]n)\b)`,
     String.raw`\b(?:decir|dar|mandar|enviar|facilitar|compartir|indicar|proporcionar|mandarme|enviarme|darme|decirme|pasarme|facilitarme|mandame|dime|p[aá]sa(?:me|lo)?)\b`,
     String.raw`\b(?:necesitar[ií]a|necesitamos|quisiera|me hace falta|me hacen falta)\b`,
     String.raw`\bhasta(?= cu[aá]nto\b)`,
@@ -205,6 +206,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bcódigo (?:que )?(?:ha|has) recibido\b`,
   ],
   internalData: [
+    String.raw`\b(?:controles|reglas|comprobaciones) (?:antifraude|de fraude|de seguridad)\b`,
     String.raw`\bpresupuesto (?:m[aá]ximo )?(?:que )?(?:te|le|os) (?:ha|han) (?:autorizado|aprobado|dado|fijado)\b`,
     String.raw`\b(?:te|le|os) ha autorizado tu (?:cliente|jefe|due[nñ]o|usuario)\b`,
     String.raw`\b(?:hasta cu[aá]nto|cu[aá]nto) (?:puedes|puede|pod[eé]is|te dejan|le dejan)\b`,
@@ -212,6 +214,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:qu[eé]) instrucciones (?:te|le|os) (?:han dado|dieron)\b`,
     String.raw`\binstrucciones (?:del sistema|internas)\b`,String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
   personalData: [
+    String.raw`\b(?:habitaci[oó]n (?:est[aá]|se aloja|duerme)|n[uú]mero de habitaci[oó]n de)\b`,
+    String.raw`\bcita de (?:la se[nñ]ora|el se[nñ]or|don|do[nñ]a|la paciente|el paciente)\b`,
     String.raw`\b(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
   promise: [
     String.raw`\b(?:el precio|los precios) (?:subirá|subirán|va a subir|van a subir)\b`,String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],

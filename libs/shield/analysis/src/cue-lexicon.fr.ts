@@ -3,7 +3,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 
 export const FR_CUES: CueLexicon = {
   timePressure: [
-    String.raw`\b(?:d'ici ce soir|c'est pressé|dans les plus brefs délais|sans tarder|au plus tard aujourd'hui|il me (?:le |la )?faut pour)\b`,
+    String.raw`\b(?:c'est pressé|dans les plus brefs délais|sans tarder)\b`,
     String.raw`\bil faut [a-z]+ aujourd'hui\b`,
     String.raw`\bdans \d{1,2} (?:minutes|min)\b`,
     String.raw`\bfaites vite\b`,
@@ -155,13 +155,14 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:vos|nos) concurrents\b`,
     String.raw`\bje serais désolé que vous passiez à côté\b`,String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
   requestVerb: [
+    String.raw`\bquand\b`,
     String.raw`\b(?:communiquer|transmettre|donner|envoyer|partager|indiquer|fournir|filer|passer|envoie|envoies|file|donne|donnes)\b`,
     String.raw`\b(?:j'aurais besoin|il me faudrait|il me faut|j'ai besoin)\b`,
-    String.raw`\b(?:quel(?:le)?s?|combien)\b`,
+    String.raw`\b(?:quel+e?s?|combien)\b`,
     String.raw`\brépondez avec\b`,
     String.raw`\b(?:a besoin de|j'ai besoin de|exige) (?:la|le|les|votre|vos|une|un|tous)\b`,
     String.raw`\b(?:envoie|envoyez|envoyez-moi|donne|donnez|donnez-moi|dis-moi|dites-moi|communiquez|communique|partagez|transmettez|confirmez|indiquez|lisez)\b`,
-    String.raw`\bquel(?:le)? est (?:le|la|votre|ton|ta)\b`,
+    String.raw`\bquel+e? est (?:le|la|votre|ton|ta)\b`,
   ],
   secretData: [
     String.raw`\bcode (?:que (?:tu|vous) (?:venez|viens) de recevoir|re[cç]u par sms|envoy[eé] par sms)\b`,
@@ -171,12 +172,15 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bcode (?:que vous avez|qu'on vous a) (?:reçu|envoyé)\b`,
   ],
   internalData: [
+    String.raw`\b(?:contr[oô]les|r[eè]gles|v[eé]rifications) (?:antifraude|de fraude|de s[eé]curit[eé])\b`,
     String.raw`\b(?:budget|montant|prix) (?:maximum|maximal|plafond)\b[^.!?\n]{0,40}\b(?:autoris|accord|fix)\w*\b`,
     String.raw`\b(?:votre|ton) (?:mandant|client|propriétaire|utilisateur) (?:vous|t') ?a(?:-t-il)? (?:autorisé|fixé|donné|accordé)\b`,
     String.raw`\bmontant (?:maximum|maximal|max) que (?:vous pouvez|tu peux)\b`,
     String.raw`\bjusqu'à combien\b`,
 String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|configuration|prompt)\b`, String.raw`\b(?:seuil|plafond) (?:interne|d'approbation)\b`],
   personalData: [
+    String.raw`\b(?:chambre (?:s[eé]journe|loge|dort)|num[eé]ro de chambre de)\b`,
+    String.raw`\brendez-vous de (?:m|mme|monsieur|madame|mademoiselle)\b`,
     String.raw`\b(?:liste|fichier) (?:complète )?des (?:contacts|clients)\b`,
     String.raw`\bcontacts clients\b`,
     String.raw`\bl'adresse de [a-z]`,String.raw`\b(?:date de naissance|adresse personnelle|domicile|salaire|liste des clients|données personnelles de)\b`],
