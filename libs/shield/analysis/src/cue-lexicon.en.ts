@@ -452,6 +452,10 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:ssn|social security number)\b`,
   ],
   internalData: [
+    String.raw`\b(?:other|competing|rival) (?:suppliers?|vendors?|bidders?|agencies|firms|offers?|quotes?|bids?)\b[^.?!\n]{0,20}\b(?:quote|quoted|offer|offered|bid|charge|charged|price|priced)\b`,
+    String.raw`\bhigh can (?:you|your [a-z]+) go\b`,
+    String.raw`\b(?:most|max(?:imum)?) (?:you|your [a-z]+) (?:can|could|would|are willing to|is willing to) (?:pay|spend|offer|go)\b`,
+    String.raw`\bwho else (?:are you|is) (?:talking|speaking|negotiating|bidding)\b`,
     String.raw`\b(?:fraud|security|verification|compliance|kyc|aml) (?:checks|rules|procedures|controls|thresholds|settings|criteria)\b`,
     String.raw`\bwhat (?:checks|controls) (?:you|your [a-z]+) (?:run|do|use|perform|apply)\b`,
     String.raw`\bhow does your (?:system|team|bank|company) (?:decide|detect|flag|check|verify)\b`,
@@ -478,6 +482,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
   ],
   personalData: [
+    String.raw`\b(?:employee|staff|customer|client|user|member|patient|student|tenant)[_ ](?:directory|contacts|roster|register|export|phone numbers|phone list)\b`,
+    String.raw`\b(?:staff|employee|shift|duty) roster\b`,
     String.raw`\b(?:(?:mr|mrs|ms|dr|miss)\.? [a-z]+'s|his|her|their|(?:patient|student|tenant|guest|employee|colleague|coworker|customer|client|child|son|daughter|wife|husband|ex|neighbou?r)'s) (?:next |current |home |private |personal |full |upcoming )?(?:appointments?|bookings?|reservations?|schedule|itinerary|flights?|room(?: number)?|diagnosis|prescriptions?|medication|(?:test|lab) results|grades|marks|salary|payslips?|whereabouts|location|mobile|date of birth|birthday|bank details|medical)\b`,
     String.raw`\bnames and (?:phone |mobile |home |e-?mail )?(?:numbers|addresses|emails|e-mails|contact details)\b`,
     String.raw`\b(?:which|what) room (?:is )?(?:mr|mrs|ms|dr|miss|he|she|they)\b`,

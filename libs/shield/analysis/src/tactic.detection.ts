@@ -153,7 +153,11 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // past a control; "my manager asked me to book the room" is ordinary delegation.
   const stakes =
     consequential || (view.requestTopics & NEGOTIATED) !== 0 || broken || cut !== undefined || exception !== undefined || injection !== undefined || c.has('secretData') || c.has('personalData');
-  if (figure && (act || selfAuthority || signedAs) && stakes && authorityClaim?.status !== 'verified') {
+  // Claiming to be the agent's owner or operator invokes the one authority that can override it (§9.5 lists the owner).
+  const ownerVoice = c.find('ownerClaim');
+  if (ownerVoice && authorityClaim?.status !== 'verified') {
+    out.push(signal('authority_claim', `The owner's authority is invoked from inside the conversation: ${ownerVoice.quote}.`, 0.75, 'high'));
+  } else if (figure && (act || selfAuthority || signedAs) && stakes && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
     const conf = 0.6 + (unproven ? 0.1 : 0) + (authorityClaim?.status === 'contradicted' ? 0.15 : 0) + (pressure ? 0.05 : 0);
     out.push(
