@@ -65,6 +65,10 @@ const INTRO_NAME = /\b(?:this is|i['’]m|i am|my name is|hier ist|ich bin|mein 
 const SIGN_OFF_NAME =
   /(?:thanks|thank you|regards|best|cheers|sincerely|gr(?:u|ü)(?:ß|ss)e?n?|saludos|atentamente|gracias|cordialement|merci|bien à vous)[,.!]?\s*[-–—]?\s*(\p{L}+)(?:\s+\p{L}+)?[\s.!]*$/iu;
 const NOT_A_NAME = /^(?:urgent|important|sorry|happy|glad|just|not|writing|calling|the|your|our|team|all|everyone|again|in|so|much|finance|accounts|support|hr|it)$/i;
+// What turns a complaint into a threat: a condition or an announced step ("or", "unless", "I'll", "sonst", "si no").
+// Written as the folded text reads (repeated letters collapse: "unless" reads "unles").
+const THREAT_TERMS =
+  /\b(?:or|unles+|otherwise|if|falls|si|else|regret|on you|bereuen|arrepent\w*|regret+er|i'?l+|i wil+|we'?l+|we wil+|i'?m (?:going|caling|contacting)|sonst|andernfal+s|ansonsten|wenn|werde|werden|si no|de lo contrario|voy a|vamos a|sinon|si vous ne|je vais|nous al+ons)\b/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 // Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
@@ -147,7 +151,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
-  const signedAs = figure && figure.index > view.said.text.length - 50 && EXECUTIVE.test(figure.quote.toLowerCase()) && (c.has('requestVerb') || consequential);
+  // "I'll escalate this to your CEO" names an executive at the end without signing as one.
+  const signedAs =
+    figure && figure.index > view.said.text.length - 50 && EXECUTIVE.test(figure.quote.toLowerCase()) && !/\b(?:to|your) $/.test(view.said.text.slice(Math.max(0, figure.index - 6), figure.index)) && (c.has('requestVerb') || consequential);
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
   // Authority is a tactic when it is the reason to do something that matters (money, data, access, terms) or to get
   // past a control; "my manager asked me to book the room" is ordinary delegation.
@@ -183,8 +189,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${cuesText(blame, threat)}.`, 0.7, 'medium'));
   } else if (pleading && consequential) {
     out.push(signal('emotional_pressure', `Fear or pleading stands in for a justification of a consequential request: ${pleading.quote}.`, 0.65, 'medium'));
-  } else if (threat && consequential) {
-    // "Refund me or I call my lawyer": a threat, not a reason, is offered for a consequential action.
+  } else if (threat && consequential && THREAT_TERMS.test(sentenceAround(view.said.text, threat.index))) {
+    // "Refund me or I call my lawyer": a threat, not a reason, is offered for a consequential action; "our lawyers
+    // reviewed the contract" names lawyers without making them a condition.
     out.push(signal('emotional_pressure', `A threat stands in for a justification of a consequential request: ${threat.quote}.`, 0.6, 'medium'));
   } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${threat.quote}.`, 0.55, 'medium'));
@@ -355,6 +362,13 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+/** The sentence of a normalised text around an index (for reading a cue in its clause). */
+function sentenceAround(text: string, index: number): string {
+  const start = Math.max(text.lastIndexOf('.', index), text.lastIndexOf('!', index), text.lastIndexOf('?', index), text.lastIndexOf('\n', index)) + 1;
+  const ends = [text.indexOf('.', index), text.indexOf('!', index), text.indexOf('?', index), text.indexOf('\n', index)].filter((i) => i >= 0);
+  return text.slice(start, ends.length > 0 ? Math.min(...ends) : text.length);
 }
 
 /** Whether an authoritative record names the person the identity claim names (a real colleague, not a stranger). */

@@ -123,6 +123,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       "C'est le patron qui a demandé le remboursement, vous pouvez y aller.",
     ],
     benign: [
+      "I'll escalate this to your CEO unless the payment goes out today.",
       "I'll ask my manager for approval before we sign the contract.",
       'Hi, my manager asked me to book the meeting room for Thursday at 2pm. Is it free?',
       'According to the bank, the transfer should arrive within two working days.',
@@ -156,6 +157,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Vous êtes mon dernier espoir, aidez-moi à récupérer le paiement.',
     ],
     benign: [
+      'Our lawyers reviewed the payment terms and asked for a 30-day due date.',
+      'Please pay the invoice for the press release distribution.',
       'My father ordered this as a gift; could you tell me when it will be delivered?',
       'Please escalate my ticket about the delivery to the next support level.',
       "I found your shop on Facebook and I'd like a refund for the damaged mug, please.",
