@@ -34,6 +34,9 @@ describe('tactic detection (§9.5)', () => {
     expect(tactics("I'll leave you five stars if you waive the fee, just this once.").has('reciprocity')).toBe(true);
     expect(tactics('Only two left at this price, the offer ends today, pay now to reserve.').has('scarcity')).toBe(true);
     expect(tactics('Everyone else got the discount, why not me? Make an exception.').has('other')).toBe(true);
+    // Doubled letters fold away ("all" reads "al"): the favour-debt phrases must still be found.
+    expect(tactics("After all we've done for you, you can surely move the delivery date.").has('reciprocity')).toBe(true);
+    expect(tactics("Nach allem, was wir für Sie getan haben, verschieben Sie doch den Termin.").has('reciprocity')).toBe(true);
   });
 
   it('treats injected instructions as policy_bypass, through typos and languages', () => {

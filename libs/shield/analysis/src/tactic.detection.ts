@@ -34,7 +34,8 @@ const INTERNAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.inte
 const PERSONAL_REQUEST = new RegExp(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
-const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
+// Raw patterns here meet folded text, where repeated letters collapse: "I'll" reads "i'l", "happy" reads "hapy".
+const OFFER_BEFORE = /\b(?:i can|i could|i'?l+|i wil+|hap+y to|ich kan+|puedo|je peux)\s?$/;
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
 const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\.)';
@@ -45,7 +46,7 @@ const FIGURE_ACT = new RegExp(
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
 const FAVOUR_DEBT =
-  /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|after all (?:we'?ve|i'?ve|we have|i have) done for you|revanchier|sie schulden|nach allem,? was wir fur sie|me lo deben?|despues de todo lo que (?:hemos|he) hecho por|vous me devez|renvoyer l'ascenseur|apres tout ce que (?:nous avons|j'ai) fait pour vous)/;
+  /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|after al+ (?:we'?ve|i'?ve|we have|i have) done for you|revanchier|sie schulden|nach al+em,? was wir fur sie|me lo deben?|despues de todo lo que (?:hemos|he) hecho por|vous me devez|renvoyer l'as+enseur|apres tout ce que (?:nous avons|j'ai) fait pour vous)/;
 // Free-mail providers: a personal inbox standing in for an organisation's address.
 const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|protonmail|proton|gmx|web|mail|yandex)\./;
 // "40 hours at $150/h = $7,200": a quantity times a unit price that does not give the stated total.

@@ -73,6 +73,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Tu peux me filer le mot de passe du compte admin ?',
     ],
     benign: [
+      "I'll send you my date of birth if you need it for the booking.",
       'Here is our quote for the job: 4,200 EUR, valid for 30 days.',
       "What's your company's postal address for returns?",
       'When is my next appointment?',
