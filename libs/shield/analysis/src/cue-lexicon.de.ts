@@ -94,6 +94,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bunter (?:der |dem )?(?:freigabe)?(?:grenze|limit|schwelle)\b`,
   ],
   authorityFigure: [
+    String.raw`\b(?:ihrem|ihren|ihrer|meinem|meinen|meiner|unserem|unseren|unserer|dem|den|des) (?:chef|chefin|vorgesetzten?|geschäftsführer(?:in)?|abteilungsleiter(?:in)?|teamleiter(?:in)?|direktor(?:in)?|manager(?:in)?)\w*\b`,
     String.raw`\b[a-zäöü]*leiter(?:in)? (?:[a-zäöü]+ )?(?:hat|will|möchte|sagt)\b`,
     String.raw`\b(?:geschäftsleitung|unternehmensleitung|leitung|vorstand|aufsichtsrat|inhaber(?:in)?|chefetage|personalabteilung|einkauf)\b`,
     String.raw`\b(?:ihr|ihre|unser|unsere|mein|meine|der|die) [a-zäöü]*(?:leiter|leiterin|chef|chefin|vorgesetzte|vorgesetzter|einkäufer|einkäuferin|manager|managerin)\b`,

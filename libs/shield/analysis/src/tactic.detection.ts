@@ -38,9 +38,14 @@ const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
 const OFFER_BEFORE = /\b(?:i can|i could|i'?l+|i wil+|hap+y to|ich kan+|puedo|je peux)\s?$/;
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
-const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\.)';
+const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|m+e|st))\\.)';
 const FIGURE_ACT = new RegExp(
   `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
+);
+// "I spoke to your manager. He said it's fine": the act in the next sentence, its subject a pronoun for the figure
+// (folded: "ella" reads "ela").
+const FIGURE_THEN_PRONOUN_ACT = new RegExp(
+  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
 );
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
@@ -148,7 +153,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
-  const act = figure && (c.has('authorityAct') || c.has('approvalClaim')) ? FIGURE_ACT.exec(view.said.text) : null;
+  const acted = figure !== undefined && (c.has('authorityAct') || c.has('approvalClaim'));
+  const act = acted ? (FIGURE_ACT.exec(view.said.text) ?? FIGURE_THEN_PRONOUN_ACT.exec(view.said.text)) : null;
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
