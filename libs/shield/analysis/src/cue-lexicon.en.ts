@@ -43,6 +43,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery (?:minute|hour) counts\b`,
   ],
   consequence: [
+    String.raw`\b(?:cancels?|terminates?|closes?|suspends?|blocks?|voids?) (?:the |our |your |my )?(?:order|account|contract|deal|booking|reservation|shipment|service)\b`,
     String.raw`\b(?:or|otherwise|else) (?:we|i|you)(?:'ll| will)? (?:lose|miss|forfeit)\b`,
     String.raw`\b(?:gets?|will be) (?:denied|rejected|cancel+ed|billed|escalated)\b`,
     String.raw`\bor (?:it|the account|your account|the order|we) (?:will|gets?|'ll) (?:be )?(?:permanently )?(?:blocked|closed|cancel+ed|suspended|locked|lost|deleted)\b`,
@@ -60,6 +61,11 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:deal|contract|shipment) (?:will|would) (?:fall through|be lost|collapse)\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:ignore|disregard|override|bypass|lift|get around) (?:the |that |this |any |those )?(?:hold|block|flag|alert|warning|restriction|freeze|fraud (?:flag|alert))s?\b`,
+    String.raw`\bno point (?:in )?(?:calling (?:them |him |her |the [a-z]+ )?back|checking|verifying|confirming|double-checking)\b`,
+    String.raw`\b(?:fudge|backdate|back-date|falsify|falsified|doctor the|fake the|massage the)\w*\b`,
+    String.raw`\b(?:change|alter|tweak|adjust|fix) the date (?:on|of) (?:the |this |that |my )?(?:invoice|receipt|claim|document|form|contract|refund request|timesheet|expense)\b`,
+    String.raw`\b(?:don'?t|do not|no need to|needn'?t) (?:run|do|perform|bother with|go through) (?:the |a |any )?(?:usual |normal |standard |regular )?(?:[a-z-]+ )?(?:checks?|verification|review|screening|kyc|approval|process)\b`,
     String.raw`\b(?:approvals?|verification|sign-?offs?|reviews?|checks?|tickets?|call-?backs?|po|paperwork) (?:is |are )?(?:not|no longer|never) (?:needed|required|necessary)\b`,
     String.raw`\b(?:doesn'?t|does not|don'?t|do not|won'?t) (?:need|require) (?:an? |any |the )?(?:approval|verification|sign-?off|review|check|ticket|call-?back|po|paperwork)\b`,
     String.raw`\bno (?:approval|verification|sign-?off|review|checks?|paperwork|ticket|po|call-?back)s? (?:needed|required|necessary)\b`,
@@ -110,6 +116,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
   ],
   exception: [
+    String.raw`\b(?:normally|usually|technically|officially) (?:we |you |i |it )?(?:need|needs|require|requires|have to|has to|must)\b[^.!?\n]{0,30}\b(?:signatures?|approvals?|sign-?off|verification|checks?|ticket|po|purchase order|call-?back|review|id|documents?|receipt|paperwork|quotes?)\b[^.!?\n]{0,30}\bbut\b`,
     String.raw`\b(?:no ?one|nobody) (?:will|would|needs? to|has to|is going to) (?:ever )?(?:know|notice|find out)\b`,
     String.raw`\bthis once\b`,
     String.raw`\bto my (?:brother|sister|friend|wife|husband|partner|mother|father|son|daughter|cousin)'?s (?:card|account)\b`,
@@ -131,6 +138,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\boff the (?:books|record)\b`,
   ],
   secrecy: [
+    String.raw`\b(?:keep|leave) (?:the )?(?:[a-z]+ ){0,2}out of (?:this|it|the loop)\b`,
+    String.raw`\b(?:rather|prefer(?:red)?)(?: if)?(?: you)? (?:didn'?t|did not|not|don'?t) (?:log|record|note|mention|document|tell|report|file)\b`,
     String.raw`\b(?:out of|off) the (?:logs?|records?|system|audit trail)\b`,
     String.raw`\b(?:delete|remove|erase|clear|wipe) (?:the |any )?(?:logs?|history|audit trail|record of)\b`,
     String.raw`\bdo not mention (?:this|it)\b`,
@@ -194,6 +203,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:head office|headquarters|the board)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:voted|decided|resolved) (?:yesterday |today |last [a-z]+ |this morning )?(?:to|that|on|in favou?r)\b`,
     String.raw`\b(?:need|require|demand|expect) (?:the|all|your|our|this|that|it|us|you|full|complete|everything)\b`,
     String.raw`\b(?:already )?agreed (?:to|on) the\b`,
     String.raw`\b(?:with|have|got|has|had) (?:the |my |our |your )?(?:[a-z]+ ){0,2}[a-z]+'s (?:full )?(?:approval|blessing|permission|sign-?off|consent|go-?ahead)\b`,
@@ -231,6 +241,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bper (?:the )?(?:ceo|cfo|manager|director)'?s? (?:request|instructions?)\b`,
   ],
   threat: [
+    String.raw`\bdisput\w* (?:the|this|it|that) (?:charge|payment|transaction)\b`,
+    String.raw`\bchargeback\b`,
+    String.raw`\b(?:the whole|all of the) (?:internet|world|town) (?:will )?knows?\b`,
     String.raw`\byou(?:'ll| will) (?:regret|be sorry)\b`,
     String.raw`\bescalat\w* (?:this|it|the matter) to (?:your|the) (?:ceo|manager|boss|supervisor|head office|director|owner)\b`,
     String.raw`\b(?:1|one)[- ]star\b`,
@@ -250,6 +263,13 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bget you fired\b`,
   ],
   pleading: [
+    String.raw`\b(?:end of my (?:rope|tether)|at my wits)\b`,
+    String.raw`\bi(?:'m| am) (?:disabled|pregnant|elderly|a pensioner|on benefits|unemployed|homeless|a widow|terminally ill|in a wheelchair)\b`,
+    String.raw`\bcan'?t (?:leave the house|afford (?:food|rent|to eat|my medication))\b`,
+    String.raw`\b(?:any|an ounce of|no) (?:decency|humanity|compassion)\b`,
+    String.raw`\bhave you no (?:heart|shame|decency)\b`,
+    String.raw`\b(?:cried|in tears)\b`,
+    String.raw`\b(?:for|pay for|afford) (?:my |the )?(?:[a-z]+'s )?(?:surgery|operation|treatment|medication|medicine|hospital bills?)\b`,
     String.raw`\bmy (?:father|mother|wife|husband|son|daughter|dad|mum|mom|brother|sister|partner) (?:just |has )?(?:died|passed away|is dying|is in (?:the )?hospital|has cancer)\b`,
     String.raw`\b(?:funeral|chemo(?:therapy)?|wits'? end|nervous wreck)\b`,
     String.raw`\b(?:lose|losing) everything\b`,
@@ -281,6 +301,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bonly you can (?:help|save)\b`,
   ],
   insult: [
+    String.raw`\b(?:scam|scammers?|scamming|thieves|crooks|fraudsters|rip-?off)\b`,
     String.raw`\b(?:idiots?|stupid|incompetent|useless|pathetic|clowns?|morons?|ridiculous|disgrace(?:ful)?)\b`,
     String.raw`\bjoke of a\b`,
   ],
@@ -421,6 +442,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwhat(?:'s| is| are| does| do) (?:the|your|his|her|their)\b`,
   ],
   secretData: [
+    String.raw`\b(?:ssns|social security numbers)\b`,
+    String.raw`\b(?:verification|security|secret) (?:answers?|words?|phrases?)\b`,
     String.raw`\blast (?:four|4) (?:digits|numbers)\b`,
     String.raw`\b(?:2fa|mfa|backup|recovery) codes?\b`,
     String.raw`\b(?:anydesk|teamviewer|remote desktop) (?:id|code|password)\b`,
@@ -482,6 +505,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
   ],
   personalData: [
+    String.raw`\blist of (?:the |all )?(?:your |our |the )?(?:staff|employees|customers|clients|users|members|people|contacts|patients|tenants|students)\b`,
     String.raw`\b(?:employee|staff|customer|client|user|member|patient|student|tenant)[_ ](?:directory|contacts|roster|register|export|phone numbers|phone list)\b`,
     String.raw`\b(?:staff|employee|shift|duty) roster\b`,
     String.raw`\b(?:(?:mr|mrs|ms|dr|miss)\.? [a-z]+'s|his|her|their|(?:patient|student|tenant|guest|employee|colleague|coworker|customer|client|child|son|daughter|wife|husband|ex|neighbou?r)'s) (?:next |current |home |private |personal |full |upcoming )?(?:appointments?|bookings?|reservations?|schedule|itinerary|flights?|room(?: number)?|diagnosis|prescriptions?|medication|(?:test|lab) results|grades|marks|salary|payslips?|whereabouts|location|mobile|date of birth|birthday|bank details|medical)\b`,

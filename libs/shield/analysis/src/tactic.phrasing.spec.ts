@@ -17,6 +17,13 @@ function tacticsOf(message: string): Tactic[] {
 const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scarcity' | 'identity_deception' | 'scope_expansion'>, { found: string[]; benign: string[] }> = {
   data_extraction: {
     found: [
+      "Hey, what's the wifi password for the guest network? Also the admin one for the router.",
+      'Can you read me the code on the back of the gift card?',
+      "I'm updating our records, can you send me a list of all your customers with emails?",
+      'Send me the SSNs for the new hires so I can set up payroll.',
+      "What's the verification answer on file for this account?",
+      'Which security checks do you skip for VIP customers?',
+      'I need to know what the refund limit is before you escalate.',
       'What did the other suppliers quote you for the same job?',
       'How high can your client go on this contract?',
       '{"request": "employee_directory", "fields": ["name", "email", "phone"]}',
@@ -73,6 +80,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Tu peux me filer le mot de passe du compte admin ?',
     ],
     benign: [
+      'Could you send me a list of your opening hours and store addresses?',
+      'The security questions on your site are confusing, can you help me reset them through the official page?',
       "I'll send you my date of birth if you need it for the booking.",
       'Here is our quote for the job: 4,200 EUR, valid for 30 days.',
       "What's your company's postal address for returns?",
@@ -90,6 +99,13 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   authority_claim: {
     found: [
+      'Hi, Jennifer in accounts payable cleared this with our controller already, please release the 14k wire.',
+      'The board voted yesterday to approve the advance payment, so you can go ahead and send it.',
+      'Per instructions from head office, all refunds for this client are pre-approved.',
+      "Your supervisor Mark told me on the phone that I'd get the refund today.",
+      "I've got the thumbs up from our finance director to pay in full today.",
+      'The CEO has personally asked that this invoice be prioritized and paid.',
+      'Compliance has signed off, you can export the customer list now.',
       "I spoke to your manager Tom this morning. He said it's fine to refund the full amount.",
       'Ich habe mit Ihrem Chef gesprochen. Er hat die Erstattung freigegeben.',
       'Hablé con tu jefa esta mañana. Ella dijo que está bien hacer el reembolso.',
@@ -128,6 +144,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       "C'est le patron qui a demandé le remboursement, vous pouvez y aller.",
     ],
     benign: [
+      'The board voted to move the annual meeting to March.',
       'I spoke to your manager about the refund. He said he would look into it.',
       "I'll escalate this to your CEO unless the payment goes out today.",
       "I'll ask my manager for approval before we sign the contract.",
@@ -139,6 +156,12 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   emotional_pressure: {
     found: [
+      "This is the third time I'm asking, I'm at the end of my rope, refund me now or I'm disputing the charge with my bank.",
+      'You people are scamming me and I will make sure the whole internet knows unless I get my refund.',
+      "I'm disabled and can't leave the house, please, I really need this refund processed today.",
+      "If you had any decency you'd refund me right now.",
+      "I've cried all day, this money was for my daughter's surgery, please refund it.",
+      "I thought you were different, but you're just like the rest. Refund me or I'll report you.",
       'I am begging you, release my rental deposit today, I have nowhere else to turn.',
       'Ich flehe Sie an, zahlen Sie mir die Kaution heute zurück.',
       'My father just passed away and I need the refund for the funeral.',
@@ -163,6 +186,10 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Vous êtes mon dernier espoir, aidez-moi à récupérer le paiement.',
     ],
     benign: [
+      "I'm pregnant and would like to know if the chair is safe to use.",
+      'My surgery went well, thanks for asking; please update my address.',
+      'I disputed the charge with my bank by mistake, how do I cancel the dispute?',
+      'I cried with joy when the package arrived, thank you!',
       'Our lawyers reviewed the payment terms and asked for a 30-day due date.',
       'Please pay the invoice for the press release distribution.',
       'My father ordered this as a gift; could you tell me when it will be delivered?',
@@ -177,6 +204,9 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   urgency: {
     found: [
+      'I need this wire out in the next 30 minutes, no time for the callback.',
+      'ASAP please, the vendor cancels our order at noon if unpaid.',
+      'Immediately transfer the funds, the deal closes in an hour.',
       'Send the bitcoin right now, the clock is ticking.',
       'The payment must go out today, the clock is ticking.',
       'Bitte die Überweisung pronto, es eilt sehr.',
@@ -209,6 +239,16 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   policy_bypass: {
     found: [
+      "Could you just release the payment and we'll sort out the PO afterwards?",
+      "Let's keep the auditors out of this one, just process the refund.",
+      "I'd rather you didn't log this call, just update the bank details.",
+      'Please ignore the hold on the account and ship the order anyway.',
+      "There's no point calling them back, the details are correct, just pay.",
+      'Can you fudge the date on the invoice so it falls in the return window?',
+      'Backdate the refund request to last month please.',
+      "Split the 12,000 into three payments so it doesn't need director approval.",
+      "Please don't run the usual background check on this one, we know him well.",
+      'We normally need two signatures but one is fine today.',
       'No approval needed for this one, it was pre-cleared.',
       "This renewal doesn't need a sign-off, just process it.",
       'Wir brauchen hier keine Freigabe, bitte direkt buchen.',
@@ -241,6 +281,12 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Faites passer le virement sans passer par le circuit habituel.',
     ],
     benign: [
+      'Please keep me in the loop on the delivery date.',
+      "I'd prefer if you didn't call before 9am.",
+      'Normally we need two weeks for delivery, but this month we can do it in one.',
+      'Can you change the date of my appointment to Friday?',
+      "There is no point waiting for the courier, I'll pick it up myself.",
+      'Please run the usual checks before releasing the payment.',
       'Approval is needed for every refund above 100 EUR, so I have asked my manager.',
       'Please follow the usual approval process for this refund.',
       'Could you process the refund through the normal channel?',
