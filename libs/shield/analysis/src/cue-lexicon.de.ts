@@ -33,6 +33,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bzu spät\b`,
   ],
   verificationCut: [
+    String.raw`\b(?:sperre|blockierung|warnung|markierung)\w*\b[^.!?\n]{0,30}\b(?:ignorieren|übergehen|aufheben|umgehen)\b`,
+    String.raw`\b(?:rückruf|prüfung|freigabe|kontrolle|verifizierung)\w* (?:ist|wäre|sind) (?:hier |doch |völlig |total )?(?:überflüssig|unnötig|nicht nötig|sinnlos)\b`,
+    String.raw`\b(?:zurückdatier|rückdatier|vordatier)\w*`,
     String.raw`\b(?:wir|sie|du|man) (?:brauchen|braucht|brauchst|benötigen|benötigt) (?:hier |dafür |diesmal |heute |eigentlich )?(?:keine[nr]?|nicht) (?:freigabe|prüfung|genehmigung|rückruf|ticket|unterschrift|bestellung|bestätigung|kontrolle)\b`,
     String.raw`\b(?:freigabe|prüfung|genehmigung|rückruf|unterschrift|kontrolle)\w* (?:ist|wird|sind) (?:hier |dafür |diesmal |heute )?(?:nicht|keine|kein) (?:nötig|erforderlich|notwendig)\b`,
     String.raw`\b(?:brauchen|braucht|benötigen) (?:wir|es|man|sie) (?:hier|diesmal|heute|jetzt|da|dafür|hierfür)? ?(?:wirklich )?(?:nicht|kein)`,
@@ -70,6 +73,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bmerkt (?:doch )?keiner\b`,
   ],
   secrecy: [
+    String.raw`\b(?:lass|lassen sie|halt|halten sie) (?:die |den |das )?(?:compliance|buchhaltung|rechtsabteilung|revision|prüfer|chef|chefin|bank|it|finanzabteilung|geschäftsleitung|vorgesetzten?|controlling) (?:da )?(?:mal )?(?:raus|außen vor)\b`,
     String.raw`\bnicht (?:im system |in den akten |schriftlich )?(?:erfassen|protokollieren|dokumentieren|eintragen|vermerken|loggen|festhalten|aufschreiben|notieren)\b`,
     String.raw`\b(?:braucht|muss) (?:das )?niemand (?:zu )?(?:wissen|erfahren)\b`,
     String.raw`\bkeine spuren\b`,
@@ -94,6 +98,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bunter (?:der |dem )?(?:freigabe)?(?:grenze|limit|schwelle)\b`,
   ],
   authorityFigure: [
+    String.raw`\b[a-zäöü]*(?:vorstand|direktor(?:in)?|geschäftsführ(?:er|erin|ung))\b`,
+    String.raw`\b(?:von|ganz) oben\b`,
     String.raw`\b(?:ihrem|ihren|ihrer|meinem|meinen|meiner|unserem|unseren|unserer|dem|den|des) (?:chef|chefin|vorgesetzten?|geschäftsführer(?:in)?|abteilungsleiter(?:in)?|teamleiter(?:in)?|direktor(?:in)?|manager(?:in)?)\w*\b`,
     String.raw`\b[a-zäöü]*leiter(?:in)? (?:[a-zäöü]+ )?(?:hat|will|möchte|sagt)\b`,
     String.raw`\b(?:geschäftsleitung|unternehmensleitung|leitung|vorstand|aufsichtsrat|inhaber(?:in)?|chefetage|personalabteilung|einkauf)\b`,
@@ -108,6 +114,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:finanzamt|polizei|behörde|aufsicht|wirtschaftsprüfer)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:anweisung|ansage|auftrag|order) (?:kommt|kam)\b`,
     String.raw`\b(?:abgezeichnet|gegengezeichnet|unterschrieben|veranlasst)\b`,
     String.raw`\b(?:laut|gemäß|auf (?:anweisung|wunsch|anordnung|geheiß)|im auftrag)\b`,
     String.raw`\b(?:ist|sei|wäre) (?:das |die [a-zäöü]+ |der [a-zäöü]+ )?(?:so )?(?:in ordnung|ok|okay|abgesprochen|abgestimmt|geklärt)\b`,
@@ -128,6 +135,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bich brauche (?:sie|dich),? (?:um|damit|dass)\b`,
   ],
   threat: [
+    String.raw`\b(?:das |es )?erfährt (?:jeder|jede[rs]?|die ganze welt|ganz [a-zäöü]+)\b`,
+    String.raw`\balle werden (?:es|das) erfahren\b`,
     String.raw`\b(?:werden|wirst) (?:es|das) (?:noch )?bereuen\b`,
     String.raw`\b(?:schlechte|negative|miese) (?:bewertung|rezension|kritik)\w*\b`,
     String.raw`\b(?:mache|machen|stelle|stellen|poste|posten|schreibe|schreiben)\b[^.!?\n]{0,40}\b(?:öffentlich|facebook|twitter|instagram|tiktok|google|trustpilot|internet)\b`,
@@ -142,6 +151,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bverantwortlich machen\b`,
   ],
   pleading: [
+    String.raw`\b(?:nerven am ende|am ende meiner kräfte)\b`,
+    String.raw`\b(?:kein|gar kein|keinerlei) (?:mitgefühl|herz|anstand|gewissen)\b`,
+    String.raw`\bfür die (?:operation|behandlung|therapie|medikamente) (?:meine[rs]?|unsere[rs]?)\b`,
     String.raw`\bmein(?:e)? (?:vater|mutter|mann|frau|sohn|tochter|bruder|schwester) (?:ist )?(?:gestorben|verstorben|liegt im krankenhaus|hat krebs)\b`,
     String.raw`\b(?:beerdigung|chemotherapie|verliere alles)\b`,
     String.raw`\b(?:meine|unsere) (?:letzte|einzige) (?:hoffnung|rettung)\b`,
@@ -155,7 +167,9 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bmeine (?:kinder|familie) (?:brauchen|hungern)\b`,
     String.raw`\bhaben sie (?:doch )?ein herz\b`,
   ],
-  insult: [String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm)\b`],
+  insult: [
+    String.raw`\b(?:betrüger\w*|abzocke\w*|diebe)\b`,
+String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm)\b`],
   flattery: [String.raw`\bsie sind (?:die|der) (?:beste|einzige)\b`, String.raw`\bich weiß,? dass sie das können\b`],
   loyalty: [
     String.raw`\bnach allem,? was (?:wir|ich) für (?:sie|euch) getan\b`,
@@ -218,6 +232,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bsag(?:en sie)? mir\b`,
   ],
   secretData: [
+    String.raw`\b(?:sozialversicherungsnummer|steuer-?id|steueridentifikationsnummer|personalausweisnummer|ausweisnummer|sicherheitsfrage)\w*`,
     String.raw`\b(?:prüfnummer|prüfziffer|kartenprüfnummer|zugangscode|anmeldedaten|logindaten|login-daten|türcode|sms-code)\b`,
     String.raw`\b(?:code|tan|pin),? (?:die|der|den) (?:sie|du) (?:gerade |eben )?(?:per sms )?(?:erhalten|bekommen|gekriegt)\b`,
     String.raw`\b(?:kreditkartennummer|kartennummer)\b`,
@@ -238,6 +253,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
     String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
   personalData: [
+    String.raw`\b(?:kundendaten|mitarbeiterdaten|patientendaten|mieterdaten)\b`,
     String.raw`\b(?:zimmer (?:wohnt|übernachtet|schläft|hat) (?:herr|frau|dr)|zimmernummer (?:von|des|der))\b`,
     String.raw`\btermine? (?:von|mit) (?:frau|herrn?|dr)\b`,
     String.raw`\b(?:privatadresse|privatanschrift|privatnummer|handynummer|telefonnummer|wohnanschrift) (?:von|des|der|aller)\b`,

@@ -26,6 +26,10 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdemasiado tarde\b`,
   ],
   verificationCut: [
+    String.raw`\bignor\w* (?:el |la |los |las )?(?:bloqueo|alerta|aviso|retenci[oó]n|restricci[oó]n|l[ií]mite|control)\w*\b`,
+    String.raw`\bno tiene sentido (?:llamar|comprobar|verificar|confirmar)\w*`,
+    String.raw`\bcambi\w* la fecha de (?:la )?(?:factura|recibo|solicitud|reclamaci[oó]n|contrato)\b`,
+    String.raw`\b(?:antedat|retrofech)\w*`,
     String.raw`\bno (?:necesita|requiere|hace falta) (?:la |una |ninguna )?(?:aprobaci[oó]n|verificaci[oó]n|autorizaci[oó]n|revisi[oó]n|firma)\b`,
     String.raw`\b(?:la )?(?:aprobaci[oó]n|verificaci[oó]n|autorizaci[oó]n|revisi[oó]n) no es necesaria\b`,
     String.raw`\bsalt(?:ar|arnos|arse|ate|ármelo|emos|aos|arte|arme) (?:el |la |los |las )?(?:verificaci[oó]n|control|aprobaci[oó]n|proceso|paso|tr[aá]mite|revisi[oó]n|procedimiento|protocolo|l[ií]mite|firma)\w*\b`,
@@ -58,6 +62,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bnadie se va a enterar\b`,
   ],
   secrecy: [
+    String.raw`\bdej\w* (?:a |al |a la |a los )?(?:compliance|cumplimiento|contabilidad|auditor[ií]a|jur[ií]dico|legal|finanzas|jefe|jefa|banco|direcci[oó]n|control) (?:fuera|al margen) de (?:esto|esta|este)\b`,
     String.raw`\bno (?:lo |la )?(?:registr|apunt|anot)\w*\b`,
     String.raw`\bsin dejar (?:rastro|registro|constancia)\b`,
     String.raw`\bnadie (?:tiene|tendr[aá]) que (?:saberlo|enterarse)\b`,
@@ -77,6 +82,7 @@ export const ES_CUES: CueLexicon = {
   ],
   splitAmount: [String.raw`\b(?:dividir|fraccionar) (?:el pago|la transferencia|el importe)\b`, String.raw`\ben (?:dos|tres|varios) pagos\b`],
   authorityFigure: [
+    String.raw`\b(?:de|desde) arriba\b`,
     String.raw`\b(?:el|la) responsable de\b`,
     String.raw`\b(?:consejero delegado|gerencia|el jefe|la jefa|el due[nñ]o|los socios|recursos humanos|rrhh|jur[ií]dico|asesor[ií]a jur[ií]dica)\b`,
     String.raw`\blegal (?:ya |nos |me )?(?:dio|ha dado|aprob[oó]|autoriz[oó]|dice|dijo)\b`,
@@ -89,6 +95,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:hacienda|policía|regulador|auditor)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:la )?orden (?:viene|vino|llega)\b`,
     String.raw`\bpor (?:indicaci[oó]n|orden|[oó]rdenes|instrucci[oó]n|instrucciones|encargo|petici[oó]n) de(?:l)?\b`,
     String.raw`\b(?:siguiendo|seg[uú]n) (?:las )?(?:instrucciones|indicaciones|[oó]rdenes) de(?:l)?\b`,
     String.raw`\bde parte de(?:l)?\b`,
@@ -107,6 +114,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bnecesito que (?:usted|haga|hagas|me)\b`,
   ],
   threat: [
+    String.raw`\b(?:se (?:va|van) a enterar todo el mundo|todo el mundo se (?:va a enterar|enterar[aá])|lo sabr[aá] todo el mundo)\b`,
     String.raw`\bse (?:va|van) a arrepentir\b`,
     String.raw`\bos vais a arrepentir\b`,
     String.raw`\bdenunci\w*\b`,
@@ -120,6 +128,9 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:será|serás) responsable\b`,
   ],
   pleading: [
+    String.raw`\b(?:al borde de|ataque de nervios|no puedo m[aá]s)\b`,
+    String.raw`\bno (?:tienen?|ten[eé]is) coraz[oó]n\b`,
+    String.raw`\bpara (?:la|el) (?:operaci[oó]n|tratamiento|medicaci[oó]n|medicina) de mi\b`,
     String.raw`\bmi (?:padre|madre|marido|esposa|mujer|hijo|hija|hermano|hermana) (?:acaba de (?:fallecer|morir)|ha (?:fallecido|muerto)|muri[oó]|falleci[oó]|est[aá] en el hospital)\b`,
     String.raw`\b(?:entierro|funeral|quimioterapia|lo voy a perder todo)\b`,
     String.raw`\b(?:mi|nuestra) (?:[uú]ltima|[uú]nica) esperanza\b`,
@@ -136,7 +147,9 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bpor favor,? por favor\b`,
     String.raw`\bmis hijos (?:necesitan|van a)\b`,
   ],
-  insult: [String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|vergüenza)\b`],
+  insult: [
+    String.raw`\b(?:estafador\w*|estafa|ladrones|timo)\b`,
+String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|vergüenza)\b`],
   flattery: [String.raw`\b(?:eres|es usted) (?:el|la) (?:mejor|única|único)\b`, String.raw`\bsé que (?:puedes|puede)\b`],
   loyalty: [
     String.raw`\bdespués de (?:todo lo que|tantos años)\b`,
@@ -180,7 +193,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\b(?:vuestros|sus) competidores\b`,String.raw`\btodos los demás\b`, String.raw`\botros clientes\b`, String.raw`\bsu compañer[oa] (?:me|lo|ya)\b`],
   requestVerb: [
     String.raw`\b(?:cu[aá]ndo|d[oó]nde|qui[eé]n)\b`,
-    String.raw`\bqu[eé](?= (?:presupuesto|l[ií]mite|instrucciones|reglas|margen|precio m[ií]nimo|habitaci[oó]n)\b)`,
+    String.raw`\bqu[eé](?= (?:presupuesto|l[ií]mite|instrucciones|reglas|margen|precio m[ií]nimo|habitaci[oó]n|preguntas|controles|datos)\b)`,
     String.raw`\b(?:decir|dar|mandar|enviar|facilitar|compartir|indicar|proporcionar|mandarme|enviarme|darme|decirme|pasarme|facilitarme|mandame|dime|p[aá]sa(?:me|lo)?)\b`,
     String.raw`\b(?:necesitar[ií]a|necesitamos|quisiera|me hace falta|me hacen falta)\b`,
     String.raw`\bhasta(?= cu[aá]nto\b)`,
@@ -191,6 +204,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bcuál es (?:el|la|su|tu)\b`,
   ],
   secretData: [
+    String.raw`\b(?:n[uú]meros? de (?:la )?seguridad social|preguntas? de seguridad)\b`,
     String.raw`\bc[oó]digo (?:que )?(?:te|le|os) (?:acaba de llegar|lleg[oó]|ha llegado|hemos enviado|enviamos|mandamos)\b`,
     String.raw`\bc[oó]digo (?:del|por|de) sms\b`,
     String.raw`\bc[oó]digo de (?:acceso|confirmaci[oó]n|un solo uso)\b`,

@@ -27,6 +27,9 @@ export const FR_CUES: CueLexicon = {
     String.raw`\btrop tard\b`,
   ],
   verificationCut: [
+    String.raw`\bignor\w* (?:le |la |les |l')?(?:blocage|alerte|avertissement|restriction|plafond|contr[oô]le)\b`,
+    String.raw`\binutile de (?:les |le |la |lui |leur )?(?:appeler|rappeler|v[eé]rifier|contr[oô]ler|contacter)\b`,
+    String.raw`\b(?:antidat|postdat)\w*`,
     String.raw`\bpas besoin d['e] ?(?:validation|v[eé]rification|signature|approbation|bon de commande|contr[oô]le)\b`,
     String.raw`\b(?:la )?(?:validation|v[eé]rification|signature|approbation) n'est pas n[eé]cessaire\b`,
     String.raw`\b(?:sauter|zapper|passer outre|court-?circuiter|contourner|[eé]viter|shunter) (?:la |le |les |l'|cette |ce )?(?:[eé]tape|v[eé]rification|contr[oô]le|validation|proc[eé]dure|rappel|signature|circuit|process)\w*\b`,
@@ -51,6 +54,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bfaire un geste\b`,
     String.raw`\bmême si (?:le délai|c'est|la période)\b`,String.raw`\bune exception\b`, String.raw`\b(?:juste|seulement|pour une) (?:cette )?fois\b`, String.raw`\bfaire (?:une )?exception\b`, String.raw`\bpersonne ne le saura\b`],
   secrecy: [
+    String.raw`\blaiss\w* (?:la |le |les |l')?(?:conformit[eé]|compliance|compta|comptabilit[eé]|juridique|audit|direction|banque|patron|contr[oô]le) en dehors\b`,
     String.raw`\b(?:aucune|sans laisser de) trace\b`,
     String.raw`\bpersonne n'a besoin de (?:le )?savoir\b`,
     String.raw`\bn'en parlez? à personne\b`,
@@ -70,6 +74,7 @@ export const FR_CUES: CueLexicon = {
   ],
   splitAmount: [String.raw`\b(?:fractionner|diviser|scinder) (?:le paiement|le virement|le montant)\b`, String.raw`\ben (?:deux|trois|plusieurs) (?:paiements|virements)\b`],
   authorityFigure: [
+    String.raw`\bd'en haut\b`,
     String.raw`\b(?:la direction|le patron|la patronne|le g[eé]rant|la g[eé]rante|le conseil|les associ[eé]s|la compta|le juridique|les rh)\b`,
     String.raw`\b(?:votre|ton|le|la) (?:[a-z]+ )?(?:responsable|directeur|directrice|chef|acheteur|acheteuse)\b`,
     String.raw`\b(?:votre|ton|le) propriétaire\b`,
@@ -80,6 +85,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:impôts|police|régulateur|commissaire aux comptes)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:l'ordre|la consigne|la demande|l'instruction) vient\b`,
+    String.raw`\b(?:a|ont) (?:d[eé]j[aà] )?donn[eé] (?:son|leur|le) (?:feu vert|accord|aval)\b`,
     String.raw`\b(?:sur (?:instruction|ordre|demande)s? de|à la demande de|d'apr[eè]s|selon)\b`,
     String.raw`\bm'a (?:demand[eé]|charg[eé]|dit|ordonn[eé]|autoris[eé])\b`,
     String.raw`\b(?:l'a|a|ont|l'ont) (?:demand[eé]|exig[eé]|ordonn[eé]|autoris[eé]|valid[eé]|approuv[eé])\b`,
@@ -94,6 +101,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bj'ai besoin que (?:vous|tu)\b`,
   ],
   threat: [
+    String.raw`\b(?:tout le monde (?:le )?saura|je vais le dire à tout le monde)\b`,
     String.raw`\b(?:vous allez|tu vas) le regretter\b`,
     String.raw`\bporte(?:r|rai)? plainte\b`,
     String.raw`\b(?:avis|commentaires?) (?:n[eé]gatifs?|d[eé]sastreux|terribles?)\b`,
@@ -106,6 +114,9 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:serez|seras) (?:tenu )?responsable\b`,
   ],
   pleading: [
+    String.raw`\b(?:à bout de nerfs|je n'en peux plus)\b`,
+    String.raw`\b(?:pas de|aucun) c(?:oe|œ)ur\b`,
+    String.raw`\bpour (?:l'|la |le )(?:op[eé]ration|traitement|m[eé]dicaments?) de (?:ma|mon|mes)\b`,
     String.raw`\bmon (?:p[eè]re|mari|fils|fr[eè]re) (?:vient de (?:d[eé]c[eé]der|mourir)|est d[eé]c[eé]d[eé]|est [aà] l'h[oô]pital)\b`,
     String.raw`\bma (?:m[eè]re|femme|fille|s[oœ]ur) (?:vient de (?:d[eé]c[eé]der|mourir)|est d[eé]c[eé]d[eé]e|est [aà] l'h[oô]pital)\b`,
     String.raw`\b(?:obs[eè]ques|enterrement|chimioth[eé]rapie|je vais tout perdre)\b`,
@@ -115,7 +126,9 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bm[eè]re c[eé]libataire\b`,
     String.raw`\bje vous en supplie\b`,
     String.raw`\bj'ai (?:très )?peur\b`,String.raw`\bje vous en (?:supplie|prie)\b`, String.raw`\bdésespérée?\b`, String.raw`\bs'il vous plaît,? s'il vous plaît\b`, String.raw`\bmes enfants (?:ont besoin|vont)\b`],
-  insult: [String.raw`\b(?:idiots?|incompétents?|nuls?|stupides?|ridicules?|honte)\b`],
+  insult: [
+    String.raw`\b(?:escrocs?|arnaque\w*|voleurs)\b`,
+String.raw`\b(?:idiots?|incompétents?|nuls?|stupides?|ridicules?|honte)\b`],
   flattery: [String.raw`\b(?:vous êtes|tu es) (?:le|la) (?:meilleur|meilleure|seul|seule)\b`, String.raw`\bje sais que vous pouvez\b`],
   loyalty: [
     String.raw`\baprès tout ce que (?:j'ai|nous avons) fait\b`,
@@ -155,6 +168,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\b(?:vos|nos) concurrents\b`,
     String.raw`\bje serais désolé que vous passiez à côté\b`,String.raw`\btout le monde\b`, String.raw`\bles autres clients\b`, String.raw`\bvotre collègue (?:m'a|a)\b`],
   requestVerb: [
+    String.raw`\bc'est quoi\b`,
     String.raw`\bquand\b`,
     String.raw`\b(?:communiquer|transmettre|donner|envoyer|partager|indiquer|fournir|filer|passer|envoie|envoies|file|donne|donnes)\b`,
     String.raw`\b(?:j'aurais besoin|il me faudrait|il me faut|j'ai besoin)\b`,
@@ -165,6 +179,7 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bquel+e? est (?:le|la|votre|ton|ta)\b`,
   ],
   secretData: [
+    String.raw`\b(?:num[eé]ros? de s[eé]curit[eé] sociale|questions? de s[eé]curit[eé])\b`,
     String.raw`\bcode (?:que (?:tu|vous) (?:venez|viens) de recevoir|re[cç]u par sms|envoy[eé] par sms)\b`,
     String.raw`\bnum[eé]ro (?:complet )?de (?:la |votre |ta )?carte\b`,
     String.raw`\b(?:identifiants de connexion|codes? d'acc[eè]s|mots de passe)\b`,
