@@ -67,7 +67,9 @@ const COUNT_WORDS: Readonly<Record<string, string>> = {
 };
 const COUNT_WORD = new RegExp(`\\b(?:${Object.keys(COUNT_WORDS).join('|')})\\b`, 'g');
 // "This is Mark Evans ... Thanks, David": the name a sender introduces and the name it signs with.
-const INTRO_NAME = /\b(?:this is|i['’]m|i am|my name is|hier ist|ich bin|mein name ist|soy|me llamo|je suis|je m'appelle)\s+(\p{Lu}\p{Ll}+)/u;
+// The lead words in either case, the name itself capitalised (a raw message, not folded).
+const INTRO_NAME = /\b(?:[Tt]his is|[Ii]['’]m|[Ii] am|[Mm]y name is|[Hh]ier ist|[Ii]ch bin|[Mm]ein [Nn]ame ist|[Ss]oy|[Mm]e llamo|[Jj]e suis|[Jj]e m'appelle)\s+(\p{Lu}\p{Ll}+)(?:\s+(\p{Lu}\p{Ll}+))?/u;
+const FULL_NAME = /\b(\p{Lu}\p{Ll}+) (\p{Lu}\p{Ll}+)\b/gu;
 const SIGN_OFF_NAME =
   /(?:thanks|thank you|regards|best|cheers|sincerely|gr(?:u|ü)(?:ß|ss)e?n?|saludos|atentamente|gracias|cordialement|merci|bien à vous)[,.!]?\s*[-–—]?\s*(\p{L}+)(?:\s+\p{L}+)?[\s.!]*$/iu;
 const NOT_A_NAME = /^(?:urgent|important|sorry|happy|glad|just|not|writing|calling|the|your|our|team|all|everyone|again|in|so|much|finance|accounts|support|hr|it)$/i;
@@ -389,9 +391,19 @@ function parseFigure(raw: string): number {
   return /[.,]\d{3}$/.test(raw) ? Number(raw.replace(/[.,]/g, '')) : Number(raw.replace(',', '.'));
 }
 
-/** Whether the message introduces its sender by one first name and signs with a different one it never mentioned. */
+/**
+ * Whether the message introduces its sender by one first name and signs with a different one it never mentioned, or
+ * later gives the same first name with another surname ("My name is Laura Fischer ... Laura Schmidt, that's me").
+ */
 function signsAsSomeoneElse(message: string): boolean {
-  const intro = INTRO_NAME.exec(message)?.[1];
+  const introMatch = INTRO_NAME.exec(message);
+  const intro = introMatch?.[1];
+  const surname = introMatch?.[2];
+  if (intro && surname && !NOT_A_NAME.test(intro)) {
+    for (const m of message.slice(introMatch.index + introMatch[0].length).matchAll(FULL_NAME)) {
+      if (m[1] === intro && m[2] !== surname) return true;
+    }
+  }
   const tail = message.slice(-80);
   const sign = intro ? SIGN_OFF_NAME.exec(tail) : null;
   const signed = sign?.[1];

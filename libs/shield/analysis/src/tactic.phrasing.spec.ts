@@ -263,11 +263,14 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   inconsistent_claims: {
     found: [
+      "My name is Laura Fischer. Please refund to the account of Laura Schmidt, that's me.",
+      'Ich bin Jonas Weber. Bitte überweisen Sie an Jonas Becker, das bin ich.',
       'Hi, this is Mark Evans from Acme Supplies. Please pay the attached invoice to our account. Thanks, David',
       'Five licences at $200 each, so $1,200 in total for the payment.',
       'Three instalments of €400 come to €1,500, please transfer that amount.',
     ],
     benign: [
+      "My name is Laura Fischer. Please refund to Laura Fischer's usual card.",
       'Hi, this is Mark Evans from Acme Supplies. Please pay the attached invoice. Thanks, Mark',
       'Five licences at $200 each, so $1,000 in total for the payment.',
     ],
