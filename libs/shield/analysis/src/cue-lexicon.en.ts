@@ -43,6 +43,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery (?:minute|hour) counts\b`,
   ],
   consequence: [
+    String.raw`\b(?:otherwise|or|else) (?:the )?(?:price|rate|cost|fee)s? (?:goes|go|will go|rises?|increases?|doubles?)\b`,
     String.raw`\b(?:cancels?|terminates?|closes?|suspends?|blocks?|voids?) (?:the |our |your |my )?(?:order|account|contract|deal|booking|reservation|shipment|service)\b`,
     String.raw`\b(?:or|otherwise|else) (?:we|i|you)(?:'ll| will)? (?:lose|miss|forfeit)\b`,
     String.raw`\b(?:gets?|will be) (?:denied|rejected|cancel+ed|billed|escalated)\b`,
@@ -61,6 +62,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:deal|contract|shipment) (?:will|would) (?:fall through|be lost|collapse)\b`,
   ],
   verificationCut: [
+    String.raw`\bno need to (?:get|have|keep) (?:the |our |your )?[a-z]+ (?:involved|in the loop|copied)\b`,
+    String.raw`\bwithout (?:the |a )?(?:second approver|second signatory|co-?signer|countersignature|second pair of eyes|four-eyes|dual approval)\b`,
+    String.raw`\b(?:verification|approval|checks?|kyc|review) (?:has|have) (?:already )?been (?:completed|done|performed|handled|cleared) (?:upstream|elsewhere|already|by (?:the )?(?:system|other team))\b`,
     String.raw`\b(?:ignore|disregard|override|bypass|lift|get around) (?:the |that |this |any |those )?(?:hold|block|flag|alert|warning|restriction|freeze|fraud (?:flag|alert))s?\b`,
     String.raw`\bno point (?:in )?(?:calling (?:them |him |her |the [a-z]+ )?back|checking|verifying|confirming|double-checking)\b`,
     String.raw`\b(?:fudge|backdate|back-date|falsify|falsified|doctor the|fake the|massage the)\w*\b`,
@@ -116,6 +120,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
   ],
   exception: [
+    String.raw`\b(?:this|the) exception\b(?! (?:list|report|handling|log))`,
     String.raw`\b(?:normally|usually|technically|officially) (?:we |you |i |it )?(?:need|needs|require|requires|have to|has to|must)\b[^.!?\n]{0,30}\b(?:signatures?|approvals?|sign-?off|verification|checks?|ticket|po|purchase order|call-?back|review|id|documents?|receipt|paperwork|quotes?)\b[^.!?\n]{0,30}\bbut\b`,
     String.raw`\b(?:no ?one|nobody) (?:will|would|needs? to|has to|is going to) (?:ever )?(?:know|notice|find out)\b`,
     String.raw`\bthis once\b`,
@@ -138,6 +143,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\boff the (?:books|record)\b`,
   ],
   secrecy: [
+    String.raw`\b(?:let'?s|we can|we could|can we) (?:handle|do|keep|settle|sort) (?:this|it) (?:informally|off-?line|quietly|off the books)\b`,
     String.raw`\b(?:keep|leave) (?:the )?(?:[a-z]+ ){0,2}out of (?:this|it|the loop)\b`,
     String.raw`\b(?:rather|prefer(?:red)?)(?: if)?(?: you)? (?:didn'?t|did not|not|don'?t) (?:log|record|note|mention|document|tell|report|file)\b`,
     String.raw`\b(?:out of|off) the (?:logs?|records?|system|audit trail)\b`,
@@ -150,6 +156,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bno (?:logs?|record|paper trail)\b`,
   ],
   injection: [
+    String.raw`\bsystem (?:notice|notification|alert)s?: ?(?:verification|approval|checks?|compliance|you|proceed|all)\b`,
     String.raw`\b(?:ignore|disregard|forget|override|drop|bypass) (?:all |any )?(?:of )?(?:your |the |these |those )?(?:guardrails|safeguards|safety rules|restrictions|constraints|safety (?:checks|settings))\b`,
     String.raw`\b(?:note|instructions?|message)s? (?:to|for) (?:all )?(?:ai|llm|the ai|ai [a-z]+ assistants?|ai assistants?|assistants?|agents?|bots?)\b`,
     String.raw`\b(?:previous|prior|all|earlier) (?:rules|instructions) (?:are|have been) (?:void|lifted|suspended|cancel+ed|revoked|disabled)\b`,
@@ -203,6 +210,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:head office|headquarters|the board)\b`,
   ],
   authorityAct: [
+    String.raw`\b(?:has been|have been|was|is) (?:granted|given|obtained|secured)\b`,
     String.raw`\b(?:voted|decided|resolved) (?:yesterday |today |last [a-z]+ |this morning )?(?:to|that|on|in favou?r)\b`,
     String.raw`\b(?:need|require|demand|expect) (?:the|all|your|our|this|that|it|us|you|full|complete|everything)\b`,
     String.raw`\b(?:already )?agreed (?:to|on) the\b`,
@@ -414,6 +422,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bevery(?:one|body) does (?:it|this)\b`,
   ],
   requestVerb: [
+    String.raw`\b(?:appreciate|like|love|want|need) (?:knowing|to know|to see|to learn)\b`,
+    String.raw`\b(?:curious|wondering)\b`,
     String.raw`\b(?:when|where|who)(?= (?:is|are|was|does|did|will)\b)`,
     String.raw`\b(?:repeat|output|reveal)\b`,
     String.raw`\b(?:what|which)\b`,
