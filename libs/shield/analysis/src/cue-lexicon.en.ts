@@ -4,7 +4,7 @@ import type { CueLexicon } from './cue-lexicon.types';
 export const EN_CUES: CueLexicon = {
   timePressure: [
     String.raw`\b(?:clock'?s ticking|before it'?s too late|chop chop)\b`,
-    String.raw`\b(?:straight away|at once|without delay|time is of the essence|the sooner the better|running out of time|need(?:ed)? (?:it|this) yesterday)\b`,
+    String.raw`\b(?:straight away|without delay|time is of the essence|the sooner the better|running out of time|need(?:ed)? (?:it|this) yesterday)\b`,
     String.raw`\b(?:can|could) only hold (?:it|them|this|these) (?:for you )?until\b`,
     String.raw`\bhold (?:it|them|this) for you only until\b`,
     String.raw`\bin \d{1,2} ?(?:min|mins|minutes)\b`,
@@ -44,7 +44,7 @@ export const EN_CUES: CueLexicon = {
   ],
   consequence: [
     String.raw`\b(?:otherwise|or|else) (?:the )?(?:price|rate|cost|fee)s? (?:goes|go|will go|rises?|increases?|doubles?)\b`,
-    String.raw`\b(?:cancels?|terminates?|closes?|suspends?|blocks?|voids?) (?:the |our |your |my )?(?:order|account|contract|deal|booking|reservation|shipment|service)\b`,
+    String.raw`\b(?:cancels|terminates|closes|suspends|blocks|voids|will (?:cancel|terminate|close|suspend|block|void)) (?:the |our |your |my )?(?:order|account|contract|deal|booking|reservation|shipment|service)\b`,
     String.raw`\b(?:or|otherwise|else) (?:we|i|you)(?:'ll| will)? (?:lose|miss|forfeit)\b`,
     String.raw`\b(?:gets?|will be) (?:denied|rejected|cancel+ed|billed|escalated)\b`,
     String.raw`\bor (?:it|the account|your account|the order|we) (?:will|gets?|'ll) (?:be )?(?:permanently )?(?:blocked|closed|cancel+ed|suspended|locked|lost|deleted)\b`,
@@ -276,7 +276,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bcan'?t (?:leave the house|afford (?:food|rent|to eat|my medication))\b`,
     String.raw`\b(?:any|an ounce of|no) (?:decency|humanity|compassion)\b`,
     String.raw`\bhave you no (?:heart|shame|decency)\b`,
-    String.raw`\b(?:cried|in tears)\b`,
+    String.raw`\bi(?:'ve| have)? cried (?:all|for|every|myself)\b`,
     String.raw`\b(?:for|pay for|afford) (?:my |the )?(?:[a-z]+'s )?(?:surgery|operation|treatment|medication|medicine|hospital bills?)\b`,
     String.raw`\bmy (?:father|mother|wife|husband|son|daughter|dad|mum|mom|brother|sister|partner) (?:just |has )?(?:died|passed away|is dying|is in (?:the )?hospital|has cancer)\b`,
     String.raw`\b(?:funeral|chemo(?:therapy)?|wits'? end|nervous wreck)\b`,

@@ -229,6 +229,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       'Vous êtes mon dernier espoir, aidez-moi à récupérer le paiement.',
     ],
     benign: [
+      'I was in tears of joy when the refund arrived, thank you so much!',
       'Das erfährt jeder Kunde automatisch per E-Mail.',
       "Ou je passe au magasin demain, ou vous me l'envoyez, comme vous voulez.",
       'Je suis à bout de souffle après ce déménagement, pouvez-vous livrer lundi ?',
@@ -267,6 +268,8 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
       "Il me faut le virement d'ici ce soir, c'est pressé.",
     ],
     benign: [
+      'Please close my account by Friday and refund the remaining balance.',
+      'We would prefer to pay all at once rather than in instalments.',
       'Bitte zahlen Sie die Rechnung bis spätestens morgen.',
       'The invoice must be paid today according to the contract.',
       '¿Me puedes enviar la factura para hoy?',
