@@ -188,6 +188,7 @@ const PHRASINGS: Record<Exclude<Tactic, 'none' | 'other' | 'reciprocity' | 'scar
   },
   emotional_pressure: {
     found: [
+      "I've already contacted my lawyer about this. Please refund the $300.",
       "Honestly I'm shocked at how badly I've been treated. If this refund isn't processed today I'll be contacting my solicitor.",
       "I've been a loyal customer and you're treating me like a criminal. Refund me, please, I'm begging.",
       'Ich bin mit meinen Nerven am Ende, erstatten Sie mir endlich das Geld oder ich gehe zum Anwalt.',
