@@ -125,9 +125,10 @@ const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|a
 // Tested on normalised text, where doubled letters are single ("will" reads "wil").
 const ASK_OWNER =
   /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\bi(?:'l|'ll| wil| will) decide\b|\b(?:entscheide ich|ich entscheide|decido yo|yo decido|je deciderai|je decide)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;
-const CHANGE_WORD = /\b(?:new|changed|change|updated|different|neue|geandert|anderung|nuev|cambi|nouve|modifi|changement)\w*/;
-const LIMIT_BEFORE = /(?:ceiling(?: is| of)?|cap(?: is| of)?|at most|obergrenze|tope|limite|up to|upto|max(?:imum)?|not exceed|exceeding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafonne a)[^.]{0,20}$/;
-const THRESHOLD_BEFORE = /(?:above|over|more than|exceed|exceeds|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
+// Rule texts are folded (doubled letters collapse: "exceeding" reads "exceding"), so these patterns allow both spellings.
+const CHANGE_WORD = /\b(?:new|changed|change|updated|dif+erent|neue|geandert|anderung|nuev|cambi|nouve|modifi|changement)\w*/;
+const LIMIT_BEFORE = /(?:ceiling(?: is| of)?|cap(?: is| of)?|at most|obergrenze|tope|limite|up to|upto|max(?:imum)?|not exc+e+d|exc+e+ding|no more than|limit(?:ed)? (?:of|to)|under|below|bis zu|hochstens|maximal|hasta|no mas de|maximo|jusqu'a|pas plus de|plafond|plafon+e a)[^.]{0,20}$/;
+const THRESHOLD_BEFORE = /(?:above|over|more than|exc+e+ds?|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
 
 function ruleFrom(id: string, origin: RuleView['origin'], title: string, statement: string): RuleView {
   const text = normalizeText(`${title}. ${statement}`).text;

@@ -27,6 +27,12 @@ describe('claims anchored in the message (§9.4)', () => {
       'tr-4420',
     );
     expect(unused.map((c) => c.status)).toContain('contradicted');
+    // Folding collapses doubled letters ("fonctionne" reads "fonctione"); the denial must still be read.
+    const badge = claimAbout(
+      { message: 'Mon badge BD-3310 ne fonctionne pas, il faut le remplacer.', evidence: [{ evidenceId: 'acc', summary: 'Badge BD-3310 : actif, dernier passage enregistré hier à 18 h.' }] },
+      'bd-3310',
+    );
+    expect(badge.map((c) => c.status)).toContain('contradicted');
   });
 
   it('contradicts a claimed identity when a record says nobody of that name exists, and names the person in the claim', () => {

@@ -33,9 +33,10 @@ const COMMON = new Set([
   'gracias', 'porque', 'desde', 'hasta', 'ahora', 'nuestro', 'nuestra', 'vuestro', 'merci', 'notre', 'votre', 'depuis',
   'toujours', 'aujourd', 'avons', 'cette', 'mucho', 'quick', 'really', 'think', 'would', 'unser', 'unsere', 'ihrer',
 ]);
-// Denials of an existence or a state ("never used", "does not work", "no invoice ... is registered").
+// Denials of an existence or a state ("never used", "does not work", "no invoice ... is registered"), in folded text
+// where doubled letters collapse ("arrived" reads "arived").
 const DENIAL =
-  /\b(?:never|not|nie|nunca|jamais|n'a jamais|ne)\b[^.;]{0,24}\b(?:used|arrived|received|delivered|worked|served|servi|utilise|recu|livre|arrive|benutzt|erhalten|geliefert|angekommen|usad\w*|recibid\w*|lleg\w*|entregad\w*|registered|recorded|registriert|registrad\w*|enregistre\w*)|\b(?:doesn'?t|does not|isn'?t|is not|won'?t) work|\bne fonctionne (?:pas|plus)\b|\bfunktioniert nicht\b|\bno funciona\b/;
+  /\b(?:never|not|nie|nunca|jamais|n'a jamais|ne)\b[^.;]{0,24}\b(?:used|ar+ived|received|delivered|worked|served|servi|utilise|recu|livre|ar+ive|benutzt|erhalten|geliefert|angekom+en|usad\w*|recibid\w*|l+eg\w*|entregad\w*|registered|recorded|registriert|registrad\w*|enregistre\w*)|\b(?:doesn'?t|does not|isn'?t|is not|won'?t) work|\bne fonction+e (?:pas|plus)\b|\bfunktioniert nicht\b|\bno funciona\b/;
 const NEGATION_BEFORE = /\b(?:no|not|none|never|without|kein\w*|nicht|niemand(?: namens)?|ningun\w*|ninguna|sin|aucun\w*|pas de|sans|ni)\s(?:[\p{L}\d-]+\s){0,2}$/u;
 
 export interface Sentence {

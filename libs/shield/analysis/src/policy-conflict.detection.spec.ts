@@ -16,6 +16,13 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     expect(analyse({ message: 'Please refund $45 for order 12.', policies, evidence: [{ summary: 'Order 12 paid $45.' }] }).disposition).not.toBe('seek_approval');
   });
 
+  it('reads rules whose words have doubled letters ("exceeding", "not exceed"), which folding collapses', () => {
+    const threshold = [{ statement: 'Refunds exceeding $300 require manager approval.' }];
+    expect(analyse({ message: 'Please refund $450 for order 12.', policies: threshold }).disposition).toBe('seek_approval');
+    const limit = [{ statement: 'A single refund must not exceed $200.' }];
+    expect(analyse({ message: 'Please refund $450 for order 12.', policies: limit }).rationale.join(' ')).toMatch(/above the limit/);
+  });
+
   it('a purchase outside the window breaks the window policy', () => {
     const a = analyse({ message: 'I bought it 40 days ago and want a refund of €60.', policies: [{ statement: 'Refunds are accepted within 30 days of purchase.' }] });
     expect(a.rationale.join(' ')).toMatch(/outside the time window/);

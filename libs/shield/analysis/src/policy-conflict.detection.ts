@@ -31,16 +31,17 @@ export interface RuleAssessment {
 
 const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData') | topicBit('deletion');
 const MONEY = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
-const DISCLOSE_VERB = /\b(?:share|send|disclose|reveal|give out|tell|provide|forward|weitergeben|mitteilen|senden|teilen|compartir|revelar|enviar|divulguer|communiquer|partager|envoyer|transmettre)\w*/;
+const DISCLOSE_VERB = /\b(?:share|send|disclose|reveal|give out|tel+|provide|forward|weitergeben|mit+eilen|senden|teilen|compartir|revelar|enviar|divulguer|com+uniquer|partager|envoyer|transmet+re)\w*/;
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 const DATA_REQUEST = new CuePattern(`${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`, [
   'requestVerb',
 ]);
 
-// "only to the registered channels", "nur über das Portal": the path a restrictive rule still allows.
-const ONLY_CLAUSE = /\b(?:only|solely|exclusively|nur|ausschliesslich|solo|unicamente|uniquement|seulement|exclusivement)\b([^.;]{0,140})/;
+// "only to the registered channels", "nur über das Portal": the path a restrictive rule still allows (rule texts are
+// folded: "ausschließlich" reads "auschlieslich", "committee" reads "comite").
+const ONLY_CLAUSE = /\b(?:only|solely|exclusively|nur|aus+chlies+lich|solo|unicamente|uniquement|seulement|exclusivement)\b([^.;]{0,140})/;
 // An allowed path that runs through a person or a team is a decision for them.
-const DECIDER = /\b(?:team|legal|manager|owner|department|approver|committee|abteilung|leitung|equipo|responsable|juridique|service|direction|gerente|director)\w*/;
+const DECIDER = /\b(?:team|legal|manager|owner|department|ap+rover|com+it+e+|abteilung|leitung|equipo|responsable|juridique|service|direction|gerente|director)\w*/;
 
 function allowedPath(ruleText: string): string | undefined {
   return ONLY_CLAUSE.exec(ruleText)?.[1];

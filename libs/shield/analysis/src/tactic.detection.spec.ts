@@ -34,6 +34,9 @@ describe('tactic detection (§9.5)', () => {
     expect(tactics("I'll leave you five stars if you waive the fee, just this once.").has('reciprocity')).toBe(true);
     expect(tactics('Only two left at this price, the offer ends today, pay now to reserve.').has('scarcity')).toBe(true);
     expect(tactics('Everyone else got the discount, why not me? Make an exception.').has('other')).toBe(true);
+    // Doubled letters fold away ("all" reads "al"): the favour-debt phrases must still be found.
+    expect(tactics("After all we've done for you, you can surely move the delivery date.").has('reciprocity')).toBe(true);
+    expect(tactics("Nach allem, was wir für Sie getan haben, verschieben Sie doch den Termin.").has('reciprocity')).toBe(true);
   });
 
   it('treats injected instructions as policy_bypass, through typos and languages', () => {
@@ -82,6 +85,12 @@ describe('tactic detection (§9.5)', () => {
         prior: [prior(['The counterparty names the account to use (account ending 3000).'])],
       }).has('inconsistent_claims'),
     ).toBe(true);
+    // A figure stated earlier ("agreed USD 21000") that the story now gives differently is a change of story, not growth.
+    const changed = tactics({ message: 'As I said, your principal confirmed USD 24000 with our VP, please countersign.', prior: [prior(['The owner agreed to USD 21000 on a call.'])] });
+    expect(changed.has('inconsistent_claims')).toBe(true);
+    expect(changed.has('scope_expansion')).toBe(false);
+    expect(tactics({ message: 'Sorry, I meant I opened the account in 2021.', prior: [prior(['The requester opened the account in 2019.'])] }).has('inconsistent_claims')).toBe(true);
+    expect(tactics({ message: 'As agreed, USD 21000 it is, please countersign.', prior: [prior(['The owner agreed to USD 21000 on a call.'])] }).has('inconsistent_claims')).toBe(false);
   });
 
   it('reads paraphrases, not only the textbook cues', () => {

@@ -41,23 +41,51 @@ const PERSONAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.
 ]);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
-const OFFER_BEFORE = /\b(?:i can|i could|i'?ll|i will|happy to|ich kann|puedo|je peux)\s?$/;
+// Raw patterns here meet folded text, where repeated letters collapse: "I'll" reads "i'l", "happy" reads "hapy".
+const OFFER_BEFORE = /\b(?:i can|i could|i'?l+|i wil+|hap+y to|ich kan+|puedo|je peux)\s?$/;
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
-const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|mme|st))\\.)';
+const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|m+e|st))\\.)';
 const FIGURE_ACT = new CuePattern(
   `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
   ['authorityFigure', 'authorityAct', 'approvalClaim'],
+);
+// "I spoke to your manager. He said it's fine": the act in the next sentence, its subject a pronoun for the figure
+// (folded: "ella" reads "ela").
+const FIGURE_THEN_PRONOUN_ACT = new RegExp(
+  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
 );
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
 const FAVOUR_DEBT =
-  /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|after all (?:we'?ve|i'?ve|we have|i have) done for you|revanchier|sie schulden|nach allem,? was wir fur sie|me lo deben?|despues de todo lo que (?:hemos|he) hecho por|vous me devez|renvoyer l'ascenseur|apres tout ce que (?:nous avons|j'ai) fait pour vous)/;
+  /\b(?:favou?r in return|return the favou?r|you owe (?:me|us)|bend over backwards|after al+ (?:we'?ve|i'?ve|we have|i have) done for you|revanchier|sie schulden|nach al+em,? was wir fur sie|me lo deben?|despues de todo lo que (?:hemos|he) hecho por|vous me devez|renvoyer l'as+enseur|apres tout ce que (?:nous avons|j'ai) fait pour vous)/;
 // Free-mail providers: a personal inbox standing in for an organisation's address.
 const FREEMAIL = /@(?:gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|protonmail|proton|gmx|web|mail|yandex)\./;
 // "40 hours at $150/h = $7,200": a quantity times a unit price that does not give the stated total.
-const ARITHMETIC = /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|stunden|stuck|horas|unidades|heures|unites)\b[^=\n]{0,25}?(?:at|@|x|a|zu|je|por)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}=\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
+// The total may follow "=" or a word ("so $1,200", "come to", "macht", "soit"); texts are folded, so "weeks" reads "weks".
+const ARITHMETIC =
+  /\b(\d{1,5}(?:[.,]\d+)?) ?(?:hours?|hrs?|h|units?|pcs|pieces|items|x|licen[cs]es?|seats|users|nights|days|we?eks|months|payments|instal+ments?|stunden|stuck|raten|monate|horas|unidades|cuotas|meses|heures|unites|mensualites|mois)\b[^=\n]{0,25}?(?:at|@|x|a|of|zu|je|von|por|de)\s?[$€£]?\s?(\d{1,7}(?:[.,]\d+)?)[^=\n]{0,15}?(?:=|\b(?:total(?:l?ing)?(?: of)?|comes? to|makes?|so|that'?s|gives|macht|ergibt|also|son|soit|font|fait)\b)\s?[$€£]?\s?(\d{1,3}(?:[,.]\d{3})*(?:[.,]\d{1,2})?|\d+)/;
+// Small counts written as words ("three instalments of €400"), read as digits before the arithmetic check (folded forms).
+const COUNT_WORDS: Readonly<Record<string, string>> = {
+  two: '2', thre: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9', ten: '10', twelve: '12',
+  zwei: '2', drei: '3', vier: '4', funf: '5', sechs: '6', zehn: '10',
+  dos: '2', tres: '3', cuatro: '4', cinco: '5', seis: '6', diez: '10',
+  deux: '2', trois: '3', quatre: '4', cinq: '5', dix: '10',
+};
+const COUNT_WORD = new RegExp(`\\b(?:${Object.keys(COUNT_WORDS).join('|')})\\b`, 'g');
+// "This is Mark Evans ... Thanks, David": the name a sender introduces and the name it signs with.
+// The lead words in either case, the name itself capitalised (a raw message, not folded).
+const INTRO_NAME = /\b(?:[Tt]his is|[Ii]['’]m|[Ii] am|[Mm]y name is|[Hh]ier ist|[Ii]ch bin|[Mm]ein [Nn]ame ist|[Ss]oy|[Mm]e llamo|[Jj]e suis|[Jj]e m'appelle)\s+(\p{Lu}\p{Ll}+)(?:\s+(\p{Lu}\p{Ll}+))?/u;
+const FULL_NAME = /\b(\p{Lu}\p{Ll}+) (\p{Lu}\p{Ll}+)\b/gu;
+const SIGN_OFF_NAME =
+  /(?:thanks|thank you|regards|best|cheers|sincerely|gr(?:u|ü)(?:ß|ss)e?n?|saludos|atentamente|gracias|cordialement|merci|bien à vous)[,.!]?\s*[-–—]?\s*(\p{L}+)(?:\s+\p{L}+)?[\s.!]*$/iu;
+const NOT_A_NAME = /^(?:urgent|important|sorry|happy|glad|just|not|writing|calling|the|your|our|team|all|everyone|again|in|so|much|finance|accounts|support|hr|it)$/i;
+// What turns a complaint into a threat: a condition, an announced step or the sender's own lawyer or review ("or",
+// "unless", "I'll", "my lawyer", "sonst", "si no").
+// Written as the folded text reads (repeated letters collapse: "unless" reads "unles").
+const THREAT_TERMS =
+  /\b(?:or|unles+|otherwise|if|fal+s|si|else|regret|on you|bereuen|arrepent\w*|regret+er|i'?l+|i wil+|we'?l+|we wil+|i'?m (?:going|caling|contacting)|my (?:lawyer|attorney|solicitor)|mein(?:en|em)? anwalt|mi abogad[oa]|mon avocat|i(?:'?ve| have) (?:already )?(?:contacted|caled|spoken to|instructed)|oder|o (?:los|las|le|les|te|lo|la|me|nos|voy|ire|lo)|ou (?:je|j'|nous)|sonst|andernfal+s|ansonsten|wen+|werde|werden|si no|de lo contrario|voy a|vamos a|sinon|si vous ne|je vais|nous al+ons)\b/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 // Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
@@ -136,17 +164,24 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
-  const act = figure && (c.has('authorityAct') || c.has('approvalClaim')) ? FIGURE_ACT.exec(c) : null;
+  const acted = figure !== undefined && (c.has('authorityAct') || c.has('approvalClaim'));
+  const act = acted ? (FIGURE_ACT.exec(c) ?? FIGURE_THEN_PRONOUN_ACT.exec(view.said.text)) : null;
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
-  const signedAs = figure && figure.index > view.said.text.length - 50 && EXECUTIVE.test(figure.quote.toLowerCase()) && (c.has('requestVerb') || consequential);
+  // "I'll escalate this to your CEO" names an executive at the end without signing as one.
+  const signedAs =
+    figure && figure.index > view.said.text.length - 50 && EXECUTIVE.test(figure.quote.toLowerCase()) && !/\b(?:to|your) $/.test(view.said.text.slice(Math.max(0, figure.index - 6), figure.index)) && (c.has('requestVerb') || consequential);
   const authorityClaim = claims.find((k) => k.kind === 'approval' || k.kind === 'authority');
   // Authority is a tactic when it is the reason to do something that matters (money, data, access, terms) or to get
   // past a control; "my manager asked me to book the room" is ordinary delegation.
   const stakes =
     consequential || (view.requestTopics & NEGOTIATED) !== 0 || broken || cut !== undefined || exception !== undefined || injection !== undefined || c.has('secretData') || c.has('personalData');
-  if (figure && (act || selfAuthority || signedAs) && stakes && authorityClaim?.status !== 'verified') {
+  // Claiming to be the agent's owner or operator invokes the one authority that can override it (§9.5 lists the owner).
+  const ownerVoice = c.find('ownerClaim');
+  if (ownerVoice && authorityClaim?.status !== 'verified') {
+    out.push(signal('authority_claim', `The owner's authority is invoked from inside the conversation: ${ownerVoice.quote}.`, 0.75, 'high'));
+  } else if (figure && (act || selfAuthority || signedAs) && stakes && authorityClaim?.status !== 'verified') {
     const unproven = authorityClaim === undefined || authorityClaim.status !== 'supported';
     const conf = 0.6 + (unproven ? 0.1 : 0) + (authorityClaim?.status === 'contradicted' ? 0.15 : 0) + (pressure ? 0.05 : 0);
     out.push(
@@ -172,6 +207,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${cuesText(blame, threat)}.`, 0.7, 'medium'));
   } else if (pleading && consequential) {
     out.push(signal('emotional_pressure', `Fear or pleading stands in for a justification of a consequential request: ${pleading.quote}.`, 0.65, 'medium'));
+  } else if (threat && consequential && THREAT_TERMS.test(sentenceAround(view.said.text, threat.index))) {
+    // "Refund me or I call my lawyer": a threat, not a reason, is offered for a consequential action; "our lawyers
+    // reviewed the contract" names lawyers without making them a condition.
+    out.push(signal('emotional_pressure', `A threat stands in for a justification of a consequential request: ${threat.quote}.`, 0.6, 'medium'));
   } else if (threat && STRONG_THREAT.test(threat.quote.toLowerCase())) {
     out.push(signal('emotional_pressure', `The agent is made personally responsible to force the action: ${threat.quote}.`, 0.55, 'medium'));
   } else if (insult && asksException) {
@@ -261,7 +300,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const goalHasAccess = hasTopic(view.goalTopics, 'access');
   const actionAmount = findAmounts(view.actionText).reduce((m, a) => Math.max(m, a.value), 0);
   const askedAmount = view.amounts.reduce((m, a) => Math.max(m, a.value), 0);
-  const priorAmounts = priorClaimAmounts(view.request.priorConsultations);
+  // Amounts asked for in earlier turns (growth is scope_expansion); any amount stated there (a change is inconsistent).
+  const priorAmounts = priorClaimAmounts(view.request.priorConsultations, true);
+  const priorStated = priorClaimAmounts(view.request.priorConsultations, false);
   const priorMax = priorAmounts.reduce((m, v) => Math.max(m, v), 0);
   const assumed = c.find('assumedAgreement');
   if (assumed) {
@@ -315,18 +356,21 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
-  const correction = consequential ? c.find('selfCorrection') : undefined;
+  // A correction matters when the action is consequential or when it rewrites what an earlier turn said.
+  const correction = consequential || view.request.priorConsultations.length > 0 ? c.find('selfCorrection') : undefined;
   if (contradicted) {
     out.push(signal('inconsistent_claims', `What the counterparty states conflicts with a verified record (${contradicted.kind} claim).`, 0.65, contradicted.significance === 'critical' ? 'high' : contradicted.significance));
   } else if (arithmeticMismatch(said)) {
     out.push(signal('inconsistent_claims', 'The figures stated do not add up (quantity times rate differs from the total).', 0.75, 'medium'));
-  } else if (correction && consequential) {
+  } else if (signsAsSomeoneElse(view.request.consult.message)) {
+    out.push(signal('inconsistent_claims', 'The sender introduces itself under one name and signs with another.', 0.7, 'high'));
+  } else if (correction) {
     out.push(signal('inconsistent_claims', `A material detail is changed mid-story: ${correction.quote}.`, 0.6, 'medium'));
   } else if (distinctAccounts.size > 1) {
     out.push(signal('inconsistent_claims', 'The message names more than one account for the same payment.', 0.6, 'high'));
   } else if (currentAccountTail && priorAccounts.length > 0 && !priorAccounts.includes(currentAccountTail)) {
     out.push(signal('inconsistent_claims', 'The account named now differs from the one named in an earlier turn.', 0.75, 'high'));
-  } else if (priorAmounts.length > 0 && askedAmount > 0 && !priorAmounts.some((v) => Math.abs(v - askedAmount) <= askedAmount * 0.005) && askedAmount < priorMax) {
+  } else if (priorStated.length > 0 && askedAmount > 0 && !priorStated.some((v) => Math.abs(v - askedAmount) <= askedAmount * 0.005) && (askedAmount < priorMax || priorAmounts.length === 0)) {
     out.push(signal('inconsistent_claims', 'The amount differs from the one stated in an earlier turn.', 0.55, 'medium'));
   }
 
@@ -336,6 +380,13 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+/** The sentence of a normalised text around an index (for reading a cue in its clause). */
+function sentenceAround(text: string, index: number): string {
+  const start = Math.max(text.lastIndexOf('.', index), text.lastIndexOf('!', index), text.lastIndexOf('?', index), text.lastIndexOf('\n', index)) + 1;
+  const ends = [text.indexOf('.', index), text.indexOf('!', index), text.indexOf('?', index), text.indexOf('\n', index)].filter((i) => i >= 0);
+  return text.slice(start, ends.length > 0 ? Math.min(...ends) : text.length);
 }
 
 /** Whether an authoritative record names the person the identity claim names (a real colleague, not a stranger). */
@@ -349,9 +400,30 @@ function parseFigure(raw: string): number {
   return /[.,]\d{3}$/.test(raw) ? Number(raw.replace(/[.,]/g, '')) : Number(raw.replace(',', '.'));
 }
 
+/**
+ * Whether the message introduces its sender by one first name and signs with a different one it never mentioned, or
+ * later gives the same first name with another surname ("My name is Laura Fischer ... Laura Schmidt, that's me").
+ */
+function signsAsSomeoneElse(message: string): boolean {
+  const introMatch = INTRO_NAME.exec(message);
+  const intro = introMatch?.[1];
+  const surname = introMatch?.[2];
+  if (intro && surname && !NOT_A_NAME.test(intro)) {
+    for (const m of message.slice(introMatch.index + introMatch[0].length).matchAll(FULL_NAME)) {
+      if (m[1] === intro && m[2] !== surname) return true;
+    }
+  }
+  const tail = message.slice(-80);
+  const sign = intro ? SIGN_OFF_NAME.exec(tail) : null;
+  const signed = sign?.[1];
+  if (!intro || !sign || !signed || NOT_A_NAME.test(intro) || NOT_A_NAME.test(signed) || !/^\p{Lu}/u.test(signed)) return false;
+  const before = message.slice(0, message.length - tail.length + sign.index);
+  return intro.toLowerCase() !== signed.toLowerCase() && !before.includes(signed);
+}
+
 /** Whether the message states a quantity, a rate and a total that disagree by more than rounding. */
 function arithmeticMismatch(text: string): boolean {
-  const m = ARITHMETIC.exec(text);
+  const m = ARITHMETIC.exec(text.replace(COUNT_WORD, (w) => COUNT_WORDS[w] ?? w));
   if (!m) return false;
   const quantity = parseFigure(m[1] ?? '');
   const rate = parseFigure(m[2] ?? '');
@@ -362,11 +434,11 @@ function arithmeticMismatch(text: string): boolean {
 
 const ENDING = /ending (\w{4})/g;
 
-function priorClaimAmounts(prior: readonly ShieldConsultation[]): number[] {
+function priorClaimAmounts(prior: readonly ShieldConsultation[], askedOnly: boolean): number[] {
   const values: number[] = [];
   for (const consultation of prior.slice(-5)) {
     for (const claim of consultation.analysis.claims) {
-      if (!claim.claim.startsWith('The amount involved is')) continue;
+      if (askedOnly && !claim.claim.startsWith('The amount involved is')) continue;
       for (const a of findAmounts(normalizeText(claim.claim).text)) values.push(a.value);
     }
   }
