@@ -5,7 +5,6 @@
  * without waiting for the liveness sweep (RELAY_REPLICA_TIMEOUT_SECONDS is set far beyond the test). Real
  * processes on Postgres with the local bus; migrations deployed first.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -18,7 +17,7 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { createTempDataDir, createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
-import { waitUntil } from '@trustmesh/platform-testing';
+import { startServiceChild, waitUntil, type ServiceChild } from '@trustmesh/platform-testing';
 
 import { RELAY_GATEWAY_MIGRATIONS } from '../src/persistence/relay-gateway.migrations';
 import { frames } from './data-plane/support/frames';
@@ -29,10 +28,9 @@ const ROOT = join(__dirname, '..', '..', '..');
 const { WorkspaceConnectivity } = relayControlV1GrpcJs;
 
 interface Replica {
-  child: ChildProcess;
+  child: ServiceChild<{ httpUrl: string; grpcAddress: string }>;
   httpUrl: string;
   client: relayControlV1GrpcJs.RelayControlClient;
-  exited: Promise<void>;
 }
 
 describe('a replica restarted with the same RELAY_REPLICA_ID (Postgres, local bus)', () => {
@@ -53,19 +51,16 @@ describe('a replica restarted with the same RELAY_REPLICA_ID (Postgres, local bu
     for (const peer of peers) peer.close();
     for (const replica of running) {
       replica.client.close();
-      if (replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill('SIGKILL');
-      await replica.exited;
+      await replica.child.kill();
     }
     await database?.drop();
     await tlsDir?.remove();
   }, 60_000);
 
-  function start(replicaId: string): Promise<Replica> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'data-plane', 'support', 'gateway.process.ts')], {
-      cwd: ROOT,
+  async function start(replicaId: string): Promise<Replica> {
+    const child = await startServiceChild<{ httpUrl: string; grpcAddress: string }>(join(__dirname, 'data-plane', 'support', 'gateway.process.ts'), {
+      workspaceRoot: ROOT,
       env: {
-        PATH: process.env['PATH'] ?? '',
-        TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'),
         DATABASE_URL: database.url,
         TRUSTMESH_BUS: 'local',
         RELAY_REPLICA_ID: replicaId,
@@ -82,26 +77,11 @@ describe('a replica restarted with the same RELAY_REPLICA_ID (Postgres, local bu
         RELAY_GRPC_PORT: '0',
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-    return new Promise((resolve, reject) => {
-      let partial = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        const lines = (partial + chunk.toString('utf8')).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line.startsWith('{"event":"ready"')) continue;
-          const ready = JSON.parse(line) as { httpUrl: string; grpcAddress: string };
-          const replica = { child, httpUrl: ready.httpUrl, client: new relayControlV1GrpcJs.RelayControlClient(ready.grpcAddress, grpc.credentials.createSsl(readFileSync(join(tlsDir.dataDir, 'cert.pem')))), exited };
-          running.push(replica);
-          resolve(replica);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`replica ${replicaId} exited with ${code}: ${stderr}`)));
-    });
+    const ca = readFileSync(join(tlsDir.dataDir, 'cert.pem'));
+    const replica = { child, httpUrl: child.ready.httpUrl, client: new relayControlV1GrpcJs.RelayControlClient(child.ready.grpcAddress, grpc.credentials.createSsl(ca)) };
+    running.push(replica);
+    return replica;
   }
 
   const connectivity = async (replica: Replica, workspaceId: string) =>
@@ -135,8 +115,7 @@ describe('a replica restarted with the same RELAY_REPLICA_ID (Postgres, local bu
     await waitUntil(async () => (await connectivity(first, workspaceId)) === WorkspaceConnectivity.ONLINE, { timeoutMs: 60_000, what: 'the workspace to be online' });
 
     // A crash: the replica reports nothing.
-    first.child.kill('SIGKILL');
-    await first.exited;
+    await first.child.kill();
     first.client.close();
 
     const successor = await start('relay-gateway-0');
