@@ -66,4 +66,24 @@ describe('claims anchored in the message (§9.4)', () => {
     const found = analyzeCase(request({ message: 'Due to rising freight costs, prices will go up by 12% next month.' })).claims;
     expect(found.some((c) => c.status === 'not_checkable' && c.claim.includes('12'))).toBe(true);
   });
+
+  it('checks each of several assertions on its own, not only the first of its kind', () => {
+    const message = 'Hi team. The chairs from order LT-310 came in complete yesterday. The desks were delivered complete as well, so please release the full payment.';
+    const desks = claimAbout({ message, evidence: [{ evidenceId: 'wh-1', summary: 'Warehouse log: the desks were not delivered; carrier reports them lost.' }] }, 'desks');
+    expect(desks.map((c) => c.status)).toEqual(['contradicted']);
+    expect(desks[0]?.evidenceReferences).toEqual(['wh-1']);
+  });
+
+  it('does not take a capital that only opens a sentence for a name, but keeps a name that opens one', () => {
+    const grammar = claimAbout(
+      { message: 'Thanks for the help. The courier left the parcel at the door.', evidence: [{ summary: 'The warehouse shipped the order on Monday.' }] },
+      'mentions The',
+    );
+    expect(grammar).toEqual([]);
+    const name = claimAbout(
+      { message: 'Quick note. Ottilie packed the replacement order yesterday.', evidence: [{ summary: 'Staff directory: no employee named Ottilie.' }] },
+      'ottilie',
+    );
+    expect(name.map((c) => c.status)).toContain('contradicted');
+  });
 });

@@ -92,7 +92,28 @@ export function recordIds(original: string): string[] {
 
 /** Capitalised words that are not the first word of their sentence. */
 export function capitalisedWords(original: string): string[] {
-  return [...new Set([...original.matchAll(CAPITALISED)].map((m) => m[0]))];
+  return [...new Set([...original.matchAll(CAPITALISED)].filter((m) => !opensSentence(original, m.index) || !writtenLowerCase(original, m[0])).map((m) => m[0]))];
+}
+
+/**
+ * Whether the text also writes the word in lower case ("The desks ... the chairs"): then a capital at the start of a
+ * sentence is grammar, not a name; a name ("Bernard signed ...") keeps its capital wherever it appears.
+ */
+function writtenLowerCase(original: string, word: string): boolean {
+  const lower = word.toLowerCase();
+  for (let at = original.indexOf(lower); at >= 0; at = original.indexOf(lower, at + 1)) {
+    const before = original.charAt(at - 1);
+    const after = original.charAt(at + lower.length);
+    if (!/\p{L}/u.test(before) && !/\p{L}/u.test(after)) return true;
+  }
+  return false;
+}
+
+/** Whether the word at `index` is the first of a sentence or line ("Thanks. The desks ..."): capitalised by grammar. */
+function opensSentence(original: string, index: number): boolean {
+  let i = index - 1;
+  while (i >= 0 && (original.charAt(i) === ' ' || original.charAt(i) === '\t')) i--;
+  return i < 0 || isSentenceBreak(original.charCodeAt(i));
 }
 
 // Within one analysis, item texts are compared with every claim and sentences are shared by several claims: stems and
