@@ -86,4 +86,12 @@ describe('claims anchored in the message (§9.4)', () => {
     );
     expect(name.map((c) => c.status)).toContain('contradicted');
   });
+
+  it('does not verify what a sentence says of a person from an item that merely lists that person', () => {
+    const message = 'Quick update. Henrike collected the spare keys on Friday.';
+    const listed = claimAbout({ message, evidence: [{ summary: 'Staff directory: Henrike, facilities team, desk 4.' }] }, 'henrike');
+    expect(listed.map((c) => c.status)).toEqual(['unverified']);
+    const logged = claimAbout({ message, evidence: [{ summary: 'Key log: spare keys collected by Henrike on Friday.' }] }, 'henrike');
+    expect(logged.map((c) => c.status)).toEqual(['verified']);
+  });
 });

@@ -144,10 +144,19 @@ function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
   const claimDenies = denies(text);
   if (claim.anchor) {
     const needle = folded(claim.anchor);
-    if (!(claim.anchor.includes('-') ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
+    const isId = claim.anchor.includes('-');
+    if (!(isId ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
     const itemDenies = negatedMention(item.text, needle) || denies(item.text);
     if (itemDenies !== claimDenies) return 'conflicts';
-    return quantityConflict(text, item.text) ? 'conflicts' : 'supports';
+    if (quantityConflict(text, item.text)) return 'conflicts';
+    // A record id names one record; a first name only shows the item may be about the same person (a directory entry,
+    // a contact card): it backs what the sentence says of that person only when the item also has the person's other
+    // names (the full name) or shares what was said of them.
+    if (isId) return 'supports';
+    const names = capitalisedWords(sentence.original).filter((n) => n !== claim.anchor);
+    if (names.some((n) => mentionsName(item.text, n))) return 'supports';
+    const said = [...stems(text)].filter((s) => !needle.includes(s));
+    return sharedStems(new Set(said), item.text).length > 0 ? 'supports' : 'none';
   }
   const shared = sharedStems(stems(text), item.text);
   if (shared.length < 2) return 'none';
