@@ -1,5 +1,6 @@
 import { request, type CaseSpec } from '../test/case.fixture';
 import { analyzeCase } from './case.analyzer';
+import { sentenceAt } from './claim.anchors';
 
 /** Fresh probes: claims that name a record, a person or an event, recognisable by their key terms and checked (§9.4). */
 function claimAbout(spec: CaseSpec, term: string) {
@@ -93,5 +94,11 @@ describe('claims anchored in the message (§9.4)', () => {
     expect(listed.map((c) => c.status)).toEqual(['unverified']);
     const logged = claimAbout({ message, evidence: [{ summary: 'Key log: spare keys collected by Henrike on Friday.' }] }, 'henrike');
     expect(logged.map((c) => c.status)).toEqual(['verified']);
+  });
+
+  it('keeps an address or a domain inside its sentence, while a dot before a space still ends one', () => {
+    const text = 'Old inbox is gone. Write to billing.team@example.org from now on. Thanks.';
+    expect(sentenceAt(text, text.indexOf('example')).original).toBe(' Write to billing.team@example.org from now on');
+    expect(sentenceAt(text, text.indexOf('Old')).original).toBe('Old inbox is gone');
   });
 });

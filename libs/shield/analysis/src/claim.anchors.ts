@@ -17,6 +17,12 @@ const FIGURE = /\b\d+(?:[.,]\d+)?\b/g;
 function isSentenceBreak(code: number): boolean {
   return code === 46 || code === 33 || code === 63 || code === 10;
 }
+
+/** A break at `i` ends a sentence, except a dot inside a record id, an amount ("8.80") or an address ("shop.example.com"). */
+function endsSentence(original: string, i: number): boolean {
+  if (!isSentenceBreak(original.charCodeAt(i))) return false;
+  return original.charAt(i) !== '.' || !/[\p{L}\d]/u.test(original.charAt(i + 1));
+}
 // Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12").
 const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b/g;
 // A capitalised word inside a sentence: a name, a place, a month, a product.
@@ -54,14 +60,9 @@ export function sentenceText(sentence: Sentence): string {
 /** The sentence of `original` around `index`. */
 export function sentenceAt(original: string, index: number): Sentence {
   let start = Math.max(0, Math.min(index, original.length));
-  while (start > 0 && !isSentenceBreak(original.charCodeAt(start - 1))) start--;
+  while (start > 0 && !endsSentence(original, start - 1)) start--;
   let end = Math.max(start, Math.min(index, original.length));
-  while (end < original.length && !isSentenceBreak(original.charCodeAt(end))) end++;
-  // A dot inside a record id or an amount ("8.80") does not end a sentence.
-  while (end < original.length - 1 && original.charAt(end) === '.' && /\d/.test(original.charAt(end + 1))) {
-    end++;
-    while (end < original.length && !isSentenceBreak(original.charCodeAt(end))) end++;
-  }
+  while (end < original.length && !endsSentence(original, end)) end++;
   return { start, end, original: original.slice(start, end) };
 }
 
@@ -113,7 +114,7 @@ function writtenLowerCase(original: string, word: string): boolean {
 function opensSentence(original: string, index: number): boolean {
   let i = index - 1;
   while (i >= 0 && (original.charAt(i) === ' ' || original.charAt(i) === '\t')) i--;
-  return i < 0 || isSentenceBreak(original.charCodeAt(i));
+  return i < 0 || endsSentence(original, i);
 }
 
 // Within one analysis, item texts are compared with every claim and sentences are shared by several claims: stems and
