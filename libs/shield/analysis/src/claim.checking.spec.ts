@@ -65,6 +65,16 @@ describe('claim checking (§9.4)', () => {
     expect(claim(spec('Please pay the first part of invoice 311, 600,00 EUR.'), 'amount')?.status).toBe('supported');
   });
 
+  it('contradicts a sum the record of the same file states differently, and tolerates rounding', () => {
+    const evidence = [{ evidenceId: 'sv-1', summary: 'Surveyor report HX-502: roof repair assessed at 860 EUR.' }];
+    const proposedAction = 'Pay the policyholder for file HX-502.';
+    const inflated = analyzeCase(request({ message: 'As your surveyor agreed, the roof repair comes to 1 860 €, please pay it.', evidence, proposedAction }));
+    expect(inflated.claims.find((c) => c.claim.includes('1860 EUR'))?.status).toBe('contradicted');
+    expect(inflated.claims.find((c) => c.claim.includes('surveyor agreed'))?.status).toBe('contradicted');
+    const rounded = analyzeCase(request({ message: 'As your surveyor agreed, the roof repair comes to about 860 €, please pay it.', evidence, proposedAction }));
+    expect(rounded.claims.find((c) => c.claim.includes('surveyor agreed'))?.status).toBe('verified');
+  });
+
   it('checks delivery claims against carrier records', () => {
     const message = 'The parcel never arrived, please refund me.';
     expect(claim({ message, evidence: [{ summary: 'Carrier: parcel delivered and signed for.' }] }, 'never arrived')?.status).toBe('contradicted');
