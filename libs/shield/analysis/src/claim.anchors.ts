@@ -93,7 +93,16 @@ export function recordIds(original: string): string[] {
 
 /** Capitalised words that are not the first word of their sentence. */
 export function capitalisedWords(original: string): string[] {
-  return [...new Set([...original.matchAll(CAPITALISED)].filter((m) => !opensSentence(original, m.index) || !writtenLowerCase(original, m[0])).map((m) => m[0]))];
+  const names = new Set<string>();
+  const grammar = new Set<string>();
+  for (const m of original.matchAll(CAPITALISED)) {
+    const word = m[0];
+    if (names.has(word)) continue;
+    if (!opensSentence(original, m.index)) names.add(word);
+    // Each distinct word is looked up in lower case once, however often it opens a sentence.
+    else if (!grammar.has(word)) (writtenLowerCase(original, word) ? grammar : names).add(word);
+  }
+  return [...names];
 }
 
 /**
