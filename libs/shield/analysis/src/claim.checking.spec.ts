@@ -58,6 +58,12 @@ describe('claim checking (§9.4)', () => {
     expect(claim({ message, evidence: [{ summary: 'Vendor account on record: DE89370400440532013000.' }] }, 'account')?.status).toBe('contradicted');
   });
 
+  it('names a payee IBAN by its country, check digits and last four, never in full', () => {
+    const c = claim({ message: 'Please pay the invoice of €900 to IBAN NL91 ABNA 0417 1643 00.' }, 'account');
+    expect(c?.claim).toContain('NL91… ending 4300');
+    expect(c?.claim).not.toMatch(/0417|1643/);
+  });
+
   it('checks amounts against records, and a smaller amount is only indirectly backed', () => {
     const spec = (message: string): CaseSpec => ({ message, evidence: [{ summary: 'Invoice 311 total: 1.200,00 EUR.' }] });
     expect(claim(spec('Please pay invoice 311 of 1.200,00 EUR.'), 'amount')?.status).toBe('verified');

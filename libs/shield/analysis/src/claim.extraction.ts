@@ -17,6 +17,7 @@ import type { CueHit } from './cue.patterns';
 import { findTimeMention } from './time.parser';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
+const IBAN_HEAD = /^[a-z]{2}\d{2}/i;
 const MAX_REFERENCES = 4;
 const MAX_NAMED = 2;
 const MAX_NAME_CANDIDATES = 12;
@@ -25,8 +26,14 @@ const MAX_SENTENCES_SCANNED = 40;
 // A statement worth checking has at least this many words; shorter lines are greetings, sign-offs or headers.
 const MIN_STATEMENT_WORDS = 4;
 
+/**
+ * An account as a reader can recognise it without the record holding it in full: an IBAN keeps its country and check
+ * digits ("DE44… ending 2931", which tell the bank's country and nothing secret), any other number only its last
+ * four. Later consultations read the "ending" tail back (`tactic.detection.ts`).
+ */
 function masked(account: string): string {
-  return account.length > 4 ? `ending ${account.slice(-4)}` : `ending ${account}`;
+  const tail = `ending ${account.slice(-4)}`;
+  return account.length > 8 && IBAN_HEAD.test(account) ? `${account.slice(0, 4).toUpperCase()}… ${tail}` : tail;
 }
 
 export function extractClaims(view: CaseView): ExtractedClaim[] {
