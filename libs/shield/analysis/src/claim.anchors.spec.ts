@@ -101,4 +101,14 @@ describe('claims anchored in the message (§9.4)', () => {
     expect(sentenceAt(text, text.indexOf('example')).original).toBe(' Write to billing.team@example.org from now on');
     expect(sentenceAt(text, text.indexOf('Old')).original).toBe('Old inbox is gone');
   });
+
+  it('reads numbered files with a series ("57-204311", "318/2025") as records, not a month and year', () => {
+    const found = claimAbout(
+      { message: 'About my claim 57-204311: the adjuster closed it last week.', evidence: [{ evidenceId: 'cl', summary: 'Claim 57-204311 is still open, awaiting the adjuster.' }] },
+      '57-204311',
+    );
+    expect(found.length).toBeGreaterThan(0);
+    expect(claimAbout({ message: 'Please quote docket 318/2025 in your reply to the court.' }, '318/2025').length).toBeGreaterThan(0);
+    expect(claimAbout({ message: 'The card expires 11/2026 and works fine, please charge it.' }, 'refers to record 11/2026')).toEqual([]);
+  });
 });

@@ -23,8 +23,9 @@ function endsSentence(original: string, i: number): boolean {
   if (!isSentenceBreak(original.charCodeAt(i))) return false;
   return original.charAt(i) !== '.' || !/[\p{L}\d]/u.test(original.charAt(i + 1));
 }
-// Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12").
-const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b/g;
+// Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12"); or numbered files
+// with a series ("24-118837", "412/2026"), told from a month and year ("11/2026") by the length of their parts.
+const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b|\b(?:\d{3,6}[-/]\d{4,8}|\d{2}[-/]\d{5,8})\b(?![-/.,]\d)/g;
 // A capitalised word inside a sentence: a name, a place, a month, a product.
 const CAPITALISED = /(?<=[\s(,;:"'«])\p{Lu}[\p{L}']*\p{Ll}[\p{L}']*(?![\p{L}'-]*\d)/gu;
 const LONG_DIGITS = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\d[\d ]{6,}\d/g;

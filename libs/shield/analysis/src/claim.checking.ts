@@ -160,7 +160,7 @@ function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
   const claimDenies = denies(text);
   if (claim.anchor) {
     const needle = folded(claim.anchor);
-    const isId = claim.anchor.includes('-');
+    const isId = /\d/.test(claim.anchor);
     if (!(isId ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
     const itemDenies = negatedMention(item.text, needle) || denies(item.text);
     if (itemDenies !== claimDenies) return 'conflicts';
