@@ -90,6 +90,8 @@ export interface CaseView {
 }
 
 // IBAN (2 letters, 2 check digits, 11-30 alphanumerics, optionally in groups) and explicit account numbers.
+// A rule that admits one path only ("only to listed adults", "nur über das Portal"); folded text.
+const RESTRICTS_TO = /\b(?:only|solely|exclusively|nur|aus+chlies+lich|solo|unicamente|uniquement|seulement|exclusivement)\b/;
 const IBAN = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,4})?\b/gi;
 const ACCOUNT_NO = /\b(?:account|acct|konto|cuenta|compte)(?: number| no\.?| nr\.?| #|-?nummer| n[°º]| numero)?:? ?(\d[\d -]{5,24}\d)\b/gi;
 // "the account ending 7723": only the last four digits are known.
@@ -151,7 +153,8 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
     title,
     text,
     topics,
-    forbids: itemHas(text, 'forbid'),
+    // "delivered only to the registered device" forbids every other way as surely as "never" does.
+    forbids: itemHas(text, 'forbid') || RESTRICTS_TO.test(text),
     requiresApproval: approval && requires,
     requiresCallback: itemHas(text, 'callback') && (requires || origin === 'guidance'),
     ownerDecides: askOwner,

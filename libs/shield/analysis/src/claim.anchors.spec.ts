@@ -1,5 +1,6 @@
 import { request, type CaseSpec } from '../test/case.fixture';
 import { analyzeCase } from './case.analyzer';
+import { sentenceAt } from './claim.anchors';
 
 /** Fresh probes: claims that name a record, a person or an event, recognisable by their key terms and checked (§9.4). */
 function claimAbout(spec: CaseSpec, term: string) {
@@ -65,5 +66,49 @@ describe('claims anchored in the message (§9.4)', () => {
   it('marks a forecast or a private reason not checkable', () => {
     const found = analyzeCase(request({ message: 'Due to rising freight costs, prices will go up by 12% next month.' })).claims;
     expect(found.some((c) => c.status === 'not_checkable' && c.claim.includes('12'))).toBe(true);
+  });
+
+  it('checks each of several assertions on its own, not only the first of its kind', () => {
+    const message = 'Hi team. The chairs from order LT-310 came in complete yesterday. The desks were delivered complete as well, so please release the full payment.';
+    const desks = claimAbout({ message, evidence: [{ evidenceId: 'wh-1', summary: 'Warehouse log: the desks were not delivered; carrier reports them lost.' }] }, 'desks');
+    expect(desks.map((c) => c.status)).toEqual(['contradicted']);
+    expect(desks[0]?.evidenceReferences).toEqual(['wh-1']);
+  });
+
+  it('does not take a capital that only opens a sentence for a name, but keeps a name that opens one', () => {
+    const grammar = claimAbout(
+      { message: 'Thanks for the help. The courier left the parcel at the door.', evidence: [{ summary: 'The warehouse shipped the order on Monday.' }] },
+      'mentions The',
+    );
+    expect(grammar).toEqual([]);
+    const name = claimAbout(
+      { message: 'Quick note. Ottilie packed the replacement order yesterday.', evidence: [{ summary: 'Staff directory: no employee named Ottilie.' }] },
+      'ottilie',
+    );
+    expect(name.map((c) => c.status)).toContain('contradicted');
+  });
+
+  it('does not verify what a sentence says of a person from an item that merely lists that person', () => {
+    const message = 'Quick update. Henrike collected the spare keys on Friday.';
+    const listed = claimAbout({ message, evidence: [{ summary: 'Staff directory: Henrike, facilities team, desk 4.' }] }, 'henrike');
+    expect(listed.map((c) => c.status)).toEqual(['unverified']);
+    const logged = claimAbout({ message, evidence: [{ summary: 'Key log: spare keys collected by Henrike on Friday.' }] }, 'henrike');
+    expect(logged.map((c) => c.status)).toEqual(['verified']);
+  });
+
+  it('keeps an address or a domain inside its sentence, while a dot before a space still ends one', () => {
+    const text = 'Old inbox is gone. Write to billing.team@example.org from now on. Thanks.';
+    expect(sentenceAt(text, text.indexOf('example')).original).toBe(' Write to billing.team@example.org from now on');
+    expect(sentenceAt(text, text.indexOf('Old')).original).toBe('Old inbox is gone');
+  });
+
+  it('reads numbered files with a series ("57-204311", "318/2025") as records, not a month and year', () => {
+    const found = claimAbout(
+      { message: 'About my claim 57-204311: the adjuster closed it last week.', evidence: [{ evidenceId: 'cl', summary: 'Claim 57-204311 is still open, awaiting the adjuster.' }] },
+      '57-204311',
+    );
+    expect(found.length).toBeGreaterThan(0);
+    expect(claimAbout({ message: 'Please quote docket 318/2025 in your reply to the court.' }, '318/2025').length).toBeGreaterThan(0);
+    expect(claimAbout({ message: 'The card expires 11/2026 and works fine, please charge it.' }, 'refers to record 11/2026')).toEqual([]);
   });
 });

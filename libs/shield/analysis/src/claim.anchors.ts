@@ -17,8 +17,15 @@ const FIGURE = /\b\d+(?:[.,]\d+)?\b/g;
 function isSentenceBreak(code: number): boolean {
   return code === 46 || code === 33 || code === 63 || code === 10;
 }
-// Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12").
-const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b/g;
+
+/** A break at `i` ends a sentence, except a dot inside a record id, an amount ("8.80") or an address ("shop.example.com"). */
+function endsSentence(original: string, i: number): boolean {
+  if (!isSentenceBreak(original.charCodeAt(i))) return false;
+  return original.charAt(i) !== '.' || !/[\p{L}\d]/u.test(original.charAt(i + 1));
+}
+// Record ids: a short prefix, a dash, then a digit ("ACC-4410", "GC-5573-8841", "W-4", "SOW-12"); or numbered files
+// with a series ("24-118837", "412/2026"), told from a month and year ("11/2026") by the length of their parts.
+const RECORD_ID = /\b[A-Za-z]{1,6}-\d[A-Za-z0-9-]*\b|\b(?:\d{3,6}[-/]\d{4,8}|\d{2}[-/]\d{5,8})\b(?![-/.,]\d)/g;
 // A capitalised word inside a sentence: a name, a place, a month, a product.
 const CAPITALISED = /(?<=[\s(,;:"'«])\p{Lu}[\p{L}']*\p{Ll}[\p{L}']*(?![\p{L}'-]*\d)/gu;
 const LONG_DIGITS = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b|\d[\d ]{6,}\d/g;
@@ -54,14 +61,9 @@ export function sentenceText(sentence: Sentence): string {
 /** The sentence of `original` around `index`. */
 export function sentenceAt(original: string, index: number): Sentence {
   let start = Math.max(0, Math.min(index, original.length));
-  while (start > 0 && !isSentenceBreak(original.charCodeAt(start - 1))) start--;
+  while (start > 0 && !endsSentence(original, start - 1)) start--;
   let end = Math.max(start, Math.min(index, original.length));
-  while (end < original.length && !isSentenceBreak(original.charCodeAt(end))) end++;
-  // A dot inside a record id or an amount ("8.80") does not end a sentence.
-  while (end < original.length - 1 && original.charAt(end) === '.' && /\d/.test(original.charAt(end + 1))) {
-    end++;
-    while (end < original.length && !isSentenceBreak(original.charCodeAt(end))) end++;
-  }
+  while (end < original.length && !endsSentence(original, end)) end++;
   return { start, end, original: original.slice(start, end) };
 }
 
@@ -92,7 +94,37 @@ export function recordIds(original: string): string[] {
 
 /** Capitalised words that are not the first word of their sentence. */
 export function capitalisedWords(original: string): string[] {
-  return [...new Set([...original.matchAll(CAPITALISED)].map((m) => m[0]))];
+  const names = new Set<string>();
+  const grammar = new Set<string>();
+  for (const m of original.matchAll(CAPITALISED)) {
+    const word = m[0];
+    if (names.has(word)) continue;
+    if (!opensSentence(original, m.index)) names.add(word);
+    // Each distinct word is looked up in lower case once, however often it opens a sentence.
+    else if (!grammar.has(word)) (writtenLowerCase(original, word) ? grammar : names).add(word);
+  }
+  return [...names];
+}
+
+/**
+ * Whether the text also writes the word in lower case ("The desks ... the chairs"): then a capital at the start of a
+ * sentence is grammar, not a name; a name ("Bernard signed ...") keeps its capital wherever it appears.
+ */
+function writtenLowerCase(original: string, word: string): boolean {
+  const lower = word.toLowerCase();
+  for (let at = original.indexOf(lower); at >= 0; at = original.indexOf(lower, at + 1)) {
+    const before = original.charAt(at - 1);
+    const after = original.charAt(at + lower.length);
+    if (!/\p{L}/u.test(before) && !/\p{L}/u.test(after)) return true;
+  }
+  return false;
+}
+
+/** Whether the word at `index` is the first of a sentence or line ("Thanks. The desks ..."): capitalised by grammar. */
+function opensSentence(original: string, index: number): boolean {
+  let i = index - 1;
+  while (i >= 0 && (original.charAt(i) === ' ' || original.charAt(i) === '\t')) i--;
+  return i < 0 || endsSentence(original, i);
 }
 
 // Within one analysis, item texts are compared with every claim and sentences are shared by several claims: stems and

@@ -58,11 +58,27 @@ describe('claim checking (§9.4)', () => {
     expect(claim({ message, evidence: [{ summary: 'Vendor account on record: DE89370400440532013000.' }] }, 'account')?.status).toBe('contradicted');
   });
 
+  it('names a payee IBAN by its country, check digits and last four, never in full', () => {
+    const c = claim({ message: 'Please pay the invoice of €900 to IBAN NL91 ABNA 0417 1643 00.' }, 'account');
+    expect(c?.claim).toContain('NL91… ending 4300');
+    expect(c?.claim).not.toMatch(/0417|1643/);
+  });
+
   it('checks amounts against records, and a smaller amount is only indirectly backed', () => {
     const spec = (message: string): CaseSpec => ({ message, evidence: [{ summary: 'Invoice 311 total: 1.200,00 EUR.' }] });
     expect(claim(spec('Please pay invoice 311 of 1.200,00 EUR.'), 'amount')?.status).toBe('verified');
     expect(claim(spec('Please pay invoice 311 of 12.000,00 EUR.'), 'amount')?.status).toBe('contradicted');
     expect(claim(spec('Please pay the first part of invoice 311, 600,00 EUR.'), 'amount')?.status).toBe('supported');
+  });
+
+  it('contradicts a sum the record of the same file states differently, and tolerates rounding', () => {
+    const evidence = [{ evidenceId: 'sv-1', summary: 'Surveyor report HX-502: roof repair assessed at 860 EUR.' }];
+    const proposedAction = 'Pay the policyholder for file HX-502.';
+    const inflated = analyzeCase(request({ message: 'As your surveyor agreed, the roof repair comes to 1 860 €, please pay it.', evidence, proposedAction }));
+    expect(inflated.claims.find((c) => c.claim.includes('1860 EUR'))?.status).toBe('contradicted');
+    expect(inflated.claims.find((c) => c.claim.includes('surveyor agreed'))?.status).toBe('contradicted');
+    const rounded = analyzeCase(request({ message: 'As your surveyor agreed, the roof repair comes to about 860 €, please pay it.', evidence, proposedAction }));
+    expect(rounded.claims.find((c) => c.claim.includes('surveyor agreed'))?.status).toBe('verified');
   });
 
   it('checks delivery claims against carrier records', () => {

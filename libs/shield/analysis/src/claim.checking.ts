@@ -12,9 +12,9 @@
  */
 import type { ClaimStatus, RiskTier } from '@trustmesh/shield-records';
 
-import { sameAmount } from './amount.parser';
+import { findAmounts, sameAmount } from './amount.parser';
 import type { CheckedClaim, ExtractedClaim } from './analysis.findings';
-import { capitalisedWords, denies, folded, mentionsName, negatedMention, sentenceText, sharedStems, stems } from './claim.anchors';
+import { capitalisedWords, denies, folded, mentionsName, negatedMention, recordIds, sentenceText, sharedStems, stems } from './claim.anchors';
 import { sameAccount, type CaseView, type ItemView, type RuleView } from './case.view';
 import { itemHas } from './cue.patterns';
 import { hasTopic, topicBit } from './topic.lexicon';
@@ -78,7 +78,8 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
       if (amounts.length === 0) return 'none';
       if (amounts.some((a) => sameAmount(a.value, value))) return item.negated ? 'conflicts' : 'supports';
       if (item.requirement) return 'none';
-      if ((item.topics & view.requestTopics & EVENT_TOPICS) === 0 && (item.topics & view.requestTopics) === 0) return 'none';
+      // The item must be about the same matter: a shared topic, or the record the request names ("claim S-120").
+      if ((item.topics & view.requestTopics) === 0 && !sharesRecordId(item, view)) return 'none';
       return amounts.every((a) => value > a.value) ? 'conflicts' : 'indirect';
     }
     case 'date': {
@@ -105,6 +106,11 @@ function bearingOf(claim: ExtractedClaim, item: ItemView, view: CaseView, window
   }
 }
 
+/** Whether the item names a record id that the message or the proposed action names too. */
+function sharesRecordId(item: ItemView, view: CaseView): boolean {
+  return recordIds(`${view.actionText} ${view.said.text}`).some((id) => item.text.includes(id));
+}
+
 // A figure with its unit ("48 hours", "30 %"): two statements about the same record disagree when the units match and
 // the figures do not.
 const QUANTITY = /(\d+(?:[.,]\d+)?) ?(hours?|hrs|stunden|horas|heures|days|tage|dias|jours|units|stuck|unidades|unites|%)/g;
@@ -118,6 +124,16 @@ function quantities(text: string): Map<string, Set<string>> {
     set.add((m[1] ?? '').replace(',', '.'));
   }
   return out;
+}
+
+/**
+ * Sums of money (with a currency) in a statement and in an item about it: a figure the item does not show conflicts.
+ * People round in passing ("about 38 €" for 38.40), so a figure within a unit of a recorded one still matches.
+ */
+function moneyConflict(sentence: string, item: ItemView): boolean {
+  const stated = findAmounts(sentence).filter((a) => a.currency !== undefined);
+  const recorded = item.amounts.filter((a) => a.currency !== undefined);
+  return stated.length > 0 && recorded.length > 0 && !stated.some((a) => recorded.some((r) => Math.abs(r.value - a.value) < 1));
 }
 
 function quantityConflict(sentence: string, item: string): boolean {
@@ -144,15 +160,25 @@ function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
   const claimDenies = denies(text);
   if (claim.anchor) {
     const needle = folded(claim.anchor);
-    if (!(claim.anchor.includes('-') ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
+    const isId = /\d/.test(claim.anchor);
+    if (!(isId ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
     const itemDenies = negatedMention(item.text, needle) || denies(item.text);
     if (itemDenies !== claimDenies) return 'conflicts';
-    return quantityConflict(text, item.text) ? 'conflicts' : 'supports';
+    if (quantityConflict(text, item.text)) return 'conflicts';
+    // A record id names one record; a first name only shows the item may be about the same person (a directory entry,
+    // a contact card): it backs what the sentence says of that person only when the item also has the person's other
+    // names (the full name) or shares what was said of them.
+    if (isId) return 'supports';
+    const names = capitalisedWords(sentence.original).filter((n) => n !== claim.anchor);
+    if (names.some((n) => mentionsName(item.text, n))) return 'supports';
+    const said = [...stems(text)].filter((s) => !needle.includes(s));
+    return sharedStems(new Set(said), item.text).length > 0 ? 'supports' : 'none';
   }
   const shared = sharedStems(stems(text), item.text);
   if (shared.length < 2) return 'none';
   const itemDenies = shared.some((s) => negatedMention(item.text, s));
-  return itemDenies !== claimDenies ? 'conflicts' : 'supports';
+  if (itemDenies !== claimDenies || moneyConflict(text, item)) return 'conflicts';
+  return 'supports';
 }
 
 export interface ClaimContext {

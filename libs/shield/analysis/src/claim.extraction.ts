@@ -17,12 +17,23 @@ import type { CueHit } from './cue.patterns';
 import { findTimeMention } from './time.parser';
 
 const DAMAGE = /damag|broken|defect|beschadig|kaput|defekt|danad|roto|endomag|case/;
+const IBAN_HEAD = /^[a-z]{2}\d{2}/i;
 const MAX_REFERENCES = 4;
 const MAX_NAMED = 2;
 const MAX_NAME_CANDIDATES = 12;
+const MAX_STATEMENTS = 4;
+const MAX_SENTENCES_SCANNED = 40;
+// A statement worth checking has at least this many words; shorter lines are greetings, sign-offs or headers.
+const MIN_STATEMENT_WORDS = 4;
 
+/**
+ * An account as a reader can recognise it without the record holding it in full: an IBAN keeps its country and check
+ * digits ("DE44… ending 2931", which tell the bank's country and nothing secret), any other number only its last
+ * four. Later consultations read the "ending" tail back (`tactic.detection.ts`).
+ */
 function masked(account: string): string {
-  return account.length > 4 ? `ending ${account.slice(-4)}` : `ending ${account}`;
+  const tail = `ending ${account.slice(-4)}`;
+  return account.length > 8 && IBAN_HEAD.test(account) ? `${account.slice(0, 4).toUpperCase()}… ${tail}` : tail;
 }
 
 export function extractClaims(view: CaseView): ExtractedClaim[] {
@@ -168,5 +179,28 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
     claims.push({ kind: 'reference', claim: `The counterparty mentions ${name}: ${excerpt(sentence, at)}.`, sentence, anchor: name });
   }
 
+  claims.push(...remainingStatements(message, usedSentences));
   return claims;
+}
+
+/**
+ * The message's other assertions: §9.4 asks for every material assertion, and one message often makes several of the
+ * same kind ("step 1 is covered, step 2 is covered too") while the cues above take the first of each kind. Each
+ * remaining sentence that states something (not a question, not a one-line greeting) becomes a statement checked by
+ * the words and figures it shares with the case's items (`statementBearing`), so that a second assertion is confirmed
+ * or refuted on its own instead of being lost. Bounded in sentences scanned and claims made.
+ */
+function remainingStatements(message: string, usedSentences: Set<number>): ExtractedClaim[] {
+  const out: ExtractedClaim[] = [];
+  let at = 0;
+  for (let scanned = 0; at < message.length && scanned < MAX_SENTENCES_SCANNED && out.length < MAX_STATEMENTS; scanned++) {
+    const sentence = sentenceAt(message, at);
+    at = sentence.end + 1;
+    const text = sentence.original.trim();
+    if (usedSentences.has(sentence.start) || text.length === 0) continue;
+    if (message.charAt(sentence.end) === '?' || text.split(/\s+/).length < MIN_STATEMENT_WORDS) continue;
+    usedSentences.add(sentence.start);
+    out.push({ kind: 'event', claim: `The counterparty states: ${excerpt(sentence, sentence.start)}.`, sentence });
+  }
+  return out;
 }

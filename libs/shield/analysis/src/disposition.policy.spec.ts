@@ -46,6 +46,11 @@ describe('disposition (§9.1), tier (§9.2), confidence (§9.3)', () => {
     expect(decide({ ...base, signals: fraud, conflicts: [conflict('approval')] }).disposition).toBe('do_not_proceed');
   });
 
+  it('changes the plan when the records refute the amount the request rests on, unless the figure is peripheral', () => {
+    expect(decide({ ...base, claims: [claim('contradicted', 'medium', 'amount')] }).disposition).toBe('modify_plan');
+    expect(decide({ ...base, claims: [claim('contradicted', 'low', 'amount')] }).disposition).not.toBe('modify_plan');
+  });
+
   it('raises the tier for a counterparty whose earlier case ended badly', () => {
     expect(decide({ ...base, badHistory: 1 }).riskTier).toBe('high');
     expect(decide(base).riskTier).toBe('medium');

@@ -63,7 +63,11 @@ export function decide(input: DecisionInput): Decision {
   // Which §9.1 rows apply.
   // A refuted statement about a record or event (an invoice already paid, a card already used) means the request as
   // stated rests on a false premise: change the plan (pay what the records show), not a fraud finding by itself.
-  const statementRefuted = claims.some((k) => k.status === 'contradicted' && (k.kind === 'reference' || k.kind === 'event'));
+  // Likewise a refuted amount that is not material by itself (a €90 charge the payment records do not show): act on
+  // the figure the records show instead.
+  const statementRefuted = claims.some(
+    (k) => k.status === 'contradicted' && (k.kind === 'reference' || k.kind === 'event' || (k.kind === 'amount' && k.significance !== 'low')),
+  );
   const contradictedMaterial = claims.some((k) => k.status === 'contradicted' && MATERIAL.includes(k.significance) && k.kind !== 'history' && k.kind !== 'reference' && k.kind !== 'event');
   const noExit = conflicts.some((c) => c.path === 'none');
   // Asking for more than agreed always has a safe variant (do only the agreed part), so it is never harm without one.

@@ -10,6 +10,15 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     expect(a.rationale.join(' ')).toMatch(/above the limit/);
   });
 
+  it('a rule that admits one path only ("only to the named recipient") is broken by an action taking another', () => {
+    const policies = [{ statement: 'Stored parcels are released only to the named recipient.' }];
+    const message = 'Hello, I live next door at flat 6 and can take the parcel for my neighbour.';
+    const other = analyse({ message, policies, proposedAction: 'Give the stored parcel to the neighbour at flat 6.' });
+    expect(other.disposition).toBe('modify_plan');
+    expect(other.rationale.join(' ')).toMatch(/only another way/);
+    expect(analyse({ message, policies, proposedAction: 'Give the stored parcel to its named recipient at flat 6.' }).disposition).toBe('proceed');
+  });
+
   it('an amount above an approval threshold needs approval; within it, none', () => {
     const policies = [{ statement: 'Refunds above $300 require manager approval.' }];
     expect(analyse({ message: 'Please refund $450 for order 12.', policies }).disposition).toBe('seek_approval');

@@ -11,7 +11,7 @@
 import type { Conflict } from './analysis.findings';
 import type { CaseView, RuleView } from './case.view';
 import { sharedStems, stems } from './claim.anchors';
-import { CuePattern, CUES } from './cue.patterns';
+import { CuePattern, CUES, itemHas } from './cue.patterns';
 import { SUBJECT_TOPICS_MASK, topicBit } from './topic.lexicon';
 
 export interface RuleAssessment {
@@ -175,7 +175,10 @@ export function assessRules(view: CaseView, elapsedDays: number | undefined): Ru
       const disclosure = DISCLOSE_VERB.test(rule.text);
       const allowed = allowedPath(rule.text);
       // The proposed action already takes the path the rule allows ("reset links go only to registered channels").
-      const complies = allowed !== undefined && view.actionText !== '' && sharedStems(stems(allowed), view.actionText).length >= 2;
+      // A rule that only names its one allowed path ("payment only to the account on file") is met by an action that
+      // names that path at all; one that also forbids outright needs the action to match it more closely.
+      const closeness = itemHas(rule.text, 'forbid') ? 2 : 1;
+      const complies = allowed !== undefined && view.actionText !== '' && sharedStems(stems(allowed), view.actionText).length >= closeness;
       if ((!disclosure || asksForData) && !complies) {
         broken = true;
         // A rule that says what IS allowed leaves a safe variant (modify_plan), or a person or team who decides
