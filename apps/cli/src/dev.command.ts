@@ -29,13 +29,15 @@
  * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
  * the terminal, prefixed.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { get as httpGet } from 'node:http';
 import { join, relative, resolve } from 'node:path';
 
+import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
+
 import { ChildApp, describeExit, ROOT } from './child-app';
+
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
 import { DEFAULT_DEV_ORIGIN, DEFAULT_WIRE_VERSIONS } from './relay-session.command';
@@ -84,12 +86,12 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   const shown = (path: string) => (relative(process.cwd(), path).startsWith('..') ? path : relative(process.cwd(), path) || '.');
 
   const givenCredential = env['RELAY_CONTROL_CREDENTIAL']?.trim();
-  const serviceCredential = givenCredential || `tmsc_${randomBytes(32).toString('base64url')}`;
-  const digest = createHash('sha256').update(serviceCredential, 'utf8').digest('hex');
+  const serviceCredential = givenCredential || mintSecret('tmsc_');
+  const digest = sha256Hex(serviceCredential);
 
   // The shield's development operator credential (account `development`): likewise handed over as a digest only.
   const givenShieldCredential = env['SHIELD_CREDENTIAL']?.trim();
-  const shieldCredential = givenShieldCredential || `tmso_${randomBytes(32).toString('base64url')}`;
+  const shieldCredential = givenShieldCredential || mintSecret('tmso_');
 
   // Children get the platform variables (DATABASE_URL, TRUSTMESH_BUS, …) but never the plaintext credential.
   const baseEnv: Record<string, string | undefined> = { ...env, TRUSTMESH_DATA_DIR: dataDir, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json') };
@@ -298,7 +300,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
  * and the development credential as `account:sha256` beside any the user configured.
  */
 function shieldEnv(baseEnv: Record<string, string | undefined>, dataDir: string, credential: string): Record<string, string | undefined> {
-  const entry = `${SHIELD_DEV_ACCOUNT}:${createHash('sha256').update(credential, 'utf8').digest('hex')}`;
+  const entry = `${SHIELD_DEV_ACCOUNT}:${sha256Hex(credential)}`;
   const configured = baseEnv['SHIELD_OPERATOR_CREDENTIALS']?.trim();
   return {
     ...baseEnv,

@@ -9,10 +9,11 @@
  * `stop()` ends the child (SIGTERM, then SIGKILL after a grace period) and removes the directory: nothing of
  * the run is kept.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 import { ChildApp, describeExit, ROOT } from './child-app';
 import { ShieldRestClient } from './shield-rest.client';
@@ -41,14 +42,14 @@ export interface EmbeddedShield {
 /** Starts the child and resolves once it listens; throws `EmbeddedShieldError` (child stopped, directory removed). */
 export async function startEmbeddedShield(env: Env, aborted: () => boolean): Promise<EmbeddedShield> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trustmesh-shield-analyze-'));
-  const credential = randomBytes(32).toString('base64url');
+  const credential = mintSecret();
   const configErrors: string[] = [];
   let child: ChildApp;
   try {
     child = new ChildApp({
       name: 'shield-analyzer',
       args: ['--import', 'tsx', SHIELD_MAIN],
-      env: childEnv(env, dataDir, createHash('sha256').update(credential, 'utf8').digest('hex')),
+      env: childEnv(env, dataDir, sha256Hex(credential)),
       logFile: join(dataDir, 'shield-analyzer.log'),
       // Kept (bounded) for a refused configuration only; any other stderr is internal and stays unshown.
       onStderrLine: (line) => {
