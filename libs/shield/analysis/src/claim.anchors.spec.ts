@@ -73,6 +73,8 @@ describe('claims anchored in the message (§9.4)', () => {
     const desks = claimAbout({ message, evidence: [{ evidenceId: 'wh-1', summary: 'Warehouse log: the desks were not delivered; carrier reports them lost.' }] }, 'desks');
     expect(desks.map((c) => c.status)).toEqual(['contradicted']);
     expect(desks[0]?.evidenceReferences).toEqual(['wh-1']);
+    // §12: such a statement is named by the words a record could settle it by, never quoted.
+    expect(desks[0]?.claim).not.toContain('delivered complete as well');
   });
 
   it('does not take a capital that only opens a sentence for a name, but keeps a name that opens one', () => {

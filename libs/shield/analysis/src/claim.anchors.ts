@@ -82,10 +82,15 @@ export function excerpt(sentence: Sentence, index: number): string {
     const from = Math.max(0, Math.min(before - 2, words.length - MAX_EXCERPT_WORDS));
     quote = words.slice(from, from + MAX_EXCERPT_WORDS).join(' ');
   }
-  const terms = [...recordIds(masked), ...capitalisedWords(masked), ...[...masked.matchAll(FIGURE)].map((m) => m[0])].filter(
-    (term, i, all) => all.indexOf(term) === i && !quote.includes(term),
-  );
+  const terms = anchorTerms(sentence).filter((term) => !quote.includes(term));
   return terms.length > 0 ? `"${quote}" (${terms.slice(0, MAX_TERMS).join(', ')})` : `"${quote}"`;
+}
+
+/** A sentence's anchors: the record ids, names and figures it states (long digit runs masked), at most a few. */
+export function anchorTerms(sentence: Sentence): string[] {
+  const masked = sentence.original.replace(LONG_DIGITS, '[number]').replace(/"/g, "'");
+  const terms = [...recordIds(masked), ...capitalisedWords(masked), ...[...masked.matchAll(FIGURE)].map((m) => m[0])];
+  return terms.filter((term, i, all) => all.indexOf(term) === i).slice(0, MAX_TERMS * 2);
 }
 
 export function recordIds(original: string): string[] {

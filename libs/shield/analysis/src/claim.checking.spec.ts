@@ -76,9 +76,9 @@ describe('claim checking (§9.4)', () => {
     const proposedAction = 'Pay the policyholder for file HX-502.';
     const inflated = analyzeCase(request({ message: 'As your surveyor agreed, the roof repair comes to 1 860 €, please pay it.', evidence, proposedAction }));
     expect(inflated.claims.find((c) => c.claim.includes('1860 EUR'))?.status).toBe('contradicted');
-    expect(inflated.claims.find((c) => c.claim.includes('surveyor agreed'))?.status).toBe('contradicted');
+    expect(inflated.claims.find((c) => c.claim.startsWith('The counterparty states something about'))?.status).toBe('contradicted');
     const rounded = analyzeCase(request({ message: 'As your surveyor agreed, the roof repair comes to about 860 €, please pay it.', evidence, proposedAction }));
-    expect(rounded.claims.find((c) => c.claim.includes('surveyor agreed'))?.status).toBe('verified');
+    expect(rounded.claims.find((c) => c.claim.startsWith('The counterparty states something about'))?.status).toBe('verified');
   });
 
   it('checks delivery claims against carrier records', () => {

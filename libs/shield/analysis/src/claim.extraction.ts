@@ -11,7 +11,7 @@
  */
 import { formatAmount, sameAmount } from './amount.parser';
 import type { ExtractedClaim } from './analysis.findings';
-import { capitalisedWords, excerpt, folded, recordIds, sentenceAt, type Sentence } from './claim.anchors';
+import { anchorTerms, capitalisedWords, excerpt, folded, recordIds, sentenceAt, stems, type Sentence } from './claim.anchors';
 import type { CaseView } from './case.view';
 import type { CueHit } from './cue.patterns';
 import { findTimeMention } from './time.parser';
@@ -25,6 +25,7 @@ const MAX_STATEMENTS = 4;
 const MAX_SENTENCES_SCANNED = 40;
 // A statement worth checking has at least this many words; shorter lines are greetings, sign-offs or headers.
 const MIN_STATEMENT_WORDS = 4;
+const MAX_STATEMENT_ANCHORS = 4;
 
 /**
  * An account as a reader can recognise it without the record holding it in full: an IBAN keeps its country and check
@@ -179,7 +180,7 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
     claims.push({ kind: 'reference', claim: `The counterparty mentions ${name}: ${excerpt(sentence, at)}.`, sentence, anchor: name });
   }
 
-  claims.push(...remainingStatements(message, usedSentences));
+  claims.push(...remainingStatements(message, usedSentences, view.items));
   return claims;
 }
 
@@ -188,10 +189,12 @@ export function extractClaims(view: CaseView): ExtractedClaim[] {
  * same kind ("step 1 is covered, step 2 is covered too") while the cues above take the first of each kind. Each
  * remaining sentence that states something (not a question, not a one-line greeting) becomes a statement checked by
  * the words and figures it shares with the case's items (`statementBearing`), so that a second assertion is confirmed
- * or refuted on its own instead of being lost. Bounded in sentences scanned and claims made.
+ * or refuted on its own instead of being lost. Bounded in sentences scanned and claims made. Named by the ids, names
+ * and figures it states, not quoted (§12: an analysis quotes a short cue, never the message wholesale).
  */
-function remainingStatements(message: string, usedSentences: Set<number>): ExtractedClaim[] {
+function remainingStatements(message: string, usedSentences: Set<number>, items: CaseView['items']): ExtractedClaim[] {
   const out: ExtractedClaim[] = [];
+  let itemStems: Set<string> | undefined;
   let at = 0;
   for (let scanned = 0; at < message.length && scanned < MAX_SENTENCES_SCANNED && out.length < MAX_STATEMENTS; scanned++) {
     const sentence = sentenceAt(message, at);
@@ -199,8 +202,28 @@ function remainingStatements(message: string, usedSentences: Set<number>): Extra
     const text = sentence.original.trim();
     if (usedSentences.has(sentence.start) || text.length === 0) continue;
     if (message.charAt(sentence.end) === '?' || text.split(/\s+/).length < MIN_STATEMENT_WORDS) continue;
+    // §12: a statement is named by its anchors (ids, names, figures), never quoted: quoting every remaining
+    // sentence would keep most of a short message.
+    // Without one, the words it shares with the case's items (what a record could settle it by).
+    let anchors = anchorTerms(sentence);
+    if (anchors.length === 0) {
+      itemStems ??= new Set(items.flatMap((item) => [...stems(item.text)]));
+      anchors = sharedWords(sentence.original, itemStems);
+    }
+    if (anchors.length === 0) continue;
     usedSentences.add(sentence.start);
-    out.push({ kind: 'event', claim: `The counterparty states: ${excerpt(sentence, sentence.start)}.`, sentence });
+    out.push({ kind: 'event', claim: `The counterparty states something about ${anchors.slice(0, MAX_STATEMENT_ANCHORS).join(', ')}.`, sentence });
+  }
+  return out;
+}
+
+/** The sentence's content words (in its own spelling) whose stems some case item also has, at most a few. */
+function sharedWords(original: string, itemStems: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const [word] of original.matchAll(/\p{L}{5,}/gu)) {
+    const stem = [...stems(folded(word))][0];
+    if (stem !== undefined && itemStems.has(stem) && !out.includes(word)) out.push(word);
+    if (out.length === MAX_STATEMENT_ANCHORS) break;
   }
   return out;
 }
