@@ -72,7 +72,7 @@ export function sentenceAt(original: string, index: number): Sentence {
  * sentence's other names, record ids and figures, unquoted: what makes the assertion recognisable without repeating it.
  */
 export function excerpt(sentence: Sentence, index: number): string {
-  const masked = sentence.original.replace(LONG_DIGITS, '[number]').replace(/"/g, "'");
+  const masked = maskedText(sentence);
   const words = masked.trim().split(/\s+/);
   let quote: string;
   if (words.length <= MAX_EXCERPT_WORDS) quote = words.join(' ');
@@ -82,15 +82,23 @@ export function excerpt(sentence: Sentence, index: number): string {
     const from = Math.max(0, Math.min(before - 2, words.length - MAX_EXCERPT_WORDS));
     quote = words.slice(from, from + MAX_EXCERPT_WORDS).join(' ');
   }
-  const terms = anchorTerms(sentence).filter((term) => !quote.includes(term));
+  const terms = termsOf(masked).filter((term) => !quote.includes(term));
   return terms.length > 0 ? `"${quote}" (${terms.slice(0, MAX_TERMS).join(', ')})` : `"${quote}"`;
 }
 
 /** A sentence's anchors: the record ids, names and figures it states (long digit runs masked), at most a few. */
 export function anchorTerms(sentence: Sentence): string[] {
-  const masked = sentence.original.replace(LONG_DIGITS, '[number]').replace(/"/g, "'");
+  return termsOf(maskedText(sentence)).slice(0, MAX_TERMS * 2);
+}
+
+/** The sentence as it may be quoted: long digit runs masked, double quotes made single. */
+function maskedText(sentence: Sentence): string {
+  return sentence.original.replace(LONG_DIGITS, '[number]').replace(/"/g, "'");
+}
+
+function termsOf(masked: string): string[] {
   const terms = [...recordIds(masked), ...capitalisedWords(masked), ...[...masked.matchAll(FIGURE)].map((m) => m[0])];
-  return terms.filter((term, i, all) => all.indexOf(term) === i).slice(0, MAX_TERMS * 2);
+  return terms.filter((term, i, all) => all.indexOf(term) === i);
 }
 
 export function recordIds(original: string): string[] {
