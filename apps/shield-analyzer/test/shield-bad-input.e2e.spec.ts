@@ -116,6 +116,18 @@ describe('Shield analyzer: bad input on every route', () => {
       expect(JSON.stringify(answer.body)).not.toContain('xxxxxxxx');
     });
 
+    it('says why a body is not one JSON value and where, without echoing the key', async () => {
+      const duplicate = await send(app, 'POST', '/v0.1/shield/cases', { body: '{"title":"a","facts":[{"secretKeyName":1,"secretKeyName":2}]}' });
+      expect(codeOf(duplicate)).toEqual([400, 'SHIELD_BODY_NOT_JSON']);
+      expect(duplicate.body.issues[0]).toMatchObject({ path: '/facts/0', message: expect.stringContaining('the same key twice') });
+      expect(duplicate.body.issues[0].message).not.toContain('secretKeyName');
+      const deep = await send(app, 'POST', '/v0.1/shield/cases', { body: `{"title":${'['.repeat(10_000)}${']'.repeat(10_000)}}` });
+      expect(codeOf(deep)).toEqual([400, 'SHIELD_BODY_NOT_JSON']);
+      expect(deep.body.issues[0].message).toContain('more than 128 deep');
+      const surrogate = await send(app, 'POST', '/v0.1/shield/cases', { body: '{"title":"\\ud800x"}' });
+      expect(surrogate.body.issues[0]).toMatchObject({ code: 'SHIELD_BODY_NOT_JSON', path: '/title', message: expect.stringContaining('unpaired UTF-16 surrogate') });
+    });
+
     it.each(BODY_ROUTES.map((route) => [route.route, route] as const))('%s refuses a body not declared application/json (415), and no credential (401) first', async (_name, route) => {
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', null]) {
         expect(codeOf(await send(app, 'POST', bodyPath(route), { token: tokenFor(route), contentType, body: JSON.stringify(route.valid) }))).toEqual([415, 'SHIELD_CONTENT_TYPE_UNSUPPORTED']);

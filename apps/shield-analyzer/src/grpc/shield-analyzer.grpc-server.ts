@@ -12,7 +12,7 @@ import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
-import { fail, isUnavailable, succeed, UNAVAILABLE, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
+import { fail, isUnavailable, notJsonIssue, succeed, UNAVAILABLE, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
 
 const CODES: Record<ShieldFailureKind, grpc.status> = {
   invalid: grpc.status.INVALID_ARGUMENT,
@@ -64,7 +64,9 @@ function parseJson(text: string): ServiceResult<unknown> {
   if (text === '') return succeed(undefined);
   // Strict, as on REST: no duplicate keys, no lone surrogates, nesting within the bound.
   const parsed = parseStrictJson(text, { loneSurrogates: 'refuse' });
-  return parsed.ok ? succeed(parsed.value) : fail('invalid', 'SHIELD_BODY_NOT_JSON', 'The input must be one JSON value (UTF-8 text)');
+  if (parsed.ok) return succeed(parsed.value);
+  const issue = notJsonIssue('The input', parsed.issue);
+  return fail('invalid', issue.code, issue.message, issue.path);
 }
 
 function bearerOf(metadata: grpc.Metadata): string | undefined {

@@ -13,18 +13,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { BodyTooLargeError, hasJsonContentType, readBoundedBody } from '@trustmesh/platform-http-body';
 import type { Logger } from '@trustmesh/platform-logging';
-import { parseStrictJson } from '@trustmesh/shared-strict-json';
+import { parseStrictJson, type StrictJsonIssue } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
-import { isUnavailable, UNAVAILABLE, type ServiceResult, type ShieldFailureKind } from '../service/shield-service.result';
+import { isUnavailable, notJsonIssue, UNAVAILABLE, type ServiceResult, type ShieldFailureKind } from '../service/shield-service.result';
 
 const STATUS: Record<ShieldFailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409 };
 
 /** DI token of the `ShieldHttpEdge`. */
 export const SHIELD_HTTP_EDGE = Symbol.for('trustmesh.shield-analyzer.HttpEdge');
 
-class BodyNotJson extends Error {}
+class BodyNotJson extends Error {
+  constructor(readonly issue?: StrictJsonIssue) {
+    super('not JSON');
+  }
+}
 
 export interface ShieldHttpEdgeOptions {
   service: ShieldCaseService;
@@ -93,8 +97,10 @@ export class ShieldHttpEdge {
       if (error instanceof BodyTooLargeError) {
         response.setHeader('Connection', 'close');
         failWith(response, 413, 'SHIELD_BODY_TOO_LARGE', `The body exceeds ${this.options.maxBodyBytes} bytes`);
-      } else if (error instanceof BodyNotJson) failWith(response, 400, 'SHIELD_BODY_NOT_JSON', 'The body must be one JSON value (UTF-8)');
-      else throw error;
+      } else if (error instanceof BodyNotJson) {
+        const issue = notJsonIssue('The body', error.issue);
+        send(response, 400, { error: issue.message, issues: [issue] });
+      } else throw error;
       return null;
     }
   }
@@ -143,7 +149,7 @@ async function readJson(request: IncomingMessage, maxBytes: number): Promise<unk
     throw new BodyNotJson();
   }
   const parsed = parseStrictJson(text, { loneSurrogates: 'refuse' });
-  if (!parsed.ok) throw new BodyNotJson();
+  if (!parsed.ok) throw new BodyNotJson(parsed.issue);
   return parsed.value;
 }
 

@@ -5,6 +5,7 @@
  * (consult input may be private, SHIELD.md §12).
  */
 import { isDatabaseUnavailable } from '@trustmesh/platform-database';
+import { DEFAULT_MAX_JSON_DEPTH, type StrictJsonIssue, type StrictJsonIssueCode } from '@trustmesh/shared-strict-json';
 import type { ShieldIssue } from '@trustmesh/shield-records';
 
 export type ShieldFailureKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict';
@@ -42,6 +43,24 @@ export function fromIssues<T>(issues: readonly ShieldIssue[]): ServiceResult<T> 
  * 503 (with Retry-After) and gRPC UNAVAILABLE instead of an internal error, so callers and load balancers
  * retry rather than report a fault.
  */
+/**
+ * Why a body or input field is not one JSON value this service acts on, as one `SHIELD_BODY_NOT_JSON` issue:
+ * the strict reader's reason in words of our own (its messages quote keys, and a refusal never echoes input)
+ * and its pointer, so a person can find the spot.
+ */
+const NOT_JSON_REASONS: Record<StrictJsonIssueCode, string> = {
+  JSON_SYNTAX: 'is not valid JSON',
+  JSON_TOO_DEEP: `nests arrays and objects more than ${DEFAULT_MAX_JSON_DEPTH} deep`,
+  JSON_DUPLICATE_KEY: 'has an object with the same key twice; each key may appear once',
+  JSON_LONE_SURROGATE: 'holds a string with an unpaired UTF-16 surrogate; text must be valid Unicode',
+  JSON_UNSAFE_INTEGER: 'holds an integer beyond ±(2^53 − 1); send it as a string',
+};
+
+export function notJsonIssue(what: string, issue?: StrictJsonIssue): ServiceIssue {
+  const message = `${what} must be one JSON value (UTF-8)${issue ? `: it ${NOT_JSON_REASONS[issue.code]}` : ''}`;
+  return { code: 'SHIELD_BODY_NOT_JSON', path: issue?.pointer ?? '', message };
+}
+
 export const UNAVAILABLE: ServiceIssue = { code: 'SHIELD_UNAVAILABLE', path: '', message: 'The Shield cannot reach its database right now; retry shortly' };
 
 /** Whether `error`, thrown by a call, says the infrastructure was unavailable rather than that the call was wrong. */
