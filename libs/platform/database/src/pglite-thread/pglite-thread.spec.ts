@@ -74,6 +74,33 @@ describe('PgliteThread', () => {
     expect((error as Error).message).toContain('duplicate key');
   });
 
+  // Statements run prepared (prepared-statements.mjs): parsed once, then only bound and executed.
+  it('runs a statement again after it failed, with other parameters', async () => {
+    const sql = 'INSERT INTO notes (id, body) VALUES ($1, $2) RETURNING id';
+    await expect(thread.query(sql, [40, 'first'])).resolves.toMatchObject({ rows: [{ id: 40 }] });
+    await expect(thread.query(sql, [40, 'again'])).rejects.toMatchObject({ code: '23505' });
+    await expect(thread.query(sql, [41, 'next'])).resolves.toMatchObject({ rows: [{ id: 41 }] });
+    await expect(thread.query('SELECT nonsense FROM notes')).rejects.toMatchObject({ code: '42703' });
+    await expect(thread.query('SELECT nonsense FROM notes')).rejects.toMatchObject({ code: '42703' });
+  });
+
+  it('keeps answering correctly over more distinct statements than it keeps prepared', async () => {
+    const texts = Array.from({ length: 600 }, (_, k) => `SELECT $1::integer + ${k} AS n`);
+    for (const [k, sql] of texts.entries()) expect((await thread.query<{ n: number }>(sql, [1000])).rows[0]?.n).toBe(1000 + k);
+    // The first ones were closed to make room; they are prepared again.
+    for (const [k, sql] of texts.slice(0, 5).entries()) expect((await thread.query<{ n: number }>(sql, [2000])).rows[0]?.n).toBe(2000 + k);
+  });
+
+  it('follows a table whose columns changed under a prepared statement', async () => {
+    await thread.exec('CREATE TABLE shapes (id integer PRIMARY KEY)');
+    await thread.query('INSERT INTO shapes (id) VALUES ($1)', [1]);
+    expect((await thread.query('SELECT * FROM shapes WHERE id = $1', [1])).rows).toEqual([{ id: 1 }]);
+    await thread.exec("ALTER TABLE shapes ADD COLUMN label text NOT NULL DEFAULT 'new'");
+    expect((await thread.query('SELECT * FROM shapes WHERE id = $1', [1])).rows).toEqual([{ id: 1, label: 'new' }]);
+    await thread.exec('DROP TABLE shapes');
+    await expect(thread.query('SELECT * FROM shapes WHERE id = $1', [1])).rejects.toMatchObject({ code: '42P01' });
+  });
+
   it('commits a transaction whose work resolves, and holds the connection until it ends', async () => {
     const order: string[] = [];
     let release!: () => void;

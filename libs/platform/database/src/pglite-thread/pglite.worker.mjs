@@ -9,6 +9,8 @@ import { parentPort } from 'node:worker_threads';
 
 import { PGlite, messages } from '@electric-sql/pglite';
 
+import { preparedStatements } from './prepared-statements.mjs';
+
 /** Fields a Postgres error carries besides its message (PGlite's `DatabaseError`). */
 const ERROR_FIELDS = [
   'severity',
@@ -33,6 +35,10 @@ const identity = (value) => value;
 
 /** @type {PGlite | undefined} */
 let db;
+/** `query` requests run as named prepared statements (prepared-statements.mjs): parsed and planned once. */
+let prepared;
+/** Distinct SQL texts kept prepared; the least recently used beyond it is closed. */
+const PREPARED_CAPACITY = 256;
 /** Open transactions by the main thread's id: PGlite's transaction object, and how to end its callback. */
 const transactions = new Map();
 
@@ -129,6 +135,7 @@ async function run(request) {
     const initdb = options.dataDir !== undefined && options.loadDataDir === undefined && !existsSync(join(options.dataDir, 'PG_VERSION'));
     const startParams = [...PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
     db = await PGlite.create({ ...options, startParams });
+    prepared = preparedStatements(db, { capacity: PREPARED_CAPACITY });
     return { initdb };
   }
   if (!db) throw new Error('The embedded database is not open.');
@@ -137,7 +144,8 @@ async function run(request) {
       // Columns of the types the caller parses itself come back as Postgres' text; it applies its parsers.
       const parsers = {};
       for (const typeId of request.rawTypes) parsers[typeId] = identity;
-      return resultOf(await (await target(request)).query(request.sql, request.params, { rowMode: request.rowMode, parsers }));
+      const on = await target(request);
+      return resultOf(await prepared.query(request.sql, request.params, { rowMode: request.rowMode, parsers }, on === db ? undefined : on));
     }
     case 'exec':
       return (await (await target(request)).exec(request.sql)).map(resultOf);
@@ -150,6 +158,7 @@ async function run(request) {
     case 'close':
       await db.close();
       db = undefined;
+      prepared = undefined;
       return null;
     default:
       throw new Error(`Unknown request ${String(request.op)}.`);
