@@ -13,7 +13,9 @@
  * concurrent appends together (group commit): while one append transaction runs, the appends that arrive
  * queue, and the next transaction takes them all under one lock, each checked and answered as if alone,
  * none acknowledged before the commit. Under load that shares the BEGIN, lock and COMMIT round trips.
- * `UNIQUE (stream_id, stream_version)` backs the version check up.
+ * `UNIQUE (stream_id, stream_version)` backs the version check up. On the embedded database (PGlite, one
+ * connection, so statements commit one at a time in position order anyway) each append is that one
+ * statement alone, without a transaction or lock that would hold the connection between round trips.
  *
  * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
  * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
@@ -28,14 +30,14 @@
  * the append's insert, one `unnest` statement for the events and their outbox rows (Prisma's
  * `createManyAndReturn` plus `createMany` made an append of 100 events about ten times slower, see `bench:event-log`);
  * and the lease upsert, whose conditional `ON CONFLICT … WHERE` must compare with the database's clock
- * (`now()`), not each replica's. All are tagged templates: values travel as bind parameters.
+ * (`now()`), not each replica's. Values always travel as bind parameters.
  *
  * The hot reads and the outbox's own statements (reading a stream or the log, claiming, marking published,
  * renewing and releasing the lease) skip Prisma altogether and go through the database's SQL port
  * (`Database.withConnection`, the same pool or PGlite instance): each runs once or more per append, and
  * Prisma's query engine cost more CPU than the statement itself (`bench:shield`). A claim is one statement
- * (the lease upsert and the rows it entitles to). Appends stay in a Prisma transaction, for its bounded wait
- * and run time (`STORE_BUSY`).
+ * (the lease upsert and the rows it entitles to). On a server, appends stay in a Prisma transaction, for its
+ * bounded wait and run time (`STORE_BUSY`); embedded, an append is one statement on the SQL port.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -116,6 +118,8 @@ export interface PublishContext {
 export const DEFAULT_MAX_EVENT_DATA_BYTES = 1024 * 1024;
 /** Most appends committed together (each within `maxEventsPerAppend`), so one group's transaction stays short. */
 const MAX_APPENDS_PER_GROUP = 16;
+/** How often an embedded `'any'` append numbers its events again when its stream moved under it. */
+const ANY_APPEND_ATTEMPTS = 5;
 
 interface WaitingAppend {
   prepared: PreparedAppend;
@@ -188,38 +192,75 @@ function toRecorded(row: EventRow): RecordedEvent {
  * lossy number); none when the version did not match.
  */
 async function insertEvents(
-  tx: Prisma.TransactionClient,
+  query: RawQuery,
   streamId: string,
   expectedVersion: number,
   envelopes: readonly EventEnvelope[],
   topic: string | null,
 ): Promise<{ version: number; positions: string[] }> {
   const column = <T>(pick: (envelope: EventEnvelope) => T): T[] => envelopes.map(pick);
-  const rows = await tx.$queryRaw<{ version: number; position: string | null }[]>`
-    WITH current AS (
-      SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = ${streamId}
-    ), inserted AS (
-      INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, occurred_at,
-                          correlation_id, causation_id, traceparent, producer, data)
-      SELECT * FROM unnest(
-        ${column((e) => e.eventId)}::uuid[], ${column((e) => e.streamId)}::varchar[], ${column((e) => e.streamVersion)}::integer[],
-        ${column((e) => e.eventType)}::varchar[], ${column((e) => e.schemaVersion)}::integer[], ${column((e) => e.occurredAt)}::timestamptz[],
-        ${column((e) => e.correlationId)}::varchar[], ${column((e) => e.causationId)}::varchar[], ${column((e) => e.traceparent)}::varchar[],
-        ${column((e) => e.producer)}::varchar[], ${column((e) => JSON.stringify(e.data))}::jsonb[])
-      WHERE (SELECT version FROM current) = ${expectedVersion}::integer
-      RETURNING position, stream_version
-    ), outboxed AS (
-      INSERT INTO outbox (topic, event_position)
-      SELECT ${topic}::varchar, position FROM inserted WHERE ${topic}::varchar IS NOT NULL ORDER BY position
-    )
-    SELECT current.version, inserted.position::text AS position
-      FROM current LEFT JOIN inserted ON true
-     ORDER BY inserted.stream_version`;
+  const rows = await query<{ version: number; position: string | null }>(INSERT_EVENTS, [
+    streamId,
+    column((e) => e.eventId),
+    column((e) => e.streamId),
+    column((e) => e.streamVersion),
+    column((e) => e.eventType),
+    column((e) => e.schemaVersion),
+    column((e) => e.occurredAt),
+    column((e) => e.correlationId),
+    column((e) => e.causationId),
+    column((e) => e.traceparent),
+    column((e) => e.producer),
+    column((e) => JSON.stringify(e.data)),
+    expectedVersion,
+    topic,
+  ]);
   return {
     version: Number(rows[0]?.version ?? 0),
     positions: rows.flatMap((row) => (row.position === null ? [] : [row.position])),
   };
 }
+
+/** The statement of `insertEvents`; its parameters, in order, are the stream, the columns, the expected version and the topic. */
+const INSERT_EVENTS = `
+    WITH current AS (
+      SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1
+    ), inserted AS (
+      INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, occurred_at,
+                          correlation_id, causation_id, traceparent, producer, data)
+      SELECT * FROM unnest(
+        $2::uuid[], $3::varchar[], $4::integer[], $5::varchar[], $6::integer[], $7::timestamptz[],
+        $8::varchar[], $9::varchar[], $10::varchar[], $11::varchar[], $12::jsonb[])
+      WHERE (SELECT version FROM current) = $13::integer
+      RETURNING position, stream_version
+    ), outboxed AS (
+      INSERT INTO outbox (topic, event_position)
+      SELECT $14::varchar, position FROM inserted WHERE $14::varchar IS NOT NULL ORDER BY position
+    )
+    SELECT current.version, inserted.position::text AS position
+      FROM current LEFT JOIN inserted ON true
+     ORDER BY inserted.stream_version`;
+
+/** One statement with `$n` parameters, on a Prisma transaction or the database's SQL port. */
+type RawQuery = <Row>(sql: string, params: readonly unknown[]) => Promise<Row[]>;
+
+const onTransaction =
+  (tx: Prisma.TransactionClient): RawQuery =>
+  <Row>(sql: string, params: readonly unknown[]) =>
+    tx.$queryRawUnsafe<Row[]>(sql, ...params);
+
+const onExecutor =
+  (executor: SqlExecutor): RawQuery =>
+  <Row>(sql: string, params: readonly unknown[]) =>
+    executor.query<Row>(sql, params);
+
+/** The stream's version: 0 when it has no events. */
+async function versionOf(query: RawQuery, streamId: string): Promise<number> {
+  const [row] = await query<{ version: number }>(STREAM_VERSION, [streamId]);
+  return Number(row?.version ?? 0);
+}
+
+const STREAM_VERSION = 'SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1';
 
 function wholeNumber(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max;
@@ -228,11 +269,12 @@ function wholeNumber(value: unknown, min: number, max: number): boolean {
 type DriverCause = { code?: unknown; originalCode?: unknown; kind?: unknown } | undefined;
 
 /**
- * A unique-constraint violation, as Prisma reports it through either driver adapter: P2002 from model
+ * A unique-constraint violation, as Prisma reports it through either driver adapter (P2002 from model
  * queries; from raw queries P2010 with the driver's error in `meta`, which `pg` reports by SQLSTATE and
- * the PGlite adapter by kind.
+ * the PGlite adapter by kind), or as the SQL port does: the driver's error, SQLSTATE 23505.
  */
 function isUniqueViolation(error: unknown): boolean {
+  if ((error as DriverCause)?.code === '23505') return true;
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
   if (error.code === 'P2002') return true;
   const cause = (error.meta as { driverAdapterError?: { cause?: DriverCause } } | undefined)?.driverAdapterError?.cause;
@@ -316,6 +358,10 @@ export class EventStore {
    * append is tried again alone, so it gets its own answer. Any other failure is every member's.
    */
   private async commitGroup(group: readonly WaitingAppend[]): Promise<void> {
+    if (this.database.mode === 'embedded') {
+      for (const member of group) await this.appendInOneStatement(member.prepared).then(member.resolve, member.reject);
+      return;
+    }
     if (group.length === 1) {
       const [only] = group as [WaitingAppend];
       await this.appendAlone(only.prepared).then(only.resolve, only.reject);
@@ -326,7 +372,7 @@ export class EventStore {
       outcomes = await this.inTransaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
         const placed: Array<AppendResult | ConcurrencyError> = [];
-        for (const { prepared } of group) placed.push(await this.placeAndInsert(tx, prepared));
+        for (const { prepared } of group) placed.push(await this.placeAndInsert(onTransaction(tx), prepared));
         return placed;
       });
     } catch (error) {
@@ -349,15 +395,39 @@ export class EventStore {
     try {
       return await this.inTransaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`;
-        const placed = await this.placeAndInsert(tx, prepared);
+        const placed = await this.placeAndInsert(onTransaction(tx), prepared);
         if (placed instanceof ConcurrencyError) throw placed;
         return placed;
       });
     } catch (error) {
-      if (error instanceof EventStoreError) throw error;
-      if (isUniqueViolation(error)) throw await this.explainUniqueViolation(prepared, error);
-      throw this.failure('append', error);
+      throw await this.appendFailure(prepared, error);
     }
+  }
+
+  /**
+   * An append on the embedded database: its one statement, without a transaction of its own or the append
+   * lock. PGlite is one connection, so statements run one at a time and commit in position order anyway;
+   * an explicit transaction would only hold that connection across the round trips between this thread
+   * and PGlite's, and every other statement of the process would wait for them (the shield's consults
+   * spent most of their time so). An `'any'` append whose stream moved between its read and its insert
+   * (another store on the same database) numbers its events again.
+   */
+  private async appendInOneStatement(prepared: PreparedAppend): Promise<AppendResult> {
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        const placed = await this.database.withConnection((sql) => this.placeAndInsert(onExecutor(sql), prepared));
+        if (!(placed instanceof ConcurrencyError)) return placed;
+        if (prepared.expected !== 'any' || attempt >= ANY_APPEND_ATTEMPTS) throw placed;
+      }
+    } catch (error) {
+      throw await this.appendFailure(prepared, error);
+    }
+  }
+
+  private async appendFailure(prepared: PreparedAppend, error: unknown): Promise<EventStoreError> {
+    if (error instanceof EventStoreError) return error;
+    if (isUniqueViolation(error)) return this.explainUniqueViolation(prepared, error);
+    return this.failure('append', error);
   }
 
   private inTransaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
@@ -368,11 +438,11 @@ export class EventStore {
    * One append inside the append lock's transaction: its events and outbox rows inserted if the stream is at
    * the expected version, else the `ConcurrencyError` (nothing inserted).
    */
-  private async placeAndInsert(tx: Prisma.TransactionClient, prepared: PreparedAppend): Promise<AppendResult | ConcurrencyError> {
+  private async placeAndInsert(query: RawQuery, prepared: PreparedAppend): Promise<AppendResult | ConcurrencyError> {
     // An expected version numbers the events before the insert, which checks it; only 'any' reads first.
-    const current = prepared.expected === 'any' ? await this.versionOf(tx, prepared.streamId) : prepared.expected;
+    const current = prepared.expected === 'any' ? await versionOf(query, prepared.streamId) : prepared.expected;
     const envelopes = placeAt(prepared, current);
-    const { version, positions } = await insertEvents(tx, prepared.streamId, current, envelopes, prepared.topic);
+    const { version, positions } = await insertEvents(query, prepared.streamId, current, envelopes, prepared.topic);
     if (version !== current) return new ConcurrencyError(prepared.streamId, current, version);
     return {
       streamId: prepared.streamId,
@@ -387,27 +457,18 @@ export class EventStore {
       const ids = prepared.envelopes.map((envelope) => envelope.eventId);
       const existing = await this.prisma.event.findFirst({ where: { eventId: { in: ids } }, select: { eventId: true } });
       if (existing) return new EventStoreError('DUPLICATE_EVENT_ID', `Event ${existing.eventId} is already in the store.`);
-      const actual = await this.versionOf(this.prisma, prepared.streamId);
+      const actual = await this.database.withConnection((sql) => versionOf(onExecutor(sql), prepared.streamId));
       return new ConcurrencyError(prepared.streamId, prepared.expected === 'any' ? actual - 1 : prepared.expected, actual);
     } catch (error) {
       return this.failure('append', error ?? cause);
     }
   }
 
-  private async versionOf(client: Prisma.TransactionClient | PrismaClient, streamId: string): Promise<number> {
-    const [row] = await client.$queryRaw<[{ version: number }]>`
-      SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = ${streamId}`;
-    return row.version;
-  }
-
   /** The stream's current version: 0 when it has no events. */
   async streamVersion(streamId: string): Promise<number> {
     this.assertOpen();
     checkStreamId(streamId);
-    const rows = await this.sql('read', (sql) =>
-      sql.query<{ version: number }>('SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1', [streamId]),
-    );
-    return Number(rows[0]?.version ?? 0);
+    return this.sql('read', (sql) => versionOf(onExecutor(sql), streamId));
   }
 
   /** A stream's events in version order. */
