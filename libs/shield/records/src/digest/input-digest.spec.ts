@@ -46,4 +46,20 @@ describe('inputDigest (§8.1)', () => {
     expect(await computeInputDigest(parsed({ message: 'b' }))).not.toBe(a);
     expect(await computeInputDigest(parsed({ message: 'a', situationContext: 'x' }))).not.toBe(a);
   });
+
+  it('gives the same digest where only WebCrypto is there (a browser), multibyte text included', async () => {
+    const input = parsed({ message: 'Überweisung 1.200 € – 請求書 🧾?', facts: [{ statement: 'Ç', source: 'owner', status: 'asserted' }] });
+    const onNode = await computeInputDigest(input);
+    const getBuiltinModule = Object.getOwnPropertyDescriptor(process, 'getBuiltinModule');
+    Object.defineProperty(process, 'getBuiltinModule', { value: undefined, configurable: true });
+    try {
+      let inBrowser: typeof computeInputDigest | undefined;
+      jest.isolateModules(() => {
+        inBrowser = (jest.requireActual('./input-digest') as { computeInputDigest: typeof computeInputDigest }).computeInputDigest;
+      });
+      await expect(inBrowser?.(input)).resolves.toBe(onNode);
+    } finally {
+      if (getBuiltinModule) Object.defineProperty(process, 'getBuiltinModule', getBuiltinModule);
+    }
+  });
 });
