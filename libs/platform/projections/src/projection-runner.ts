@@ -420,8 +420,9 @@ export class ProjectionRunner<Tx> {
     }
     const last = records[records.length - 1] ?? first;
     return this.transactions.run(async (tx, sql) => {
-      const checkpoint = await this.lockCheckpoint(sql, first);
-      const plan = planRun(records, await this.lockStreams(sql, first.topic, records));
+      // Sent together, checkpoint first (the lock order): one round trip while the transaction holds the connection.
+      const [checkpoint, streams] = await Promise.all([this.lockCheckpoint(sql, first), this.lockStreams(sql, first.topic, records)]);
+      const plan = planRun(records, streams);
       const unverifiedCopies = await this.verifyRunCopies(sql, first.topic, plan.storedCopies);
       await this.advanceStreams(sql, first.topic, plan.streams, plan.applied);
       for (const record of plan.applied) await this.applyWithin(record.envelope, { tx, record });
