@@ -33,6 +33,7 @@ export interface ShieldInfrastructure {
 }
 
 const KAFKA_MAX_WAIT_MS = 250;
+const OUTBOX_LINGER_MS = 5;
 
 export interface ShieldInfrastructureOptions {
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
@@ -71,6 +72,9 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
 
     const publisher = new OutboxPublisher(store, bus, {
       idleMs: 100,
+      // Consults come in bursts (an agent's turn, a batch of cases): their events reach the bus and the read
+      // model together, a few milliseconds later, instead of each paying its own claim, publish and mark.
+      lingerMs: OUTBOX_LINGER_MS,
       onError: (code, attempt) => logger.log('warn', 'outbox publish failed', { errorCode: code, attempt }),
     });
     publisher.start();

@@ -65,6 +65,31 @@ describe.each(TEST_DATABASE_KINDS.flatMap((database) => TEST_BUS_KINDS.map((bus)
     expect(publisher.stats.published).toBe(12);
   }, 120_000);
 
+  it('with a linger, publishes the appends that came within it as one batch', async () => {
+    const topic = uniqueName('outbox.linger');
+    const store = await openEventStore(database, { producer: 'outbox-test@1' });
+    const reader = await collect(bus, topic);
+    const publishes: number[] = [];
+    const counting: EventBus = Object.create(bus, {
+      publish: { value: (to: string, envelopes: Parameters<EventBus['publish']>[1]) => (publishes.push(envelopes.length), bus.publish(to, envelopes)) },
+    });
+    const publisher = new OutboxPublisher(store, counting, { idleMs: 60_000, lingerMs: 300 });
+    publisher.start();
+    await waitUntil(() => publisher.stats.running, { timeoutMs: 5_000, what: 'the publisher' });
+    for (const stream of ['a', 'b', 'c', 'd']) {
+      await store.append(`${topic}-${stream}`, 'no-stream', [{ eventType: 'ThingHappened', data: { stream } }], { topic });
+      publisher.kick();
+    }
+    await waitUntil(() => reader.received.length >= 4, { timeoutMs: 60_000, what: '4 published events' });
+    await publisher.stop();
+    await reader.stop();
+    await store.close();
+
+    expect(publishes).toEqual([4]);
+    // One batch, one publish call; across streams (partitions) the bus keeps no order.
+    expect(reader.received.map((record) => (record.envelope.data as { stream: string }).stream).sort()).toEqual(['a', 'b', 'c', 'd']);
+  }, 120_000);
+
   it('publishes, after a crash between commit and publish, what the crashed process had committed', async () => {
     const topic = uniqueName('outbox.crash');
     const crashed = await openEventStore(database, { producer: 'outbox-test@1' });
