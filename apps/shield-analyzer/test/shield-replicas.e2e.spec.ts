@@ -61,6 +61,14 @@ describe('Shield analyzer replicas on one Postgres and Kafka', () => {
     const [a, b] = replicas as [ShieldChild, ShieldChild];
     const caseId = await openCase(a);
     const acknowledged: string[] = [];
+    // One after the other, alternating: each replica's next consult builds on the other's (no conflict), although
+    // each keeps the case it last folded in memory.
+    for (const [i, replica] of [a, b, a, b].entries()) {
+      const reply = await replica.rest('POST', `/v0.1/shield/cases/${caseId}/consult`, ACME_TOKEN, { message: `Step ${i}: can you confirm order 7 shipped?` });
+      expect(reply.status).toBe(200);
+      acknowledged.push(reply.body.consultation.consultationId);
+      expect(await consultationIds(replica === a ? b : a, caseId)).toEqual(acknowledged);
+    }
     let conflicts = 0;
     for (let round = 0; round < 5; round += 1) {
       const message = (i: number) => ({ message: `Round ${round}, request ${i}: can you confirm the delivery date of order 7?` });

@@ -80,9 +80,21 @@ export interface ShieldCaseServiceDeps {
 interface LoadedCase {
   state: ShieldCase;
   version: number;
-  consultations: ShieldConsultation[];
-  outcomes: ShieldOutcome[];
+  consultations: readonly ShieldConsultation[];
+  outcomes: readonly ShieldOutcome[];
 }
+
+/** A case as its stream said at `version`, and the account that opened it. */
+interface FoldedCase extends LoadedCase {
+  owner: string;
+}
+
+/**
+ * Cases kept folded in memory, least recently used dropped first; a case with more consultations than
+ * `CACHED_CONSULTATIONS_MAX` is read whole each time instead (the cache's memory stays bounded).
+ */
+const CACHED_CASES = 256;
+const CACHED_CONSULTATIONS_MAX = 20;
 
 /** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
 const COUNTERPARTY_OUTCOMES = 20;
@@ -91,6 +103,12 @@ const AGENT_ID_MAX = 200;
 export class ShieldCaseService {
   private readonly now: () => Date;
   private readonly newId: ShieldIdGenerator;
+  /**
+   * Cases as last folded here, by id. A load reads only the events after the version kept (none, usually:
+   * one short statement instead of the whole stream and its JSON), so it sees what other replicas appended
+   * as before; an append at a stale version is refused by the store like any concurrent change.
+   */
+  private readonly folded = new Map<string, FoldedCase>();
 
   constructor(private readonly deps: ShieldCaseServiceDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -114,6 +132,7 @@ export class ShieldCaseService {
     if (opened?.type !== 'ShieldCaseOpened') throw new Error('opening a case produced no ShieldCaseOpened');
     const caseRecord = opened.data.caseRecord;
     await this.append(caseRecord.caseId, 'no-stream', decision.events, caller.accountId);
+    this.remember(caseRecord.caseId, { state: caseRecord, version: decision.events.length, consultations: [], outcomes: [], owner: caller.accountId });
     this.deps.logger.log('info', 'shield case opened', { caseId: caseRecord.caseId, accountId: caller.accountId, callerKind: caller.kind });
     return succeed(caseRecord);
   }
@@ -148,7 +167,7 @@ export class ShieldCaseService {
     if (appended) return appended;
     const consulted = decision.events.find((event) => event.type === 'ShieldCaseConsulted');
     if (consulted?.type !== 'ShieldCaseConsulted') throw new Error('a consult produced no ShieldCaseConsulted');
-    const caseRecord = decision.events.reduce<ShieldCaseState>(evolve, state) as ShieldCase;
+    const caseRecord = this.rememberAppended(caseId, loaded.value, decision.events, caller.accountId);
     this.deps.logger.log('info', 'shield case consulted', {
       caseId,
       consultationId: consulted.data.consultation.consultationId,
@@ -192,7 +211,7 @@ export class ShieldCaseService {
     if (scope) return scope;
     const loaded = await this.load(caller, caseId);
     if (!loaded.ok) return loaded;
-    return succeed({ case: loaded.value.state, consultations: loaded.value.consultations, outcomes: loaded.value.outcomes });
+    return succeed({ case: loaded.value.state, consultations: [...loaded.value.consultations], outcomes: [...loaded.value.outcomes] });
   }
 
   /** The caller's cases (an agent's: its own), `updatedAt` newest first, from the read model. */
@@ -258,7 +277,7 @@ export class ShieldCaseService {
     if (!decision.ok) return fromIssues(decision.issues);
     const appended = await this.appendOrConflict(caseId, loaded.value.version, decision.events, caller.accountId);
     if (appended) return appended;
-    const state = decision.events.reduce<ShieldCaseState>(evolve, loaded.value.state) as ShieldCase;
+    const state = this.rememberAppended(caseId, loaded.value, decision.events, caller.accountId);
     this.deps.logger.log('info', 'shield case changed', { caseId, command: command.type });
     return succeed(pick(state, decision.events));
   }
@@ -266,11 +285,12 @@ export class ShieldCaseService {
   /** The case as its stream says, if the caller may see it; another account's case does not exist for it. */
   private async load(caller: ShieldCaller, caseId: string): Promise<ServiceResult<LoadedCase>> {
     if (!isCaseId(caseId)) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
-    const recorded = await this.deps.store.readStream(caseStreamId(caseId));
-    let state: ShieldCaseState = null;
-    let owner: string | undefined;
-    const consultations: ShieldConsultation[] = [];
-    const outcomes: ShieldOutcome[] = [];
+    const known = this.folded.get(caseId);
+    const recorded = await this.deps.store.readStream(caseStreamId(caseId), known ? { fromVersion: known.version + 1 } : {});
+    let state: ShieldCaseState = known?.state ?? null;
+    let owner = known?.owner;
+    const consultations = [...(known?.consultations ?? [])];
+    const outcomes = [...(known?.outcomes ?? [])];
     for (const { envelope } of recorded) {
       const { event, accountId } = fromStored(envelope.eventType, envelope.data);
       owner ??= accountId;
@@ -278,10 +298,36 @@ export class ShieldCaseService {
       if (event.type === 'ShieldCaseConsulted') consultations.push(event.data.consultation);
       if (event.type === 'ShieldCaseClosed') outcomes.push(event.data.outcome);
     }
-    if (!state || owner !== caller.accountId) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
+    if (!state || owner === undefined) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
+    const loaded: FoldedCase = { state, version: (known?.version ?? 0) + recorded.length, consultations, outcomes, owner };
+    this.remember(caseId, loaded);
+    if (owner !== caller.accountId) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     // §13: an agent credential bound to another agent of the same account is refused (403).
     if (caller.kind === 'agent' && state.agentId !== caller.agentId) return fail('forbidden', 'SHIELD_AGENT_MISMATCH', 'This agent token is bound to another agent');
-    return succeed({ state, version: recorded.length, consultations, outcomes });
+    return succeed(loaded);
+  }
+
+  /** Folds the events just appended onto the case they were decided on, keeps it, and returns its record. */
+  private rememberAppended(caseId: string, before: LoadedCase, events: readonly ShieldCaseEvent[], owner: string): ShieldCase {
+    const state = events.reduce<ShieldCaseState>(evolve, before.state) as ShieldCase;
+    const consultations = [...before.consultations];
+    const outcomes = [...before.outcomes];
+    for (const event of events) {
+      if (event.type === 'ShieldCaseConsulted') consultations.push(event.data.consultation);
+      if (event.type === 'ShieldCaseClosed') outcomes.push(event.data.outcome);
+    }
+    this.remember(caseId, { state, version: before.version + events.length, consultations, outcomes, owner });
+    return state;
+  }
+
+  private remember(caseId: string, folded: FoldedCase): void {
+    this.folded.delete(caseId);
+    if (folded.consultations.length > CACHED_CONSULTATIONS_MAX) return;
+    this.folded.set(caseId, folded);
+    if (this.folded.size > CACHED_CASES) {
+      const oldest = this.folded.keys().next().value;
+      if (oldest !== undefined) this.folded.delete(oldest);
+    }
   }
 
   /** Closed earlier cases of this account with the same counterparty reference, newest first. */
@@ -306,7 +352,11 @@ export class ShieldCaseService {
       await this.append(caseId, version, events, accountId);
       return null;
     } catch (error) {
-      if (error instanceof ConcurrencyError) return { ok: false, failure: { kind: 'conflict', error: CHANGED, issues: [{ code: 'SHIELD_CASE_CHANGED', path: '', message: CHANGED }] } };
+      if (error instanceof ConcurrencyError) {
+        // Another writer (a replica) moved the stream: the case kept here is behind; the next load reads it whole.
+        this.folded.delete(caseId);
+        return { ok: false, failure: { kind: 'conflict', error: CHANGED, issues: [{ code: 'SHIELD_CASE_CHANGED', path: '', message: CHANGED }] } };
+      }
       throw error;
     }
   }
