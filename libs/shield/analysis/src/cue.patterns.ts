@@ -21,34 +21,43 @@ const KEYS: Readonly<Record<CueClass, readonly (readonly string[][])[] | undefin
   CUE_CLASSES.map((cls) => [cls, prefilterKeys(LEXICONS.flatMap((lexicon) => lexicon[cls]).map(foldPattern))]),
 ) as Record<CueClass, readonly (readonly string[][])[] | undefined>;
 
-/** Each class with the `y` flag, tried only at the word starts where it may begin (`WordStarts.exec`). */
-const STICKY: Readonly<Record<CueClass, RegExp>> = Object.fromEntries(CUE_CLASSES.map((cls) => [cls, new RegExp(CUES[cls].source, 'y')])) as Record<CueClass, RegExp>;
-const LEADING = new Map<CueClass, readonly number[]>(CUE_CLASSES.map((cls, index) => [cls, [index]]));
+/** Each class with the `y` flag, tried only at the word starts where it may begin (`WordStarts.find`). */
+const STICKY: readonly RegExp[] = CUE_CLASSES.map((cls) => new RegExp(CUES[cls].source, 'y'));
+/** Each class with the `g` flag: a search from `lastIndex` finds the leftmost match at or after it. */
+const GLOBAL: readonly RegExp[] = CUE_CLASSES.map((cls) => new RegExp(CUES[cls].source, 'g'));
 const STARTS = new StartTable(CUE_CLASSES.map((cls) => KEYS[cls]));
+const INDEX = new Map<CueClass, number>(CUE_CLASSES.map((cls, index) => [cls, index]));
 
 function findAtStarts(starts: WordStarts, text: string, cls: CueClass): Span | null {
-  return starts.find(text, LEADING.get(cls) ?? [], CUES[cls], STICKY[cls]);
+  const index = INDEX.get(cls) ?? 0;
+  return starts.find(text, index, CUES[cls], STICKY[index] as RegExp);
 }
 
 /**
  * A pattern composed of cue classes ("a request verb, then secret data within the sentence"), every match of which
- * begins with a match of one of its `leading` classes: it is tried only at the word starts where one of them may begin,
- * with the same result as an unanchored scan.
+ * begins with a match of one of its `leading` classes. It is tried (sticky) only where one of those classes matches,
+ * in order, so the first success is the leftmost match an unanchored scan would find, with the same alternative. The
+ * costly part of such a pattern (a gap of up to 100 characters, then a whole class tried at each of its positions)
+ * thus runs only where a leading class really matches, not at every position or word start where one might.
  */
 export class CuePattern {
-  private readonly whole: RegExp;
   private readonly sticky: RegExp;
   private readonly leading: readonly number[];
 
   constructor(source: string, leading: readonly CueClass[]) {
-    this.whole = new RegExp(source);
     this.sticky = new RegExp(source, 'y');
-    this.leading = leading.map((cls) => CUE_CLASSES.indexOf(cls));
+    this.leading = leading.map((cls) => INDEX.get(cls) ?? 0);
   }
 
   /** The first match in the scanner's text. */
   exec(scanner: CueScanner): RegExpExecArray | null {
-    return scanner.starts().exec(scanner.source.text, this.leading, this.whole, this.sticky);
+    const text = scanner.source.text;
+    for (const index of scanner.matchStarts(this.leading)) {
+      this.sticky.lastIndex = index;
+      const m = this.sticky.exec(text);
+      if (m) return m;
+    }
+    return null;
   }
 }
 
@@ -68,26 +77,63 @@ export interface CueHit {
 export class CueScanner {
   private readonly hits = new Map<CueClass, CueHit | null>();
   private wordStarts: WordStarts | undefined;
+  /** Per class index, every position where the class matches (listed when a composed pattern first needs it). */
+  private readonly starts: (readonly number[] | undefined)[] = [];
 
   constructor(readonly source: NormalizedText) {}
 
   find(cls: CueClass): CueHit | undefined {
     const known = this.hits.get(cls);
     if (known !== undefined) return known ?? undefined;
-    const m = findAtStarts(this.starts(), this.source.text, cls);
+    const m = findAtStarts(this.wordStartsOf(), this.source.text, cls);
     const hit = m ? { index: m.index, end: m.end, quote: quoteCue(this.source, m.index, m.end) } : null;
     this.hits.set(cls, hit);
     return hit ?? undefined;
   }
 
+  has(cls: CueClass): boolean {
+    return this.find(cls) !== undefined;
+  }
+
+  /** The positions where one of the classes (by index) matches, in order and each once. */
+  matchStarts(classes: readonly number[]): readonly number[] {
+    if (classes.length === 1) return this.matchStartsOf(classes[0] ?? 0);
+    const merged = classes.flatMap((index) => this.matchStartsOf(index)).sort((a, b) => a - b);
+    return merged.filter((at, i) => i === 0 || at !== merged[i - 1]);
+  }
+
   /** The text's word starts, read once. */
-  starts(): WordStarts {
+  private wordStartsOf(): WordStarts {
     this.wordStarts ??= STARTS.startsOf(this.source.text);
     return this.wordStarts;
   }
 
-  has(cls: CueClass): boolean {
-    return this.find(cls) !== undefined;
+  /**
+   * Every position where the class matches: a keyed class is tested at each word start where it may begin; an
+   * unkeyed one is searched again from one past each match (a search finds the leftmost match at or after its start,
+   * so none is skipped).
+   */
+  private matchStartsOf(index: number): readonly number[] {
+    const known = this.starts[index];
+    if (known) return known;
+    const text = this.source.text;
+    const list: number[] = [];
+    if (STARTS.unkeyed[index]) {
+      const global = GLOBAL[index] as RegExp;
+      global.lastIndex = 0;
+      for (let m = global.exec(text); m; m = global.exec(text)) {
+        list.push(m.index);
+        global.lastIndex = m.index + 1;
+      }
+    } else {
+      const sticky = STICKY[index] as RegExp;
+      for (const at of this.wordStartsOf().startsFor(index)) {
+        sticky.lastIndex = at;
+        if (sticky.test(text)) list.push(at);
+      }
+    }
+    this.starts[index] = list;
+    return list;
   }
 }
 

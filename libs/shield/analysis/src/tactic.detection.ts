@@ -52,8 +52,9 @@ const FIGURE_ACT = new CuePattern(
 );
 // "I spoke to your manager. He said it's fine": the act in the next sentence, its subject a pronoun for the figure
 // (folded: "ella" reads "ela").
-const FIGURE_THEN_PRONOUN_ACT = new RegExp(
+const FIGURE_THEN_PRONOUN_ACT = new CuePattern(
   `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
+  ['authorityFigure'],
 );
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
@@ -165,7 +166,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
   const acted = figure !== undefined && (c.has('authorityAct') || c.has('approvalClaim'));
-  const act = acted ? (FIGURE_ACT.exec(c) ?? FIGURE_THEN_PRONOUN_ACT.exec(view.said.text)) : null;
+  const act = acted ? (FIGURE_ACT.exec(c) ?? FIGURE_THEN_PRONOUN_ACT.exec(c)) : null;
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
