@@ -11,7 +11,7 @@
 const MAX_KEY = 3;
 
 /** Splits a regex source at top-level `|` (outside groups and character classes). */
-function topLevelAlternatives(source: string): string[] {
+export function topLevelAlternatives(source: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let inClass = false;

@@ -1,5 +1,5 @@
 import { CUES } from './cue.patterns';
-import { foldPattern, normalizeText, quoteCue } from './text.normalizer';
+import { compileCues, foldPattern, normalizeText, quoteCue } from './text.normalizer';
 
 describe('normalizeText', () => {
   it('folds case, accents, ß, repeated letters and spaces', () => {
@@ -44,5 +44,16 @@ describe('normalizeText', () => {
     const text = normalizeText(hostile).text;
     for (const pattern of Object.values(CUES)) pattern.test(text);
     expect(performance.now() - start).toBeLessThan(250);
+  });
+
+  it('compiles lexicon entries into one pattern that finds what each entry finds, first entry first', () => {
+    const sources = [String.raw`\bsend (?:the )?code|\bcódigo`, String.raw`(?:^|\n)system:`, String.raw`\bcode\b`];
+    const compiled = compileCues(sources);
+    expect(compiled.source).toBe(String.raw`(?:\b(?:send (?:the )?code|codigo)|(?:^|\n)system:|\b(?:code\b))`);
+    const plain = new RegExp(`(?:${sources.map(foldPattern).join('|')})`);
+    for (const text of ['please send the code now', 'sendcode', 'el codigo', 'x\nsystem: code', 'decode the code', 'nothing']) {
+      expect(compiled.exec(text)?.[0]).toBe(plain.exec(text)?.[0]);
+      expect(compiled.exec(text)?.index).toBe(plain.exec(text)?.index);
+    }
   });
 });

@@ -13,6 +13,7 @@
  * `map[i]` is the index in the original text of normalised character i: a detector quotes the original words of a
  * short cue (§12: a short cue, never the message wholesale).
  */
+import { topLevelAlternatives } from './cue.prefilter';
 
 export interface NormalizedText {
   readonly original: string;
@@ -233,9 +234,30 @@ export function foldPattern(source: string): string {
   return out;
 }
 
-/** Compiles a list of lexicon alternatives into one case-folded pattern (module load only, never per call). */
+/**
+ * Compiles a list of lexicon alternatives into one case-folded pattern (module load only, never per call). Nearly every
+ * alternative starts with `\b`: each run of such alternatives is written with one `\b` in front of its group
+ * (`\b(?:a|b)` for `\ba|\bb`, the same matches in the same order), so that a position inside a word is rejected
+ * once rather than once per alternative. That halves the cost of a scan, and of the gap of a composed pattern, which
+ * tries a whole class at every position it spans.
+ */
 export function compileCues(sources: readonly string[], flags = ''): RegExp {
-  return new RegExp(`(?:${sources.map(foldPattern).join('|')})`, flags);
+  const parts: string[] = [];
+  let bounded: string[] = [];
+  const flush = () => {
+    if (bounded.length > 0) parts.push(`\\b(?:${bounded.join('|')})`);
+    bounded = [];
+  };
+  for (const alternative of sources.flatMap((source) => topLevelAlternatives(foldPattern(source)))) {
+    if (alternative.startsWith('\\b')) {
+      bounded.push(alternative.slice(2));
+      continue;
+    }
+    flush();
+    parts.push(alternative);
+  }
+  flush();
+  return new RegExp(`(?:${parts.join('|')})`, flags);
 }
 
 const MAX_CUE_WORDS = 8;
