@@ -33,29 +33,40 @@ function findAtStarts(starts: WordStarts, text: string, cls: CueClass): Span | n
   return starts.find(text, index, CUES[cls], STICKY[index] as RegExp);
 }
 
+/** One alternative of a composed pattern, and the cue classes one of which every match of it begins with. */
+export interface CueBranch {
+  readonly source: string;
+  readonly leading: readonly CueClass[];
+}
+
 /**
- * A pattern composed of cue classes ("a request verb, then secret data within the sentence"), every match of which
- * begins with a match of one of its `leading` classes. It is tried (sticky) only where one of those classes matches,
- * in order, so the first success is the leftmost match an unanchored scan would find, with the same alternative. The
- * costly part of such a pattern (a gap of up to 100 characters, then a whole class tried at each of its positions)
- * thus runs only where a leading class really matches, not at every position or word start where one might.
+ * A pattern composed of cue classes ("a request verb, then secret data within the sentence"), as the alternation of
+ * its branches: the first branch that matches at the leftmost position where any does. It is tried only where a
+ * leading class of a branch really matches, in order, and there only with the branches that class leads, so the
+ * first success is the match an unanchored scan of the whole alternation would find. The costly part of a branch (a
+ * gap of up to 100 characters, then a whole class tried at each of its positions) thus runs only where it can
+ * succeed. Each branch is compiled on its own: V8 stops optimising a regex whose source passes 20 KiB, and the
+ * alternation of two branches of a few large classes would pass it and run a hundred times slower.
  */
 export class CuePattern {
-  private readonly sticky: RegExp;
+  private readonly branches: readonly { readonly sticky: RegExp; readonly leading: readonly number[] }[];
   private readonly leading: readonly number[];
 
-  constructor(source: string, leading: readonly CueClass[]) {
-    this.sticky = new RegExp(source, 'y');
-    this.leading = leading.map((cls) => INDEX.get(cls) ?? 0);
+  constructor(branches: readonly CueBranch[]) {
+    this.branches = branches.map(({ source, leading }) => ({ sticky: new RegExp(source, 'y'), leading: leading.map((cls) => INDEX.get(cls) ?? 0) }));
+    this.leading = [...new Set(this.branches.flatMap((branch) => branch.leading))];
   }
 
   /** The first match in the scanner's text. */
   exec(scanner: CueScanner): RegExpExecArray | null {
     const text = scanner.source.text;
     for (const index of scanner.matchStarts(this.leading)) {
-      this.sticky.lastIndex = index;
-      const m = this.sticky.exec(text);
-      if (m) return m;
+      for (const { sticky, leading } of this.branches) {
+        if (!leading.some((cls) => scanner.matchesAt(cls, index))) continue;
+        sticky.lastIndex = index;
+        const m = sticky.exec(text);
+        if (m) return m;
+      }
     }
     return null;
   }
@@ -100,6 +111,11 @@ export class CueScanner {
     if (classes.length === 1) return this.matchStartsOf(classes[0] ?? 0);
     const merged = classes.flatMap((index) => this.matchStartsOf(index)).sort((a, b) => a - b);
     return merged.filter((at, i) => i === 0 || at !== merged[i - 1]);
+  }
+
+  /** Whether the class (by index) matches at `index` (once its match starts are listed). */
+  matchesAt(cls: number, index: number): boolean {
+    return this.matchStartsOf(cls).includes(index);
   }
 
   /** The text's word starts, read once. */

@@ -27,17 +27,21 @@ const GAP = '[^.?!\\n]{0,60}';
 const LONG_GAP = '[^.?!\\n]{0,100}';
 
 // A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
-const SECRET_REQUEST = new CuePattern(
-  `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b|${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`,
-  ['requestVerb', 'secretData'],
-);
-const INTERNAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, [
-  'requestVerb',
-  'internalData',
+const SECRET_REQUEST = new CuePattern([
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}`, leading: ['requestVerb'] },
+  {
+    source: `${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b`,
+    leading: ['secretData'],
+  },
+  { source: `${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['secretData'] },
 ]);
-const PERSONAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, [
-  'requestVerb',
-  'personalData',
+const INTERNAL_REQUEST = new CuePattern([
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`, leading: ['requestVerb'] },
+  { source: `${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['internalData'] },
+]);
+const PERSONAL_REQUEST = new CuePattern([
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`, leading: ['requestVerb'] },
+  { source: `${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['personalData'] },
 ]);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
@@ -46,16 +50,18 @@ const OFFER_BEFORE = /\b(?:i can|i could|i'?l+|i wil+|hap+y to|ich kan+|puedo|je
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
 const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|m+e|st))\\.)';
-const FIGURE_ACT = new CuePattern(
-  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
-  ['authorityFigure', 'authorityAct', 'approvalClaim'],
-);
+const FIGURE_ACT = new CuePattern([
+  { source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`, leading: ['authorityFigure'] },
+  { source: `(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`, leading: ['authorityAct', 'approvalClaim'] },
+]);
 // "I spoke to your manager. He said it's fine": the act in the next sentence, its subject a pronoun for the figure
 // (folded: "ella" reads "ela").
-const FIGURE_THEN_PRONOUN_ACT = new CuePattern(
-  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
-  ['authorityFigure'],
-);
+const FIGURE_THEN_PRONOUN_ACT = new CuePattern([
+  {
+    source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
+    leading: ['authorityFigure'],
+  },
+]);
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
