@@ -136,13 +136,15 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
   const text = normalizeText(`${title}. ${statement}`).text;
   // "Ask me first" in owner guidance (or "ask the owner" in a policy) is a required approval by the owner (§6).
   const askOwner = ASK_OWNER.test(text);
-  const requires = itemHas(text, 'requirement') || itemHas(text, 'forbid') || askOwner;
+  // Each cue class is read once, though several fields depend on it.
+  const forbid = itemHas(text, 'forbid');
+  const requires = itemHas(text, 'requirement') || forbid || askOwner;
   const approval = APPROVAL_WORD.test(text) || askOwner;
   let amountRule: AmountRule | undefined;
   for (const amount of findAmounts(text)) {
     const before = text.slice(Math.max(0, amount.start - 40), amount.start);
     if (THRESHOLD_BEFORE.test(before) && (requires || approval)) amountRule = { value: amount.value, kind: approval ? 'threshold' : 'max' };
-    else if (LIMIT_BEFORE.test(before)) amountRule = { value: amount.value, kind: approval && requires && !itemHas(text, 'forbid') ? 'threshold' : 'max' };
+    else if (LIMIT_BEFORE.test(before)) amountRule = { value: amount.value, kind: approval && requires && !forbid ? 'threshold' : 'max' };
     if (amountRule) break;
   }
   const windowDays = findWindowDays(text);
@@ -154,11 +156,11 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
     text,
     topics,
     // "delivered only to the registered device" forbids every other way as surely as "never" does.
-    forbids: itemHas(text, 'forbid') || RESTRICTS_TO.test(text),
+    forbids: forbid || RESTRICTS_TO.test(text),
     requiresApproval: approval && requires,
     requiresCallback: itemHas(text, 'callback') && (requires || origin === 'guidance'),
     ownerDecides: askOwner,
-    permits: itemHas(text, 'permission') && !itemHas(text, 'forbid'),
+    permits: !forbid && itemHas(text, 'permission'),
     // "new accounts", "changed bank details": a rule about payee changes ("new access" is a request like any other).
     aboutChange: CHANGE_WORD.test(text) && (topics & (topicBit('bankDetails') | topicBit('payment'))) !== 0,
     outsideClause: itemHas(text, 'expired'),
@@ -170,6 +172,7 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
 function itemView(id: string, kind: ItemView['kind'], raw: string, standing: ItemStanding, referenceMs: number): ItemView {
   const text = normalizeText(raw).text;
   const time = findTimeMention(text, referenceMs);
+  const expired = itemHas(text, 'expired');
   return {
     id,
     kind,
@@ -177,8 +180,8 @@ function itemView(id: string, kind: ItemView['kind'], raw: string, standing: Ite
     standing,
     topics: topicsOf(text),
     negated: itemHas(text, 'negation'),
-    requirement: itemHas(text, 'requirement') && !itemHas(text, 'expired'),
-    expired: itemHas(text, 'expired'),
+    requirement: !expired && itemHas(text, 'requirement'),
+    expired,
     callback: itemHas(text, 'callback'),
     amounts: findAmounts(text),
     accounts: accountsIn(raw),
