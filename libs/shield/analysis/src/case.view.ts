@@ -15,7 +15,7 @@ import type { AnalysisRequest } from '@trustmesh/shield-records';
 
 import { findAmounts, type Amount } from './amount.parser';
 import { CueScanner, itemHas } from './cue.patterns';
-import { normalizeText, type NormalizedText } from './text.normalizer';
+import { foldText, normalizeText, type NormalizedText } from './text.normalizer';
 import { findTimeMention, findWindowDays, type TimeMention } from './time.parser';
 import { SUBJECT_TOPICS_MASK, topicBit, topicsOf } from './topic.lexicon';
 
@@ -133,7 +133,7 @@ const LIMIT_BEFORE = /(?:ceiling(?: is| of)?|cap(?: is| of)?|at most|obergrenze|
 const THRESHOLD_BEFORE = /(?:above|over|more than|exc+e+ds?|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
 
 function ruleFrom(id: string, origin: RuleView['origin'], title: string, statement: string): RuleView {
-  const text = normalizeText(`${title}. ${statement}`).text;
+  const text = foldText(`${title}. ${statement}`);
   // "Ask me first" in owner guidance (or "ask the owner" in a policy) is a required approval by the owner (§6).
   const askOwner = ASK_OWNER.test(text);
   // Each cue class is read once, though several fields depend on it.
@@ -170,7 +170,7 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
 }
 
 function itemView(id: string, kind: ItemView['kind'], raw: string, standing: ItemStanding, referenceMs: number): ItemView {
-  const text = normalizeText(raw).text;
+  const text = foldText(raw);
   const time = findTimeMention(text, referenceMs);
   const expired = itemHas(text, 'expired');
   return {
@@ -195,8 +195,8 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
   const combined = consult.situationContext ? `${consult.message}\n\n${consult.situationContext}` : consult.message;
   const said = normalizeText(combined);
   const proposedAction = consult.proposedAction?.trim() || caseRecord.proposedAction || '';
-  const actionText = normalizeText(proposedAction).text;
-  const goalText = normalizeText(`${caseRecord.goal} ${caseRecord.brief} ${proposedAction}`).text;
+  const actionText = foldText(proposedAction);
+  const goalText = foldText(`${caseRecord.goal} ${caseRecord.brief} ${proposedAction}`);
 
   const items: ItemView[] = [];
   for (const f of caseRecord.facts) {
@@ -227,7 +227,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     actionText,
     requestTopics,
     goalTopics: topicsOf(goalText),
-    purposeTopics: topicsOf(normalizeText(`${caseRecord.goal} ${caseRecord.brief}`).text),
+    purposeTopics: topicsOf(foldText(`${caseRecord.goal} ${caseRecord.brief}`)),
     goalText,
     items,
     rules,

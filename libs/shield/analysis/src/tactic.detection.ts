@@ -16,7 +16,7 @@ import { accountsIn, type CaseView } from './case.view';
 import { capitalisedWords, mentionsName } from './claim.anchors';
 import { CuePattern, CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
-import { normalizeText, quoteCue } from './text.normalizer';
+import { foldText, quoteCue } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
@@ -116,7 +116,7 @@ function domainOf(address: string): string | undefined {
 /** Two domains that differ but look alike (one or two edits, or equal once digits read as letters). */
 function lookAlike(a: string, b: string): boolean {
   if (a === b) return false;
-  const fold = (s: string) => normalizeText(s).text.replace(/0/g, 'o').replace(/1/g, 'l').replace(/rn/g, 'm');
+  const fold = (s: string) => foldText(s).replace(/0/g, 'o').replace(/1/g, 'l').replace(/rn/g, 'm');
   if (fold(a) === fold(b)) return true;
   if (Math.abs(a.length - b.length) > 2) return false;
   // Bounded edit distance (domains are short).
@@ -446,7 +446,7 @@ function priorClaimAmounts(prior: readonly ShieldConsultation[], askedOnly: bool
   for (const consultation of prior.slice(-5)) {
     for (const claim of consultation.analysis.claims) {
       if (askedOnly && !claim.claim.startsWith('The amount involved is')) continue;
-      for (const a of findAmounts(normalizeText(claim.claim).text)) values.push(a.value);
+      for (const a of findAmounts(foldText(claim.claim))) values.push(a.value);
     }
   }
   return values;

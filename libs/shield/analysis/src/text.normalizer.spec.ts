@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+
 import { CUES } from './cue.patterns';
-import { compileCues, foldPattern, normalizeText, quoteCue } from './text.normalizer';
+import { compileCues, foldPattern, foldText, normalizeText, quoteCue } from './text.normalizer';
 
 describe('normalizeText', () => {
   it('folds case, accents, ß, repeated letters and spaces', () => {
@@ -55,5 +57,10 @@ describe('normalizeText', () => {
       expect(compiled.exec(text)?.[0]).toBe(plain.exec(text)?.[0]);
       expect(compiled.exec(text)?.index).toBe(plain.exec(text)?.index);
     }
+  });
+
+  it('folds a text without its index map to the same text', () => {
+    for (const text of ['  ÜBERWEISEN   Sie   SOFOOORT, Straße ', 's3nd the p4ssw0rd ', 'Ma\u200bnager\u00a0', '']) expect(foldText(text)).toBe(normalizeText(text).text);
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), (text) => foldText(text) === normalizeText(text).text), { numRuns: 200 });
   });
 });

@@ -167,9 +167,22 @@ function decode(length: number): string {
 }
 
 export function normalizeText(original: string): NormalizedText {
+  const map: number[] = [];
+  return { original, text: fold(original, map), map };
+}
+
+/**
+ * The normalised text alone, for a text that is matched but never quoted (an item, a rule, the goal): the same text
+ * as `normalizeText(original).text`, without building the index map, one entry per character.
+ */
+export function foldText(original: string): string {
+  return fold(original, undefined);
+}
+
+/** Folds `original`; with `map`, records there the original index of each folded character. */
+function fold(original: string, map: number[] | undefined): string {
   // The folded characters go to a reused code buffer, decoded once at the end (no string built per character).
   if (codes.length < original.length) codes = new Uint16Array(original.length * 2);
-  const map: number[] = [];
   let length = 0;
   let last = 32;
   for (let i = 0; i < original.length; i++) {
@@ -180,7 +193,7 @@ export function normalizeText(original: string): NormalizedText {
       if (single === 32 ? last === 32 : single === last && single >= 97 && single <= 122) continue;
       if (length === codes.length) codes = grow(codes);
       codes[length++] = single;
-      map.push(i);
+      map?.push(i);
       last = single;
       continue;
     }
@@ -190,16 +203,16 @@ export function normalizeText(original: string): NormalizedText {
       if (ch === 32 ? last === 32 : ch === last && ch >= 97 && ch <= 122) continue;
       if (length === codes.length) codes = grow(codes);
       codes[length++] = ch;
-      map.push(i);
+      map?.push(i);
       last = ch;
     }
   }
   if (last === 32 && length > 0) {
     length--;
-    map.pop();
+    map?.pop();
   }
   unleet(codes, length);
-  return { original, text: decode(length), map };
+  return decode(length);
 }
 
 function grow(buffer: Uint16Array): Uint16Array {
