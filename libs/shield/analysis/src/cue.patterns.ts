@@ -33,10 +33,14 @@ function findAtStarts(starts: WordStarts, text: string, cls: CueClass): Span | n
   return starts.find(text, index, CUES[cls], STICKY[index] as RegExp);
 }
 
-/** One alternative of a composed pattern, and the cue classes one of which every match of it begins with. */
+/**
+ * One alternative of a composed pattern; the cue classes one of which every match of it begins with, and, when it
+ * ends with one, those one of which it ends with (a match of which starts after the branch's own start).
+ */
 export interface CueBranch {
   readonly source: string;
   readonly leading: readonly CueClass[];
+  readonly trailing?: readonly CueClass[];
 }
 
 /**
@@ -49,20 +53,25 @@ export interface CueBranch {
  * alternation of two branches of a few large classes would pass it and run a hundred times slower.
  */
 export class CuePattern {
-  private readonly branches: readonly { readonly sticky: RegExp; readonly leading: readonly number[] }[];
+  private readonly branches: readonly { readonly sticky: RegExp; readonly leading: readonly number[]; readonly trailing: readonly number[] }[];
   private readonly leading: readonly number[];
 
   constructor(branches: readonly CueBranch[]) {
-    this.branches = branches.map(({ source, leading }) => ({ sticky: new RegExp(source, 'y'), leading: leading.map((cls) => INDEX.get(cls) ?? 0) }));
+    const indices = (classes: readonly CueClass[]) => classes.map((cls) => INDEX.get(cls) ?? 0);
+    this.branches = branches.map(({ source, leading, trailing = [] }) => ({ sticky: new RegExp(source, 'y'), leading: indices(leading), trailing: indices(trailing) }));
     this.leading = [...new Set(this.branches.flatMap((branch) => branch.leading))];
   }
 
-  /** The first match in the scanner's text. */
+  /**
+   * The first match in the scanner's text. A branch that ends with a class is not tried past the last place where
+   * that class matches: the gap and the class it would try at each position there cannot succeed.
+   */
   exec(scanner: CueScanner): RegExpExecArray | null {
     const text = scanner.source.text;
     for (const index of scanner.matchStarts(this.leading)) {
-      for (const { sticky, leading } of this.branches) {
+      for (const { sticky, leading, trailing } of this.branches) {
         if (!leading.some((cls) => scanner.matchesAt(cls, index))) continue;
+        if (trailing.length > 0 && !trailing.some((cls) => scanner.matchesAfter(cls, index))) continue;
         sticky.lastIndex = index;
         const m = sticky.exec(text);
         if (m) return m;
@@ -116,6 +125,11 @@ export class CueScanner {
   /** Whether the class (by index) matches at `index` (once its match starts are listed). */
   matchesAt(cls: number, index: number): boolean {
     return this.matchStartsOf(cls).includes(index);
+  }
+
+  /** Whether the class (by index) matches somewhere after `index`. */
+  matchesAfter(cls: number, index: number): boolean {
+    return (this.matchStartsOf(cls).at(-1) ?? -1) > index;
   }
 
   /** The text's word starts, read once. */
