@@ -35,7 +35,7 @@ function findAtStarts(starts: WordStarts, text: string, cls: CueClass): Span | n
 
 /**
  * One alternative of a composed pattern; the cue classes one of which every match of it begins with, and, when it
- * ends with one, those one of which it ends with (a match of which starts after the branch's own start).
+ * ends with one, those one of which it ends with.
  */
 export interface CueBranch {
   readonly source: string;
@@ -71,7 +71,7 @@ export class CuePattern {
     for (const index of scanner.matchStarts(this.leading)) {
       for (const { sticky, leading, trailing } of this.branches) {
         if (!leading.some((cls) => scanner.matchesAt(cls, index))) continue;
-        if (trailing.length > 0 && !trailing.some((cls) => scanner.matchesAfter(cls, index))) continue;
+        if (trailing.length > 0 && !trailing.some((cls) => scanner.matchesFrom(cls, index))) continue;
         sticky.lastIndex = index;
         const m = sticky.exec(text);
         if (m) return m;
@@ -127,9 +127,9 @@ export class CueScanner {
     return this.matchStartsOf(cls).includes(index);
   }
 
-  /** Whether the class (by index) matches somewhere after `index`. */
-  matchesAfter(cls: number, index: number): boolean {
-    return (this.matchStartsOf(cls).at(-1) ?? -1) > index;
+  /** Whether the class (by index) matches somewhere at or after `index`. */
+  matchesFrom(cls: number, index: number): boolean {
+    return (this.matchStartsOf(cls).at(-1) ?? -1) >= index;
   }
 
   /** The text's word starts, read once. */

@@ -51,8 +51,16 @@ const OFFER_BEFORE = /\b(?:i can|i could|i'?l+|i wil+|hap+y to|ich kan+|puedo|je
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
 const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|m+e|st))\\.)';
 const FIGURE_ACT = new CuePattern([
-  { source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`, leading: ['authorityFigure'] },
-  { source: `(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`, leading: ['authorityAct', 'approvalClaim'] },
+  {
+    source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
+    leading: ['authorityFigure'],
+    trailing: ['authorityAct', 'approvalClaim'],
+  },
+  {
+    source: `(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
+    leading: ['authorityAct', 'approvalClaim'],
+    trailing: ['authorityFigure'],
+  },
 ]);
 // "I spoke to your manager. He said it's fine": the act in the next sentence, its subject a pronoun for the figure
 // (folded: "ella" reads "ela").
@@ -60,6 +68,7 @@ const FIGURE_THEN_PRONOUN_ACT = new CuePattern([
   {
     source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
     leading: ['authorityFigure'],
+    trailing: ['authorityAct', 'approvalClaim'],
   },
 ]);
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
