@@ -93,6 +93,22 @@ export interface CueHit {
   readonly quote: string;
 }
 
+/** A cue the scanner found; quoted when first read, since most hits only decide whether a detector fires. */
+class ScannedCue implements CueHit {
+  private quoted: string | undefined;
+
+  constructor(
+    private readonly source: NormalizedText,
+    readonly index: number,
+    readonly end: number,
+  ) {}
+
+  get quote(): string {
+    this.quoted ??= quoteCue(this.source, this.index, this.end);
+    return this.quoted;
+  }
+}
+
 /** Lazily scans a normalised text for cue classes, at most once per class (the analyzer asks some classes twice). */
 export class CueScanner {
   private readonly hits = new Map<CueClass, CueHit | null>();
@@ -106,7 +122,7 @@ export class CueScanner {
     const known = this.hits.get(cls);
     if (known !== undefined) return known ?? undefined;
     const m = findAtStarts(this.wordStartsOf(), this.source.text, cls);
-    const hit = m ? { index: m.index, end: m.end, quote: quoteCue(this.source, m.index, m.end) } : null;
+    const hit = m ? new ScannedCue(this.source, m.index, m.end) : null;
     this.hits.set(cls, hit);
     return hit ?? undefined;
   }
