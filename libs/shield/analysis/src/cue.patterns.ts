@@ -8,7 +8,7 @@ import { EN_CUES } from './cue-lexicon.en';
 import { ES_CUES } from './cue-lexicon.es';
 import { FR_CUES } from './cue-lexicon.fr';
 import { CUE_CLASSES, type CueClass } from './cue-lexicon.types';
-import { prefilterKeys, StartTable, type Span, type WordStarts } from './cue.prefilter';
+import { mayEndSentence, prefilterKeys, StartTable, type Span, type WordStarts } from './cue.prefilter';
 import { compileCues, foldPattern, quoteCue, type NormalizedText } from './text.normalizer';
 
 const LEXICONS = [EN_CUES, DE_CUES, ES_CUES, FR_CUES];
@@ -33,14 +33,33 @@ function findAtStarts(starts: WordStarts, text: string, cls: CueClass): Span | n
   return starts.find(text, index, CUES[cls], STICKY[index] as RegExp);
 }
 
+/** Where the sentence around `index` ends: the first sentence end at or after it, or the end of the text. */
+function sentenceEnd(text: string, index: number): number {
+  for (let i = index; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46 || code === 63 || code === 33 || code === 10) return i;
+  }
+  return text.length;
+}
+
 /**
  * One alternative of a composed pattern; the cue classes one of which every match of it begins with, and, when it
- * ends with one, those one of which it ends with.
+ * ends with one, those one of which it ends with; `inSentence` when nothing between the two may be a sentence end
+ * (`.`, `?`, `!`, a line feed), as in `[^.?!\n]{0,60}`.
  */
 export interface CueBranch {
   readonly source: string;
   readonly leading: readonly CueClass[];
   readonly trailing?: readonly CueClass[];
+  readonly inSentence?: boolean;
+}
+
+interface CompiledBranch {
+  readonly sticky: RegExp;
+  readonly leading: readonly number[];
+  readonly trailing: readonly number[];
+  /** The trailing class must start in the sentence the branch starts in: no part of the branch can cross its end. */
+  readonly sentenceBound: boolean;
 }
 
 /**
@@ -53,25 +72,35 @@ export interface CueBranch {
  * alternation of two branches of a few large classes would pass it and run a hundred times slower.
  */
 export class CuePattern {
-  private readonly branches: readonly { readonly sticky: RegExp; readonly leading: readonly number[]; readonly trailing: readonly number[] }[];
+  private readonly branches: readonly CompiledBranch[];
   private readonly leading: readonly number[];
 
   constructor(branches: readonly CueBranch[]) {
     const indices = (classes: readonly CueClass[]) => classes.map((cls) => INDEX.get(cls) ?? 0);
-    this.branches = branches.map(({ source, leading, trailing = [] }) => ({ sticky: new RegExp(source, 'y'), leading: indices(leading), trailing: indices(trailing) }));
+    this.branches = branches.map(({ source, leading, trailing = [], inSentence = false }) => ({
+      sticky: new RegExp(source, 'y'),
+      leading: indices(leading),
+      trailing: indices(trailing),
+      // Only when no match of a leading class can hold a sentence end either (read from the classes' sources).
+      sentenceBound: inSentence && trailing.length > 0 && leading.every((cls) => !mayEndSentence(CUES[cls].source)),
+    }));
     this.leading = [...new Set(this.branches.flatMap((branch) => branch.leading))];
   }
 
   /**
-   * The first match in the scanner's text. A branch that ends with a class is not tried past the last place where
-   * that class matches: the gap and the class it would try at each position there cannot succeed.
+   * The first match in the scanner's text. A branch that ends with a class is tried only where that class matches
+   * further on, within the same sentence when the branch cannot cross a sentence end: elsewhere the gap and the class
+   * it would try at each of its positions cannot succeed.
    */
   exec(scanner: CueScanner): RegExpExecArray | null {
     const text = scanner.source.text;
     for (const index of scanner.matchStarts(this.leading)) {
-      for (const { sticky, leading, trailing } of this.branches) {
+      for (const { sticky, leading, trailing, sentenceBound } of this.branches) {
         if (!leading.some((cls) => scanner.matchesAt(cls, index))) continue;
-        if (trailing.length > 0 && !trailing.some((cls) => scanner.matchesFrom(cls, index))) continue;
+        if (trailing.length > 0) {
+          const last = sentenceBound ? sentenceEnd(text, index) : text.length;
+          if (!trailing.some((cls) => scanner.matchesWithin(cls, index, last))) continue;
+        }
         sticky.lastIndex = index;
         const m = sticky.exec(text);
         if (m) return m;
@@ -143,9 +172,9 @@ export class CueScanner {
     return this.matchStartsOf(cls).includes(index);
   }
 
-  /** Whether the class (by index) matches somewhere at or after `index`. */
-  matchesFrom(cls: number, index: number): boolean {
-    return (this.matchStartsOf(cls).at(-1) ?? -1) >= index;
+  /** Whether the class (by index) matches at some position from `first` to `last`. */
+  matchesWithin(cls: number, first: number, last: number): boolean {
+    return this.matchStartsOf(cls).some((at) => at >= first && at <= last);
   }
 
   /** The text's word starts, read once. */

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { SCENARIOS } from '../test/scenarios';
 import { CUE_CLASSES } from './cue-lexicon.types';
 import { CuePattern, CUES, CueScanner, isPrefiltered, itemHas } from './cue.patterns';
-import { prefilterKeys, StartTable } from './cue.prefilter';
+import { mayEndSentence, prefilterKeys, StartTable } from './cue.prefilter';
 import { normalizeText } from './text.normalizer';
 import { TOPIC_PATTERN, TOPICS, topicsOf } from './topic.lexicon';
 
@@ -21,6 +21,12 @@ describe('cue prefilter', () => {
     expect(prefilterKeys([String.raw`\bas?ap`])).toEqual([[['a']]]);
   });
 
+  it('tells which patterns may match a sentence end', () => {
+    for (const safe of [String.raw`\bsend (?:the )?code\b`, String.raw`[^.?!\n]{0,60}x`, String.raw`(?<=a)b`, String.raw`fields\"? ?:`]) expect(mayEndSentence(safe)).toBe(false);
+    for (const crossing of [String.raw`\bmr\.? [a-z]+`, 'a.b', String.raw`[^.!]x`, String.raw`x\s`, String.raw`a!`, 'a\nb']) expect(mayEndSentence(crossing)).toBe(true);
+    expect(mayEndSentence(CUES.requestVerb.source)).toBe(false);
+  });
+
   it('tries a pattern only at the word starts its keys allow, and finds the leftmost match', () => {
     const sources = [String.raw`\b(?:sue|lawyers?)\b`, String.raw`\bas?ap`, String.raw`(?:^|\n)system:`];
     const table = new StartTable(sources.map((source) => prefilterKeys([source])));
@@ -35,8 +41,8 @@ describe('cue prefilter', () => {
   it('never changes what the scanner, the item check, the topics or a composed pattern find', () => {
     const composedSource = `${CUES.requestVerb.source}[^.?!\\n]{0,60}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}${CUES.requestVerb.source}`;
     const composed = new CuePattern([
-      { source: `${CUES.requestVerb.source}[^.?!\\n]{0,60}${CUES.secretData.source}`, leading: ['requestVerb'], trailing: ['secretData'] },
-      { source: `${CUES.secretData.source}[^.?!\\n]{0,40}${CUES.requestVerb.source}`, leading: ['secretData'], trailing: ['requestVerb'] },
+      { source: `${CUES.requestVerb.source}[^.?!\\n]{0,60}${CUES.secretData.source}`, leading: ['requestVerb'], trailing: ['secretData'], inSentence: true },
+      { source: `${CUES.secretData.source}[^.?!\\n]{0,40}${CUES.requestVerb.source}`, leading: ['secretData'], trailing: ['requestVerb'], inSentence: true },
     ]);
     // Led by a class that is not keyed ("'s orders" may start anywhere): tried where that class matches.
     const unkeyedSource = `${CUES.authorityAct.source}[^.?!\\n]{0,50}${CUES.authorityFigure.source}|${CUES.authorityFigure.source}[^.?!\\n]{0,80}${CUES.authorityAct.source}`;

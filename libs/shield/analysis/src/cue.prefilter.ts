@@ -147,6 +147,37 @@ function keysOfAlternative(alternative: string): string[][] | undefined {
   return words.length > 0 ? words : undefined;
 }
 
+/** Escaped characters that match only themselves, none of them a sentence end (`\b` and `\B` match no character). */
+const PLAIN_ESCAPES = new Set(['b', 'B', 'd', 'w', '"', "'", '-', '/', '$', '(', ')', '[', ']', '{', '}', '*', '+', '|', '^', ':', ',', '@', '#', '&', '%']);
+const SENTENCE_ENDS = ['.', '?', '!', '\\n'];
+
+/**
+ * Whether a match of the regex `source` may contain a sentence end (`.`, `?`, `!` or a line feed). Conservative:
+ * only literal characters other than those, groups, quantifiers, lookarounds, the escapes of `PLAIN_ESCAPES` and
+ * classes that hold none of them (or, negated, exclude all four) count as safe; anything else may.
+ */
+export function mayEndSentence(source: string): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const ch = source.charAt(i);
+    if (ch === '\\') {
+      if (!PLAIN_ESCAPES.has(source.charAt(i + 1))) return true;
+      i++;
+    } else if (ch === '[') {
+      let end = i + 1;
+      while (end < source.length && source.charAt(end) !== ']') end += source.charAt(end) === '\\' ? 2 : 1;
+      const content = source.slice(i + 1, end);
+      if (content.startsWith('^') ? !SENTENCE_ENDS.every((c) => content.includes(c)) : /[.?!\\]/.test(content)) return true;
+      i = end;
+    } else if (ch === '(') {
+      // Group syntax: `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`; its `?`, `!` are no characters.
+      while (i + 1 < source.length && '?:=!<'.includes(source.charAt(i + 1))) i++;
+    } else if (ch === '.' || ch === '!' || ch === '\n') {
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
  * For each alternative of the (folded) sources, the words it requires (as key lists); undefined when some alternative
  * cannot be keyed, since then the class must always be scanned.

@@ -38,6 +38,7 @@ const DATA_REQUEST = new CuePattern([
     source: `${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`,
     leading: ['requestVerb'],
     trailing: ['secretData', 'personalData', 'internalData'],
+    inSentence: true,
   },
 ]);
 

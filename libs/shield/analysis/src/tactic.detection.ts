@@ -28,20 +28,20 @@ const LONG_GAP = '[^.?!\\n]{0,100}';
 
 // A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
 const SECRET_REQUEST = new CuePattern([
-  { source: `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}`, leading: ['requestVerb'], trailing: ['secretData'] },
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}`, leading: ['requestVerb'], trailing: ['secretData'], inSentence: true },
   {
     source: `${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b`,
     leading: ['secretData'],
   },
-  { source: `${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['secretData'], trailing: ['requestVerb'] },
+  { source: `${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['secretData'], trailing: ['requestVerb'], inSentence: true },
 ]);
 const INTERNAL_REQUEST = new CuePattern([
-  { source: `${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`, leading: ['requestVerb'], trailing: ['internalData'] },
-  { source: `${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['internalData'], trailing: ['requestVerb'] },
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`, leading: ['requestVerb'], trailing: ['internalData'], inSentence: true },
+  { source: `${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['internalData'], trailing: ['requestVerb'], inSentence: true },
 ]);
 const PERSONAL_REQUEST = new CuePattern([
-  { source: `${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`, leading: ['requestVerb'], trailing: ['personalData'] },
-  { source: `${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['personalData'], trailing: ['requestVerb'] },
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`, leading: ['requestVerb'], trailing: ['personalData'], inSentence: true },
+  { source: `${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['personalData'], trailing: ['requestVerb'], inSentence: true },
 ]);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
