@@ -14,7 +14,9 @@ describe('cue prefilter', () => {
     // An optional start adds the keys of what follows it; a nested group or a class of letters is keyed by its parts.
     expect(prefilterKeys([String.raw`\b(?:and )?also`])).toEqual([[['and', 'als']]]);
     expect(prefilterKeys([String.raw`\b(?:(?:mr|dr)\.? [a-z]+'s|his) file`])).toEqual([[['mr', 'dr', 'his'], ['fil']]]);
-    expect(prefilterKeys([String.raw`\b[a-c]*leiter`])).toEqual([[['a', 'b', 'c', 'lei']]]);
+    // Letters before a key: the key may come anywhere in the first word.
+    expect(prefilterKeys([String.raw`\b[a-c]*leiter`])).toEqual([[['*lei']]]);
+    expect(prefilterKeys([String.raw`\b[a-c]?leiter`])).toEqual([[['a', 'b', 'c', 'lei']]]);
     expect(prefilterKeys([String.raw`\b(?:and )?`])).toBeUndefined();
     expect(prefilterKeys([String.raw`\b'?s? orders`])).toBeUndefined();
     expect(prefilterKeys([String.raw`(?:^|\n)system:`])).toBeUndefined();
@@ -36,6 +38,15 @@ describe('cue prefilter', () => {
     const found = sources.map((source, index) => starts.find(text, index, new RegExp(source), new RegExp(source, 'y'))?.index);
     expect(found).toEqual([18, 27, 32]);
     expect(table.startsOf('nothing here').find('nothing here', 0, new RegExp(sources[0] as string), new RegExp(sources[0] as string, 'y'))).toBeNull();
+  });
+
+  it('tries a pattern with letters before its key at the words that hold the key', () => {
+    const source = String.raw`\b[a-z]*leiter(?:in)? (?:hat|sagt)\b|\bchef\b`;
+    const table = new StartTable([prefilterKeys([source])]);
+    for (const text of ['der abteilungsleiter sagt ja', 'leiterin hat', 'x_leiter sagt', 'ein leiter, der chef', 'begleiter sagt leiter hat', 'nichts']) {
+      const m = new RegExp(source).exec(text);
+      expect(table.startsOf(text).find(text, 0, new RegExp(source), new RegExp(source, 'y'))).toEqual(m ? { index: m.index, end: m.index + m[0].length } : null);
+    }
   });
 
   it('never changes what the scanner, the item check, the topics or a composed pattern find', () => {

@@ -2,13 +2,17 @@
  * A word-start index that lets a cue class or topic be tried only where it can begin (performance, issue 9: thousands
  * of analyses per second). At module load, each pattern's alternatives are read for the letters every match must start
  * with (the first one to three literal characters after `\b`); at run time a text's word starts are read once, and a
- * pattern is tried (sticky) only at the word starts whose first letters are among its keys, instead of at every
- * position. A pattern whose alternatives do not all start with a literal word, a group of them or a class of letters
- * (`^`, `'?s`, an optional start with nothing literal after it) is always scanned whole: the index may only skip work,
- * never change a result.
+ * pattern is tried (sticky) only at the word starts whose first letters are among its keys (or, for `[a-z]*key`, at
+ * the words that hold the key), instead of at every position. A pattern whose alternatives do not all start with a
+ * literal word, a group of them or a class of letters (`^`, `'?s`, an optional start with nothing literal after it)
+ * is always scanned whole: the index may only skip work, never change a result. The module also reads a pattern's
+ * source for whether a match may hold a sentence end (`mayEndSentence`), which bounds where a composed pattern can
+ * find its last part.
  */
 
 const MAX_KEY = 3;
+/** Marks a key that may come anywhere in the word a match starts with, after letters and digits (`[a-z]*key`). */
+const INFIX = '*';
 
 /** Splits a regex source at top-level `|` (outside groups and character classes). */
 export function topLevelAlternatives(source: string): string[] {
@@ -114,7 +118,11 @@ function startKeys(source: string): string[] | undefined {
   if (quantifier === '{') return undefined;
   if (quantifier !== '?' && quantifier !== '*') return keys;
   const next = startKeys(source.slice(end + 2));
-  return next ? [...keys, ...next] : undefined;
+  if (!next) return undefined;
+  // A run of letters and digits before a key (`[a-z]*leiter`): the word starts where it may begin are those of the
+  // words that hold the key, a far smaller set than every word start with a letter.
+  if (quantifier === '*' && source.startsWith('[')) return next.map((key) => (key.startsWith(INFIX) ? key : `${INFIX}${key}`));
+  return [...keys, ...next];
 }
 
 /** How much of `source` its first word takes when that word is a plain literal word or group; 0 otherwise. */
@@ -208,15 +216,21 @@ export class StartTable {
   private readonly bits: Int32Array;
   /** Patterns without keys: they may start anywhere and are always scanned whole. */
   readonly unkeyed: readonly boolean[];
+  /** Per pattern, the keys that may come anywhere in the first word of a match (`INFIX`). */
+  readonly infixes: readonly (readonly string[])[];
   private readonly recent: { text: string; starts: WordStarts }[] = [];
 
   constructor(keysPerPattern: readonly (readonly (readonly string[][])[] | undefined)[]) {
     this.stride = Math.max(1, Math.ceil(keysPerPattern.length / CHUNK_BITS));
     this.bits = new Int32Array(CODES * this.stride);
     this.unkeyed = keysPerPattern.map((keys) => keys === undefined);
+    this.infixes = keysPerPattern.map((alternatives) => [
+      ...new Set((alternatives ?? []).flatMap((words) => (words[0] ?? []).filter((key) => key.startsWith(INFIX)).map((key) => key.slice(INFIX.length)))),
+    ]);
     keysPerPattern.forEach((alternatives, pattern) => {
       for (const words of alternatives ?? []) {
         for (const key of words[0] ?? []) {
+          if (key.startsWith(INFIX)) continue;
           const slot = keyCode(key) * this.stride + chunkOf(pattern);
           this.bits[slot] = (this.bits[slot] ?? 0) | bitOf(pattern);
         }
@@ -280,7 +294,7 @@ export class WordStarts {
   private readonly byPattern: (readonly number[] | undefined)[] = [];
 
   constructor(
-    text: string,
+    private readonly text: string,
     private readonly table: StartTable,
   ) {
     // One pass: each word's one- to three-letter prefix codes as the word is found.
@@ -312,10 +326,23 @@ export class WordStarts {
     const stride = this.table.stride;
     const chunk = chunkOf(pattern);
     const bit = bitOf(pattern);
-    const list: number[] = [];
+    let list: number[] = [];
     for (let w = 0; w < this.starts.length; w++) if (((this.rows[w * stride + chunk] ?? 0) & bit) !== 0) list.push(this.starts[w] ?? 0);
+    const infixes = this.table.infixes[pattern] ?? [];
+    if (infixes.length > 0) {
+      const words = new Set(list);
+      for (const infix of infixes) for (let at = this.text.indexOf(infix); at >= 0; at = this.text.indexOf(infix, at + 1)) words.add(this.wordStartOf(at));
+      list = [...words].sort((a, b) => a - b);
+    }
     this.byPattern[pattern] = list;
     return list;
+  }
+
+  /** The start of the word (run of letters and digits) that holds `index`. */
+  private wordStartOf(index: number): number {
+    let start = index;
+    while (start > 0 && digitOf(this.text.charCodeAt(start - 1)) !== 0) start--;
+    return start;
   }
 
   /**
