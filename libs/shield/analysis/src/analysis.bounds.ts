@@ -5,11 +5,12 @@
 const ELLIPSIS = '…';
 const SPACE_RUN = /\s+/g;
 const INNER_SPACE_RUN = /\s\s|[\t\n\r\f\v]/;
-// Any Unicode white space at either end (U+3000, U+2028 as well as ASCII), as `trim` removes it.
-const EDGE_SPACE = /^\s|\s$/;
+// Any Unicode white space (U+3000, U+2028 as well as ASCII), as `trim` removes it at either end.
+const SPACE = /\s/;
 
 function needsCleaning(text: string): boolean {
-  return EDGE_SPACE.test(text) || INNER_SPACE_RUN.test(text);
+  // The ends are tested as characters: `\s$` would try every position of a long text.
+  return SPACE.test(text.charAt(0)) || SPACE.test(text.charAt(text.length - 1)) || INNER_SPACE_RUN.test(text);
 }
 
 /** Cuts `text` to at most `max` characters, at a word boundary when one is near, never leaving it empty. */

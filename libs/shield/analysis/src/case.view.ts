@@ -15,7 +15,7 @@ import type { AnalysisRequest } from '@trustmesh/shield-records';
 
 import { findAmounts, type Amount } from './amount.parser';
 import { CueScanner, itemHas } from './cue.patterns';
-import { normalizeText, type NormalizedText } from './text.normalizer';
+import { foldText, normalizeText, type NormalizedText } from './text.normalizer';
 import { findTimeMention, findWindowDays, type TimeMention } from './time.parser';
 import { SUBJECT_TOPICS_MASK, topicBit, topicsOf } from './topic.lexicon';
 
@@ -133,16 +133,18 @@ const LIMIT_BEFORE = /(?:ceiling(?: is| of)?|cap(?: is| of)?|at most|obergrenze|
 const THRESHOLD_BEFORE = /(?:above|over|more than|exc+e+ds?|greater than|larger than|uber|mehr als|ab|mas de|superior(?:es)? a|a partir de|au-dela de|plus de|superieur(?:s|e|es)? a)[^.]{0,20}$/;
 
 function ruleFrom(id: string, origin: RuleView['origin'], title: string, statement: string): RuleView {
-  const text = normalizeText(`${title}. ${statement}`).text;
+  const text = foldText(`${title}. ${statement}`);
   // "Ask me first" in owner guidance (or "ask the owner" in a policy) is a required approval by the owner (§6).
   const askOwner = ASK_OWNER.test(text);
-  const requires = itemHas(text, 'requirement') || itemHas(text, 'forbid') || askOwner;
+  // Each cue class is read once, though several fields depend on it.
+  const forbid = itemHas(text, 'forbid');
+  const requires = itemHas(text, 'requirement') || forbid || askOwner;
   const approval = APPROVAL_WORD.test(text) || askOwner;
   let amountRule: AmountRule | undefined;
   for (const amount of findAmounts(text)) {
     const before = text.slice(Math.max(0, amount.start - 40), amount.start);
     if (THRESHOLD_BEFORE.test(before) && (requires || approval)) amountRule = { value: amount.value, kind: approval ? 'threshold' : 'max' };
-    else if (LIMIT_BEFORE.test(before)) amountRule = { value: amount.value, kind: approval && requires && !itemHas(text, 'forbid') ? 'threshold' : 'max' };
+    else if (LIMIT_BEFORE.test(before)) amountRule = { value: amount.value, kind: approval && requires && !forbid ? 'threshold' : 'max' };
     if (amountRule) break;
   }
   const windowDays = findWindowDays(text);
@@ -154,11 +156,11 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
     text,
     topics,
     // "delivered only to the registered device" forbids every other way as surely as "never" does.
-    forbids: itemHas(text, 'forbid') || RESTRICTS_TO.test(text),
+    forbids: forbid || RESTRICTS_TO.test(text),
     requiresApproval: approval && requires,
     requiresCallback: itemHas(text, 'callback') && (requires || origin === 'guidance'),
     ownerDecides: askOwner,
-    permits: itemHas(text, 'permission') && !itemHas(text, 'forbid'),
+    permits: !forbid && itemHas(text, 'permission'),
     // "new accounts", "changed bank details": a rule about payee changes ("new access" is a request like any other).
     aboutChange: CHANGE_WORD.test(text) && (topics & (topicBit('bankDetails') | topicBit('payment'))) !== 0,
     outsideClause: itemHas(text, 'expired'),
@@ -168,8 +170,9 @@ function ruleFrom(id: string, origin: RuleView['origin'], title: string, stateme
 }
 
 function itemView(id: string, kind: ItemView['kind'], raw: string, standing: ItemStanding, referenceMs: number): ItemView {
-  const text = normalizeText(raw).text;
+  const text = foldText(raw);
   const time = findTimeMention(text, referenceMs);
+  const expired = itemHas(text, 'expired');
   return {
     id,
     kind,
@@ -177,8 +180,8 @@ function itemView(id: string, kind: ItemView['kind'], raw: string, standing: Ite
     standing,
     topics: topicsOf(text),
     negated: itemHas(text, 'negation'),
-    requirement: itemHas(text, 'requirement') && !itemHas(text, 'expired'),
-    expired: itemHas(text, 'expired'),
+    requirement: !expired && itemHas(text, 'requirement'),
+    expired,
     callback: itemHas(text, 'callback'),
     amounts: findAmounts(text),
     accounts: accountsIn(raw),
@@ -192,8 +195,8 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
   const combined = consult.situationContext ? `${consult.message}\n\n${consult.situationContext}` : consult.message;
   const said = normalizeText(combined);
   const proposedAction = consult.proposedAction?.trim() || caseRecord.proposedAction || '';
-  const actionText = normalizeText(proposedAction).text;
-  const goalText = normalizeText(`${caseRecord.goal} ${caseRecord.brief} ${proposedAction}`).text;
+  const actionText = foldText(proposedAction);
+  const goalText = foldText(`${caseRecord.goal} ${caseRecord.brief} ${proposedAction}`);
 
   const items: ItemView[] = [];
   for (const f of caseRecord.facts) {
@@ -224,7 +227,7 @@ export function buildCaseView(request: AnalysisRequest): CaseView {
     actionText,
     requestTopics,
     goalTopics: topicsOf(goalText),
-    purposeTopics: topicsOf(normalizeText(`${caseRecord.goal} ${caseRecord.brief}`).text),
+    purposeTopics: topicsOf(foldText(`${caseRecord.goal} ${caseRecord.brief}`)),
     goalText,
     items,
     rules,

@@ -7,7 +7,7 @@
  * anchors: an item that names the same record, or shares enough content words with the sentence, bears on the claim;
  * whether it supports or conflicts depends on which side denies what the other asserts.
  */
-import { normalizeText } from './text.normalizer';
+import { foldText } from './text.normalizer';
 
 // The analysis may quote a short cue, never the message (§12): eight words at most, as for signals.
 const MAX_EXCERPT_WORDS = 8;
@@ -164,7 +164,7 @@ export function startAnchorMemo(): void {
 
 /** The normalised form of a short string (a name, an id), memoised. */
 export function folded(text: string): string {
-  return memo(foldMemo, text, () => normalizeText(text).text);
+  return memo(foldMemo, text, () => foldText(text));
 }
 
 /** Content-word stems of a normalised text (first five letters of words of five letters or more). */

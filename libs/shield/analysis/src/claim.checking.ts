@@ -157,13 +157,12 @@ function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
   const sentence = claim.sentence;
   if (!sentence) return 'none';
   const text = sentenceText(sentence);
-  const claimDenies = denies(text);
   if (claim.anchor) {
     const needle = folded(claim.anchor);
     const isId = /\d/.test(claim.anchor);
     if (!(isId ? item.text.includes(needle) : mentionsName(item.text, claim.anchor))) return 'none';
     const itemDenies = negatedMention(item.text, needle) || denies(item.text);
-    if (itemDenies !== claimDenies) return 'conflicts';
+    if (itemDenies !== denies(text)) return 'conflicts';
     if (quantityConflict(text, item.text)) return 'conflicts';
     // A record id names one record; a first name only shows the item may be about the same person (a directory entry,
     // a contact card): it backs what the sentence says of that person only when the item also has the person's other
@@ -177,7 +176,7 @@ function statementBearing(claim: ExtractedClaim, item: ItemView): Bearing {
   const shared = sharedStems(stems(text), item.text);
   if (shared.length < 2) return 'none';
   const itemDenies = shared.some((s) => negatedMention(item.text, s));
-  if (itemDenies !== claimDenies || moneyConflict(text, item)) return 'conflicts';
+  if (itemDenies !== denies(text) || moneyConflict(text, item)) return 'conflicts';
   return 'supports';
 }
 

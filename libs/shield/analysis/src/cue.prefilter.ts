@@ -2,15 +2,20 @@
  * A word-start index that lets a cue class or topic be tried only where it can begin (performance, issue 9: thousands
  * of analyses per second). At module load, each pattern's alternatives are read for the letters every match must start
  * with (the first one to three literal characters after `\b`); at run time a text's word starts are read once, and a
- * pattern is tried (sticky) only at the word starts whose first letters are among its keys, instead of at every
- * position. A pattern whose alternatives do not all start with a literal word (an optional group, `^`, a character
- * class) is always scanned whole: the index may only skip work, never change a result.
+ * pattern is tried (sticky) only at the word starts whose first letters are among its keys (or, for `[a-z]*key`, at
+ * the words that hold the key), instead of at every position. A pattern whose alternatives do not all start with a
+ * literal word, a group of them or a class of letters (`^`, `'?s`, an optional start with nothing literal after it)
+ * is always scanned whole: the index may only skip work, never change a result. The module also reads a pattern's
+ * source for whether a match may hold a sentence end (`mayEndSentence`), which bounds where a composed pattern can
+ * find its last part.
  */
 
 const MAX_KEY = 3;
+/** Marks a key that may come anywhere in the word a match starts with, after letters and digits (`[a-z]*key`). */
+const INFIX = '*';
 
 /** Splits a regex source at top-level `|` (outside groups and character classes). */
-function topLevelAlternatives(source: string): string[] {
+export function topLevelAlternatives(source: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let inClass = false;
@@ -65,9 +70,73 @@ function groupEnd(rest: string): number {
   return -1;
 }
 
+/** The characters of a character class's content of letters, digits and ranges of them (`a-z`); undefined otherwise. */
+function classKeys(content: string): string[] | undefined {
+  const keys: string[] = [];
+  for (let i = 0; i < content.length; i++) {
+    const ch = content.charAt(i);
+    if (!/[a-z0-9]/.test(ch)) return undefined;
+    if (content.charAt(i + 1) !== '-') {
+      keys.push(ch);
+      continue;
+    }
+    const last = content.charAt(i + 2);
+    if (!/[a-z0-9]/.test(last) || last < ch) return undefined;
+    for (let code = ch.charCodeAt(0); code <= last.charCodeAt(0); code++) keys.push(String.fromCharCode(code));
+    i += 2;
+  }
+  return keys.length > 0 ? keys : undefined;
+}
+
+/**
+ * The keys one of which every match of `source` starts with: its literal start (`literalKey`), or the keys of each
+ * alternative of a leading group, or the characters of a leading character class. A group or class that may be
+ * skipped (`?`, `*`) adds the keys of what follows it: `(?:already )?agreed` starts with "alr" or "agr". Undefined
+ * when a match may start otherwise.
+ */
+function startKeys(source: string): string[] | undefined {
+  let keys: string[] | undefined;
+  let end: number;
+  if (source.startsWith('(?:')) {
+    end = groupEnd(source);
+    if (end < 0) return undefined;
+    keys = [];
+    for (const inner of topLevelAlternatives(source.slice(3, end))) {
+      const innerKeys = startKeys(inner);
+      if (!innerKeys) return undefined;
+      keys.push(...innerKeys);
+    }
+  } else if (source.startsWith('[')) {
+    end = source.indexOf(']');
+    keys = end < 0 ? undefined : classKeys(source.slice(1, end));
+  } else {
+    const key = literalKey(source);
+    return key ? [key] : undefined;
+  }
+  if (!keys) return undefined;
+  const quantifier = source.charAt(end + 1);
+  if (quantifier === '{') return undefined;
+  if (quantifier !== '?' && quantifier !== '*') return keys;
+  const next = startKeys(source.slice(end + 2));
+  if (!next) return undefined;
+  // A run of letters and digits before a key (`[a-z]*leiter`): the word starts where it may begin are those of the
+  // words that hold the key, a far smaller set than every word start with a letter.
+  if (quantifier === '*' && source.startsWith('[')) return next.map((key) => (key.startsWith(INFIX) ? key : `${INFIX}${key}`));
+  return [...keys, ...next];
+}
+
+/** How much of `source` its first word takes when that word is a plain literal word or group; 0 otherwise. */
+function wordLength(source: string): number {
+  if (source.startsWith('(?:')) {
+    const end = groupEnd(source);
+    return end < 0 || /[?*+{]/.test(source.charAt(end + 1)) ? 0 : end + 1;
+  }
+  return /^[a-z0-9]+/.exec(source)?.[0].length ?? 0;
+}
+
 /**
  * The words an alternative requires, in order, each as the keys one of which starts it: `\b(?:my|our) (?:boss|ceo)`
- * requires a word starting "my" or "our" and one starting "bos" or "ceo". Parsing stops at the first optional or
+ * requires a word starting "my" or "our" and one starting "bos" or "ceo". Parsing stops after an optional or
  * non-literal part; undefined when not even the first word can be keyed.
  */
 function keysOfAlternative(alternative: string): string[][] | undefined {
@@ -75,36 +144,46 @@ function keysOfAlternative(alternative: string): string[][] | undefined {
   let rest = alternative.slice(2);
   const words: string[][] = [];
   while (rest.length > 0 && words.length < 3) {
-    let keys: string[] | undefined;
-    let consumed: number;
-    if (rest.startsWith('(?:')) {
-      const end = groupEnd(rest);
-      if (end < 0) break;
-      const after = rest.charAt(end + 1);
-      if (after === '?' || after === '*' || after === '{') break;
-      keys = [];
-      for (const inner of topLevelAlternatives(rest.slice(3, end))) {
-        const key = literalKey(inner);
-        if (!key) {
-          keys = undefined;
-          break;
-        }
-        keys.push(key);
-      }
-      consumed = end + 1;
-    } else {
-      const key = literalKey(rest);
-      keys = key ? [key] : undefined;
-      const word = /^[a-z0-9]+/.exec(rest);
-      consumed = word ? word[0].length : 0;
-      // A literal word is followed by a space only if it was read whole (no optional letter, class or group).
-    }
+    const keys = startKeys(rest);
     if (!keys) break;
     words.push(keys);
-    if (rest.charAt(consumed) !== ' ') break;
+    // The next word is known only after a whole literal word or group followed by a space.
+    const consumed = wordLength(rest);
+    if (consumed === 0 || rest.charAt(consumed) !== ' ') break;
     rest = rest.slice(consumed + 1);
   }
   return words.length > 0 ? words : undefined;
+}
+
+/** Escaped characters that match only themselves, none of them a sentence end (`\b` and `\B` match no character). */
+const PLAIN_ESCAPES = new Set(['b', 'B', 'd', 'w', '"', "'", '-', '/', '$', '(', ')', '[', ']', '{', '}', '*', '+', '|', '^', ':', ',', '@', '#', '&', '%']);
+const SENTENCE_ENDS = ['.', '?', '!', '\\n'];
+
+/**
+ * Whether a match of the regex `source` may contain a sentence end (`.`, `?`, `!` or a line feed). Conservative:
+ * only literal characters other than those, groups, quantifiers, lookarounds, the escapes of `PLAIN_ESCAPES` and
+ * classes that hold none of them (or, negated, exclude all four) count as safe; anything else may.
+ */
+export function mayEndSentence(source: string): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const ch = source.charAt(i);
+    if (ch === '\\') {
+      if (!PLAIN_ESCAPES.has(source.charAt(i + 1))) return true;
+      i++;
+    } else if (ch === '[') {
+      let end = i + 1;
+      while (end < source.length && source.charAt(end) !== ']') end += source.charAt(end) === '\\' ? 2 : 1;
+      const content = source.slice(i + 1, end);
+      if (content.startsWith('^') ? !SENTENCE_ENDS.every((c) => content.includes(c)) : /[.?!\\]/.test(content)) return true;
+      i = end;
+    } else if (ch === '(') {
+      // Group syntax: `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`; its `?`, `!` are no characters.
+      while (i + 1 < source.length && '?:=!<'.includes(source.charAt(i + 1))) i++;
+    } else if (ch === '.' || ch === '!' || ch === '\n') {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -137,15 +216,21 @@ export class StartTable {
   private readonly bits: Int32Array;
   /** Patterns without keys: they may start anywhere and are always scanned whole. */
   readonly unkeyed: readonly boolean[];
+  /** Per pattern, the keys that may come anywhere in the first word of a match (`INFIX`). */
+  readonly infixes: readonly (readonly string[])[];
   private readonly recent: { text: string; starts: WordStarts }[] = [];
 
   constructor(keysPerPattern: readonly (readonly (readonly string[][])[] | undefined)[]) {
     this.stride = Math.max(1, Math.ceil(keysPerPattern.length / CHUNK_BITS));
     this.bits = new Int32Array(CODES * this.stride);
     this.unkeyed = keysPerPattern.map((keys) => keys === undefined);
+    this.infixes = keysPerPattern.map((alternatives) => [
+      ...new Set((alternatives ?? []).flatMap((words) => (words[0] ?? []).filter((key) => key.startsWith(INFIX)).map((key) => key.slice(INFIX.length)))),
+    ]);
     keysPerPattern.forEach((alternatives, pattern) => {
       for (const words of alternatives ?? []) {
         for (const key of words[0] ?? []) {
+          if (key.startsWith(INFIX)) continue;
           const slot = keyCode(key) * this.stride + chunkOf(pattern);
           this.bits[slot] = (this.bits[slot] ?? 0) | bitOf(pattern);
         }
@@ -209,7 +294,7 @@ export class WordStarts {
   private readonly byPattern: (readonly number[] | undefined)[] = [];
 
   constructor(
-    text: string,
+    private readonly text: string,
     private readonly table: StartTable,
   ) {
     // One pass: each word's one- to three-letter prefix codes as the word is found.
@@ -235,61 +320,46 @@ export class WordStarts {
   }
 
   /** The positions where `pattern` may begin, in order. */
-  private startsFor(pattern: number): readonly number[] {
+  startsFor(pattern: number): readonly number[] {
     const known = this.byPattern[pattern];
     if (known) return known;
     const stride = this.table.stride;
     const chunk = chunkOf(pattern);
     const bit = bitOf(pattern);
-    const list: number[] = [];
+    let list: number[] = [];
     for (let w = 0; w < this.starts.length; w++) if (((this.rows[w * stride + chunk] ?? 0) & bit) !== 0) list.push(this.starts[w] ?? 0);
+    const infixes = this.table.infixes[pattern] ?? [];
+    if (infixes.length > 0) {
+      const words = new Set(list);
+      for (const infix of infixes) for (let at = this.text.indexOf(infix); at >= 0; at = this.text.indexOf(infix, at + 1)) words.add(this.wordStartOf(at));
+      list = [...words].sort((a, b) => a - b);
+    }
     this.byPattern[pattern] = list;
     return list;
   }
 
+  /** The start of the word (run of letters and digits) that holds `index`. */
+  private wordStartOf(index: number): number {
+    let start = index;
+    while (start > 0 && digitOf(this.text.charCodeAt(start - 1)) !== 0) start--;
+    return start;
+  }
+
   /**
-   * Where in `text` (the text the starts were read from) the first match is of a pattern each of whose matches begins
-   * where one of the table's patterns `leading` may begin (itself, or patterns composed of them); `sticky` is it with
-   * the `y` flag. Same span as `whole.exec(text)`, `whole` being the unanchored pattern; a sticky `test` builds no
-   * match array, and leaves `lastIndex` at the match's end.
+   * Where in `text` (the text the starts were read from) the first match of the table's `pattern` is; `whole` is the
+   * pattern, `sticky` the same with the `y` flag. Same span as `whole.exec(text)`; a sticky `test` builds no match
+   * array, and leaves `lastIndex` at the match's end.
    */
-  find(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): Span | null {
-    const candidates = this.candidates(leading);
-    if (candidates === undefined) {
+  find(text: string, pattern: number, whole: RegExp, sticky: RegExp): Span | null {
+    if (this.table.unkeyed[pattern]) {
       const m = whole.exec(text);
       return m ? { index: m.index, end: m.index + m[0].length } : null;
     }
-    for (const index of candidates) {
+    for (const index of this.startsFor(pattern)) {
       sticky.lastIndex = index;
       if (sticky.test(text)) return { index, end: sticky.lastIndex };
     }
     return null;
-  }
-
-  /** As `find`, with the match itself (its groups and text), for the callers that read them. */
-  exec(text: string, leading: readonly number[], whole: RegExp, sticky: RegExp): RegExpExecArray | null {
-    const candidates = this.candidates(leading);
-    if (candidates === undefined) return whole.exec(text);
-    for (const index of candidates) {
-      sticky.lastIndex = index;
-      const m = sticky.exec(text);
-      if (m) return m;
-    }
-    return null;
-  }
-
-  /** The positions where one of `leading` may begin, in order; undefined when one of them is unkeyed (anywhere). */
-  private candidates(leading: readonly number[]): readonly number[] | undefined {
-    if (leading.length === 1) {
-      const only = leading[0] ?? 0;
-      return this.table.unkeyed[only] ? undefined : this.startsFor(only);
-    }
-    const merged = new Set<number>();
-    for (const index of leading) {
-      if (this.table.unkeyed[index]) return undefined;
-      for (const at of this.startsFor(index)) merged.add(at);
-    }
-    return [...merged].sort((a, b) => a - b);
   }
 }
 

@@ -33,8 +33,13 @@ const CONSEQUENTIAL = topicBit('payment') | topicBit('refund') | topicBit('bankD
 const MONEY = topicBit('payment') | topicBit('refund') | topicBit('bankDetails');
 const DISCLOSE_VERB = /\b(?:share|send|disclose|reveal|give out|tel+|provide|forward|weitergeben|mit+eilen|senden|teilen|compartir|revelar|enviar|divulguer|com+uniquer|partager|envoyer|transmet+re)\w*/;
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
-const DATA_REQUEST = new CuePattern(`${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`, [
-  'requestVerb',
+const DATA_REQUEST = new CuePattern([
+  {
+    source: `${CUES.requestVerb.source}[^.?!\\n]{0,60}(?:${CUES.secretData.source}|${CUES.personalData.source}|${CUES.internalData.source})`,
+    leading: ['requestVerb'],
+    trailing: ['secretData', 'personalData', 'internalData'],
+    inSentence: true,
+  },
 ]);
 
 // "only to the registered channels", "nur über das Portal": the path a restrictive rule still allows (rule texts are

@@ -16,7 +16,7 @@ import { accountsIn, type CaseView } from './case.view';
 import { capitalisedWords, mentionsName } from './claim.anchors';
 import { CuePattern, CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
-import { normalizeText, quoteCue } from './text.normalizer';
+import { foldText, quoteCue } from './text.normalizer';
 import { hasTopic, topicBit } from './topic.lexicon';
 
 const RUSHABLE = topicBit('payment') | topicBit('bankDetails') | topicBit('credentials') | topicBit('access') | topicBit('personalData');
@@ -27,17 +27,21 @@ const GAP = '[^.?!\\n]{0,60}';
 const LONG_GAP = '[^.?!\\n]{0,100}';
 
 // A request and the data it asks for, in either order (German puts the verb last: "die Liste ... schicken").
-const SECRET_REQUEST = new CuePattern(
-  `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}|${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b|${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`,
-  ['requestVerb', 'secretData'],
-);
-const INTERNAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.internalData.source}|${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, [
-  'requestVerb',
-  'internalData',
+const SECRET_REQUEST = new CuePattern([
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.secretData.source}`, leading: ['requestVerb'], trailing: ['secretData'], inSentence: true },
+  {
+    source: `${CUES.secretData.source}[^.?!\\n]{0,40}\\b(?:to me|please|back to me|bitte|por favor|s'il vous plait|asap|a mi|me pases|mir|a moi)\\b`,
+    leading: ['secretData'],
+  },
+  { source: `${CUES.secretData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['secretData'], trailing: ['requestVerb'], inSentence: true },
 ]);
-const PERSONAL_REQUEST = new CuePattern(`${CUES.requestVerb.source}${GAP}${CUES.personalData.source}|${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, [
-  'requestVerb',
-  'personalData',
+const INTERNAL_REQUEST = new CuePattern([
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.internalData.source}`, leading: ['requestVerb'], trailing: ['internalData'], inSentence: true },
+  { source: `${CUES.internalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['internalData'], trailing: ['requestVerb'], inSentence: true },
+]);
+const PERSONAL_REQUEST = new CuePattern([
+  { source: `${CUES.requestVerb.source}${GAP}${CUES.personalData.source}`, leading: ['requestVerb'], trailing: ['personalData'], inSentence: true },
+  { source: `${CUES.personalData.source}${LONG_GAP}${CUES.requestVerb.source}`, leading: ['personalData'], trailing: ['requestVerb'], inSentence: true },
 ]);
 // An offer is not a request: "I can tell you my date of birth" gives data, it does not extract it.
 const OWN_BEFORE = /\b(?:my|mein|meine|mi|mis|mon|ma|mes)\s$/;
@@ -46,15 +50,27 @@ const OFFER_BEFORE = /\b(?:i can|i could|i'?l+|i wil+|hap+y to|ich kan+|puedo|je
 // Authority invoked as the reason: the figure and what it supposedly did, in one sentence, either order.
 // A title's dot ("Mr. Whitfield", "Dr. Lang") does not end the sentence.
 const IN_SENTENCE = '(?:[^.?!\\n]|(?<=\\b(?:mr|mrs|ms|dr|hr|fr|sr|sra|m+e|st))\\.)';
-const FIGURE_ACT = new CuePattern(
-  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})|(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
-  ['authorityFigure', 'authorityAct', 'approvalClaim'],
-);
+const FIGURE_ACT = new CuePattern([
+  {
+    source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
+    leading: ['authorityFigure'],
+    trailing: ['authorityAct', 'approvalClaim'],
+  },
+  {
+    source: `(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})${IN_SENTENCE}{0,50}(?:${CUES.authorityFigure.source})`,
+    leading: ['authorityAct', 'approvalClaim'],
+    trailing: ['authorityFigure'],
+  },
+]);
 // "I spoke to your manager. He said it's fine": the act in the next sentence, its subject a pronoun for the figure
 // (folded: "ella" reads "ela").
-const FIGURE_THEN_PRONOUN_ACT = new RegExp(
-  `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
-);
+const FIGURE_THEN_PRONOUN_ACT = new CuePattern([
+  {
+    source: `(?:${CUES.authorityFigure.source})${IN_SENTENCE}{0,80}[.!?;] ?(?:he|she|they|er|sie|el|el+a|el+os|il|el+e|ils)\\b${IN_SENTENCE}{0,40}(?:${CUES.authorityAct.source}|${CUES.approvalClaim.source})`,
+    leading: ['authorityFigure'],
+    trailing: ['authorityAct', 'approvalClaim'],
+  },
+]);
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
@@ -109,7 +125,7 @@ function domainOf(address: string): string | undefined {
 /** Two domains that differ but look alike (one or two edits, or equal once digits read as letters). */
 function lookAlike(a: string, b: string): boolean {
   if (a === b) return false;
-  const fold = (s: string) => normalizeText(s).text.replace(/0/g, 'o').replace(/1/g, 'l').replace(/rn/g, 'm');
+  const fold = (s: string) => foldText(s).replace(/0/g, 'o').replace(/1/g, 'l').replace(/rn/g, 'm');
   if (fold(a) === fold(b)) return true;
   if (Math.abs(a.length - b.length) > 2) return false;
   // Bounded edit distance (domains are short).
@@ -165,7 +181,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // authority_claim: a person or body able to approve, invoked as the reason to comply, without authoritative proof.
   const figure = c.find('authorityFigure');
   const acted = figure !== undefined && (c.has('authorityAct') || c.has('approvalClaim'));
-  const act = acted ? (FIGURE_ACT.exec(c) ?? FIGURE_THEN_PRONOUN_ACT.exec(view.said.text)) : null;
+  const act = acted ? (FIGURE_ACT.exec(c) ?? FIGURE_THEN_PRONOUN_ACT.exec(c)) : null;
   const identity = c.find('identityClaim');
   // Presenting oneself as the authority ("this is Daniel from the bank's fraud team"), or signing as an executive.
   const selfAuthority = figure && identity && Math.abs(figure.index - identity.index) < 120;
@@ -439,7 +455,7 @@ function priorClaimAmounts(prior: readonly ShieldConsultation[], askedOnly: bool
   for (const consultation of prior.slice(-5)) {
     for (const claim of consultation.analysis.claims) {
       if (askedOnly && !claim.claim.startsWith('The amount involved is')) continue;
-      for (const a of findAmounts(normalizeText(claim.claim).text)) values.push(a.value);
+      for (const a of findAmounts(foldText(claim.claim))) values.push(a.value);
     }
   }
   return values;

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+
 import { CUES } from './cue.patterns';
-import { foldPattern, normalizeText, quoteCue } from './text.normalizer';
+import { compileCues, foldPattern, foldText, normalizeText, quoteCue } from './text.normalizer';
 
 describe('normalizeText', () => {
   it('folds case, accents, ß, repeated letters and spaces', () => {
@@ -44,5 +46,21 @@ describe('normalizeText', () => {
     const text = normalizeText(hostile).text;
     for (const pattern of Object.values(CUES)) pattern.test(text);
     expect(performance.now() - start).toBeLessThan(250);
+  });
+
+  it('compiles lexicon entries into one pattern that finds what each entry finds, first entry first', () => {
+    const sources = [String.raw`\bsend (?:the )?code|\bcódigo`, String.raw`(?:^|\n)system:`, String.raw`\bcode\b`];
+    const compiled = compileCues(sources);
+    expect(compiled.source).toBe(String.raw`(?:\b(?:send (?:the )?code|codigo)|(?:^|\n)system:|\b(?:code\b))`);
+    const plain = new RegExp(`(?:${sources.map(foldPattern).join('|')})`);
+    for (const text of ['please send the code now', 'sendcode', 'el codigo', 'x\nsystem: code', 'decode the code', 'nothing']) {
+      expect(compiled.exec(text)?.[0]).toBe(plain.exec(text)?.[0]);
+      expect(compiled.exec(text)?.index).toBe(plain.exec(text)?.index);
+    }
+  });
+
+  it('folds a text without its index map to the same text', () => {
+    for (const text of ['  ÜBERWEISEN   Sie   SOFOOORT, Straße ', 's3nd the p4ssw0rd ', 'Ma\u200bnager\u00a0', '']) expect(foldText(text)).toBe(normalizeText(text).text);
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), (text) => foldText(text) === normalizeText(text).text), { numRuns: 200 });
   });
 });

@@ -42,7 +42,6 @@ const TOPIC_PATTERNS: readonly (readonly [Topic, RegExp])[] = TOPICS.map((t) => 
 export const TOPIC_PATTERN: Readonly<Record<Topic, RegExp>> = Object.fromEntries(TOPIC_PATTERNS) as Record<Topic, RegExp>;
 
 const TOPIC_STICKY: readonly RegExp[] = TOPIC_PATTERNS.map(([, pattern]) => new RegExp(pattern.source, 'y'));
-const TOPIC_LEADING: readonly (readonly number[])[] = TOPICS.map((_, i) => [i]);
 const TOPIC_STARTS = new StartTable(TOPICS.map((t) => prefilterKeys([foldPattern(TOPIC_SOURCES[t])])));
 
 /**
@@ -54,7 +53,7 @@ export function topicsOf(text: string): number {
   let bits = 0;
   for (let i = 0; i < TOPIC_PATTERNS.length; i++) {
     const [, pattern] = TOPIC_PATTERNS[i] as (typeof TOPIC_PATTERNS)[number];
-    if (starts.find(text, TOPIC_LEADING[i] ?? [], pattern, TOPIC_STICKY[i] as RegExp)) bits |= 1 << i;
+    if (starts.find(text, i, pattern, TOPIC_STICKY[i] as RegExp)) bits |= 1 << i;
   }
   return bits;
 }
