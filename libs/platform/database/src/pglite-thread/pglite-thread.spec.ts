@@ -101,6 +101,13 @@ describe('PgliteThread', () => {
     await expect(thread.query('SELECT * FROM shapes WHERE id = $1', [1])).rejects.toMatchObject({ code: '42P01' });
   });
 
+  it('prepares a statement again when the session dropped it', async () => {
+    const sql = 'SELECT body FROM notes WHERE id = $1';
+    expect((await thread.query(sql, [1])).rows).toEqual([{ body: 'one' }]);
+    await thread.exec('DEALLOCATE ALL');
+    expect((await thread.query(sql, [2])).rows).toEqual([{ body: 'two' }]);
+  });
+
   it('commits a transaction whose work resolves, and holds the connection until it ends', async () => {
     const order: string[] = [];
     let release!: () => void;

@@ -14,7 +14,7 @@
 // - The cache is bounded (`capacity` texts, least recently used closed first): SQL texts that vary per call
 //   (generated IN lists) cannot grow the backend's memory.
 // - A statement whose plan no longer fits its tables (`cached plan must not change result type` after a
-//   schema change) is closed and parsed again once.
+//   schema change), or that the session dropped (`DEALLOCATE ALL`), is closed and parsed again once.
 // - Exclusivity is PGlite's own: a statement inside a transaction takes the query lock the transaction's
 //   statements share; one outside also waits for open transactions, as `PGlite.query` does.
 import { parse, protocol } from '@electric-sql/pglite';
@@ -23,6 +23,14 @@ const { serialize } = protocol;
 
 /** SQLSTATE 0A000 with this message: the statement's result columns changed under it. */
 const PLAN_CHANGED = 'cached plan must not change result type';
+/** SQLSTATE of a statement name the session does not know (a `DEALLOCATE ALL` or `DISCARD ALL` dropped it). */
+const UNKNOWN_STATEMENT = '26000';
+
+/** Whether `error` says the kept statement is no longer usable as it is, so parsing it again is the cure. */
+function staleStatement(error) {
+  if (error?.code === UNKNOWN_STATEMENT) return true;
+  return error?.code === '0A000' && String(error.message).includes(PLAN_CHANGED);
+}
 
 function concat(parts) {
   const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
@@ -88,7 +96,7 @@ export function preparedStatements(db, { capacity }) {
     try {
       return await execute(sql, params, options);
     } catch (error) {
-      if (error?.code !== '0A000' || !String(error.message).includes(PLAN_CHANGED)) throw error;
+      if (!staleStatement(error)) throw error;
       await forget(sql);
       return execute(sql, params, options);
     }
