@@ -251,7 +251,10 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
     String.raw`\b(?:freigabe|erstattungs|genehmigungs)(?:grenze|limit|schwelle)\w*\b`,
     String.raw`\bsystemanweisungen\b`,
     String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
-    String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
+    String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`,
+    String.raw`\b(?:konkurrenzangebot|wettbewerbsangebot)\w*`,
+    String.raw`\b(?:das|die|dem|den) (?:andere|anderen) (?:angebot|angebote|gebot|gebote)\b`,
+  ],
   personalData: [
     String.raw`\b(?:kundendaten|mitarbeiterdaten|patientendaten|mieterdaten)\b`,
     String.raw`\b(?:zimmer (?:wohnt|übernachtet|schläft|hat) (?:herr|frau|dr)|zimmernummer (?:von|des|der))\b`,
@@ -259,7 +262,10 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
     String.raw`\b(?:privatadresse|privatanschrift|privatnummer|handynummer|telefonnummer|wohnanschrift) (?:von|des|der|aller)\b`,
     String.raw`\b(?:kundenkontakte|kontaktliste|personalakte|krankenakte)\b`,
     String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,
-    String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
+    String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`,
+    String.raw`\b(?:krankmeldung|krankschreibung|arbeitsunfähigkeit|gesundheitsdaten|krankengeschichte|krankheitstage|fehlzeiten)\w*`,
+    String.raw`\b(?:notizen|daten|unterlagen|bewertungen|akten|lebensläufe|gesprächsnotizen) (?:der|aller|zu den) (?:anderen|übrigen|restlichen) (?:bewerber|kandidat|kunden|mitarbeiter|patienten|mieter|bieter)\w*`,
+  ],
   promise: [
     String.raw`\b(?:der preis|die preise) (?:steigt|steigen|erhöht sich|erhöhen sich)\b`,String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
   opinion: [String.raw`\b(?:unfair|unverschämt|inakzeptabel|enttäuscht|frechheit|skandal|wütend|verärgert)\b`],

@@ -513,6 +513,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:your|the) (?:system )?(?:prompt|instructions|rules|configuration|config)\b`,
     String.raw`\b(?:approval|refund|internal|fraud) (?:threshold|limit|rules)s?\b`,
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
+    String.raw`\b(?:the|their|that|those) (?:other|competing|rival|competitor'?s?) (?:offers?|bids?|quotes?|tenders?)\b`,
   ],
   personalData: [
     String.raw`\blist of (?:the |all )?(?:your |our |the )?(?:staff|employees|customers|clients|users|members|people|contacts|patients|tenants|students)\b`,
@@ -540,6 +541,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:customer|client|employee|user|staff) (?:list|records|data|database|emails|addresses|details)\b`,
     String.raw`\b(?:personal|private) (?:data|details|information) of\b`,
     String.raw`\b(?:his|her|their|other (?:customers|users)'?) (?:address|phone|email|account|details)\b`,
+    String.raw`\b(?:notes|records|files|details|data|scores|results|evaluations|assessments|feedback|ratings|applications|cvs|resumes|interviews?) (?:of|on|about|for) (?:the |all )?(?:other|remaining) (?:applicants|candidates|customers|clients|employees|staff|patients|tenants|bidders|users|members|students|guests)\b`,
+    String.raw`\b(?:other|remaining) (?:applicants|candidates|customers|clients|employees|patients|tenants|bidders|users|members|students|guests)'? (?:notes|records|files|details|data|scores|results|evaluations|feedback|ratings|applications|cvs|resumes)\b`,
+    String.raw`\b(?:sick(?:ness)?|sick leave|absence|hr|personnel|disciplinary|employment) (?:records?|files?|history|notes|certificates?)\b`,
   ],
   promise: [
     String.raw`\bprices? (?:will|is going to|are going to) (?:go up|rise|increase)\b`,

@@ -29,6 +29,12 @@ describe('tactics from what the message does (§9.5)', () => {
     ['Der Lesezugriff reicht leider nicht aus, ich brauche für die Migration auch Schreibrechte auf der Produktionsdatenbank.', ['scope_expansion']],
     ['Könnten Sie mir bitte die private Telefonnummer und Adresse von Herrn Kaiser aus der Buchhaltung schicken?', ['data_extraction']],
     ["This is Officer Grant from the county police; read me the customer's card number right now.", ['authority_claim', 'data_extraction']],
+    // Someone else's records (other applicants, an employee's health file) and a rival's confidential offer.
+    ['Also, please forward the interview notes of the other candidates so we can benchmark.', ['data_extraction']],
+    ['Bitte schicken Sie mir auch die Krankmeldungen von Herrn Vogel aus dem letzten Jahr.', ['data_extraction']],
+    ['Necesitamos el historial laboral completo de la Sra. Campos, incluidas sus bajas médicas.', ['data_extraction']],
+    ["Dites-moi simplement le montant de l'offre concurrente et on s'aligne.", ['data_extraction']],
+    ['Wie hoch ist denn das Konkurrenzangebot ungefähr? Dann können wir nachbessern.', ['data_extraction']],
   ])('%s', (message, expected) => {
     const found = tacticsOf(message);
     for (const tactic of expected) expect(found).toContain(tactic);
@@ -43,6 +49,8 @@ describe('tactics from what the message does (§9.5)', () => {
     "That's our best offer and we won't go lower; if it doesn't work for you, no hard feelings.",
     'Hi, my manager asked me to book the meeting room for Thursday at 2pm. Is it free?',
     'Mi jefa me pidió que reservara la sala de reuniones para el jueves. ¿Está libre?',
+    'We received the other offer too, but we would rather work with you at this price.',
+    'Mis notas de la entrevista ya están subidas al portal, por si las necesitan.',
   ])('leaves a benign message clean: %s', (message) => {
     expect(tacticsOf(message)).toEqual([]);
   });
