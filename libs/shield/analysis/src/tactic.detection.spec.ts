@@ -112,4 +112,18 @@ describe('tactic detection (§9.5)', () => {
     const t = tactics('Your price of €3,000 is too high. We can pay €2,600 and sign this week, otherwise we will pass.');
     expect([...t.keys()]).toEqual(['none']);
   });
+
+  it('flags a sum that no record shows when a verified record of the same matter states another', () => {
+    const spec = (message: string, summary: string): CaseSpec => ({
+      message,
+      goal: 'Settle covered insurance claims at the assessed amount.',
+      proposedAction: 'Pay the claimant for claim S-5120.',
+      evidence: [{ summary, type: 'system_record', verification: 'verified' }],
+    });
+    const inflated = tactics(spec('As agreed with your assessor, the repair for claim S-5120 came to €3,480. Please pay it.', 'Assessment S-5120: repair 2,480 EUR, covered.'));
+    expect(inflated.has('inconsistent_claims')).toBe(true);
+    // The same sum on record is no changing story, even when another line of the record denies something.
+    const matching = tactics(spec('The repair for claim S-5120 came to €2,480. Please pay it.', 'Assessment S-5120: repair 2,480 EUR, covered; no earlier payout.'));
+    expect(matching.has('inconsistent_claims')).toBe(false);
+  });
 });

@@ -10,9 +10,9 @@
  */
 import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
 
-import { findAmounts } from './amount.parser';
+import { findAmounts, sameAmount } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
-import { accountsIn, type CaseView } from './case.view';
+import { accountsIn, type CaseView, type ItemView } from './case.view';
 import { capitalisedWords, mentionsName } from './claim.anchors';
 import { CuePattern, CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
@@ -105,7 +105,8 @@ const THREAT_TERMS =
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 // Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
-// identity_deception and a refuted record reference may be an honest error, so none of those counts here.
+// identity_deception and a refuted record reference may be an honest error, so none of those counts here (a sum of
+// money counts only when no record shows it at all: `figureRefuted`).
 const FACTUAL_KINDS = new Set(['date', 'receipt']);
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 
@@ -368,7 +369,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // inconsistent_claims: a story that conflicts with itself, with earlier turns or with authoritative records.
   // Facts the counterparty states about the world; contradicted approvals and payees are already authority_claim and
   // identity_deception, and are not counted twice.
-  const contradicted = claims.find((k) => k.status === 'contradicted' && FACTUAL_KINDS.has(k.kind) && k.significance !== 'low');
+  const contradicted = claims.find((k) => k.status === 'contradicted' && k.significance !== 'low' && (FACTUAL_KINDS.has(k.kind) || figureRefuted(k, view)));
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
@@ -396,6 +397,20 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+/**
+ * Whether a contradicted sum of money is refuted by a different figure for the same matter: an item the claim was
+ * checked against records another sum and no item in the case shows the stated one ("2 340 EUR" against an
+ * assessment and an invoice of 1 340 EUR). A sum a record shows but another record denies or caps ("no advance
+ * taken", a PO below the invoice) is a limit or policy question, not a story that changes.
+ */
+function figureRefuted(claim: CheckedClaim, view: CaseView): boolean {
+  const stated = claim.kind === 'amount' ? claim.amount : undefined;
+  if (!stated?.currency) return false;
+  const money = (i: ItemView) => i.amounts.filter((a) => a.currency !== undefined);
+  if (view.items.some((i) => money(i).some((a) => sameAmount(a.value, stated.value)))) return false;
+  return view.items.some((i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && money(i).length > 0);
 }
 
 /** The sentence of a normalised text around an index (for reading a cue in its clause). */
