@@ -285,7 +285,7 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
   ],
   purchaseEvent: [String.raw`\b(?:gekauft|bestellt|erhalten|geliefert|angekommen|gebucht|bezahlt)\b`],
   notReceived: [String.raw`\b(?:nie|nicht|noch nicht) (?:angekommen|erhalten|geliefert|bekommen)\b`, String.raw`\bbeschädigt angekommen\b`],
-  negation: [String.raw`\b(?:kein|keine|keinen|keiner|nicht|nie|niemals|ohne|fehlt|fehlen|unbekannt|stimmt nicht überein)\b`],
+  negation: [String.raw`\b(?:kein|keine|keinen|keiner|nicht|nie|niemals|ohne|fehlt|fehlen|unbekannt|stimmt nicht überein|abgelehnt|lehnte ab|lehnt ab)\b`],
   requirement: [String.raw`\b(?:erfordert|erfordern|benötigt|benötigen|muss|müssen|nur mit|nur nach|setzt voraus|erforderlich|pflicht)\b`],
   forbid: [
     String.raw`\bnicht (?:erstattungsfähig|umtauschbar)\b`,

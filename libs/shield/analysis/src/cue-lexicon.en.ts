@@ -587,7 +587,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\barrived (?:damaged|broken|defective)\b`,
   ],
   negation: [
-    String.raw`\b(?:no|not|never|none|without|absent|missing|lacks?|cannot|can'?t|isn'?t|wasn'?t|hasn'?t|doesn'?t|didn'?t|unverified|unknown|does not match|mismatch|nor)\b`,
+    String.raw`\b(?:no|not|never|none|without|absent|missing|lacks?|cannot|can'?t|isn'?t|wasn'?t|hasn'?t|doesn'?t|didn'?t|unverified|unknown|does not match|mismatch|nor|declined|rejected|refused|turned down)\b`,
   ],
   requirement: [
     String.raw`\b(?:requires?|required|must|needs? to|need|only (?:with|after|if|when)|subject to|mandatory|has to|have to)\b`,

@@ -263,7 +263,7 @@ String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|v
   ],
   purchaseEvent: [String.raw`\b(?:compré|comprado|pedí|pedido|recibí|recibido|entregado|llegó|reservé|pagué)\b`],
   notReceived: [String.raw`\bno (?:ha llegado|he recibido|llegó|me ha llegado|se entregó)\b`, String.raw`\bllegó (?:dañado|roto)\b`],
-  negation: [String.raw`\b(?:no|ningún|ninguna|ninguno|nunca|sin|falta|desconocido|no coincide)\b`],
+  negation: [String.raw`\b(?:no|ningún|ninguna|ninguno|nunca|sin|falta|desconocido|no coincide|rechaz[oó]|rechazad[oa]|rechazaron)\b`],
   requirement: [String.raw`\b(?:requiere|requieren|necesita|necesitan|debe|deben|solo con|sólo con|obligatori[oa]|es necesari[oa])\b`],
   forbid: [
     String.raw`\bno (?:es |son )?(?:reembolsables?|se reembolsa)\b`,

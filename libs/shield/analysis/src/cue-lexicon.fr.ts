@@ -224,7 +224,7 @@ String.raw`\b(?:tes|vos|ta|votre) (?:instructions|consignes|règles|paramètres|
   ],
   purchaseEvent: [String.raw`\b(?:acheté|commandé|reçu|livré|arrivé|réservé|payé)\b`],
   notReceived: [String.raw`\b(?:jamais|pas) (?:reçu|été livré|arrivé)\b`, String.raw`\barrivé (?:endommagé|cassé)\b`],
-  negation: [String.raw`\b(?:aucun|aucune|pas|jamais|sans|manque|inconnu|ne correspond pas|non)\b`],
+  negation: [String.raw`\b(?:aucun|aucune|pas|jamais|sans|manque|inconnu|ne correspond pas|non|refus[eé]e?s?|a refus[eé])\b`],
   requirement: [String.raw`\b(?:nécessite|nécessitent|exige|exigent|requiert|doit|doivent|uniquement avec|obligatoire|soumis à)\b`],
   forbid: [
     String.raw`\bnon (?:remboursables?|échangeables?)\b`,
