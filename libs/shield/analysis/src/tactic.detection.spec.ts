@@ -126,4 +126,18 @@ describe('tactic detection (§9.5)', () => {
     const matching = tactics(spec('The repair for claim S-5120 came to €2,480. Please pay it.', 'Assessment S-5120: repair 2,480 EUR, covered; no earlier payout.'));
     expect(matching.has('inconsistent_claims')).toBe(false);
   });
+
+  it('flags the say-so of a person the records give approving standing, in four languages, not of anyone else', () => {
+    const withApprover = (message: string): CaseSpec => ({
+      message,
+      goal: 'Release children only to adults on the pickup authorisations.',
+      evidence: [{ summary: 'Pickup authorisations for Noah Berg: Greta Berg (mother), Olaf Berg (father). No other adults.', type: 'system_record', verification: 'verified' }],
+    });
+    expect(tactics(withApprover('hey its Jonas, greta asked me to pick up Noah at 4 today, thx')).has('authority_claim')).toBe(true);
+    expect(tactics(withApprover('Hallo, hier Jonas. Greta hat mich gebeten, Noah heute abzuholen.')).has('authority_claim')).toBe(true);
+    expect(tactics(withApprover('Hola, soy Jonas. Greta me pidió que recogiera a Noah hoy.')).has('authority_claim')).toBe(true);
+    expect(tactics(withApprover("Bonjour, c'est Jonas. Greta m'a demandé de récupérer Noah ce soir.")).has('authority_claim')).toBe(true);
+    // A name the records do not give that standing is no authority, whatever it said.
+    expect(tactics(withApprover('hey its Jonas, my friend Karl said the school gate closes at 4, is that right?')).has('authority_claim')).toBe(false);
+  });
 });

@@ -13,7 +13,7 @@ import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
 import { findAmounts, sameAmount } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
 import { accountsIn, type CaseView, type ItemView } from './case.view';
-import { capitalisedWords, mentionsName } from './claim.anchors';
+import { capitalisedWords, folded, mentionsName } from './claim.anchors';
 import { CuePattern, CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
 import { foldText, quoteCue } from './text.normalizer';
@@ -71,6 +71,11 @@ const FIGURE_THEN_PRONOUN_ACT = new CuePattern([
     trailing: ['authorityAct', 'approvalClaim'],
   },
 ]);
+// "raj said it's fine", "Laura asked me to", "Vogt meinte": a person's say-so offered as the reason (folded text, so
+// accents are gone and doubled letters read single). Whether that person can approve is read from the case's records.
+// "Tom and I agreed" names the approver before the sender.
+const SAY_SO =
+  /\b([a-z][a-z'-]{2,}) (?:(?:and (?:i|we) )?(?:already |just )?(?:agreed|said|says|told (?:me|us)|asked (?:me|us)|wants (?:me|us)|okayed|ok'?d|is fine with)|meinte|sagte|hat (?:gesagt|gemeint|mich gebeten|uns gebeten)|bat (?:mich|uns)|(?:ya )?(?:dijo|me pidio|me ha pedido|nos pidio)|(?:m'a|nous a) (?:dit|demande)|a dit)\b/g;
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
@@ -195,6 +200,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const stakes =
     consequential || (view.requestTopics & NEGOTIATED) !== 0 || broken || cut !== undefined || exception !== undefined || injection !== undefined || c.has('secretData') || c.has('personalData');
   // Claiming to be the agent's owner or operator invokes the one authority that can override it (§9.5 lists the owner).
+  // A person the records give approving standing (an approver on the ticket, a parent on the pickup authorisations),
+  // whose say-so is offered in place of the approval those records would show: authority whatever the topic.
+  const sayso = figure ? undefined : approverSaySo(view);
   const ownerVoice = c.find('ownerClaim');
   if (ownerVoice && authorityClaim?.status !== 'verified') {
     out.push(signal('authority_claim', `The owner's authority is invoked from inside the conversation: ${ownerVoice.quote}.`, 0.75, 'high'));
@@ -209,6 +217,8 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
         consequential ? 'high' : 'medium',
       ),
     );
+  } else if (sayso && authorityClaim?.status !== 'verified') {
+    out.push(signal('authority_claim', `A person the records name is invoked as having approved, without authoritative proof: ${sayso}.`, 0.65, consequential ? 'high' : 'medium'));
   }
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
@@ -411,6 +421,28 @@ function figureRefuted(claim: CheckedClaim, view: CaseView): boolean {
   const money = (i: ItemView) => i.amounts.filter((a) => a.currency !== undefined);
   if (view.items.some((i) => money(i).some((a) => sameAmount(a.value, stated.value)))) return false;
   return view.items.some((i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && money(i).length > 0);
+}
+
+/**
+ * The short cue of a say-so ("raj said") whose speaker an authoritative record names as approving or authorising (the
+ * approver on the ticket, a parent on the pickup authorisations), written there with a capital as a name is; undefined
+ * when the message quotes nobody the records give that standing.
+ */
+function approverSaySo(view: CaseView): string | undefined {
+  let approvers: Set<string> | undefined;
+  for (const m of view.said.text.matchAll(SAY_SO)) {
+    approvers ??= recordedApprovers(view);
+    if (approvers.has(m[1] ?? '')) return quoteCue(view.said, m.index, m.index + m[0].length);
+  }
+  return undefined;
+}
+
+/** The folded names in authoritative facts and evidence about approval or authorisation. */
+function recordedApprovers(view: CaseView): Set<string> {
+  const about = new Set(view.items.filter((i) => i.standing === 'authoritative' && hasTopic(i.topics, 'approval')).map((i) => i.id));
+  const { facts, evidence } = view.request.caseRecord;
+  const raw = [...facts.filter((f) => about.has(f.factId)).map((f) => f.statement), ...evidence.filter((e) => about.has(e.evidenceId)).map((e) => e.summary)];
+  return new Set(raw.flatMap((text) => capitalisedWords(text).map(folded)));
 }
 
 /** The sentence of a normalised text around an index (for reading a cue in its clause). */
