@@ -31,6 +31,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bwird (?:gesperrt|geschlossen|gekündigt|storniert|gelöscht)\b`,
     String.raw`\b(?:mahngebühren|vertragsstrafe|säumniszuschlag)\b`,
     String.raw`\bzu spät\b`,
+    String.raw`\b(?:jede |eine |weitere )?verzögerung\w* (?:könnte|würde|kann|wird) [a-zäöü ]{0,30}(?:schaden|schaden|kosten|gefährden|beeinträchtigen)\w*`,
+    String.raw`\bzahlungen? (?:an|auf) das alte konto (?:werden|wird|gehen) (?:zurück|zurückgebucht|abgelehnt)\w*`,
   ],
   verificationCut: [
     String.raw`\b(?:sperre|blockierung|warnung|markierung)\w*\b[^.!?\n]{0,30}\b(?:ignorieren|übergehen|aufheben|umgehen)\b`,
@@ -60,6 +62,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:nicht|keine) (?:prüfen|überprüfen|nachfragen|zurückrufen|rückfrage|prüfung)\b`,
     String.raw`\bkeine zeit (?:für|zum) (?:prüf|überprüf|rückfrag|freigab)`,
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
+    String.raw`\b(?:ein |der )?(?:rückruf|kontrollanruf|bestätigungsanruf)\w* (?:ist|wird) (?:diese woche |leider |derzeit )*(?:nicht|kaum) (?:möglich|machbar)\b`,
+    String.raw`\bdiese (?:e-?mail|nachricht|mail) (?:gilt|dient) als (?:formelle |offizielle |schriftliche )?(?:bestätigung|freigabe)\b`,
   ],
   exception: [
     String.raw`\bstattdessen auf (?:mein|unser|das|ein)\b`,

@@ -41,6 +41,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bneeds? to (?:go out|be done|happen) (?:today|now|this morning|this afternoon)\b`,
     String.raw`\btoday,? (?:not tomorrow|without fail)\b`,
     String.raw`\bevery (?:minute|hour) counts\b`,
+    String.raw`\b(?:hold|reserve|keep) (?:it|them|this|these|the [a-z]+) (?:for you )?for (?:only )?(?:\d{1,2}|fifteen|thirty) ?(?:min|mins|minutes|hours?)\b`,
+    String.raw`\bconfirm (?:it |this )?(?:right )?now\b`,
   ],
   consequence: [
     String.raw`\b(?:otherwise|or|else) (?:the )?(?:price|rate|cost|fee)s? (?:goes|go|will go|rises?|increases?|doubles?)\b`,
@@ -60,6 +62,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:we|you|i) (?:will|'ll) lose (?:the|this|our|your)\b`,
     String.raw`\bdelay(?:ing|s)? (?:will|would|could) (?:cost|hurt|ruin|kill)\b`,
     String.raw`\b(?:deal|contract|shipment) (?:will|would) (?:fall through|be lost|collapse)\b`,
+    String.raw`\b(?:any |the |further )?delay(?:ing|s)? (?:will|would|could|may|might) (?:seriously |severely |badly |gravely )?(?:harm|prejudice|damage|jeopardi[sz]e|compromise|hurt|cost)\b`,
+    String.raw`\bpayments? (?:to (?:the |our |your )?(?:old|previous|current|existing) (?:account|bank|details) )?will (?:be returned|be rejected|fail)\b`,
   ],
   verificationCut: [
     String.raw`\bno need to (?:get|have|keep) (?:the |our |your )?[a-z]+ (?:involved|in the loop|copied)\b`,
@@ -118,6 +122,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bbypass\b`,
     String.raw`\bcircumvent\b`,
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
+    String.raw`\b(?:a |the |any )?(?:call-?backs?|verification calls?|confirmation calls?|phone verification) (?:will not|won'?t|cannot|can'?t|isn'?t going to|is not going to) (?:be )?(?:possible|available|work|happen|go through)\b`,
+    String.raw`\bthis (?:e-?mail|message|letter|note) (?:should|will|can|shall|may) (?:serve|stand|count) as (?:our |the |your )?(?:formal |official |written )?(?:confirmation|verification|approval|authori[sz]ation)\b`,
   ],
   exception: [
     String.raw`\b(?:this|the) exception\b(?! (?:list|report|handling|log))`,
@@ -614,6 +620,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:before|by) (?:the )?\d{1,2}(?:st|nd|rd|th)?\b`,
     String.raw`\b(?:due|deadline|expires?|closes?|ends?) (?:on|by|at|is)\b`,
     String.raw`\b(?:by|before|until) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|the end of|\d)`,
+    String.raw`\b(?:ahead of|in time for) (?:the |your |our |next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|month-?end|year-?end|next|payment run|cut-?off)`,
   ],
   unreachable: [
     String.raw`\bcan'?t (?:talk|call|take calls|speak|be reached|pick up)\b`,

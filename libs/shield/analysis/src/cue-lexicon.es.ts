@@ -24,6 +24,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bserá (?:bloqueada|cerrada|suspendida|cancelada|eliminada)\b`,
     String.raw`\b(?:recargos?|penalizaci[oó]n|multa)\b`,
     String.raw`\bdemasiado tarde\b`,
+    String.raw`\b(?:la |cualquier |una )?(?:demora|retraso|dilaci[oó]n) (?:podr[ií]a|puede|va a|podr[ií]an) (?:perjudicar|causar|da[nñ]ar|costar|comprometer)\w*`,
+    String.raw`\blos pagos (?:a|en) la (?:cuenta )?antigua (?:ser[aá]n|se) (?:devueltos|rechazados|devolver[aá]n)\b`,
   ],
   verificationCut: [
     String.raw`\bignor\w* (?:el |la |los |las )?(?:bloqueo|alerta|aviso|retenci[oó]n|restricci[oó]n|l[ií]mite|control)\w*\b`,
@@ -49,6 +51,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bno (?:hace falta|es necesario|hay que) (?:verificar|comprobar|confirmar|llamar)\b`,
     String.raw`\bno hay tiempo (?:para|de) (?:verificar|comprobar|confirmar)\b`,
     String.raw`\bsalt(?:ar|ate|arse) (?:la|el) (?:verificación|control|aprobación)\b`,
+    String.raw`\b(?:la )?(?:llamada de (?:verificaci[oó]n|confirmaci[oó]n|comprobaci[oó]n)|verificaci[oó]n telef[oó]nica) no (?:ser[aá]|es|va a ser) posible\b`,
+    String.raw`\beste (?:correo|mensaje|email) (?:sirve|servir[aá]|vale) (?:como|de) (?:confirmaci[oó]n|verificaci[oó]n|autorizaci[oó]n) (?:formal|oficial|escrita)?\b`,
   ],
   exception: [
     String.raw`\b(?:a|en) la (?:tarjeta|cuenta) de (?:mi|un|una) (?:hermano|hermana|amigo|amiga|madre|padre|pareja|primo|prima)\b`,

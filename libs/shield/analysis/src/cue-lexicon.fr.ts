@@ -25,6 +25,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bsera (?:bloqué|bloquée|fermé|fermée|suspendu|suspendue|annulé|annulée|supprimé)\b`,
     String.raw`\b(?:pénalités?|frais de retard)\b`,
     String.raw`\btrop tard\b`,
+    String.raw`\b(?:tout |le |un )?retard (?:pourrait|risque de|va|peut) (?:nuire|porter pr[eé]judice|compromettre|co[uû]ter|causer)\w*`,
+    String.raw`\bles paiements (?:sur|vers) l'ancien compte (?:seront|vont [eê]tre) (?:rejet[eé]s|retourn[eé]s|renvoy[eé]s)\b`,
   ],
   verificationCut: [
     String.raw`\bignor\w* (?:le |la |les |l')?(?:blocage|alerte|avertissement|restriction|plafond|contr[oô]le)\b`,
@@ -47,6 +49,8 @@ export const FR_CUES: CueLexicon = {
     String.raw`\bpas (?:besoin|la peine) de (?:vérifier|confirmer|rappeler|contrôler)\b`,
     String.raw`\bpas le temps de (?:vérifier|confirmer|valider)\b`,
     String.raw`\b(?:ignorer|sauter|contourner) (?:la|le) (?:vérification|contrôle|validation|procédure)\b`,
+    String.raw`\b(?:le |un )?(?:rappel|contre-appel|appel de (?:v[eé]rification|confirmation)) (?:ne sera|n'est) pas possible\b`,
+    String.raw`\bce (?:courriel|message|mail|e-mail) (?:vaut|fait office de|sert de) (?:confirmation|validation|autorisation) (?:formelle|officielle|[eé]crite)?\b`,
   ],
   exception: [
     String.raw`\bje (?:le )?mérite\b`,
