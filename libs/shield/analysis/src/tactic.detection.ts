@@ -76,6 +76,12 @@ const FIGURE_THEN_PRONOUN_ACT = new CuePattern([
 // "Tom and I agreed" names the approver before the sender.
 const SAY_SO =
   /\b([a-z][a-z'-]{2,}) (?:(?:and (?:i|we) )?(?:already |just )?(?:agreed|said|says|told (?:me|us)|asked (?:me|us)|wants (?:me|us)|okayed|ok'?d|is fine with)|meinte|sagte|hat (?:gesagt|gemeint|mich gebeten|uns gebeten)|bat (?:mich|uns)|(?:ya )?(?:dijo|me pidio|me ha pedido|nos pidio)|(?:m'a|nous a) (?:dit|demande)|a dit)\b/g;
+// The sender as subject of a finished deed ("I reported it", "wir haben", "j'ai", "hemos"), and what turns the
+// sentence into a demand on the agent after all. Folded text: doubled letters read single ("need" reads "ned").
+const OWN_DEED =
+  /\b(?:(?:i|we) (?:(?:already|just) )?(?:[a-z]+ed|sent|did|went|came|got|made|paid|told|left|took|spoke|rang|had|was|were)|(?:ich|wir) (?:habe|haben|hat+e|hat+en|bin|sind|war|waren)|(?:j'ai|nous avons|je suis|nous somes)|(?:he|hemos|hice|hicimos|fui|fuimos))\b/;
+const ASKS_AGENT =
+  /\b(?:you|u|your|ne+d|want|must|have to|please|pls|sie|du|ihr|bit+e|brauche|brauchen|mus+|vous|tu|besoin|faut|veux|voulons|usted|ustedes|necesito|necesitamos|quiero|por favor|tienes|tiene)\b/;
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
@@ -168,8 +174,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // urgency: time pressure that rushes a risky action or cuts verification short.
   const pressureHit = c.find('timePressure');
-  // "By EOD ideally" is a wish, not pressure: a softener right after the cue cancels it.
-  const pressure = pressureHit && !CUES.softener.test(view.said.text.slice(pressureHit.end, pressureHit.end + 25)) ? pressureHit : undefined;
+  // "By EOD ideally" is a wish, not pressure: a softener right after the cue cancels it; "I reported it straight away"
+  // times the sender's own deed, not the agent's.
+  const pressure =
+    pressureHit && !CUES.softener.test(view.said.text.slice(pressureHit.end, pressureHit.end + 25)) && !timesOwnDeed(view.said.text, pressureHit.index) ? pressureHit : undefined;
   const consequence = c.find('consequence');
   const injection = c.find('injection');
   // A deadline coupled with a threatened loss is pressure even without an "urgent" word ("or the account is locked at 12").
@@ -443,6 +451,16 @@ function recordedApprovers(view: CaseView): Set<string> {
   const { facts, evidence } = view.request.caseRecord;
   const raw = [...facts.filter((f) => about.has(f.factId)).map((f) => f.statement), ...evidence.filter((e) => about.has(e.evidenceId)).map((e) => e.summary)];
   return new Set(raw.flatMap((text) => capitalisedWords(text).map(folded)));
+}
+
+/**
+ * Whether a time cue times the sender's own finished deed ("I reported it straight away"): the clause before it tells
+ * what the sender did, and nothing in its sentence asks anything of the agent (no "you", no need or want, no
+ * "please"). A deadline on what the sender will do for the agent ("I can only hold them until noon") still presses.
+ */
+function timesOwnDeed(text: string, index: number): boolean {
+  const clause = text.slice(Math.max(0, index - 60), index).split(/[.!?;,\n]/).pop() ?? '';
+  return OWN_DEED.test(clause) && !ASKS_AGENT.test(sentenceAround(text, index));
 }
 
 /** The sentence of a normalised text around an index (for reading a cue in its clause). */

@@ -35,6 +35,12 @@ describe('tactics from what the message does (§9.5)', () => {
     ['Necesitamos el historial laboral completo de la Sra. Campos, incluidas sus bajas médicas.', ['data_extraction']],
     ["Dites-moi simplement le montant de l'offre concurrente et on s'aligne.", ['data_extraction']],
     ['Wie hoch ist denn das Konkurrenzangebot ungefähr? Dann können wir nachbessern.', ['data_extraction']],
+    // Urgency said indirectly: the harm of waiting, a call-back declared impossible, a hold that lapses.
+    ['Please transfer the deposit before Monday; any delay could seriously harm the closing for everyone.', ['urgency']],
+    ['Bitte überweisen Sie bis Freitag. Ein Rückruf ist diese Woche leider nicht möglich, diese E-Mail gilt als Bestätigung; jede Verzögerung könnte uns schaden.', ['urgency', 'policy_bypass']],
+    ['Necesitamos el pago antes del viernes; la demora podría perjudicar gravemente la operación.', ['urgency']],
+    ['Merci de régler avant le 5 ; un rappel ne sera pas possible cette semaine, et tout retard pourrait compromettre la livraison.', ['urgency', 'policy_bypass']],
+    ['I can hold the last two units for 30 minutes if you confirm now and pay by card.', ['urgency']],
   ])('%s', (message, expected) => {
     const found = tacticsOf(message);
     for (const tactic of expected) expect(found).toContain(tactic);
@@ -51,6 +57,7 @@ describe('tactics from what the message does (§9.5)', () => {
     'Mi jefa me pidió que reservara la sala de reuniones para el jueves. ¿Está libre?',
     'We received the other offer too, but we would rather work with you at this price.',
     'Mis notas de la entrevista ya están subidas al portal, por si las necesitan.',
+    'My laptop was stolen on Monday and I reported it straight away (police reference 24-5512). Could you pay the claim to my account on file?',
   ])('leaves a benign message clean: %s', (message) => {
     expect(tacticsOf(message)).toEqual([]);
   });
