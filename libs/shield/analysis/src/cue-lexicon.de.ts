@@ -170,6 +170,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bbitte,? bitte\b`,
     String.raw`\bmeine (?:kinder|familie) (?:brauchen|hungern)\b`,
     String.raw`\bhaben sie (?:doch )?ein herz\b`,
+    String.raw`\b(?:brauche|brauchen) (?:das geld|es|die auszahlung|die erstattung) (?:dringend )?(?:für|für die|für meine) (?:miete|rechnungen|lebensmittel|medikamente|kinder)\b`,
   ],
   insult: [
     String.raw`\b(?:betrüger\w*|abzocke\w*|diebe)\b`,

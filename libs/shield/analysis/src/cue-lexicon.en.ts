@@ -313,6 +313,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:lose|losing) my (?:house|home|job|apartment)\b`,
     String.raw`\bi(?:'m| am) (?:sick|in (?:the )?hospital|dying|crying)\b`,
     String.raw`\bonly you can (?:help|save)\b`,
+    String.raw`\bneed (?:it|the money|this|that|the payout|the refund) (?:for|to (?:pay|cover)) (?:the |my |our )?(?:rent|bills|groceries|food|mortgage|medicine|medication|kids)\b`,
   ],
   insult: [
     String.raw`\b(?:scam|scammers?|scamming|thieves|crooks|fraudsters|rip-?off)\b`,

@@ -150,6 +150,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdesesperad[oa]\b`,
     String.raw`\bpor favor,? por favor\b`,
     String.raw`\bmis hijos (?:necesitan|van a)\b`,
+    String.raw`\blo (?:necesito|necesitamos) para (?:pagar )?(?:el alquiler|las facturas|la comida|los medicamentos|mis hijos)\b`,
   ],
   insult: [
     String.raw`\b(?:estafador\w*|estafa|ladrones|timo)\b`,

@@ -129,7 +129,9 @@ export const FR_CUES: CueLexicon = {
     String.raw`\baidez-moi\b`,
     String.raw`\bm[eè]re c[eé]libataire\b`,
     String.raw`\bje vous en supplie\b`,
-    String.raw`\bj'ai (?:très )?peur\b`,String.raw`\bje vous en (?:supplie|prie)\b`, String.raw`\bdésespérée?\b`, String.raw`\bs'il vous plaît,? s'il vous plaît\b`, String.raw`\bmes enfants (?:ont besoin|vont)\b`],
+    String.raw`\bj'ai (?:très )?peur\b`,String.raw`\bje vous en (?:supplie|prie)\b`, String.raw`\bdésespérée?\b`, String.raw`\bs'il vous plaît,? s'il vous plaît\b`, String.raw`\bmes enfants (?:ont besoin|vont)\b`,
+    String.raw`\bj'en ai besoin pour (?:payer )?(?:le loyer|mes factures|manger|les courses|mes m[eé]dicaments|mes enfants)\b`,
+  ],
   insult: [
     String.raw`\b(?:escrocs?|arnaque\w*|voleurs)\b`,
 String.raw`\b(?:idiots?|incompétents?|nuls?|stupides?|ridicules?|honte)\b`],

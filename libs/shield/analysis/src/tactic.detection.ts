@@ -109,10 +109,10 @@ const SIGN_OFF_NAME =
   /(?:thanks|thank you|regards|best|cheers|sincerely|gr(?:u|ü)(?:ß|ss)e?n?|saludos|atentamente|gracias|cordialement|merci|bien à vous)[,.!]?\s*[-–—]?\s*(\p{L}+)(?:\s+\p{L}+)?[\s.!]*$/iu;
 const NOT_A_NAME = /^(?:urgent|important|sorry|happy|glad|just|not|writing|calling|the|your|our|team|all|everyone|again|in|so|much|finance|accounts|support|hr|it)$/i;
 // What turns a complaint into a threat: a condition, an announced step or the sender's own lawyer or review ("or",
-// "unless", "I'll", "my lawyer", "sonst", "si no").
+// "unless", "I'll", "my lawyer", "sonst", "si no", "como no").
 // Written as the folded text reads (repeated letters collapse: "unless" reads "unles").
 const THREAT_TERMS =
-  /\b(?:or|unles+|otherwise|if|fal+s|si|else|regret|on you|bereuen|arrepent\w*|regret+er|i'?l+|i wil+|we'?l+|we wil+|i'?m (?:going|caling|contacting)|my (?:lawyer|attorney|solicitor)|mein(?:en|em)? anwalt|mi abogad[oa]|mon avocat|i(?:'?ve| have) (?:already )?(?:contacted|caled|spoken to|instructed)|oder|o (?:los|las|le|les|te|lo|la|me|nos|voy|ire|lo)|ou (?:je|j'|nous)|sonst|andernfal+s|ansonsten|wen+|werde|werden|si no|de lo contrario|voy a|vamos a|sinon|si vous ne|je vais|nous al+ons)\b/;
+  /\b(?:or|unles+|otherwise|if|fal+s|si|else|regret|on you|bereuen|arrepent\w*|regret+er|i'?l+|i wil+|we'?l+|we wil+|i'?m (?:going|caling|contacting)|my (?:lawyer|attorney|solicitor)|mein(?:en|em)? anwalt|mi abogad[oa]|mon avocat|i(?:'?ve| have) (?:already )?(?:contacted|caled|spoken to|instructed)|oder|o (?:los|las|le|les|te|lo|la|me|nos|voy|ire|lo)|ou (?:je|j'|nous)|sonst|andernfal+s|ansonsten|wen+|werde|werden|si no|como no|a menos que|salvo que|de lo contrario|voy a|vamos a|sinon|si vous ne|a moins que|es sei den+|je vais|nous al+ons)\b/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 // Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is

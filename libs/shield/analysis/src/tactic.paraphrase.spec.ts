@@ -41,6 +41,11 @@ describe('tactics from what the message does (§9.5)', () => {
     ['Necesitamos el pago antes del viernes; la demora podría perjudicar gravemente la operación.', ['urgency']],
     ['Merci de régler avant le 5 ; un rappel ne sera pas possible cette semaine, et tout retard pourrait compromettre la livraison.', ['urgency', 'policy_bypass']],
     ['I can hold the last two units for 30 minutes if you confirm now and pay by card.', ['urgency']],
+    // Hardship as the reason, and a threat behind a condition each language words its own way.
+    ['can u release my payout early this week? need it for rent tbh', ['emotional_pressure']],
+    ['Könnten Sie die Erstattung vorziehen? Ich brauche das Geld für die Miete.', ['emotional_pressure']],
+    ['Como no me devolváis el dinero hoy, os denuncio ante Consumo.', ['emotional_pressure']],
+    ["À moins que vous me remboursiez cette semaine, je saisis mon avocat.", ['emotional_pressure']],
   ])('%s', (message, expected) => {
     const found = tacticsOf(message);
     for (const tactic of expected) expect(found).toContain(tactic);
