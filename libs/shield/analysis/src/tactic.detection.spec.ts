@@ -140,4 +140,17 @@ describe('tactic detection (§9.5)', () => {
     // A name the records do not give that standing is no authority, whatever it said.
     expect(tactics(withApprover('hey its Jonas, my friend Karl said the school gate closes at 4, is that right?')).has('authority_claim')).toBe(false);
   });
+
+  it('reads a free-mail address as the sender only when the message itself carries it, not a pasted document', () => {
+    const spec = (message: string, context?: string): CaseSpec => ({
+      message,
+      goal: 'Update supplier payment contacts only from the contact of record.',
+      proposedAction: 'Change the payment contact for the supplier.',
+      ...(context ? { context } : {}),
+    });
+    expect(tactics(spec('Please change our payment contact to j.baker.accounts@gmail.com for the next transfer.')).has('identity_deception')).toBe(true);
+    expect(
+      tactics(spec('Please summarise the attached supplier profile for the payment team.', 'Supplier profile, contact for event tickets: tickets.office@gmail.com')).has('identity_deception'),
+    ).toBe(false);
+  });
 });

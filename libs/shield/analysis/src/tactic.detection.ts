@@ -296,7 +296,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const changeOnRecord = changedHit !== undefined && view.items.some((i) => i.standing === 'authoritative' && !i.negated && itemHas(i.text, 'changedDetails'));
   const changed = changeOnRecord ? undefined : changedHit;
   const unreachable = consequential ? c.find('unreachable') : undefined;
-  const freemail = view.emails.some((e) => FREEMAIL.test(e));
+  // Only an address in the message itself can stand in for the sender; one inside a pasted document the agent handles
+  // (a CV, a forwarded chain) is that document's content.
+  const message = view.request.consult.message.toLowerCase();
+  const freemail = view.emails.some((e) => FREEMAIL.test(e) && message.includes(e));
   const accountClaim = claims.find((k) => k.kind === 'account');
   const identityClaim = claims.find((k) => k.kind === 'identity');
   const reference = view.request.caseRecord.counterparty.reference?.toLowerCase();
