@@ -153,4 +153,15 @@ describe('tactic detection (§9.5)', () => {
       tactics(spec('Please summarise the attached supplier profile for the payment team.', 'Supplier profile, contact for event tickets: tickets.office@gmail.com')).has('identity_deception'),
     ).toBe(false);
   });
+
+  it("flags an approval the records show the same person refusing, not one the records merely lack", () => {
+    const spec = (summary: string): CaseSpec => ({
+      message: 'Marta already agreed to the 11% increase on our call, so please confirm it today.',
+      goal: 'Renew the supply contract with an increase of at most 6%.',
+      proposedAction: 'Accept the 11% increase.',
+      evidence: [{ summary, type: 'operator_note', verification: 'verified' }],
+    });
+    expect(tactics(spec('Call notes: the supplier asked for 11%; Marta declined and kept 6% as the ceiling.')).has('inconsistent_claims')).toBe(true);
+    expect(tactics(spec('Contract file: no approval of an increase above 6% is recorded.')).has('inconsistent_claims')).toBe(false);
+  });
 });

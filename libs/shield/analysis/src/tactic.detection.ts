@@ -82,6 +82,8 @@ const OWN_DEED =
   /\b(?:(?:i|we) (?:(?:already|just) )?(?:[a-z]+ed|sent|did|went|came|got|made|paid|told|left|took|spoke|rang|had|was|were)|(?:ich|wir) (?:habe|haben|hat+e|hat+en|bin|sind|war|waren)|(?:j'ai|nous avons|je suis|nous somes)|(?:he|hemos|hice|hicimos|fui|fuimos))\b/;
 const ASKS_AGENT =
   /\b(?:you|u|your|ne+d|want|must|have to|please|pls|sie|du|ihr|bit+e|brauche|brauchen|mus+|vous|tu|besoin|faut|veux|voulons|usted|ustedes|necesito|necesitamos|quiero|por favor|tienes|tiene)\b/;
+// A recorded refusal (folded text).
+const REFUSAL = /\b(?:declined|rejected|refused|turned down|abgelehnt|lehnte|rechaz\w*|refus\w*)\b/;
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
@@ -390,7 +392,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // inconsistent_claims: a story that conflicts with itself, with earlier turns or with authoritative records.
   // Facts the counterparty states about the world; contradicted approvals and payees are already authority_claim and
   // identity_deception, and are not counted twice.
-  const contradicted = claims.find((k) => k.status === 'contradicted' && k.significance !== 'low' && (FACTUAL_KINDS.has(k.kind) || figureRefuted(k, view)));
+  const contradicted = claims.find((k) => k.status === 'contradicted' && k.significance !== 'low' && (FACTUAL_KINDS.has(k.kind) || figureRefuted(k, view) || refusalRecorded(k, view)));
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
@@ -464,6 +466,19 @@ function recordedApprovers(view: CaseView): Set<string> {
 function timesOwnDeed(text: string, index: number): boolean {
   const clause = text.slice(Math.max(0, index - 60), index).split(/[.!?;,\n]/).pop() ?? '';
   return OWN_DEED.test(clause) && !ASKS_AGENT.test(sentenceAround(text, index));
+}
+
+/**
+ * Whether an approval the counterparty reports is refuted by a record of the same person's opposite decision ("Ines
+ * declined the 12%"): the story conflicts with what happened. A record that no approval exists leaves the approval merely
+ * unproven, which is authority_claim's business.
+ */
+function refusalRecorded(claim: CheckedClaim, view: CaseView): boolean {
+  if (claim.kind !== 'approval' || !claim.sentence) return false;
+  const approvers = capitalisedWords(claim.sentence.original);
+  return view.items.some(
+    (i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && REFUSAL.test(i.text) && approvers.some((n) => mentionsName(i.text, n)),
+  );
 }
 
 /** The sentence of a normalised text around an index (for reading a cue in its clause). */
