@@ -450,12 +450,17 @@ function approverSaySo(view: CaseView): string | undefined {
   return undefined;
 }
 
+/** The names in a text, its first word included ("Raj approved ..."): `capitalisedWords` reads words inside a text. */
+function namesIn(text: string): string[] {
+  return capitalisedWords(` ${text}`);
+}
+
 /** The folded names in authoritative facts and evidence about approval or authorisation. */
 function recordedApprovers(view: CaseView): Set<string> {
   const about = new Set(view.items.filter((i) => i.standing === 'authoritative' && hasTopic(i.topics, 'approval')).map((i) => i.id));
   const { facts, evidence } = view.request.caseRecord;
   const raw = [...facts.filter((f) => about.has(f.factId)).map((f) => f.statement), ...evidence.filter((e) => about.has(e.evidenceId)).map((e) => e.summary)];
-  return new Set(raw.flatMap((text) => capitalisedWords(text).map(folded)));
+  return new Set(raw.flatMap((text) => namesIn(text).map(folded)));
 }
 
 /**
@@ -475,7 +480,7 @@ function timesOwnDeed(text: string, index: number): boolean {
  */
 function refusalRecorded(claim: CheckedClaim, view: CaseView): boolean {
   if (claim.kind !== 'approval' || !claim.sentence) return false;
-  const approvers = capitalisedWords(claim.sentence.original);
+  const approvers = namesIn(claim.sentence.original);
   return view.items.some(
     (i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && REFUSAL.test(i.text) && approvers.some((n) => mentionsName(i.text, n)),
   );
