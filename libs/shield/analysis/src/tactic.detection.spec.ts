@@ -164,4 +164,10 @@ describe('tactic detection (§9.5)', () => {
     expect(tactics(spec('Call notes: the supplier asked for 11%; Marta declined and kept 6% as the ceiling.')).has('inconsistent_claims')).toBe(true);
     expect(tactics(spec('Contract file: no approval of an increase above 6% is recorded.')).has('inconsistent_claims')).toBe(false);
   });
+
+  it('reads a law firm named in the signature as the sender, not as a threat', () => {
+    const letter = (body: string) => tactics({ message: `${body}\n\nUn cordial saludo,\nLucía Marín\nMarín Abogados`, goal: 'Handle refund requests within policy.' });
+    expect(letter('Le escribo por el reembolso del pedido 5512, que sigue pendiente. ¿Pueden confirmarme la fecha?').has('emotional_pressure')).toBe(false);
+    expect(letter('Como no me devuelvan el dinero esta semana, presentaré una demanda.').has('emotional_pressure')).toBe(true);
+  });
 });

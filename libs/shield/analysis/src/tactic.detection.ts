@@ -84,6 +84,9 @@ const ASKS_AGENT =
   /\b(?:you|u|your|ne+d|want|must|have to|please|pls|sie|du|ihr|bit+e|brauche|brauchen|mus+|vous|tu|besoin|faut|veux|voulons|usted|ustedes|necesito|necesitamos|quiero|por favor|tienes|tiene)\b/;
 // A recorded refusal (folded text).
 const REFUSAL = /\b(?:declined|rejected|refused|turned down|abgelehnt|lehnte|rechaz\w*|refus\w*)\b/;
+// A formal closing (folded text, where line breaks read as spaces) followed only by a short unpunctuated signature:
+// "un cordial saludo, javier navaro navaro abogados". "Thanks" is left out: it closes sentences mid-message too.
+const SIGN_OFF = /\b(?:regards|sincerely|yours truly|(?:mit )?freundlichen grus+en|(?:viele |beste )?grus+e|(?:un )?(?:cordial )?saludos?|atentamente|cordialement|bien a vous)[,.!]? ([^.!?]{1,60})$/;
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
@@ -232,7 +235,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   }
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
-  const threat = c.find('threat');
+  // "Navarro Abogados" under the sign-off names the sender's firm; it threatens nobody.
+  const threatHit = c.find('threat');
+  const threat = threatHit && threatHit.index < signatureStart(view.said.text) ? threatHit : undefined;
   // Classes are scanned only where their combination can matter (each scan is a pass over the text).
   const blame = threat || consequential ? c.find('blame') : undefined;
   const pleading = asksException || consequential ? c.find('pleading') : undefined;
@@ -484,6 +489,12 @@ function refusalRecorded(claim: CheckedClaim, view: CaseView): boolean {
   return view.items.some(
     (i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && REFUSAL.test(i.text) && approvers.some((n) => mentionsName(i.text, n)),
   );
+}
+
+/** Where the signature block after a formal closing starts (the end of the text when there is none). */
+function signatureStart(text: string): number {
+  const m = SIGN_OFF.exec(text.slice(-90));
+  return m ? text.length - (m[1] ?? '').length : text.length;
 }
 
 /** The sentence of a normalised text around an index (for reading a cue in its clause). */
