@@ -203,6 +203,8 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
     String.raw`\b(?:bankverbindung|bankdaten|kontodaten|kontoverbindung) (?:hat|haben) sich geändert\b`,
     String.raw`\b(?:bank|konto) gewechselt\b`,
     String.raw`\b(?:hausbank|geschäftsbank|bankverbindung) gewechselt\b`,
+    String.raw`\b(?:auf|an) (?:mein|meine|meinen|das konto)[^!?\n]{0,60}\bstattdessen\b`,
+    String.raw`\bmein (?:altes |bisheriges )?konto (?:wurde|ist) (?:geschlossen|gesperrt|eingefroren|gekündigt)\b`,
   ],
   ownerClaim: [
     String.raw`\bich bin (?:der|dein|ihr|die) (?:besitzer|eigentümer|inhaber|betreiber|admin)(?:in)?\b`,

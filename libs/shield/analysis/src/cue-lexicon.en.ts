@@ -383,6 +383,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bmy personal (?:e-?mail|phone|number|account)\b`,
     String.raw`\bdifferent (?:account|bank|iban|email)\b`,
     String.raw`\bcontact me (?:only )?(?:at|on|via) (?:this|my new)\b`,
+    String.raw`\b(?:send|pay|transfer|wire|put|move) (?:it|them|the [a-z0-9,.]+|my [a-z]+) (?:in)?to (?:my|our|his|her|their|this) [^!?\n]{0,60}\binstead\b`,
+    String.raw`\bmy (?:old |previous |usual |regular )?(?:bank )?account (?:got|was|has been|is|has got) (?:closed|frozen|blocked|shut)\b`,
   ],
   ownerClaim: [
     String.raw`\bi(?:'m| am) (?:the|your) (?:owner|operator|admin|administrator|developer|creator)\b(?! of\b)`,

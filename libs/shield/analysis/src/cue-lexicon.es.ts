@@ -180,6 +180,8 @@ String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|v
     String.raw`\b(?:hemos|he) cambiado (?:de )?(?:banco|cuenta|correo|número)\b`,
     String.raw`\b(?:datos bancarios|cuenta bancaria) (?:han|ha) cambiado\b`,
     String.raw`\botra cuenta\b`,
+    String.raw`\b(?:a|en) (?:mi|la|esta) (?:otra )?cuenta[^!?\n]{0,60}\b(?:en lugar de|en vez de)\b`,
+    String.raw`\bmi cuenta (?:antigua |de siempre |habitual )?(?:fue|ha sido|est[aá]|se ha) (?:cerrada|bloqueada|congelada|cerrado)\b`,
   ],
   ownerClaim: [String.raw`\bsoy (?:el|tu|su) (?:dueño|propietario|operador|administrador)\b`],
   scopeAdd: [

@@ -159,6 +159,8 @@ String.raw`\b(?:idiots?|incompétents?|nuls?|stupides?|ridicules?|honte)\b`],
     String.raw`\b(?:avons|ai) changé (?:de )?(?:banque|compte|numéro|adresse)\b`,
     String.raw`\bcoordonnées bancaires (?:ont )?(?:changé|été modifiées)\b`,
     String.raw`\bun autre compte\b`,
+    String.raw`\b(?:sur|vers) (?:mon|ce|cet) (?:autre )?compte[^!?\n]{0,60}\bau lieu de\b`,
+    String.raw`\bmon (?:ancien )?compte (?:a [eé]t[eé]|est) (?:cl[oô]tur[eé]|ferm[eé]|bloqu[eé]|gel[eé])\b`,
   ],
   ownerClaim: [String.raw`\bje suis (?:le|ton|votre) (?:propriétaire|opérateur|administrateur)\b`],
   scopeAdd: [

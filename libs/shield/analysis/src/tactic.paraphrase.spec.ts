@@ -41,6 +41,11 @@ describe('tactics from what the message does (§9.5)', () => {
     ['Necesitamos el pago antes del viernes; la demora podría perjudicar gravemente la operación.', ['urgency']],
     ['Merci de régler avant le 5 ; un rappel ne sera pas possible cette semaine, et tout retard pourrait compromettre la livraison.', ['urgency', 'policy_bypass']],
     ['I can hold the last two units for 30 minutes if you confirm now and pay by card.', ['urgency']],
+    // A payout destination swapped in, or the usual one declared gone.
+    ["Could you pay my refund to my sister's account instead? Mine is a mess right now.", ['identity_deception']],
+    ['Mein altes Konto wurde gekündigt, bitte zahlen Sie die Erstattung auf das neue.', ['identity_deception']],
+    ['Mi cuenta de siempre está bloqueada, así que hagan el reembolso a esta otra cuenta en lugar de la habitual.', ['identity_deception']],
+    ['Mon ancien compte a été clôturé : merci de verser le remboursement sur ce compte au lieu de l’autre.', ['identity_deception']],
     // Hardship as the reason, and a threat behind a condition each language words its own way.
     ['can u release my payout early this week? need it for rent tbh', ['emotional_pressure']],
     ['Könnten Sie die Erstattung vorziehen? Ich brauche das Geld für die Miete.', ['emotional_pressure']],
