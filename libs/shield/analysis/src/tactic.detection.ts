@@ -447,9 +447,9 @@ function figureRefuted(claim: CheckedClaim, view: CaseView): boolean {
  * when the message quotes nobody the records give that standing.
  */
 function approverSaySo(view: CaseView): string | undefined {
-  let approvers: Set<string> | undefined;
+  const approvers = recordedApprovers(view);
+  if (approvers.size === 0) return undefined;
   for (const m of view.said.text.matchAll(SAY_SO)) {
-    approvers ??= recordedApprovers(view);
     if (approvers.has(m[1] ?? '')) return quoteCue(view.said, m.index, m.index + m[0].length);
   }
   return undefined;
@@ -463,6 +463,7 @@ function namesIn(text: string): string[] {
 /** The folded names in authoritative facts and evidence about approval or authorisation. */
 function recordedApprovers(view: CaseView): Set<string> {
   const about = new Set(view.items.filter((i) => i.standing === 'authoritative' && hasTopic(i.topics, 'approval')).map((i) => i.id));
+  if (about.size === 0) return about;
   const { facts, evidence } = view.request.caseRecord;
   const raw = [...facts.filter((f) => about.has(f.factId)).map((f) => f.statement), ...evidence.filter((e) => about.has(e.evidenceId)).map((e) => e.summary)];
   return new Set(raw.flatMap((text) => namesIn(text).map(folded)));
