@@ -170,4 +170,15 @@ describe('tactic detection (§9.5)', () => {
     expect(letter('Le escribo por el reembolso del pedido 5512, que sigue pendiente. ¿Pueden confirmarme la fecha?').has('emotional_pressure')).toBe(false);
     expect(letter('Como no me devuelvan el dinero esta semana, presentaré una demanda.').has('emotional_pressure')).toBe(true);
   });
+
+  it('reads a deadline on a sum the records establish as a real deadline, not urgency', () => {
+    const notice = (message: string): CaseSpec => ({
+      message,
+      goal: 'Pay supplier invoices that are due and match the records.',
+      proposedAction: 'Pay invoice INV-7731 for USD 2,150.00.',
+      evidence: [{ summary: 'Invoice INV-7731 from Baltic Paper: USD 2,150.00, goods received, unpaid, due 2026-10-01.', type: 'system_record', verification: 'verified' }],
+    });
+    expect(tactics(notice('FINAL NOTICE: invoice INV-7731 for USD 2,150.00 is overdue. Please pay immediately.')).has('urgency')).toBe(false);
+    expect(tactics(notice('FINAL NOTICE: invoice INV-7731 for USD 2,150.00 is overdue. Please pay immediately, no time for the usual checks.')).has('urgency')).toBe(true);
+  });
 });

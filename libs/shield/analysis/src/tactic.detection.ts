@@ -189,7 +189,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const deadline = consequence && !pressure ? c.find('deadline') : undefined;
   // Data requests are as rushable as payments: pressure to hand over information cuts its checks short too.
   const dataAsked = c.has('secretData') || c.has('internalData') || c.has('personalData');
-  if (pressure && (cut || consequence || rushable || injection || dataAsked)) {
+  // A deadline on a sum the records establish, with no control cut and no new destination, is a real deadline plainly
+  // stated ("final notice" on a verified overdue invoice), not pressure to skip a check (§9.5).
+  const realDeadline = !cut && !injection && !c.has('changedDetails') && claims.some((k) => k.kind === 'amount' && k.status === 'verified');
+  if (pressure && !realDeadline && (cut || consequence || rushable || injection || dataAsked)) {
     const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
     const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
     out.push(signal('urgency', `Time pressure pushes the action before it can be checked: ${cuesText(pressure, consequence ?? cut)}.`, conf, sig, rushable && cut !== undefined));
