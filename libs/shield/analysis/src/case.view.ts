@@ -123,7 +123,9 @@ function emailsIn(original: string): string[] {
   return [...original.matchAll(EMAIL)].map((m) => m[0].toLowerCase()).slice(0, 10);
 }
 
-const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|autoris|sign[- ]?of/;
+// A review by a named function ("review by the legal department", "revisión del departamento jurídico") is a human
+// decision the rule gates on, as an approval is.
+const APPROVAL_WORD = /aprov|authori[sz]|genehmig|freigab|aprob|autoriz|aprouv|autoris|sign[- ]?of|\breview(?:ed)? by|\brevision (?:del?|por)|\bprufung durch/;
 // Tested on normalised text, where doubled letters are single ("will" reads "wil").
 const ASK_OWNER =
   /\b(?:ask|check with|consult|escalate to|talk to|ping) (?:me|the owner|your owner)\b|\bi(?:'l|'ll| wil| will) decide\b|\b(?:entscheide ich|ich entscheide|decido yo|yo decido|je deciderai|je decide)\b|\b(?:frag|fragen sie) (?:mich|den inhaber)\b|\b(?:preguntame|consultame|pregunteme|consulteme)\b|\b(?:demande|demandez|consulte|consultez)-moi\b/;

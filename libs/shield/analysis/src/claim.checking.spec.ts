@@ -37,6 +37,14 @@ describe('claim checking (§9.4)', () => {
     expect(c?.evidenceReferences).toContain('ev-none');
   });
 
+  it('contradicts it when a verified record shows the approver refused, in four languages', () => {
+    const refused = (message: string, summary: string) => claim({ message, evidence: [{ evidenceId: 'notes-1', summary }] }, 'approved or agreed');
+    expect(refused('Ines already agreed to the 9% increase on the call, so just confirm it.', 'Call notes: Ines declined the 9% increase.')?.status).toBe('contradicted');
+    expect(refused('Frau Berg hat dem Aufschlag von 9% schon zugestimmt.', 'Gesprächsnotiz: Frau Berg hat den Aufschlag abgelehnt.')?.status).toBe('contradicted');
+    expect(refused('La señora Ruiz ya aprobó la subida del 9%.', 'Notas de la llamada: la señora Ruiz rechazó la subida.')?.status).toBe('contradicted');
+    expect(refused('Madame Roy a déjà approuvé la hausse de 9 %.', "Compte rendu : Madame Roy a refusé la hausse.")?.status).toBe('contradicted');
+  });
+
   it('contradicts it when an item asserting it is marked contradicted', () => {
     expect(claim({ message: APPROVAL_MESSAGE, facts: [{ statement: 'The manager approved the refund.', status: 'contradicted', source: 'protected_agent' }] }, 'approved')?.status).toBe(
       'contradicted',

@@ -31,6 +31,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bwird (?:gesperrt|geschlossen|gekündigt|storniert|gelöscht)\b`,
     String.raw`\b(?:mahngebühren|vertragsstrafe|säumniszuschlag)\b`,
     String.raw`\bzu spät\b`,
+    String.raw`\b(?:jede |eine |weitere )?verzögerung\w* (?:könnte|würde|kann|wird) [a-zäöü ]{0,30}(?:schaden|schaden|kosten|gefährden|beeinträchtigen)\w*`,
+    String.raw`\bzahlungen? (?:an|auf) das alte konto (?:werden|wird|gehen) (?:zurück|zurückgebucht|abgelehnt)\w*`,
   ],
   verificationCut: [
     String.raw`\b(?:sperre|blockierung|warnung|markierung)\w*\b[^.!?\n]{0,30}\b(?:ignorieren|übergehen|aufheben|umgehen)\b`,
@@ -60,6 +62,8 @@ export const DE_CUES: CueLexicon = {
     String.raw`\b(?:nicht|keine) (?:prüfen|überprüfen|nachfragen|zurückrufen|rückfrage|prüfung)\b`,
     String.raw`\bkeine zeit (?:für|zum) (?:prüf|überprüf|rückfrag|freigab)`,
     String.raw`\b(?:prüfung|freigabe|kontrolle) (?:überspringen|umgehen|weglassen)\b`,
+    String.raw`\b(?:ein |der )?(?:rückruf|kontrollanruf|bestätigungsanruf)\w* (?:ist|wird) (?:diese woche |leider |derzeit )*(?:nicht|kaum) (?:möglich|machbar)\b`,
+    String.raw`\bdiese (?:e-?mail|nachricht|mail) (?:gilt|dient) als (?:formelle |offizielle |schriftliche )?(?:bestätigung|freigabe)\b`,
   ],
   exception: [
     String.raw`\bstattdessen auf (?:mein|unser|das|ein)\b`,
@@ -166,6 +170,7 @@ export const DE_CUES: CueLexicon = {
     String.raw`\bbitte,? bitte\b`,
     String.raw`\bmeine (?:kinder|familie) (?:brauchen|hungern)\b`,
     String.raw`\bhaben sie (?:doch )?ein herz\b`,
+    String.raw`\b(?:brauche|brauchen) (?:das geld|es|die auszahlung|die erstattung) (?:dringend )?(?:für|für die|für meine) (?:miete|rechnungen|lebensmittel|medikamente|kinder)\b`,
   ],
   insult: [
     String.raw`\b(?:betrüger\w*|abzocke\w*|diebe)\b`,
@@ -198,6 +203,8 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
     String.raw`\b(?:bankverbindung|bankdaten|kontodaten|kontoverbindung) (?:hat|haben) sich geändert\b`,
     String.raw`\b(?:bank|konto) gewechselt\b`,
     String.raw`\b(?:hausbank|geschäftsbank|bankverbindung) gewechselt\b`,
+    String.raw`\b(?:auf|an) (?:mein|meine|meinen|das konto)[^!?\n]{0,60}\bstattdessen\b`,
+    String.raw`\bmein (?:altes |bisheriges )?konto (?:wurde|ist) (?:geschlossen|gesperrt|eingefroren|gekündigt)\b`,
   ],
   ownerClaim: [
     String.raw`\bich bin (?:der|dein|ihr|die) (?:besitzer|eigentümer|inhaber|betreiber|admin)(?:in)?\b`,
@@ -251,7 +258,10 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
     String.raw`\b(?:freigabe|erstattungs|genehmigungs)(?:grenze|limit|schwelle)\w*\b`,
     String.raw`\bsystemanweisungen\b`,
     String.raw`\binterne[nr]? [a-zäöü]*(?:schwellen|grenzen|limits|richtlinien|regeln)\b`,
-    String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`],
+    String.raw`\b(?:gesamte[nr]?|komplette[nr]?) (?:[a-zäöü]+ )?(?:ordner|postfach|datenbank|archiv)\b`,String.raw`\b(?:deine|ihre|dein|ihr) (?:anweisungen|systemanweisungen|regeln|konfiguration|prompt|systemprompt)\b`, String.raw`\b(?:freigabegrenze|interne (?:grenze|richtlinie|schwelle))\b`,
+    String.raw`\b(?:konkurrenzangebot|wettbewerbsangebot)\w*`,
+    String.raw`\b(?:das|die|dem|den) (?:andere|anderen) (?:angebot|angebote|gebot|gebote)\b`,
+  ],
   personalData: [
     String.raw`\b(?:kundendaten|mitarbeiterdaten|patientendaten|mieterdaten)\b`,
     String.raw`\b(?:zimmer (?:wohnt|übernachtet|schläft|hat) (?:herr|frau|dr)|zimmernummer (?:von|des|der))\b`,
@@ -259,7 +269,10 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
     String.raw`\b(?:privatadresse|privatanschrift|privatnummer|handynummer|telefonnummer|wohnanschrift) (?:von|des|der|aller)\b`,
     String.raw`\b(?:kundenkontakte|kontaktliste|personalakte|krankenakte)\b`,
     String.raw`\b(?:adresse|anschrift|telefonnummer|geburtsdaten) (?:von|aller)\b`,
-    String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`],
+    String.raw`\bliste aller\b`,String.raw`\b(?:geburtsdatum|privatadresse|wohnadresse|gehalt|gehälter|kundenliste|mitarbeiterliste|personaldaten)\b`,
+    String.raw`\b(?:krankmeldung|krankschreibung|arbeitsunfähigkeit|gesundheitsdaten|krankengeschichte|krankheitstage|fehlzeiten)\w*`,
+    String.raw`\b(?:notizen|daten|unterlagen|bewertungen|akten|lebensläufe|gesprächsnotizen) (?:der|aller|zu den) (?:anderen|übrigen|restlichen) (?:bewerber|kandidat|kunden|mitarbeiter|patienten|mieter|bieter)\w*`,
+  ],
   promise: [
     String.raw`\b(?:der preis|die preise) (?:steigt|steigen|erhöht sich|erhöhen sich)\b`,String.raw`\bich (?:verspreche|schwöre|garantiere)\b`, String.raw`\bich werde (?:zahlen|bestellen|zurückschicken)\b`],
   opinion: [String.raw`\b(?:unfair|unverschämt|inakzeptabel|enttäuscht|frechheit|skandal|wütend|verärgert)\b`],
@@ -279,7 +292,7 @@ String.raw`\b(?:idioten?|unfähig|inkompetent|lächerlich|nutzlos|saftladen|dumm
   ],
   purchaseEvent: [String.raw`\b(?:gekauft|bestellt|erhalten|geliefert|angekommen|gebucht|bezahlt)\b`],
   notReceived: [String.raw`\b(?:nie|nicht|noch nicht) (?:angekommen|erhalten|geliefert|bekommen)\b`, String.raw`\bbeschädigt angekommen\b`],
-  negation: [String.raw`\b(?:kein|keine|keinen|keiner|nicht|nie|niemals|ohne|fehlt|fehlen|unbekannt|stimmt nicht überein)\b`],
+  negation: [String.raw`\b(?:kein|keine|keinen|keiner|nicht|nie|niemals|ohne|fehlt|fehlen|unbekannt|stimmt nicht überein|abgelehnt|lehnte ab|lehnt ab)\b`],
   requirement: [String.raw`\b(?:erfordert|erfordern|benötigt|benötigen|muss|müssen|nur mit|nur nach|setzt voraus|erforderlich|pflicht)\b`],
   forbid: [
     String.raw`\bnicht (?:erstattungsfähig|umtauschbar)\b`,

@@ -41,6 +41,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bneeds? to (?:go out|be done|happen) (?:today|now|this morning|this afternoon)\b`,
     String.raw`\btoday,? (?:not tomorrow|without fail)\b`,
     String.raw`\bevery (?:minute|hour) counts\b`,
+    String.raw`\b(?:hold|reserve|keep) (?:it|them|this|these|the [a-z]+) (?:for you )?for (?:only )?(?:\d{1,2}|fifteen|thirty) ?(?:min|mins|minutes|hours?)\b`,
+    String.raw`\bconfirm (?:it |this )?(?:right )?now\b`,
   ],
   consequence: [
     String.raw`\b(?:otherwise|or|else) (?:the )?(?:price|rate|cost|fee)s? (?:goes|go|will go|rises?|increases?|doubles?)\b`,
@@ -60,6 +62,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:we|you|i) (?:will|'ll) lose (?:the|this|our|your)\b`,
     String.raw`\bdelay(?:ing|s)? (?:will|would|could) (?:cost|hurt|ruin|kill)\b`,
     String.raw`\b(?:deal|contract|shipment) (?:will|would) (?:fall through|be lost|collapse)\b`,
+    String.raw`\b(?:any |the |further )?delay(?:ing|s)? (?:will|would|could|may|might) (?:seriously |severely |badly |gravely )?(?:harm|prejudice|damage|jeopardi[sz]e|compromise|hurt|cost)\b`,
+    String.raw`\bpayments? (?:to (?:the |our |your )?(?:old|previous|current|existing) (?:account|bank|details) )?will (?:be returned|be rejected|fail)\b`,
   ],
   verificationCut: [
     String.raw`\bno need to (?:get|have|keep) (?:the |our |your )?[a-z]+ (?:involved|in the loop|copied)\b`,
@@ -118,6 +122,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bbypass\b`,
     String.raw`\bcircumvent\b`,
     String.raw`\bwe can (?:do|sort out) the (?:paperwork|approval) later\b`,
+    String.raw`\b(?:a |the |any )?(?:call-?backs?|verification calls?|confirmation calls?|phone verification) (?:will not|won'?t|cannot|can'?t|isn'?t going to|is not going to) (?:be )?(?:possible|available|work|happen|go through)\b`,
+    String.raw`\bthis (?:e-?mail|message|letter|note) (?:should|will|can|shall|may) (?:serve|stand|count) as (?:our |the |your )?(?:formal |official |written )?(?:confirmation|verification|approval|authori[sz]ation)\b`,
   ],
   exception: [
     String.raw`\b(?:this|the) exception\b(?! (?:list|report|handling|log))`,
@@ -307,6 +313,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:lose|losing) my (?:house|home|job|apartment)\b`,
     String.raw`\bi(?:'m| am) (?:sick|in (?:the )?hospital|dying|crying)\b`,
     String.raw`\bonly you can (?:help|save)\b`,
+    String.raw`\bneed (?:it|the money|this|that|the payout|the refund) (?:for|to (?:pay|cover)) (?:the |my |our )?(?:rent|bills|groceries|food|mortgage|medicine|medication|kids)\b`,
   ],
   insult: [
     String.raw`\b(?:scam|scammers?|scamming|thieves|crooks|fraudsters|rip-?off)\b`,
@@ -376,6 +383,8 @@ export const EN_CUES: CueLexicon = {
     String.raw`\bmy personal (?:e-?mail|phone|number|account)\b`,
     String.raw`\bdifferent (?:account|bank|iban|email)\b`,
     String.raw`\bcontact me (?:only )?(?:at|on|via) (?:this|my new)\b`,
+    String.raw`\b(?:send|pay|transfer|wire|put|move) (?:it|them|the [a-z0-9,.]+|my [a-z]+) (?:in)?to (?:my|our|his|her|their|this) [^!?\n]{0,60}\binstead\b`,
+    String.raw`\bmy (?:old |previous |usual |regular )?(?:bank )?account (?:got|was|has been|is|has got) (?:closed|frozen|blocked|shut)\b`,
   ],
   ownerClaim: [
     String.raw`\bi(?:'m| am) (?:the|your) (?:owner|operator|admin|administrator|developer|creator)\b(?! of\b)`,
@@ -513,6 +522,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:your|the) (?:system )?(?:prompt|instructions|rules|configuration|config)\b`,
     String.raw`\b(?:approval|refund|internal|fraud) (?:threshold|limit|rules)s?\b`,
     String.raw`\binternal (?:notes|documents|policies|procedures|settings)\b`,
+    String.raw`\b(?:the|their|that|those) (?:other|competing|rival|competitor'?s?) (?:offers?|bids?|quotes?|tenders?)\b`,
   ],
   personalData: [
     String.raw`\blist of (?:the |all )?(?:your |our |the )?(?:staff|employees|customers|clients|users|members|people|contacts|patients|tenants|students)\b`,
@@ -540,6 +550,9 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:customer|client|employee|user|staff) (?:list|records|data|database|emails|addresses|details)\b`,
     String.raw`\b(?:personal|private) (?:data|details|information) of\b`,
     String.raw`\b(?:his|her|their|other (?:customers|users)'?) (?:address|phone|email|account|details)\b`,
+    String.raw`\b(?:notes|records|files|details|data|scores|results|evaluations|assessments|feedback|ratings|applications|cvs|resumes|interviews?) (?:of|on|about|for) (?:the |all )?(?:other|remaining) (?:applicants|candidates|customers|clients|employees|staff|patients|tenants|bidders|users|members|students|guests)\b`,
+    String.raw`\b(?:other|remaining) (?:applicants|candidates|customers|clients|employees|patients|tenants|bidders|users|members|students|guests)'? (?:notes|records|files|details|data|scores|results|evaluations|feedback|ratings|applications|cvs|resumes)\b`,
+    String.raw`\b(?:sick(?:ness)?|sick leave|absence|hr|personnel|disciplinary|employment) (?:records?|files?|history|notes|certificates?)\b`,
   ],
   promise: [
     String.raw`\bprices? (?:will|is going to|are going to) (?:go up|rise|increase)\b`,
@@ -583,7 +596,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\barrived (?:damaged|broken|defective)\b`,
   ],
   negation: [
-    String.raw`\b(?:no|not|never|none|without|absent|missing|lacks?|cannot|can'?t|isn'?t|wasn'?t|hasn'?t|doesn'?t|didn'?t|unverified|unknown|does not match|mismatch|nor)\b`,
+    String.raw`\b(?:no|not|never|none|without|absent|missing|lacks?|cannot|can'?t|isn'?t|wasn'?t|hasn'?t|doesn'?t|didn'?t|unverified|unknown|does not match|mismatch|nor|declined|rejected|refused|turned down)\b`,
   ],
   requirement: [
     String.raw`\b(?:requires?|required|must|needs? to|need|only (?:with|after|if|when)|subject to|mandatory|has to|have to)\b`,
@@ -610,6 +623,7 @@ export const EN_CUES: CueLexicon = {
     String.raw`\b(?:before|by) (?:the )?\d{1,2}(?:st|nd|rd|th)?\b`,
     String.raw`\b(?:due|deadline|expires?|closes?|ends?) (?:on|by|at|is)\b`,
     String.raw`\b(?:by|before|until) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|the end of|\d)`,
+    String.raw`\b(?:ahead of|in time for) (?:the |your |our |next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|month-?end|year-?end|next|payment run|cut-?off)`,
   ],
   unreachable: [
     String.raw`\bcan'?t (?:talk|call|take calls|speak|be reached|pick up)\b`,

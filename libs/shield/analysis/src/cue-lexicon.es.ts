@@ -24,6 +24,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bserá (?:bloqueada|cerrada|suspendida|cancelada|eliminada)\b`,
     String.raw`\b(?:recargos?|penalizaci[oó]n|multa)\b`,
     String.raw`\bdemasiado tarde\b`,
+    String.raw`\b(?:la |cualquier |una )?(?:demora|retraso|dilaci[oó]n) (?:podr[ií]a|puede|va a|podr[ií]an) (?:perjudicar|causar|da[nñ]ar|costar|comprometer)\w*`,
+    String.raw`\blos pagos (?:a|en) la (?:cuenta )?antigua (?:ser[aá]n|se) (?:devueltos|rechazados|devolver[aá]n)\b`,
   ],
   verificationCut: [
     String.raw`\bignor\w* (?:el |la |los |las )?(?:bloqueo|alerta|aviso|retenci[oó]n|restricci[oó]n|l[ií]mite|control)\w*\b`,
@@ -49,6 +51,8 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bno (?:hace falta|es necesario|hay que) (?:verificar|comprobar|confirmar|llamar)\b`,
     String.raw`\bno hay tiempo (?:para|de) (?:verificar|comprobar|confirmar)\b`,
     String.raw`\bsalt(?:ar|ate|arse) (?:la|el) (?:verificación|control|aprobación)\b`,
+    String.raw`\b(?:la )?(?:llamada de (?:verificaci[oó]n|confirmaci[oó]n|comprobaci[oó]n)|verificaci[oó]n telef[oó]nica) no (?:ser[aá]|es|va a ser) posible\b`,
+    String.raw`\beste (?:correo|mensaje|email) (?:sirve|servir[aá]|vale) (?:como|de) (?:confirmaci[oó]n|verificaci[oó]n|autorizaci[oó]n) (?:formal|oficial|escrita)?\b`,
   ],
   exception: [
     String.raw`\b(?:a|en) la (?:tarjeta|cuenta) de (?:mi|un|una) (?:hermano|hermana|amigo|amiga|madre|padre|pareja|primo|prima)\b`,
@@ -146,6 +150,7 @@ export const ES_CUES: CueLexicon = {
     String.raw`\bdesesperad[oa]\b`,
     String.raw`\bpor favor,? por favor\b`,
     String.raw`\bmis hijos (?:necesitan|van a)\b`,
+    String.raw`\blo (?:necesito|necesitamos) para (?:pagar )?(?:el alquiler|las facturas|la comida|los medicamentos|mis hijos)\b`,
   ],
   insult: [
     String.raw`\b(?:estafador\w*|estafa|ladrones|timo)\b`,
@@ -175,6 +180,8 @@ String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|v
     String.raw`\b(?:hemos|he) cambiado (?:de )?(?:banco|cuenta|correo|número)\b`,
     String.raw`\b(?:datos bancarios|cuenta bancaria) (?:han|ha) cambiado\b`,
     String.raw`\botra cuenta\b`,
+    String.raw`\b(?:a|en) (?:mi|la|esta) (?:otra )?cuenta[^!?\n]{0,60}\b(?:en lugar de|en vez de)\b`,
+    String.raw`\bmi cuenta (?:antigua |de siempre |habitual )?(?:fue|ha sido|est[aá]|se ha) (?:cerrada|bloqueada|congelada|cerrado)\b`,
   ],
   ownerClaim: [String.raw`\bsoy (?:el|tu|su) (?:dueño|propietario|operador|administrador)\b`],
   scopeAdd: [
@@ -226,11 +233,18 @@ String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|v
     String.raw`\b(?:hasta cu[aá]nto|cu[aá]nto) (?:puedes|puede|pod[eé]is|te dejan|le dejan)\b`,
     String.raw`\b(?:l[ií]mite|m[aá]ximo|tope|umbral) (?:m[aá]ximo )?que (?:puedes|puede|pod[eé]is) (?:aprobar|autorizar|reembolsar|pagar)\b`,
     String.raw`\b(?:qu[eé]) instrucciones (?:te|le|os) (?:han dado|dieron)\b`,
-    String.raw`\binstrucciones (?:del sistema|internas)\b`,String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`],
+    String.raw`\binstrucciones (?:del sistema|internas)\b`,String.raw`\b(?:tus|sus|tu|su) (?:instrucciones|reglas|configuración|prompt)\b`, String.raw`\b(?:límite|umbral) (?:interno|de aprobación)\b`,
+    String.raw`\b(?:la otra oferta|las otras ofertas|ofertas? (?:de la competencia|competidoras?|rivales?))\b`,
+  ],
   personalData: [
     String.raw`\b(?:habitaci[oó]n (?:est[aá]|se aloja|duerme)|n[uú]mero de habitaci[oó]n de)\b`,
     String.raw`\bcita de (?:la se[nñ]ora|el se[nñ]or|don|do[nñ]a|la paciente|el paciente)\b`,
-    String.raw`\b(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`],
+    String.raw`\b(?:dirección|domicilio|teléfono|paradero) de [a-z]`,String.raw`\b(?:fecha de nacimiento|domicilio|salario|nómina|lista de clientes|datos personales de)\b`,
+    String.raw`\b(?:expediente|historial|historia) (?:laboral|m[eé]dico|cl[ií]nic[oa]|personal|disciplinario)\b`,
+    String.raw`\bbajas? (?:m[eé]dicas?|por enfermedad)\b`,
+    String.raw`\bdatos (?:de salud|m[eé]dicos|cl[ií]nicos)\b`,
+    String.raw`\b(?:notas|datos|expedientes|evaluaciones|entrevistas|cvs?|curr[ií]culums?) de (?:los |las )?(?:dem[aá]s|otros|otras|resto de) (?:candidat|clientes|emplead|pacientes|inquilin|postor)\w*`,
+  ],
   promise: [
     String.raw`\b(?:el precio|los precios) (?:subirá|subirán|va a subir|van a subir)\b`,String.raw`\b(?:prometo|te lo juro|le garantizo)\b`, String.raw`\b(?:pagaré|devolveré|compraré)\b`],
   opinion: [String.raw`\b(?:injusto|inaceptable|indignante|decepcionad[oa]|frustrad[oa]|enfadad[oa]|furios[oa])\b`],
@@ -256,7 +270,7 @@ String.raw`\b(?:idiotas?|inútiles?|incompetentes?|estúpid[oa]s?|ridícul[oa]|v
   ],
   purchaseEvent: [String.raw`\b(?:compré|comprado|pedí|pedido|recibí|recibido|entregado|llegó|reservé|pagué)\b`],
   notReceived: [String.raw`\bno (?:ha llegado|he recibido|llegó|me ha llegado|se entregó)\b`, String.raw`\bllegó (?:dañado|roto)\b`],
-  negation: [String.raw`\b(?:no|ningún|ninguna|ninguno|nunca|sin|falta|desconocido|no coincide)\b`],
+  negation: [String.raw`\b(?:no|ningún|ninguna|ninguno|nunca|sin|falta|desconocido|no coincide|rechaz[oó]|rechazad[oa]|rechazaron)\b`],
   requirement: [String.raw`\b(?:requiere|requieren|necesita|necesitan|debe|deben|solo con|sólo con|obligatori[oa]|es necesari[oa])\b`],
   forbid: [
     String.raw`\bno (?:es |son )?(?:reembolsables?|se reembolsa)\b`,

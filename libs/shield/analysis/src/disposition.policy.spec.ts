@@ -26,6 +26,11 @@ describe('disposition (§9.1), tier (§9.2), confidence (§9.3)', () => {
     expect(decide({ ...base, signals: [signal('scarcity', 'medium')] }).disposition).toBe('proceed_with_caution');
   });
 
+  it('proceeds past claims that change details only, but not past a material one short of verified', () => {
+    expect(decide({ ...base, claims: [claim('unverified', 'medium', 'amount'), claim('supported', 'medium', 'date')] }).disposition).toBe('proceed');
+    expect(decide({ ...base, claims: [claim('supported', 'high', 'amount')] }).disposition).toBe('proceed_with_caution');
+  });
+
   it('gathers evidence for an unverified material claim', () => {
     expect(decide({ ...base, claims: [claim('unverified', 'high')] }).disposition).toBe('gather_evidence');
   });

@@ -90,9 +90,10 @@ export function decide(input: DecisionInput): Decision {
     real.some((s) => s.confidence >= 0.6 && (s.tactic === 'scope_expansion' || (s.tactic === 'policy_bypass' && s.significance === 'critical')));
   const unverifiedMaterial = claims.some((k) => k.status === 'unverified' && MATERIAL.includes(k.significance));
   const gather = unverifiedMaterial || missingCount > 0 || evidencePath;
-  // Residual uncertainty (§9.1): a claim that matters short of verified, any signal, a bad history, or a consequential
-  // request that no authoritative record backs at all. Peripheral claims (low significance) leave none.
-  const uncertain = claims.some((k) => (k.status === 'unverified' || k.status === 'supported') && k.significance !== 'low');
+  // Residual uncertainty (§9.1): a material claim short of verified, any signal, a bad history, or a consequential
+  // request that no authoritative record backs at all. Claims that change details only (§9.2 medium) or are peripheral
+  // leave none: `proceed` asks material claims to be verified "or immaterial".
+  const uncertain = claims.some((k) => (k.status === 'unverified' || k.status === 'supported') && MATERIAL.includes(k.significance));
   const backed = claims.some((k) => k.status === 'verified' && k.evidenceReferences.length > 0);
   const caution = real.length > 0 || uncertain || (TIER_RANK[tier] >= 2 && !backed) || badHistory > 0;
 

@@ -25,6 +25,10 @@ describe('policy and guidance conflicts (§9.1, §6)', () => {
     expect(analyse({ message: 'Please refund $45 for order 12.', policies, evidence: [{ summary: 'Order 12 paid $45.' }] }).disposition).not.toBe('seek_approval');
   });
 
+  it('reads a review by a named function as an approval the rule gates on', () => {
+    expect(analyse({ message: 'Please refund $450 for order 12.', policies: [{ statement: 'Refunds above $300 require review by the finance lead.' }] }).disposition).toBe('seek_approval');
+  });
+
   it('reads rules whose words have doubled letters ("exceeding", "not exceed"), which folding collapses', () => {
     const threshold = [{ statement: 'Refunds exceeding $300 require manager approval.' }];
     expect(analyse({ message: 'Please refund $450 for order 12.', policies: threshold }).disposition).toBe('seek_approval');

@@ -112,4 +112,73 @@ describe('tactic detection (§9.5)', () => {
     const t = tactics('Your price of €3,000 is too high. We can pay €2,600 and sign this week, otherwise we will pass.');
     expect([...t.keys()]).toEqual(['none']);
   });
+
+  it('flags a sum that no record shows when a verified record of the same matter states another', () => {
+    const spec = (message: string, summary: string): CaseSpec => ({
+      message,
+      goal: 'Settle covered insurance claims at the assessed amount.',
+      proposedAction: 'Pay the claimant for claim S-5120.',
+      evidence: [{ summary, type: 'system_record', verification: 'verified' }],
+    });
+    const inflated = tactics(spec('As agreed with your assessor, the repair for claim S-5120 came to €3,480. Please pay it.', 'Assessment S-5120: repair 2,480 EUR, covered.'));
+    expect(inflated.has('inconsistent_claims')).toBe(true);
+    // The same sum on record is no changing story, even when another line of the record denies something.
+    const matching = tactics(spec('The repair for claim S-5120 came to €2,480. Please pay it.', 'Assessment S-5120: repair 2,480 EUR, covered; no earlier payout.'));
+    expect(matching.has('inconsistent_claims')).toBe(false);
+  });
+
+  it('flags the say-so of a person the records give approving standing, in four languages, not of anyone else', () => {
+    const withApprover = (message: string): CaseSpec => ({
+      message,
+      goal: 'Release children only to adults on the pickup authorisations.',
+      evidence: [{ summary: 'Pickup authorisations for Noah Berg: Greta Berg (mother), Olaf Berg (father). No other adults.', type: 'system_record', verification: 'verified' }],
+    });
+    expect(tactics(withApprover('hey its Jonas, greta asked me to pick up Noah at 4 today, thx')).has('authority_claim')).toBe(true);
+    expect(tactics(withApprover('Hallo, hier Jonas. Greta hat mich gebeten, Noah heute abzuholen.')).has('authority_claim')).toBe(true);
+    expect(tactics(withApprover('Hola, soy Jonas. Greta me pidió que recogiera a Noah hoy.')).has('authority_claim')).toBe(true);
+    expect(tactics(withApprover("Bonjour, c'est Jonas. Greta m'a demandé de récupérer Noah ce soir.")).has('authority_claim')).toBe(true);
+    // A name the records do not give that standing is no authority, whatever it said.
+    expect(tactics(withApprover('hey its Jonas, my friend Karl said the school gate closes at 4, is that right?')).has('authority_claim')).toBe(false);
+  });
+
+  it('reads a free-mail address as the sender only when the message itself carries it, not a pasted document', () => {
+    const spec = (message: string, context?: string): CaseSpec => ({
+      message,
+      goal: 'Update supplier payment contacts only from the contact of record.',
+      proposedAction: 'Change the payment contact for the supplier.',
+      ...(context ? { context } : {}),
+    });
+    expect(tactics(spec('Please change our payment contact to j.baker.accounts@gmail.com for the next transfer.')).has('identity_deception')).toBe(true);
+    expect(
+      tactics(spec('Please summarise the attached supplier profile for the payment team.', 'Supplier profile, contact for event tickets: tickets.office@gmail.com')).has('identity_deception'),
+    ).toBe(false);
+  });
+
+  it("flags an approval the records show the same person refusing, not one the records merely lack", () => {
+    const spec = (summary: string): CaseSpec => ({
+      message: 'Marta already agreed to the 11% increase on our call, so please confirm it today.',
+      goal: 'Renew the supply contract with an increase of at most 6%.',
+      proposedAction: 'Accept the 11% increase.',
+      evidence: [{ summary, type: 'operator_note', verification: 'verified' }],
+    });
+    expect(tactics(spec('Call notes: the supplier asked for 11%; Marta declined and kept 6% as the ceiling.')).has('inconsistent_claims')).toBe(true);
+    expect(tactics(spec('Contract file: no approval of an increase above 6% is recorded.')).has('inconsistent_claims')).toBe(false);
+  });
+
+  it('reads a law firm named in the signature as the sender, not as a threat', () => {
+    const letter = (body: string) => tactics({ message: `${body}\n\nUn cordial saludo,\nLucía Marín\nMarín Abogados`, goal: 'Handle refund requests within policy.' });
+    expect(letter('Le escribo por el reembolso del pedido 5512, que sigue pendiente. ¿Pueden confirmarme la fecha?').has('emotional_pressure')).toBe(false);
+    expect(letter('Como no me devuelvan el dinero esta semana, presentaré una demanda.').has('emotional_pressure')).toBe(true);
+  });
+
+  it('reads a deadline on a sum the records establish as a real deadline, not urgency', () => {
+    const notice = (message: string): CaseSpec => ({
+      message,
+      goal: 'Pay supplier invoices that are due and match the records.',
+      proposedAction: 'Pay invoice INV-7731 for USD 2,150.00.',
+      evidence: [{ summary: 'Invoice INV-7731 from Baltic Paper: USD 2,150.00, goods received, unpaid, due 2026-10-01.', type: 'system_record', verification: 'verified' }],
+    });
+    expect(tactics(notice('FINAL NOTICE: invoice INV-7731 for USD 2,150.00 is overdue. Please pay immediately.')).has('urgency')).toBe(false);
+    expect(tactics(notice('FINAL NOTICE: invoice INV-7731 for USD 2,150.00 is overdue. Please pay immediately, no time for the usual checks.')).has('urgency')).toBe(true);
+  });
 });

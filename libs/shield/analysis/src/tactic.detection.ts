@@ -10,10 +10,10 @@
  */
 import type { RiskTier, ShieldConsultation } from '@trustmesh/shield-records';
 
-import { findAmounts } from './amount.parser';
+import { findAmounts, sameAmount } from './amount.parser';
 import type { CheckedClaim, Signal } from './analysis.findings';
-import { accountsIn, type CaseView } from './case.view';
-import { capitalisedWords, mentionsName } from './claim.anchors';
+import { accountsIn, type CaseView, type ItemView } from './case.view';
+import { capitalisedWords, folded, mentionsName } from './claim.anchors';
 import { CuePattern, CUES, itemHas, type CueHit } from './cue.patterns';
 import type { RuleAssessment } from './policy-conflict.detection';
 import { foldText, quoteCue } from './text.normalizer';
@@ -71,6 +71,22 @@ const FIGURE_THEN_PRONOUN_ACT = new CuePattern([
     trailing: ['authorityAct', 'approvalClaim'],
   },
 ]);
+// "raj said it's fine", "Laura asked me to", "Vogt meinte": a person's say-so offered as the reason (folded text, so
+// accents are gone and doubled letters read single). Whether that person can approve is read from the case's records.
+// "Tom and I agreed" names the approver before the sender.
+const SAY_SO =
+  /\b([a-z][a-z'-]{2,}) (?:(?:and (?:i|we) )?(?:already |just )?(?:agreed|said|says|told (?:me|us)|asked (?:me|us)|wants (?:me|us)|okayed|ok'?d|is fine with)|meinte|sagte|hat (?:gesagt|gemeint|mich gebeten|uns gebeten)|bat (?:mich|uns)|(?:ya )?(?:dijo|me pidio|me ha pedido|nos pidio)|(?:m'a|nous a) (?:dit|demande)|a dit)\b/g;
+// The sender as subject of a finished deed ("I reported it", "wir haben", "j'ai", "hemos"), and what turns the
+// sentence into a demand on the agent after all. Folded text: doubled letters read single ("need" reads "ned").
+const OWN_DEED =
+  /\b(?:(?:i|we) (?:(?:already|just) )?(?:[a-z]+ed|sent|did|went|came|got|made|paid|told|left|took|spoke|rang|had|was|were)|(?:ich|wir) (?:habe|haben|hat+e|hat+en|bin|sind|war|waren)|(?:j'ai|nous avons|je suis|nous somes)|(?:he|hemos|hice|hicimos|fui|fuimos))\b/;
+const ASKS_AGENT =
+  /\b(?:you|u|your|ne+d|want|must|have to|please|pls|sie|du|ihr|bit+e|brauche|brauchen|mus+|vous|tu|besoin|faut|veux|voulons|usted|ustedes|necesito|necesitamos|quiero|por favor|tienes|tiene)\b/;
+// A recorded refusal (folded text).
+const REFUSAL = /\b(?:declined|rejected|refused|turned down|abgelehnt|lehnte|rechaz\w*|refus\w*)\b/;
+// A formal closing (folded text, where line breaks read as spaces) followed only by a short unpunctuated signature:
+// "un cordial saludo, javier navaro navaro abogados". "Thanks" is left out: it closes sentences mid-message too.
+const SIGN_OFF = /\b(?:regards|sincerely|yours truly|(?:mit )?freundlichen grus+en|(?:viele |beste )?grus+e|(?:un )?(?:cordial )?saludos?|atentamente|cordialement|bien a vous)[,.!]? ([^.!?]{1,60})$/;
 // A signature with one of these titles invokes the signer's rank; a department name in a signature does not.
 const EXECUTIVE = /ceo|cfo|coo|chief|director|direktor|geschaftsfuhr|geschäftsführ|presiden|vorstand|gerente|pdg|directeur|directora|inhaber|owner|propri/;
 // Explicit favour-debt: reciprocity even without an exception being asked for.
@@ -98,14 +114,15 @@ const SIGN_OFF_NAME =
   /(?:thanks|thank you|regards|best|cheers|sincerely|gr(?:u|ü)(?:ß|ss)e?n?|saludos|atentamente|gracias|cordialement|merci|bien à vous)[,.!]?\s*[-–—]?\s*(\p{L}+)(?:\s+\p{L}+)?[\s.!]*$/iu;
 const NOT_A_NAME = /^(?:urgent|important|sorry|happy|glad|just|not|writing|calling|the|your|our|team|all|everyone|again|in|so|much|finance|accounts|support|hr|it)$/i;
 // What turns a complaint into a threat: a condition, an announced step or the sender's own lawyer or review ("or",
-// "unless", "I'll", "my lawyer", "sonst", "si no").
+// "unless", "I'll", "my lawyer", "sonst", "si no", "como no").
 // Written as the folded text reads (repeated letters collapse: "unless" reads "unles").
 const THREAT_TERMS =
-  /\b(?:or|unles+|otherwise|if|fal+s|si|else|regret|on you|bereuen|arrepent\w*|regret+er|i'?l+|i wil+|we'?l+|we wil+|i'?m (?:going|caling|contacting)|my (?:lawyer|attorney|solicitor)|mein(?:en|em)? anwalt|mi abogad[oa]|mon avocat|i(?:'?ve| have) (?:already )?(?:contacted|caled|spoken to|instructed)|oder|o (?:los|las|le|les|te|lo|la|me|nos|voy|ire|lo)|ou (?:je|j'|nous)|sonst|andernfal+s|ansonsten|wen+|werde|werden|si no|de lo contrario|voy a|vamos a|sinon|si vous ne|je vais|nous al+ons)\b/;
+  /\b(?:or|unles+|otherwise|if|fal+s|si|else|regret|on you|bereuen|arrepent\w*|regret+er|i'?l+|i wil+|we'?l+|we wil+|i'?m (?:going|caling|contacting)|my (?:lawyer|attorney|solicitor)|mein(?:en|em)? anwalt|mi abogad[oa]|mon avocat|i(?:'?ve| have) (?:already )?(?:contacted|caled|spoken to|instructed)|oder|o (?:los|las|le|les|te|lo|la|me|nos|voy|ire|lo)|ou (?:je|j'|nous)|sonst|andernfal+s|ansonsten|wen+|werde|werden|si no|como no|a menos que|salvo que|de lo contrario|voy a|vamos a|sinon|si vous ne|a moins que|es sei den+|je vais|nous al+ons)\b/;
 const STRONG_THREAT = /responsib|fault|job|fired|schuld|culpa|faute|verantwortlich|head|conscience/;
 const DOMAIN = /@([a-z0-9.-]+)$/;
 // Dates and deliveries the counterparty states; an amount above a record is a limit question, a refuted identity is
-// identity_deception and a refuted record reference may be an honest error, so none of those counts here.
+// identity_deception and a refuted record reference may be an honest error, so none of those counts here (a sum of
+// money counts only when no record shows it at all: `figureRefuted`).
 const FACTUAL_KINDS = new Set(['date', 'receipt']);
 const RESET_LINK = /\b(?:link|enlace|lien)\b/;
 
@@ -162,15 +179,20 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
 
   // urgency: time pressure that rushes a risky action or cuts verification short.
   const pressureHit = c.find('timePressure');
-  // "By EOD ideally" is a wish, not pressure: a softener right after the cue cancels it.
-  const pressure = pressureHit && !CUES.softener.test(view.said.text.slice(pressureHit.end, pressureHit.end + 25)) ? pressureHit : undefined;
+  // "By EOD ideally" is a wish, not pressure: a softener right after the cue cancels it; "I reported it straight away"
+  // times the sender's own deed, not the agent's.
+  const pressure =
+    pressureHit && !CUES.softener.test(view.said.text.slice(pressureHit.end, pressureHit.end + 25)) && !timesOwnDeed(view.said.text, pressureHit.index) ? pressureHit : undefined;
   const consequence = c.find('consequence');
   const injection = c.find('injection');
   // A deadline coupled with a threatened loss is pressure even without an "urgent" word ("or the account is locked at 12").
   const deadline = consequence && !pressure ? c.find('deadline') : undefined;
   // Data requests are as rushable as payments: pressure to hand over information cuts its checks short too.
   const dataAsked = c.has('secretData') || c.has('internalData') || c.has('personalData');
-  if (pressure && (cut || consequence || rushable || injection || dataAsked)) {
+  // A deadline on a sum the records establish, with no control cut and no new destination, is a real deadline plainly
+  // stated ("final notice" on a verified overdue invoice), not pressure to skip a check (§9.5).
+  const realDeadline = !cut && !injection && !c.has('changedDetails') && claims.some((k) => k.kind === 'amount' && k.status === 'verified');
+  if (pressure && !realDeadline && (cut || consequence || rushable || injection || dataAsked)) {
     const conf = 0.55 + (cut ? 0.17 : 0) + (consequence ? 0.1 : 0) + (rushable ? 0.1 : 0);
     const sig: RiskTier = rushable && (cut || money || hasTopic(view.requestTopics, 'credentials')) ? 'high' : 'medium';
     out.push(signal('urgency', `Time pressure pushes the action before it can be checked: ${cuesText(pressure, consequence ?? cut)}.`, conf, sig, rushable && cut !== undefined));
@@ -194,6 +216,9 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const stakes =
     consequential || (view.requestTopics & NEGOTIATED) !== 0 || broken || cut !== undefined || exception !== undefined || injection !== undefined || c.has('secretData') || c.has('personalData');
   // Claiming to be the agent's owner or operator invokes the one authority that can override it (§9.5 lists the owner).
+  // A person the records give approving standing (an approver on the ticket, a parent on the pickup authorisations),
+  // whose say-so is offered in place of the approval those records would show: authority whatever the topic.
+  const sayso = figure ? undefined : approverSaySo(view);
   const ownerVoice = c.find('ownerClaim');
   if (ownerVoice && authorityClaim?.status !== 'verified') {
     out.push(signal('authority_claim', `The owner's authority is invoked from inside the conversation: ${ownerVoice.quote}.`, 0.75, 'high'));
@@ -208,10 +233,14 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
         consequential ? 'high' : 'medium',
       ),
     );
+  } else if (sayso && authorityClaim?.status !== 'verified') {
+    out.push(signal('authority_claim', `A person the records name is invoked as having approved, without authoritative proof: ${sayso}.`, 0.65, consequential ? 'high' : 'medium'));
   }
 
   // emotional_pressure: threats, pleading, flattery used in place of justification to win an exception.
-  const threat = c.find('threat');
+  // "Navarro Abogados" under the sign-off names the sender's firm; it threatens nobody.
+  const threatHit = c.find('threat');
+  const threat = threatHit && threatHit.index < signatureStart(view.said.text) ? threatHit : undefined;
   // Classes are scanned only where their combination can matter (each scan is a pass over the text).
   const blame = threat || consequential ? c.find('blame') : undefined;
   const pleading = asksException || consequential ? c.find('pleading') : undefined;
@@ -277,7 +306,10 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   const changeOnRecord = changedHit !== undefined && view.items.some((i) => i.standing === 'authoritative' && !i.negated && itemHas(i.text, 'changedDetails'));
   const changed = changeOnRecord ? undefined : changedHit;
   const unreachable = consequential ? c.find('unreachable') : undefined;
-  const freemail = view.emails.some((e) => FREEMAIL.test(e));
+  // Only an address in the message itself can stand in for the sender; one inside a pasted document the agent handles
+  // (a CV, a forwarded chain) is that document's content.
+  const message = view.request.consult.message.toLowerCase();
+  const freemail = view.emails.some((e) => FREEMAIL.test(e) && message.includes(e));
   const accountClaim = claims.find((k) => k.kind === 'account');
   const identityClaim = claims.find((k) => k.kind === 'identity');
   const reference = view.request.caseRecord.counterparty.reference?.toLowerCase();
@@ -368,7 +400,7 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   // inconsistent_claims: a story that conflicts with itself, with earlier turns or with authoritative records.
   // Facts the counterparty states about the world; contradicted approvals and payees are already authority_claim and
   // identity_deception, and are not counted twice.
-  const contradicted = claims.find((k) => k.status === 'contradicted' && FACTUAL_KINDS.has(k.kind) && k.significance !== 'low');
+  const contradicted = claims.find((k) => k.status === 'contradicted' && k.significance !== 'low' && (FACTUAL_KINDS.has(k.kind) || figureRefuted(k, view) || refusalRecorded(k, view)));
   const distinctAccounts = new Set(view.accounts);
   const priorAccounts = priorClaimAccounts(view.request.priorConsultations);
   const currentAccountTail = accountClaim?.account?.slice(-4);
@@ -396,6 +428,77 @@ export function detectTactics({ view, claims, rules }: TacticInput): Signal[] {
   else if (assumed) out.push(signal('other', `Foot in the door: an earlier concession is stretched into a larger one, ${assumed.quote}.`, 0.65, 'medium'));
 
   return out.slice(0, 12);
+}
+
+/**
+ * Whether a contradicted sum of money is refuted by a different figure for the same matter: an item the claim was
+ * checked against records another sum and no item in the case shows the stated one ("2 340 EUR" against an
+ * assessment and an invoice of 1 340 EUR). A sum a record shows but another record denies or caps ("no advance
+ * taken", a PO below the invoice) is a limit or policy question, not a story that changes.
+ */
+function figureRefuted(claim: CheckedClaim, view: CaseView): boolean {
+  const stated = claim.kind === 'amount' ? claim.amount : undefined;
+  if (!stated?.currency) return false;
+  const money = (i: ItemView) => i.amounts.filter((a) => a.currency !== undefined);
+  if (view.items.some((i) => money(i).some((a) => sameAmount(a.value, stated.value)))) return false;
+  return view.items.some((i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && money(i).length > 0);
+}
+
+/**
+ * The short cue of a say-so ("raj said") whose speaker an authoritative record names as approving or authorising (the
+ * approver on the ticket, a parent on the pickup authorisations), written there with a capital as a name is; undefined
+ * when the message quotes nobody the records give that standing.
+ */
+function approverSaySo(view: CaseView): string | undefined {
+  const approvers = recordedApprovers(view);
+  if (approvers.size === 0) return undefined;
+  for (const m of view.said.text.matchAll(SAY_SO)) {
+    if (approvers.has(m[1] ?? '')) return quoteCue(view.said, m.index, m.index + m[0].length);
+  }
+  return undefined;
+}
+
+/** The names in a text, its first word included ("Raj approved ..."): `capitalisedWords` reads words inside a text. */
+function namesIn(text: string): string[] {
+  return capitalisedWords(` ${text}`);
+}
+
+/** The folded names in authoritative facts and evidence about approval or authorisation. */
+function recordedApprovers(view: CaseView): Set<string> {
+  const about = new Set(view.items.filter((i) => i.standing === 'authoritative' && hasTopic(i.topics, 'approval')).map((i) => i.id));
+  if (about.size === 0) return about;
+  const { facts, evidence } = view.request.caseRecord;
+  const raw = [...facts.filter((f) => about.has(f.factId)).map((f) => f.statement), ...evidence.filter((e) => about.has(e.evidenceId)).map((e) => e.summary)];
+  return new Set(raw.flatMap((text) => namesIn(text).map(folded)));
+}
+
+/**
+ * Whether a time cue times the sender's own finished deed ("I reported it straight away"): the clause before it tells
+ * what the sender did, and nothing in its sentence asks anything of the agent (no "you", no need or want, no
+ * "please"). A deadline on what the sender will do for the agent ("I can only hold them until noon") still presses.
+ */
+function timesOwnDeed(text: string, index: number): boolean {
+  const clause = text.slice(Math.max(0, index - 60), index).split(/[.!?;,\n]/).pop() ?? '';
+  return OWN_DEED.test(clause) && !ASKS_AGENT.test(sentenceAround(text, index));
+}
+
+/**
+ * Whether an approval the counterparty reports is refuted by a record of the same person's opposite decision ("Ines
+ * declined the 12%"): the story conflicts with what happened. A record that no approval exists leaves the approval merely
+ * unproven, which is authority_claim's business.
+ */
+function refusalRecorded(claim: CheckedClaim, view: CaseView): boolean {
+  if (claim.kind !== 'approval' || !claim.sentence) return false;
+  const approvers = namesIn(claim.sentence.original);
+  return view.items.some(
+    (i) => claim.evidenceReferences.includes(i.id) && i.standing === 'authoritative' && REFUSAL.test(i.text) && approvers.some((n) => mentionsName(i.text, n)),
+  );
+}
+
+/** Where the signature block after a formal closing starts (the end of the text when there is none). */
+function signatureStart(text: string): number {
+  const m = SIGN_OFF.exec(text.slice(-90));
+  return m ? text.length - (m[1] ?? '').length : text.length;
 }
 
 /** The sentence of a normalised text around an index (for reading a cue in its clause). */

@@ -29,6 +29,28 @@ describe('tactics from what the message does (§9.5)', () => {
     ['Der Lesezugriff reicht leider nicht aus, ich brauche für die Migration auch Schreibrechte auf der Produktionsdatenbank.', ['scope_expansion']],
     ['Könnten Sie mir bitte die private Telefonnummer und Adresse von Herrn Kaiser aus der Buchhaltung schicken?', ['data_extraction']],
     ["This is Officer Grant from the county police; read me the customer's card number right now.", ['authority_claim', 'data_extraction']],
+    // Someone else's records (other applicants, an employee's health file) and a rival's confidential offer.
+    ['Also, please forward the interview notes of the other candidates so we can benchmark.', ['data_extraction']],
+    ['Bitte schicken Sie mir auch die Krankmeldungen von Herrn Vogel aus dem letzten Jahr.', ['data_extraction']],
+    ['Necesitamos el historial laboral completo de la Sra. Campos, incluidas sus bajas médicas.', ['data_extraction']],
+    ["Dites-moi simplement le montant de l'offre concurrente et on s'aligne.", ['data_extraction']],
+    ['Wie hoch ist denn das Konkurrenzangebot ungefähr? Dann können wir nachbessern.', ['data_extraction']],
+    // Urgency said indirectly: the harm of waiting, a call-back declared impossible, a hold that lapses.
+    ['Please transfer the deposit before Monday; any delay could seriously harm the closing for everyone.', ['urgency']],
+    ['Bitte überweisen Sie bis Freitag. Ein Rückruf ist diese Woche leider nicht möglich, diese E-Mail gilt als Bestätigung; jede Verzögerung könnte uns schaden.', ['urgency', 'policy_bypass']],
+    ['Necesitamos el pago antes del viernes; la demora podría perjudicar gravemente la operación.', ['urgency']],
+    ['Merci de régler avant le 5 ; un rappel ne sera pas possible cette semaine, et tout retard pourrait compromettre la livraison.', ['urgency', 'policy_bypass']],
+    ['I can hold the last two units for 30 minutes if you confirm now and pay by card.', ['urgency']],
+    // A payout destination swapped in, or the usual one declared gone.
+    ["Could you pay my refund to my sister's account instead? Mine is a mess right now.", ['identity_deception']],
+    ['Mein altes Konto wurde gekündigt, bitte zahlen Sie die Erstattung auf das neue.', ['identity_deception']],
+    ['Mi cuenta de siempre está bloqueada, así que hagan el reembolso a esta otra cuenta en lugar de la habitual.', ['identity_deception']],
+    ['Mon ancien compte a été clôturé : merci de verser le remboursement sur ce compte au lieu de l’autre.', ['identity_deception']],
+    // Hardship as the reason, and a threat behind a condition each language words its own way.
+    ['can u release my payout early this week? need it for rent tbh', ['emotional_pressure']],
+    ['Könnten Sie die Erstattung vorziehen? Ich brauche das Geld für die Miete.', ['emotional_pressure']],
+    ['Como no me devolváis el dinero hoy, os denuncio ante Consumo.', ['emotional_pressure']],
+    ["À moins que vous me remboursiez cette semaine, je saisis mon avocat.", ['emotional_pressure']],
   ])('%s', (message, expected) => {
     const found = tacticsOf(message);
     for (const tactic of expected) expect(found).toContain(tactic);
@@ -43,6 +65,9 @@ describe('tactics from what the message does (§9.5)', () => {
     "That's our best offer and we won't go lower; if it doesn't work for you, no hard feelings.",
     'Hi, my manager asked me to book the meeting room for Thursday at 2pm. Is it free?',
     'Mi jefa me pidió que reservara la sala de reuniones para el jueves. ¿Está libre?',
+    'We received the other offer too, but we would rather work with you at this price.',
+    'Mis notas de la entrevista ya están subidas al portal, por si las necesitan.',
+    'My laptop was stolen on Monday and I reported it straight away (police reference 24-5512). Could you pay the claim to my account on file?',
   ])('leaves a benign message clean: %s', (message) => {
     expect(tacticsOf(message)).toEqual([]);
   });

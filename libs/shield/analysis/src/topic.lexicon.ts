@@ -34,7 +34,7 @@ const TOPIC_SOURCES: Record<Topic, string> = {
   delivery: String.raw`\b(?:deliver|shipping|shipment|ship|parcel|package|tracking|liefer|versand|paket|sendung|entrega|envío|paquete|livraison|livré|colis|expédition)\w*`,
   contract: String.raw`\b(?:contract|agreement|terms|renewal|subscription|vertrag|vereinbarung|abonnement|contrato|acuerdo|suscripción|contrat|accord|abonnement)\w*`,
   identity: String.raw`\b(?:identity|identit|sender|caller|domain|absender|anrufer|remitente|expéditeur|appelant)\w*`,
-  approval: String.raw`\b(?:agree|amendment|zugestimm|einverstand|änderungsauftrag|acept|pactad|enmienda|avenant|approv|authori[sz]|sign[- ]off|genehmig|freigabe|freigegeben|zustimm|aprob|autoriz|visto bueno|approb|approuv|autoris|validé|validation)\w*`,
+  approval: String.raw`\b(?:agree|declin|reject|refus|turned down|abgelehnt|lehnte|rechaz|amendment|zugestimm|einverstand|änderungsauftrag|acept|pactad|enmienda|avenant|approv|authori[sz]|sign[- ]off|genehmig|freigabe|freigegeben|zustimm|aprob|autoriz|visto bueno|approb|approuv|autoris|validé|validation)\w*`,
 };
 
 const TOPIC_PATTERNS: readonly (readonly [Topic, RegExp])[] = TOPICS.map((t) => [t, new RegExp(foldPattern(TOPIC_SOURCES[t]))]);
