@@ -34,6 +34,19 @@ describe('normalizeText', () => {
     expect(quoteCue(long, 0, long.text.length).split(' ').length).toBeLessThanOrEqual(8);
   });
 
+  it('never repeats an address or an account-like number inside a cue', () => {
+    const text = normalizeText('Pay it to my paypal jo.hn+x@gmail.com instead, or IBAN DE89 3704 0044 0532 0130 00, call +49 170 1234567');
+    const cue = quoteCue(text, 0, text.text.length);
+    expect(cue).toContain('[address]');
+    expect(cue).not.toMatch(/@|gmail/);
+    const iban = normalizeText('Use IBAN DE89 3704 0044 0532 0130 00 now');
+    expect(quoteCue(iban, 0, iban.text.length)).toBe('"Use IBAN [number] now"');
+    const numbers = normalizeText('Send it to account 12345678 or card 4111-1111-1111-1111 today, the refund is 1,200.50 EUR');
+    const quoted = quoteCue(numbers, 0, numbers.text.length);
+    expect(quoted).not.toMatch(/12345678|4111/);
+    expect(quoteCue(numbers, numbers.text.indexOf('refund'), numbers.text.length)).toContain('1,200.50');
+  });
+
   it('finds typed-around cues: mixed case, typos, repeated letters', () => {
     for (const text of ['URGENTTT!!!', 'do it imediatly', 'Right   NOW please']) {
       expect(CUES.timePressure.test(normalizeText(text).text)).toBe(true);

@@ -278,10 +278,15 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
 const SPACES = /\s+/g;
 const DOUBLE_QUOTE = /"/g;
 const SENTENCE_END = /[.!?\n:;]/;
+/** An e-mail address, or a word with an @ in it (a handle, a half-typed address). */
+const ADDRESS = /[^\s"]*@[^\s"]*/g;
+/** A run of eight or more digits, spaces and dashes between them allowed: an account, card, IBAN or phone number. */
+const LONG_NUMBER = /[\p{L}]{0,2}\d(?:[ -]?\d){7,}/gu;
 
 /**
  * The original words behind a normalised match, at most eight words, in double quotes: the only part of a message an
- * analysis may repeat (§12).
+ * analysis may repeat (§12). Even within a cue, an address or an account-like number is never repeated: the cue says
+ * what the message does ("pay it to my … instead"), and the identifiers it names stay in the message.
  */
 export function quoteCue(source: NormalizedText, start: number, end: number): string {
   if (source.map.length === 0) return '""';
@@ -300,7 +305,7 @@ export function quoteCue(source: NormalizedText, start: number, end: number): st
   for (let words = 0; words < 2 && b < o.length && !SENTENCE_END.test(o.charAt(b)); b++) {
     if (o.charAt(b) === ' ' && b + 1 < o.length && o.charAt(b + 1) !== ' ') words++;
   }
-  const words = o.slice(a, b).replace(SPACES, ' ').trim().split(' ');
+  const words = o.slice(a, b).replace(ADDRESS, '[address]').replace(LONG_NUMBER, '[number]').replace(SPACES, ' ').trim().split(' ');
   const cut = words.length > MAX_CUE_WORDS ? `${words.slice(0, MAX_CUE_WORDS).join(' ')}…` : words.join(' ');
   return `"${cut.replace(DOUBLE_QUOTE, "'")}"`;
 }
