@@ -77,6 +77,20 @@ describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
     }
   }, 60_000);
 
+  it('appends a publish larger than one statement carries to one partition in order, gap-free', async () => {
+    const { bus } = await testBus(db);
+    const topic = uniqueName('bulk.counters.v1');
+    const envelopes = range(1, 2_100).map((version) => event('one-stream', version));
+    try {
+      await bus.publish(topic, envelopes);
+      const stored = await storedMessages(db.database, topic);
+      expect(stored.map((message) => message.offset)).toEqual(range(0, 2_099).map(String));
+      expect(stored.map((message) => (JSON.parse(message.value) as { streamVersion: number }).streamVersion)).toEqual(range(1, 2_100));
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
   it('lets two processes on one database publish and consume the same topic, woken without polling', async () => {
     const other = await db.testDb.open();
     const first = await testBus(db, { consumer: { pollIntervalMs: 30_000 } });
