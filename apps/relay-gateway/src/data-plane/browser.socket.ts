@@ -120,13 +120,14 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
   const lifetimeTimer = setTimeout(() => end('lifetime-reached', CLOSE_CODES.SESSION_ERROR_RETRYABLE), config.browserSessionMaxSeconds * 1000);
   lifetimeTimer.unref();
 
+  // Defined once per session, not in `read`: a closure made per frame (every ACK) is garbage on the latency path.
+  const limited = () => {
+    endReason = 'session-error';
+    state = 'closed';
+    hub.sessionError(peer, 'RATE_LIMITED', true);
+  };
   const read = (data: RawData, binary: boolean) => {
     if (state !== 'open' || !reader) return;
-    const limited = () => {
-      endReason = 'session-error';
-      state = 'closed';
-      hub.sessionError(peer, 'RATE_LIMITED', true);
-    };
     if (binary && !bucket.take(Date.now())) {
       limited();
       return;

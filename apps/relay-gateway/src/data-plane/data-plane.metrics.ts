@@ -21,6 +21,27 @@ const seriesKey = (labels: Labels) =>
     .map((key) => `${key}="${escapeLabel(labels[key] ?? '')}"`)
     .join(',');
 
+const NO_LABELS: Labels = Object.freeze({});
+
+/**
+ * A counter's series by the label names and values of a bump, in the order the caller gives them: names and
+ * values alternate along the path, so no two label sets share a node.
+ */
+interface SeriesNode {
+  series?: { labels: Labels; value: number };
+  next?: Map<string, SeriesNode>;
+}
+
+function step(node: SeriesNode, part: string): SeriesNode {
+  node.next ??= new Map();
+  let child = node.next.get(part);
+  if (!child) {
+    child = {};
+    node.next.set(part, child);
+  }
+  return child;
+}
+
 export class MetricsRegistry {
   private readonly families = new Map<string, Family>();
 
@@ -35,13 +56,14 @@ export class MetricsRegistry {
 
   counter(name: string, help: string): (labels?: Labels, by?: number) => void {
     const family = this.family(name, help, 'counter');
-    // Counters are bumped per frame and per send: the series is found by the label values as given (no
-    // sorting, escaping or joining on the hot path); the exposition key is built once per series.
-    const byValues = new Map<string, { labels: Labels; value: number }>();
-    return (labels = {}, by = 1) => {
-      let raw = '';
-      for (const key in labels) raw += `${key}\u0000${labels[key] ?? ''}\u0001`;
-      let series = byValues.get(raw);
+    // Counters are bumped per frame and per send: the series is found by walking the label names and values
+    // as given, one map lookup each (no key string is built, sorted, escaped or joined on the hot path, so a
+    // bump allocates nothing); the exposition key is built once per series.
+    const root: SeriesNode = {};
+    return (labels = NO_LABELS, by = 1) => {
+      let node = root;
+      for (const key in labels) node = step(step(node, key), labels[key] ?? '');
+      let series = node.series;
       if (!series) {
         const key = seriesKey(labels);
         series = family.series.get(key);
@@ -49,7 +71,7 @@ export class MetricsRegistry {
           series = { labels: { ...labels }, value: 0 };
           family.series.set(key, series);
         }
-        byValues.set(raw, series);
+        node.series = series;
       }
       series.value += by;
     };

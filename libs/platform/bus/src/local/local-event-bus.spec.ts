@@ -17,6 +17,7 @@
 import { Client } from 'pg';
 
 import { createTestDatabase, TEST_DATABASE_KINDS } from '@trustmesh/platform-database/testing';
+import { toEventMessage } from '@trustmesh/platform-events';
 import { uniqueName, waitUntil } from '@trustmesh/platform-testing';
 
 import { BusError } from '../bus.error';
@@ -48,6 +49,43 @@ describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
       expect(await storedMessages(db.database, topic)).toEqual([]);
       await bus.publish(topic, [event('s', 1, { fits: true })]);
       expect(await storedMessages(db.database, topic)).toHaveLength(1);
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
+  it('stores each message exactly as published, whatever characters its value and headers hold', async () => {
+    const { bus } = await testBus(db);
+    const topic = uniqueName('verbatim.counters.v1');
+    const awkward = 'a "quoted", \\back\\slash, {braces}, NULL, tab\tand\nnewline, ünïcödé, 😀, \\"';
+    // Several streams, so one publish writes to several partitions with several messages each.
+    const envelopes = range(1, 3).flatMap((version) => ['s1', 's2', 's3', 's4'].map((stream) => event(stream, version, { text: `${stream} ${awkward}`, empty: '' })));
+    const traced = { ...event('s5', 1, { text: awkward }), traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    try {
+      await bus.publish(topic, [...envelopes, traced]);
+      const stored = await storedMessages(db.database, topic);
+      const byEvent = new Map(stored.map((message) => [(JSON.parse(message.value) as { eventId: string }).eventId, message]));
+      for (const envelope of [...envelopes, traced]) {
+        const message = byEvent.get(envelope.eventId);
+        expect(message?.value).toBe(JSON.stringify(envelope));
+        expect(message?.key).toBe(envelope.streamId);
+        expect(message?.headers).toEqual(toEventMessage(envelope).headers);
+      }
+      expect(byEvent.size).toBe(envelopes.length + 1);
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
+  it('appends a publish larger than one statement carries to one partition in order, gap-free', async () => {
+    const { bus } = await testBus(db);
+    const topic = uniqueName('bulk.counters.v1');
+    const envelopes = range(1, 2_100).map((version) => event('one-stream', version));
+    try {
+      await bus.publish(topic, envelopes);
+      const stored = await storedMessages(db.database, topic);
+      expect(stored.map((message) => message.offset)).toEqual(range(0, 2_099).map(String));
+      expect(stored.map((message) => (JSON.parse(message.value) as { streamVersion: number }).streamVersion)).toEqual(range(1, 2_100));
     } finally {
       await bus.close();
     }

@@ -47,16 +47,33 @@ export function ensureTopic(sql: SqlConnection, topic: string, partitions: numbe
   });
 }
 
-const APPEND = `
+/** Messages one append statement carries at most (three parameters each; Postgres takes at most 65,535). */
+const MAX_MESSAGES_PER_STATEMENT = 1_000;
+
+/**
+ * The statement that appends `count` messages to one partition. Each message's key, value and headers are
+ * parameters of their own (`$4`, `$5`, `$6` for the first, and so on), never nested in a document: a value is
+ * an envelope's JSON text, and nesting it in a JSON document (or an array literal) escaped all of it a second
+ * time on the caller's thread and made the database parse it back, which for a relay's frames log was most
+ * of the cost of a publish. A text parameter is taken as it is, on either side.
+ */
+function appendStatement(count: number): string {
+  const rows: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const first = 4 + index * 3;
+    rows.push(`(${index}, $${first}::text, $${first + 1}::text, $${first + 2}::jsonb)`);
+  }
+  return `
 WITH claimed AS (
   UPDATE bus_partitions SET next_offset = next_offset + $3::bigint
   WHERE topic = $1 AND partition = $2::integer
   RETURNING next_offset - $3::bigint AS first
 )
 INSERT INTO bus_messages (topic, partition, "offset", key, value, headers)
-SELECT $1, $2::integer, claimed.first + m.position - 1, m.item->>'key', m.item->>'value', m.item->'headers'
-FROM claimed, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS m(item, position)
+SELECT $1, $2::integer, claimed.first + m.position, m.key, m.value, m.headers
+FROM claimed, (VALUES ${rows.join(', ')}) AS m(position, key, value, headers)
 RETURNING "offset"::text AS "offset"`;
+}
 
 /**
  * Appends `messages` to `topic` (of `partitions` partitions), each on its key's partition, in the given
@@ -71,25 +88,34 @@ export async function appendMessages(
   const byPartition = new Map<number, Array<{ index: number; message: LogMessage }>>();
   messages.forEach((message, index) => {
     const partition = partitionForKey(message.key, partitions);
-    byPartition.set(partition, [...(byPartition.get(partition) ?? []), { index, message }]);
+    const batch = byPartition.get(partition);
+    if (batch) batch.push({ index, message });
+    else byPartition.set(partition, [{ index, message }]);
   });
   const placed: Array<{ partition: number; offset: string }> = new Array(messages.length);
-  // Sent all at once, in ascending partition order: the connection runs them in that order (the lock order),
-  // and the transaction waits for one round trip instead of one per partition.
-  const partitionsInOrder = [...byPartition.entries()].sort(([a], [b]) => a - b);
+  // Sent all at once, in ascending partition order (and each partition's statements in offset order): the
+  // connection runs them in that order (the lock order), and the transaction waits for one round trip instead
+  // of one per statement.
+  const statements: Array<{ partition: number; chunk: Array<{ index: number; message: LogMessage }> }> = [];
+  for (const [partition, batch] of [...byPartition.entries()].sort(([a], [b]) => a - b)) {
+    for (let start = 0; start < batch.length; start += MAX_MESSAGES_PER_STATEMENT) {
+      statements.push({ partition, chunk: batch.slice(start, start + MAX_MESSAGES_PER_STATEMENT) });
+    }
+  }
   const appended = await Promise.all(
-    partitionsInOrder.map(([partition, batch]) => {
-      const items = batch.map(({ message: { key, value, headers } }) => ({ key, value, headers }));
-      return tx.query<{ offset: string }>(APPEND, [topic, partition, items.length, JSON.stringify(items)]);
+    statements.map(({ partition, chunk }) => {
+      const params: unknown[] = [topic, partition, chunk.length];
+      for (const { message } of chunk) params.push(message.key, message.value, JSON.stringify(message.headers));
+      return tx.query<{ offset: string }>(appendStatement(chunk.length), params);
     }),
   );
-  partitionsInOrder.forEach(([partition, batch], i) => {
+  statements.forEach(({ partition, chunk }, i) => {
     const rows = appended[i] ?? [];
-    if (rows.length !== batch.length) {
+    if (rows.length !== chunk.length) {
       throw new Error(`The local bus has no partition ${partition} of topic ${topic}; was the topic created?`);
     }
     const first = rows.map(({ offset }) => BigInt(offset)).reduce((low, offset) => (offset < low ? offset : low));
-    batch.forEach(({ index }, position) => {
+    chunk.forEach(({ index }, position) => {
       placed[index] = { partition, offset: (first + BigInt(position)).toString() };
     });
   });
@@ -98,9 +124,10 @@ export async function appendMessages(
 
 /**
  * Appends `messages` as one atomic change, with `inTransaction` (the wake-up announcement, if it writes)
- * committed with them. Messages that all land on one partition need no transaction of their own when
- * nothing else must commit with them: the append is one statement, atomic by itself, which saves the
- * BEGIN and COMMIT round trips of every single-stream publish (an outbox batch of one case's events).
+ * committed with them. Messages that all land on one partition, and few enough for one statement, need no
+ * transaction of their own when nothing else must commit with them: the append is one statement, atomic by
+ * itself, which saves the BEGIN and COMMIT round trips of every single-stream publish (an outbox batch of
+ * one case's events).
  */
 export async function appendAtomically(
   connection: SqlConnection,
@@ -111,7 +138,7 @@ export async function appendAtomically(
 ): Promise<void> {
   const [first] = messages;
   const onePartition = first !== undefined && messages.every((message) => partitionForKey(message.key, partitions) === partitionForKey(first.key, partitions));
-  if (onePartition && !inTransaction) {
+  if (onePartition && messages.length <= MAX_MESSAGES_PER_STATEMENT && !inTransaction) {
     await appendMessages(connection, topic, partitions, messages);
     return;
   }
