@@ -48,18 +48,22 @@ export function ensureTopic(sql: SqlConnection, topic: string, partitions: numbe
 }
 
 /** Messages one append statement carries at most (three parameters each; Postgres takes at most 65,535). */
-const MAX_MESSAGES_PER_STATEMENT = 1_000;
+const MAX_MESSAGES_PER_STATEMENT = 1_024;
 
 /**
- * The statement that appends `count` messages to one partition. Each message's key, value and headers are
- * parameters of their own (`$4`, `$5`, `$6` for the first, and so on), never nested in a document: a value is
- * an envelope's JSON text, and nesting it in a JSON document (or an array literal) escaped all of it a second
- * time on the caller's thread and made the database parse it back, which for a relay's frames log was most
- * of the cost of a publish. A text parameter is taken as it is, on either side.
+ * The statement that appends up to `slots` messages to one partition. Each message's key, value and headers
+ * are parameters of their own (`$4`, `$5`, `$6` for the first, and so on), never nested in a document: a
+ * value is an envelope's JSON text, and nesting it in a JSON document (or an array literal) escaped all of it
+ * a second time on the caller's thread and made the database parse it back, which for a relay's frames log
+ * was most of the cost of a publish. A text parameter is taken as it is, on either side.
+ *
+ * The slots are a power of two and the ones beyond the messages are bound to NULL and skipped (a key is never
+ * NULL), so appends of any size share eleven statement texts: the embedded database keeps each text it sees
+ * prepared, and one text per message count would crowd out every other statement.
  */
-function appendStatement(count: number): string {
+const appendStatement = (slots: number): string => {
   const rows: string[] = [];
-  for (let index = 0; index < count; index += 1) {
+  for (let index = 0; index < slots; index += 1) {
     const first = 4 + index * 3;
     rows.push(`(${index}, $${first}::text, $${first + 1}::text, $${first + 2}::jsonb)`);
   }
@@ -72,7 +76,22 @@ WITH claimed AS (
 INSERT INTO bus_messages (topic, partition, "offset", key, value, headers)
 SELECT $1, $2::integer, claimed.first + m.position, m.key, m.value, m.headers
 FROM claimed, (VALUES ${rows.join(', ')}) AS m(position, key, value, headers)
+WHERE m.key IS NOT NULL
 RETURNING "offset"::text AS "offset"`;
+};
+
+/** The append statements by their slot count (1, 2, 4, … 1,024), built when first needed. */
+const appendStatements = new Map<number, string>();
+
+function appendStatementFor(count: number): { sql: string; slots: number } {
+  let slots = 1;
+  while (slots < count) slots *= 2;
+  let sql = appendStatements.get(slots);
+  if (sql === undefined) {
+    sql = appendStatement(slots);
+    appendStatements.set(slots, sql);
+  }
+  return { sql, slots };
 }
 
 /**
@@ -104,9 +123,11 @@ export async function appendMessages(
   }
   const appended = await Promise.all(
     statements.map(({ partition, chunk }) => {
+      const { sql, slots } = appendStatementFor(chunk.length);
       const params: unknown[] = [topic, partition, chunk.length];
       for (const { message } of chunk) params.push(message.key, message.value, JSON.stringify(message.headers));
-      return tx.query<{ offset: string }>(appendStatement(chunk.length), params);
+      for (let unused = chunk.length; unused < slots; unused += 1) params.push(null, null, null);
+      return tx.query<{ offset: string }>(sql, params);
     }),
   );
   statements.forEach(({ partition, chunk }, i) => {
