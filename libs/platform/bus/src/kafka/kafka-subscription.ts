@@ -146,6 +146,11 @@ export class KafkaSubscription implements Subscription {
   private consumer: Consumer;
   /** The recreation of a consumer that crashed for good, while it runs (`stop` waits for it). */
   private recovering?: Promise<void>;
+  /**
+   * Consumers kafkajs gave up on. kafkajs reports a crash in a member's first join before that member's
+   * `run` resolves, so a member a recreation starts can be given up while the recreation still runs.
+   */
+  private readonly givenUp = new WeakSet<Consumer>();
   private markJoined: () => void = () => undefined;
   /**
    * The cluster's id, asked again at every group join: a member that rejoins after its brokers came back
@@ -252,9 +257,8 @@ export class KafkaSubscription implements Subscription {
         return;
       }
       // kafkajs gave this consumer up (an error it does not retry): a new member takes its place.
-      this.recovering ??= this.recreate().finally(() => {
-        this.recovering = undefined;
-      });
+      this.givenUp.add(consumer);
+      this.recover();
     });
     return consumer;
   }
@@ -277,6 +281,14 @@ export class KafkaSubscription implements Subscription {
    * and joins the same group with a new one, until one runs or the subscription stops. Logs a stable
    * code only: a crash's error text may quote broker answers.
    */
+  private recover(): void {
+    this.recovering ??= this.recreate().finally(() => {
+      this.recovering = undefined;
+      // A crash between the recreation's last check and now found it still running.
+      if (this.givenUp.has(this.consumer) && !this.stopping.signal.aborted) this.recover();
+    });
+  }
+
   private async recreate(): Promise<void> {
     const { runtime, plan } = this;
     for (let attempt = 1; ; attempt += 1) {
@@ -289,12 +301,18 @@ export class KafkaSubscription implements Subscription {
       this.consumer = next;
       try {
         await this.runConsumer(next);
-        runtime.logger.log('info', 'kafka consumer: recreated', { groupId: plan.groupId, attempt });
-        return;
       } catch {
         runtime.logger.log('warn', 'kafka consumer: recreation failed; retrying', { groupId: plan.groupId, code: 'CONSUMER_RECREATE_FAILED', attempt });
         if (this.stopping.signal.aborted) return;
+        continue;
       }
+      // The new member's first join can fail for good too (librdkafka's mock sometimes answers a SyncGroup
+      // with an error kafkajs does not retry): then it is replaced in turn, after a longer wait.
+      if (!this.givenUp.has(next)) {
+        runtime.logger.log('info', 'kafka consumer: recreated', { groupId: plan.groupId, attempt });
+        return;
+      }
+      if (this.stopping.signal.aborted) return;
     }
   }
 
