@@ -276,11 +276,7 @@ export class KafkaSubscription implements Subscription {
     });
   }
 
-  /**
-   * Replaces a consumer kafkajs gave up on: waits the bus's capped backoff, disconnects the old one,
-   * and joins the same group with a new one, until one runs or the subscription stops. Logs a stable
-   * code only: a crash's error text may quote broker answers.
-   */
+  /** Starts a recreation unless one runs; `stop` waits for it. */
   private recover(): void {
     this.recovering ??= this.recreate().finally(() => {
       this.recovering = undefined;
@@ -289,6 +285,11 @@ export class KafkaSubscription implements Subscription {
     });
   }
 
+  /**
+   * Replaces a consumer kafkajs gave up on: waits the bus's capped backoff, disconnects the old one,
+   * and joins the same group with a new one, until one runs or the subscription stops. Logs a stable
+   * code only: a crash's error text may quote broker answers.
+   */
   private async recreate(): Promise<void> {
     const { runtime, plan } = this;
     for (let attempt = 1; ; attempt += 1) {
