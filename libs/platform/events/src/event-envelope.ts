@@ -76,6 +76,8 @@ const FIELDS: Record<Exclude<keyof EventEnvelope, 'data'>, FieldCheck> = {
   producer: text(MAX_ID_LENGTH, undefined, 'a non-empty producer name'),
 };
 const KNOWN = new Set([...Object.keys(FIELDS), 'data']);
+// Resolved once: every publish validates each envelope, so the per-call Object.entries showed in the publish benchmark.
+const FIELD_CHECKS = Object.entries(FIELDS);
 
 /** Checks that `value` is a well-formed envelope; `data` is checked by the event type's own schema. */
 export function validateEnvelope<T = unknown>(value: unknown): EnvelopeVerdict<T> {
@@ -84,7 +86,7 @@ export function validateEnvelope<T = unknown>(value: unknown): EnvelopeVerdict<T
   }
   const record = value as Record<string, unknown>;
   const issues: EnvelopeIssue[] = [];
-  for (const [field, check] of Object.entries(FIELDS)) {
+  for (const [field, check] of FIELD_CHECKS) {
     if (!(field in record)) {
       issues.push({ code: 'ENVELOPE_FIELD_MISSING', field, message: `\`${field}\` is required.` });
       continue;
