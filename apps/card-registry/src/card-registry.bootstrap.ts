@@ -26,7 +26,7 @@ import type { ISocketFactory } from 'kafkajs';
 import { CardRegistryModule } from './card-registry.module';
 import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryConfig } from './config/card-registry.config';
 import type { CardDocuments } from './documents/card-documents.port';
-import { interimCardDocuments } from './documents/interim-card-documents';
+import { cardsDocuments } from './documents/cards-documents.adapter';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryHttpEdge } from './http/registry-http.edge';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
@@ -56,7 +56,7 @@ export interface StartOptions {
   print?: (line: string) => void;
   /** Log lines (default: stdout); tests pass a sink. */
   writeLog?: (line: string) => void;
-  /** Document validation (default: the interim validator until `@trustmesh/cards-documents` lands). */
+  /** Document validation (default: `@trustmesh/cards-documents`). */
   documents?: CardDocuments;
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
   kafkaSocketFactory?: ISocketFactory;
@@ -89,7 +89,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const now = () => new Date();
     const callers = new RegistryCallers(operators, infrastructure.store);
     const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
-    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? interimCardDocuments, logger, now });
+    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now });
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });

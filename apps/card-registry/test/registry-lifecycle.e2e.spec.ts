@@ -128,7 +128,7 @@ describe('card registry: lifecycle, rename, transfer and bad input', () => {
       ['GET', cardPath(identifier, '/revisions/9.9.9'), {}, 404, 'REVISION_NOT_FOUND'],
       ['POST', '/v1/cards?dryRun=maybe', { token: acme, json: aiCard('acme.example', { id: identifier }) }, 400, 'PARAMETER_INVALID'],
       ['POST', '/v1/cards?verbose=1', { token: acme, json: aiCard('acme.example', { id: identifier }) }, 400, 'PARAMETER_UNKNOWN'],
-      ['POST', '/v1/cards?kind=openapi', { token: acme, json: aiCard('acme.example', { id: identifier }) }, 400, 'KIND_UNKNOWN'],
+      ['POST', '/v1/cards?kind=openapi', { token: acme, json: aiCard('acme.example', { id: identifier }) }, 400, 'PARAMETER_INVALID'],
       ['POST', '/v1/operator/publishers', { token: acme, json: { publisherId: 'mallory', displayName: 'M' } }, 403, 'OPERATOR_ONLY'],
       ['POST', '/v1/operator/publishers', { token: OPERATOR_TOKEN, json: { publisherId: 'Not Valid', displayName: 'M' } }, 400, 'PUBLISHER_ID_INVALID'],
       ['POST', '/v1/operator/publishers', { token: OPERATOR_TOKEN, json: { publisherId: 'acme', displayName: 'Again' } }, 409, 'PUBLISHER_EXISTS'],

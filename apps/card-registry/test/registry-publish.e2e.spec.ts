@@ -64,7 +64,7 @@ describe('card registry: publishing', () => {
     const conflict = await publish(acme, aiCard('acme.example', { id: identifier, description: 'Something else entirely' }));
     expect(conflict.status).toBe(409);
     expect(conflict.headers.get('content-type')).toContain('application/problem+json');
-    expect(conflict.body).toMatchObject({ status: 409, code: 'REVISION_CONFLICT', title: 'Conflict', issues: [{ code: 'REVISION_CONFLICT', path: '/revision', severity: 'error' }, { code: 'SIGNATURE_ABSENT', severity: 'warning' }] });
+    expect(conflict.body).toMatchObject({ status: 409, code: 'REVISION_CONFLICT', title: 'Conflict', issues: [{ code: 'REVISION_CONFLICT', path: '/revision', severity: 'error' }] });
 
     const newer = await publish(acme, aiCard('acme.example', { id: identifier, updatedAt: '2026-03-01T08:00:00+01:00' }));
     expect(newer.status).toBe(201);
@@ -93,25 +93,25 @@ describe('card registry: publishing', () => {
 
   it('answers an invalid document with 422 and every issue at once, warnings included, and stores nothing', async () => {
     const identifier = 'https://acme.example/agents/broken';
-    const invalid = await publish(acme, aiCard('acme.example', { id: identifier, services: {}, updatedAt: '2026-02-01', maturity: 'retired' }));
+    const invalid = await publish(acme, aiCard('acme.example', { id: identifier, services: {}, updatedAt: '2026-02-01', maturity: 'retired', trust: { attestations: [{ type: 'SOC2-Type2' }] } }));
     expect(invalid.status).toBe(422);
     expect(invalid.body).toMatchObject({ status: 422, code: 'DOCUMENT_INVALID', title: 'Unprocessable document' });
     const issues = invalid.body.issues as Array<{ path: string; code: string; severity: string }>;
     expect(issues).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ path: '/services', code: 'SERVICES_EMPTY', severity: 'error' }),
-        expect.objectContaining({ path: '/updatedAt', code: 'DATE_TIME_INVALID', severity: 'error' }),
-        expect.objectContaining({ path: '/maturity', code: 'MATURITY_INVALID', severity: 'error' }),
-        expect.objectContaining({ path: '/signature', code: 'SIGNATURE_ABSENT', severity: 'warning' }),
+        expect.objectContaining({ path: '/updatedAt', code: 'TIMESTAMP_INVALID', severity: 'error' }),
+        expect.objectContaining({ path: '/maturity', code: 'VALUE_NOT_ALLOWED', severity: 'error' }),
+        expect.objectContaining({ path: '/trust/attestations/0', code: 'ATTESTATION_NO_CREDENTIAL', severity: 'warning' }),
       ]),
     );
     expect((await app.call('GET', cardPath(identifier))).status).toBe(404);
 
     for (const [raw, code] of [
-      ['{"id": "x", "id": "y"}', 'DOCUMENT_NOT_JSON'],
-      ['not json at all', 'DOCUMENT_NOT_JSON'],
-      ['[1, 2]', 'DOCUMENT_NOT_OBJECT'],
-      ['{"hello": "world"}', 'DOCUMENT_KIND_UNKNOWN'],
+      ['{"id": "x", "id": "y"}', 'JSON_DUPLICATE_KEY'],
+      ['not json at all', 'JSON_SYNTAX'],
+      ['[1, 2]', 'KIND_UNKNOWN'],
+      ['{"hello": "world"}', 'KIND_UNKNOWN'],
     ] as const) {
       const refused = await publish(acme, raw);
       expect(refused.status).toBe(422);
@@ -120,9 +120,9 @@ describe('card registry: publishing', () => {
   });
 
   it('returns warnings with an accepted document without blocking it', async () => {
-    const published = await publish(acme, aiCard('acme.example', { id: 'https://acme.example/agents/warned' }));
+    const published = await publish(acme, aiCard('acme.example', { id: 'https://acme.example/agents/warned', trust: { attestations: [{ type: 'SOC2-Type2' }] } }));
     expect(published.status).toBe(201);
-    expect(published.body.warnings).toEqual([expect.objectContaining({ code: 'SIGNATURE_ABSENT', severity: 'warning', path: '/signature' })]);
+    expect(published.body.warnings).toEqual([expect.objectContaining({ code: 'ATTESTATION_NO_CREDENTIAL', severity: 'warning', path: '/trust/attestations/0' })]);
   });
 
   it('refuses a namespace not granted (403), a missing or unknown or revoked credential (401), and an operator credential on publish (403)', async () => {

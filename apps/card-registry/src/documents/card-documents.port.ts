@@ -1,7 +1,7 @@
 /**
  * The registry's view of document validation (CARDS.md §1, §4, §5 "Validation errors"): the shape of
  * `validateDocument` / `summarizeDocument` from `@trustmesh/cards-documents`, so the service depends on
- * the contract, not on who implements it. `interim-card-documents.ts` fills it until that library lands.
+ * the contract, not on who implements it. `cards-documents.adapter.ts` fills it with that library.
  */
 import type { CardSummary } from '../domain/registry-namespace.aggregate';
 
@@ -31,5 +31,5 @@ export interface CardDocuments {
 export const PUBLISHABLE_KINDS: Readonly<Record<string, string>> = {
   'ai-card': 'application/json',
   a2a: 'application/a2a-agent-card+json',
-  mcp: 'application/json',
+  'mcp-server': 'application/json',
 };

@@ -25,7 +25,7 @@ export interface CardSummary {
   skills: string[];
   tools: string[];
   protocols: string[];
-  publisher?: string;
+  publisher?: { identifier: string; name: string };
   maturity?: string;
 }
 

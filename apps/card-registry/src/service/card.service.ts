@@ -84,7 +84,7 @@ export class CardService {
 
   async publish(caller: RegistryCaller, content: Buffer, query: PublishQuery): Promise<ServiceResult<PublishedRevision>> {
     if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Publishing needs a publisher credential (tmrp_…)');
-    if (query.kind !== undefined && !Object.hasOwn(PUBLISHABLE_KINDS, query.kind)) return fail('invalid', 'KIND_UNKNOWN', `kind must be one of ${Object.keys(PUBLISHABLE_KINDS).join(', ')}`, '/kind');
+    if (query.kind !== undefined && !Object.hasOwn(PUBLISHABLE_KINDS, query.kind)) return fail('invalid', 'PARAMETER_INVALID', `kind must be one of ${Object.keys(PUBLISHABLE_KINDS).join(', ')}`, '/kind');
     if (query.identifier !== undefined && (query.identifier.length === 0 || query.identifier.length > MAX_IDENTIFIER_LENGTH)) return fail('invalid', 'IDENTIFIER_TOO_LONG', `identifier must be 1-${MAX_IDENTIFIER_LENGTH} characters`, '/identifier');
     const validation = this.deps.documents.validate(content, query.kind !== undefined ? { kind: query.kind } : {});
     const warnings = validation.warnings.map(asProblemIssue);
