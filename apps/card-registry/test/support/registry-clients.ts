@@ -16,7 +16,7 @@ export interface CallOptions {
   /** A JSON body (serialised here). */
   json?: unknown;
   /** Raw body bytes, sent as they are. */
-  raw?: string | Buffer;
+  raw?: string;
   contentType?: string;
   headers?: Record<string, string>;
 }
