@@ -21,12 +21,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { BodyTooLargeError, hasJsonContentType, readBoundedBody } from '@trustmesh/platform-http-body';
+import { RedeemRateLimiter, sourceAddress, sourceKey } from '@trustmesh/platform-rate-limits';
 
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
-import { sourceAddress, sourceKey } from '../config/source-address';
 import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import { DeviceEnrollmentService, REDEEM_ERRORS } from './device-enrollment.service';
-import { RedeemRateLimiter } from './redeem-rate-limiter';
 
 export const MAX_REDEEM_BODY_BYTES = 8 * 1024;
 

@@ -1,4 +1,4 @@
-import { RedeemRateLimiter } from './redeem-rate-limiter';
+import { RedeemRateLimiter } from './window-rate.limiter';
 
 describe('redeem rate limiter', () => {
   it('allows the limit per window per source, tells when to retry, and starts afresh after the window', () => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { sourceAddress, sourceKey, TrustedProxies } from './source-address';
+import { sourceAddress, sourceKey, TrustedProxies } from './source-address.resolver';
 
 const request = (remoteAddress: string, forwarded?: string) =>
   ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
