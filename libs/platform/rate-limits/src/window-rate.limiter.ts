@@ -1,42 +1,103 @@
 /**
- * Redeem attempts per source address: a fixed window per address (RELAY_ENROLLMENT_RATE_LIMIT attempts per
- * RELAY_ENROLLMENT_RATE_WINDOW_SECONDS), counted in this replica's memory. Every attempt counts, valid or
- * not, so guessing codes costs the guesser the window. The table is bounded: when it is full, expired
- * windows are swept, and if none expired the oldest entry goes.
+ * Fixed-window rate limits per key (a source address, a credential id...): `limit` attempts per
+ * `windowSeconds`, counted in this process's memory. Every attempt counts, allowed or not, so hammering
+ * a refused key keeps it refused until its window ends. The table is bounded (`maxKeys`): when it is full,
+ * expired windows are swept, and if none expired the oldest entry goes, so a flood of fresh keys costs
+ * memory up to the bound and no more.
+ *
+ * Several windows on one key (the card registry's "60 per minute and 1000 per hour", CARDS.md "Rate
+ * limits") combine with `CombinedRateLimiter`.
  */
 export interface RateDecision {
   allowed: boolean;
-  /** Seconds until the window resets (for Retry-After). */
+  /** Whole seconds, at least 1, until this key's window resets: the `Retry-After` value when refused. */
   retryAfterSeconds: number;
+  /** Attempts left in the current window after this one (0 when refused). */
+  remaining: number;
+  /** Attempts allowed per window. */
+  limit: number;
 }
 
-const MAX_TRACKED_SOURCES = 100_000;
+export interface RateLimiter {
+  /** Counts one attempt under `key` and says whether it is within the limit. */
+  take(key: string): RateDecision;
+}
 
-export class RedeemRateLimiter {
+export interface WindowRateLimiterOptions {
+  /** Attempts allowed per window per key; a positive integer. */
+  limit: number;
+  /** Window length in seconds; a positive integer. */
+  windowSeconds: number;
+  /** Keys tracked at once (default 100,000). */
+  maxKeys?: number;
+  /** Clock in epoch milliseconds (tests inject one). */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_TRACKED_KEYS = 100_000;
+
+export class WindowRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { startedAt: number; count: number }>();
+  private readonly limit: number;
+  private readonly windowMs: number;
+  private readonly maxKeys: number;
+  private readonly now: () => number;
 
-  constructor(
-    private readonly limit: number,
-    private readonly windowSeconds: number,
-    private readonly now: () => number = () => Date.now(),
-  ) {}
-
-  take(source: string): RateDecision {
-    const now = this.now();
-    const windowMs = this.windowSeconds * 1000;
-    let entry = this.windows.get(source);
-    if (!entry || now - entry.startedAt >= windowMs) {
-      if (!entry && this.windows.size >= MAX_TRACKED_SOURCES) this.sweep(now, windowMs);
-      entry = { startedAt: now, count: 0 };
-      this.windows.set(source, entry);
+  /** Throws a RangeError on a limit, window or bound that is not a positive integer: a startup mistake. */
+  constructor(options: WindowRateLimiterOptions) {
+    const { limit, windowSeconds, maxKeys = DEFAULT_MAX_TRACKED_KEYS } = options;
+    for (const [name, value] of [
+      ['limit', limit],
+      ['windowSeconds', windowSeconds],
+      ['maxKeys', maxKeys],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`WindowRateLimiter: ${name} must be a positive integer`);
     }
-    entry.count += 1;
-    const retryAfterSeconds = Math.max(1, Math.ceil((entry.startedAt + windowMs - now) / 1000));
-    return { allowed: entry.count <= this.limit, retryAfterSeconds };
+    this.limit = limit;
+    this.windowMs = windowSeconds * 1000;
+    this.maxKeys = maxKeys;
+    this.now = options.now ?? (() => Date.now());
   }
 
-  private sweep(now: number, windowMs: number): void {
-    for (const [source, entry] of this.windows) if (now - entry.startedAt >= windowMs) this.windows.delete(source);
-    if (this.windows.size >= MAX_TRACKED_SOURCES) this.windows.delete(this.windows.keys().next().value as string);
+  take(key: string): RateDecision {
+    const now = this.now();
+    let entry = this.windows.get(key);
+    if (!entry || now - entry.startedAt >= this.windowMs) {
+      if (!entry && this.windows.size >= this.maxKeys) this.sweep(now);
+      entry = { startedAt: now, count: 0 };
+      this.windows.set(key, entry);
+    }
+    // Saturate instead of counting forever: a key refused a million times still reads "refused".
+    if (entry.count <= this.limit) entry.count += 1;
+    const retryAfterSeconds = Math.max(1, Math.ceil((entry.startedAt + this.windowMs - now) / 1000));
+    const allowed = entry.count <= this.limit;
+    return { allowed, retryAfterSeconds, remaining: allowed ? this.limit - entry.count : 0, limit: this.limit };
+  }
+
+  /** Keys currently tracked (for metrics and tests of the bound). */
+  get trackedKeys(): number {
+    return this.windows.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.windows) if (now - entry.startedAt >= this.windowMs) this.windows.delete(key);
+    if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value as string);
+  }
+}
+
+/**
+ * Several limits on the same key, e.g. per minute and per hour: an attempt is allowed only when every
+ * limit allows it, and counts against each of them. When refused, `retryAfterSeconds` is the longest wait
+ * among the refusing limits (waiting less would be refused again); when allowed, the decision reported is
+ * the limit with the fewest attempts left, so `remaining` never overstates.
+ */
+export class CombinedRateLimiter implements RateLimiter {
+  constructor(private readonly limiters: readonly [RateLimiter, ...RateLimiter[]]) {}
+
+  take(key: string): RateDecision {
+    const decisions = this.limiters.map((limiter) => limiter.take(key));
+    const refused = decisions.filter((decision) => !decision.allowed);
+    if (refused.length > 0) return refused.reduce((longest, decision) => (decision.retryAfterSeconds > longest.retryAfterSeconds ? decision : longest));
+    return decisions.reduce((tightest, decision) => (decision.remaining < tightest.remaining ? decision : tightest));
   }
 }
