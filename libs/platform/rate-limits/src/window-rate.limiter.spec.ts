@@ -52,15 +52,30 @@ describe('window rate limiter', () => {
 describe('combined rate limiter', () => {
   it('allows only what every limit allows and reports the tightest one', () => {
     let now = 0;
-    const perMinute = new WindowRateLimiter({ limit: 3, windowSeconds: 60, now: () => now });
-    const perHour = new WindowRateLimiter({ limit: 4, windowSeconds: 3600, now: () => now });
+    const perMinute = new WindowRateLimiter({ limit: 2, windowSeconds: 60, now: () => now });
+    const perHour = new WindowRateLimiter({ limit: 5, windowSeconds: 3600, now: () => now });
     const limiter = new CombinedRateLimiter([perMinute, perHour]);
-    expect(limiter.take('ip')).toEqual({ allowed: true, retryAfterSeconds: 60, remaining: 2, limit: 3 });
+    expect(limiter.take('ip')).toEqual({ allowed: true, retryAfterSeconds: 60, remaining: 1, limit: 2 });
     limiter.take('ip');
-    limiter.take('ip');
-    expect(limiter.take('ip')).toEqual({ allowed: false, retryAfterSeconds: 60, remaining: 0, limit: 3 });
+    expect(limiter.take('ip')).toEqual({ allowed: false, retryAfterSeconds: 60, remaining: 0, limit: 2 });
     now = 60_000;
-    // The minute is over but the hour's four attempts are spent: wait for the hour.
-    expect(limiter.take('ip')).toEqual({ allowed: false, retryAfterSeconds: 3540, remaining: 0, limit: 4 });
+    limiter.take('ip');
+    limiter.take('ip');
+    // The minute is over again but the hour's five attempts are spent: wait for the hour.
+    expect(limiter.take('ip')).toEqual({ allowed: false, retryAfterSeconds: 3540, remaining: 0, limit: 5 });
+  });
+
+  it('names a wait long enough when one limit refuses an attempt that spent another', () => {
+    let now = 0;
+    const limiter = new CombinedRateLimiter([
+      new WindowRateLimiter({ limit: 1, windowSeconds: 60, now: () => now }),
+      new WindowRateLimiter({ limit: 2, windowSeconds: 3600, now: () => now }),
+    ]);
+    limiter.take('ip');
+    const refused = limiter.take('ip');
+    // The minute refused it, but it was the hour's second attempt: waiting a minute would not do.
+    expect(refused).toEqual({ allowed: false, retryAfterSeconds: 3600, remaining: 0, limit: 2 });
+    now = refused.retryAfterSeconds * 1000;
+    expect(limiter.take('ip').allowed).toBe(true);
   });
 });

@@ -6,11 +6,14 @@
  * memory up to the bound and no more.
  *
  * Several windows on one key (the card registry's "60 per minute and 1000 per hour", CARDS.md "Rate
- * limits") combine with `CombinedRateLimiter`.
+ * limits") combine with `CombinedRateLimiter`; `TokenBucketRateLimiter` is the burst-then-steady variant.
  */
 export interface RateDecision {
   allowed: boolean;
-  /** Whole seconds, at least 1, until this key's window resets: the `Retry-After` value when refused. */
+  /**
+   * Whole seconds, at least 1. Refused: how long to wait (`Retry-After`); an attempt after that is allowed
+   * unless others spent the allowance meanwhile. Allowed: until the full limit is available again.
+   */
   retryAfterSeconds: number;
   /** Attempts left in the current window after this one (0 when refused). */
   remaining: number;
@@ -87,17 +90,21 @@ export class WindowRateLimiter implements RateLimiter {
 
 /**
  * Several limits on the same key, e.g. per minute and per hour: an attempt is allowed only when every
- * limit allows it, and counts against each of them. When refused, `retryAfterSeconds` is the longest wait
- * among the refusing limits (waiting less would be refused again); when allowed, the decision reported is
- * the limit with the fewest attempts left, so `remaining` never overstates.
+ * limit allows it, and it counts against each limit that takes it. When refused, `retryAfterSeconds` is
+ * the longest wait among the limits that refused or are now spent (an attempt one of them refused may
+ * still have spent another's last attempt), so waiting that long is enough; when allowed, the decision
+ * reported is the limit with the fewest attempts left, so `remaining` never overstates.
  */
 export class CombinedRateLimiter implements RateLimiter {
   constructor(private readonly limiters: readonly [RateLimiter, ...RateLimiter[]]) {}
 
   take(key: string): RateDecision {
     const decisions = this.limiters.map((limiter) => limiter.take(key));
-    const refused = decisions.filter((decision) => !decision.allowed);
-    if (refused.length > 0) return refused.reduce((longest, decision) => (decision.retryAfterSeconds > longest.retryAfterSeconds ? decision : longest));
-    return decisions.reduce((tightest, decision) => (decision.remaining < tightest.remaining ? decision : tightest));
+    if (decisions.every((decision) => decision.allowed)) {
+      return decisions.reduce((tightest, decision) => (decision.remaining < tightest.remaining ? decision : tightest));
+    }
+    const blocking = decisions.filter((decision) => !decision.allowed || decision.remaining === 0);
+    const longest = blocking.reduce((max, decision) => (decision.retryAfterSeconds > max.retryAfterSeconds ? decision : max));
+    return { allowed: false, retryAfterSeconds: longest.retryAfterSeconds, remaining: 0, limit: longest.limit };
   }
 }
