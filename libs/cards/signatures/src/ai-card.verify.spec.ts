@@ -1,5 +1,7 @@
 import { base64url } from 'jose';
 
+import { canonicalJson } from '@trustmesh/shared-canonical-json';
+
 import { didWebDocument, didWebResolver, generateSigningKey, signAiCard, signDetachedPayload, type TestSigningKey } from './testing';
 import { ALL_SIGNATURE_CODES, mapResolver, verifyAiCardSignature, type SignatureResult } from './index';
 
@@ -146,7 +148,6 @@ describe('verifyAiCardSignature (v1 card profile)', () => {
 
   it('refuses an HS256 signature made with the published public key as the HMAC secret', async () => {
     const unsigned = card();
-    const { canonicalJson } = await import('@trustmesh/shared-canonical-json');
     const header = base64url.encode(JSON.stringify({ alg: 'HS256', kid: key.kid, typ: 'ai-card+jws' }));
     const secret = new TextEncoder().encode(JSON.stringify(key.publicJwk));
     const hmacKey = await crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
