@@ -83,6 +83,12 @@ describe('A2A AgentCard signatures', () => {
     const malformed = await verifyA2aCardSignatures({ ...agentCard(), signatures: [42, { protected: 'x' }] }, { resolver, keySource, now: NOW });
     expect(malformed.results.map((result) => !result.verified && result.code)).toEqual(['JWS_MALFORMED', 'JWS_MALFORMED']);
     expect((await verifyA2aCardSignatures(agentCard(), { resolver, keySource, now: NOW })).results[0]).toMatchObject({ code: 'SIGNATURE_ABSENT' });
+    const requested: string[] = [];
+    const many = await signA2aCard(agentCard(), key);
+    const flood = { ...many, signatures: Array.from({ length: 17 }, () => (many['signatures'] as unknown[])[0]) };
+    const refused = await verifyA2aCardSignatures(flood, { resolver: async (url) => void requested.push(url), keySource, now: NOW });
+    expect(refused).toEqual({ anyVerified: false, results: [expect.objectContaining({ code: 'TOO_MANY_SIGNATURES' })] });
+    expect(requested).toEqual([]);
   });
 
   it('selects keys from a JWK Set the caller fixed', async () => {

@@ -9,6 +9,9 @@ import type { KeyDocumentResolver, KeySource } from './key.resolution';
 import { isJsonObject } from './payload.canonical';
 import { reject, type SignatureResult } from './signature.codes';
 
+/** Key rotation needs two or three; a card with more is refused rather than costing a key fetch each. */
+export const MAX_A2A_SIGNATURES = 16;
+
 export interface A2aVerifyOptions {
   resolver: KeyDocumentResolver;
   /** Where the agent's keys are: the did:web of its domain, or a JWK Set URL the registry fixed. */
@@ -30,6 +33,7 @@ export async function verifyA2aCardSignatures(card: unknown, options: A2aVerifyO
   const signatures = card['signatures'];
   if (signatures === undefined || (Array.isArray(signatures) && signatures.length === 0)) return done([reject('SIGNATURE_ABSENT', '/signatures', 'The card has no signatures to verify.')]);
   if (!Array.isArray(signatures)) return done([reject('JWS_MALFORMED', '/signatures', '"signatures" must be an array of {protected, signature, header?}.')]);
+  if (signatures.length > MAX_A2A_SIGNATURES) return done([reject('TOO_MANY_SIGNATURES', '/signatures', `The card has ${signatures.length} signatures; at most ${MAX_A2A_SIGNATURES} are checked.`)]);
   const payload = a2aSigningPayload(card);
   if (payload === undefined) return done([reject('PAYLOAD_NOT_CANONICAL', '', 'The card cannot be canonicalised (RFC 8785).')]);
   const bytes = new TextEncoder().encode(payload);

@@ -26,4 +26,4 @@ export {
 } from './signed-object.verify';
 export { selectNewestReleases, type ManifestCandidate, type ReleaseSelection } from './release.selection';
 export { a2aSigningPayload } from './a2a.canonical';
-export { verifyA2aCardSignatures, type A2aSignaturesResult, type A2aVerifyOptions } from './a2a.verify';
+export { MAX_A2A_SIGNATURES, verifyA2aCardSignatures, type A2aSignaturesResult, type A2aVerifyOptions } from './a2a.verify';

@@ -82,6 +82,8 @@ export const ALL_SIGNATURE_CODES = [
   'SIGNATURE_REPLAYED',
   /** The document has no signature to verify. */
   'SIGNATURE_ABSENT',
+  /** More signatures than a verifier checks for one document (each can cost a key fetch). */
+  'TOO_MANY_SIGNATURES',
   /** The document is not the kind of object this verifier expects. */
   'DOCUMENT_INVALID',
 ] as const;
