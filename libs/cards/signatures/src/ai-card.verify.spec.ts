@@ -51,6 +51,12 @@ describe('verifyAiCardSignature (v1 card profile)', () => {
     const signed = await signAiCard(card(), edKey);
     const result = await verifyAiCardSignature(signed, { resolver: didWebResolver([didWebDocument('did:web:acme.example', [edKey])]), now: NOW });
     expect(result).toMatchObject({ verified: true, alg: 'EdDSA' });
+    // RFC 9864's fully specified name is a synonym.
+    const synonym = await signAiCard(card(), edKey, { alg: 'Ed25519' });
+    await expect(verifyAiCardSignature(synonym, { resolver: didWebResolver([didWebDocument('did:web:acme.example', [edKey])]), now: NOW })).resolves.toMatchObject({ verified: true, alg: 'EdDSA' });
+    // An Ed25519 key cannot stand in for ES256, nor the reverse.
+    const mismatch = await signAiCard(card(), edKey, { alg: 'ES256' });
+    await expect(verifyAiCardSignature(mismatch, { resolver: didWebResolver([didWebDocument('did:web:acme.example', [edKey])]), now: NOW })).resolves.toMatchObject({ code: 'KEY_INVALID' });
   });
 
   it('refuses a card whose content changed after signing', async () => {
