@@ -29,6 +29,7 @@ describe('SafeFetcher over real HTTPS', () => {
         '/to-http': { status: 301, headers: { location: 'http://acme.test/card.json' } },
         '/to-metadata-ip': { status: 307, headers: { location: 'https://169.254.169.254/latest/meta-data/' } },
         '/loop': { status: 302, headers: { location: '/loop' } },
+        '/redirect-endless-body': { status: 302, headers: { location: '/card.json' }, endless: true, chunks: ['r'.repeat(1024)], chunkDelayMs: 1 },
         '/big-declared': { headers: { 'content-length': '5000' }, body: 'y'.repeat(5000) },
         '/big-streamed': { chunks: ['a'.repeat(600), 'b'.repeat(600)], chunkDelayMs: 5 },
         '/endless': { endless: true, chunks: ['z'.repeat(1024)], chunkDelayMs: 1 },
@@ -103,6 +104,11 @@ describe('SafeFetcher over real HTTPS', () => {
     const response = responseOf(await fetcher.fetch(at('/to-card')));
     expect(response.url).toBe(at('/card.json'));
     expect(Buffer.from(response.bytes).toString('utf8')).toBe('{"id":"x"}');
+  });
+
+  it('does not read the body of a redirect (a hostile endless body cannot stall the fetch)', async () => {
+    const response = responseOf(await fetcher.fetch(at('/redirect-endless-body')));
+    expect(response.url).toBe(at('/card.json'));
   });
 
   it('re-checks the address after a redirect: a hop to a private address is refused', async () => {
