@@ -15,7 +15,7 @@ describe('SafeFetcher over real HTTPS', () => {
   let ca: TestCa;
   let server: TestHttpsServer;
   let fetcher: SafeFetcher;
-  const lookup = lookupFromMap({ 'acme.test': '127.0.0.1', 'evil.test': '10.0.0.1', 'mixed.test': ['93.184.216.34', '127.0.0.1'] });
+  const lookup = lookupFromMap({ 'acme.test': '127.0.0.1', 'evil.test': '10.0.0.1', 'mixed.test': ['93.184.216.34', '127.0.0.1'], 'mapped.test': '::ffff:10.0.0.1', 'ula.test': 'fd00::1' });
 
   beforeAll(async () => {
     ca = await createTestCa();
@@ -87,6 +87,23 @@ describe('SafeFetcher over real HTTPS', () => {
   it('refuses a host when any of its DNS answers is not public', async () => {
     const error = errorOf(await new SafeFetcher({ lookup }).fetch('https://mixed.test/'));
     expect(error).toMatchObject({ code: 'FETCH_ADDRESS_REFUSED', addressClass: 'loopback' });
+  });
+
+  it.each([
+    ['https://mapped.test/', 'private'],
+    ['https://ula.test/', 'private'],
+  ])('refuses %s, whose IPv6 answer is %s', async (url, addressClass) => {
+    expect(errorOf(await fetcher.fetch(url))).toMatchObject({ code: 'FETCH_ADDRESS_REFUSED', addressClass });
+  });
+
+  it('serves with a fresh CA when none is given, and a fetcher trusting it connects', async () => {
+    const own = await startHttpsServer({ '/': { body: 'own' } });
+    try {
+      const trusting = new SafeFetcher({ lookup, ca: own.ca.cert, admitAddressForTests: admitLoopbackForTests });
+      expect(Buffer.from(responseOf(await trusting.fetch(`${own.origin}/`)).bytes).toString()).toBe('own');
+    } finally {
+      await own.close();
+    }
   });
 
   it.each([
