@@ -5,19 +5,22 @@
  */
 import { Module, type DynamicModule } from '@nestjs/common';
 
-import { CARD_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { CARD_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
 import { CardsController } from './http/cards.controller';
+import { NamespaceTrustController } from './http/namespace-trust.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
 import type { CardService } from './service/card.service';
 import type { PublisherAdminService } from './service/publisher-admin.service';
+import type { NamespaceTrustService } from './trust/namespace-trust.service';
 
 export interface CardRegistryModuleDeps {
   cards: CardService;
   admin: PublisherAdminService;
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
+  trust: NamespaceTrustService;
 }
 
 @Module({})
@@ -25,12 +28,13 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, RegistryHealthController],
+      controllers: [CardsController, OperatorController, RegistryHealthController, NamespaceTrustController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
+        { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
       ],
     };
   }
