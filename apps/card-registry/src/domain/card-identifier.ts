@@ -15,9 +15,9 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const DOMAIN = new RegExp(`^(?:${LABEL}\\.)+${LABEL}$`);
 const MCP_NAME = /^([a-zA-Z0-9.-]+)\/[a-zA-Z0-9._-]+$/;
 
-/** Whether `value` is a lower-case DNS name of at least two labels (what a namespace grant names). */
+/** Whether `value` is a lower-case DNS name of at least two labels (what a namespace grant names); an IPv4 address is not. */
 export function isDomain(value: string): boolean {
-  return value.length <= 253 && DOMAIN.test(value);
+  return value.length <= 253 && DOMAIN.test(value) && !/\.\d+$/.test(value);
 }
 
 function domainOrNull(candidate: string): string | null {
