@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { A2A_V03, AI_CARD, check, edit, FINAL_CATALOG, MCP_SERVER, SEED_CATALOG } from './documents.fixtures';
-import { ALL_ISSUE_CODES, sha256Digest, validateDocument, type ValidateOptions, type ValidationResult } from './index';
+import { ALL_ISSUE_CODES, detectDocumentKind, sha256Digest, validateDocument, type ValidateOptions, type ValidationResult } from './index';
 
 // Specs edit fixtures freely; their shape is what the validator under test checks.
 type Json = Record<string, any>;
@@ -80,6 +80,11 @@ describe('validateDocument: kinds', () => {
     const result = check(document);
     expect(result).toMatchObject({ kind, valid: true });
     expect(result.form).toBe(form);
+  });
+
+  it('exposes detection for parsed values', () => {
+    expect(detectDocumentKind(FINAL_CATALOG)).toEqual({ kind: 'ai-catalog', form: 'final' });
+    expect(detectDocumentKind({ name: 'x' })).toBeUndefined();
   });
 
   it('reports one KIND_UNKNOWN for an unrecognisable object or a non-object', () => {
