@@ -31,6 +31,14 @@ describe('validateDocument: reading the bytes', () => {
     expect(codes(validateDocument(deep))).toEqual(['JSON_TOO_DEEP']);
   });
 
+  it('ignores a byte order mark with a warning, alike for bytes and text', () => {
+    const text = `\uFEFF${JSON.stringify(AI_CARD)}`;
+    for (const result of [validateDocument(text), validateDocument(bytes(text))]) {
+      expect(result).toMatchObject({ kind: 'ai-card', valid: true });
+      expect(codes(result)).toEqual(['DOCUMENT_BOM']);
+    }
+  });
+
   it('refuses bytes that are not UTF-8', () => {
     expect(codes(validateDocument(new Uint8Array([0x7b, 0xff, 0x7d])))).toEqual(['DOCUMENT_NOT_UTF8']);
   });
@@ -107,6 +115,7 @@ describe('validateDocument: kinds', () => {
 const PRODUCERS: Record<string, () => ValidationResult> = {
   DOCUMENT_TOO_LARGE: () => validateDocument('{}', { maxBytes: 1 }),
   DOCUMENT_NOT_UTF8: () => validateDocument(new Uint8Array([0xc3])),
+  DOCUMENT_BOM: () => validateDocument('\uFEFF{}'),
   JSON_SYNTAX: () => validateDocument('{'),
   JSON_TOO_DEEP: () => validateDocument('['.repeat(100) + ']'.repeat(100)),
   JSON_DUPLICATE_KEY: () => validateDocument('{"a":1,"a":2}'),
