@@ -63,4 +63,19 @@ describe('card registry replicas on one Postgres and Kafka', () => {
     }, { ...WAIT, what: 'every contested revision in the read model' });
     expect(new Map(rows.map((row) => [row.identifier, row.digest]))).toEqual(winners);
   }, TEST_TIMEOUT);
+
+  it('carries a card near REGISTRY_MAX_CARD_BYTES through the outbox and Kafka into the read model', async () => {
+    const [a, b] = replicas as [RegistryChild, RegistryChild];
+    const token = (await a.call('POST', '/v1/operator/publishers/acme/credentials', { token: OPERATOR_TOKEN, json: {} })).body.credential as string;
+    const identifier = 'https://acme.example/agents/large';
+    const raw = bytesOf(aiCard('acme.example', { id: identifier, metadata: { notes: 'n'.repeat(500 * 1024) } }));
+    expect(Buffer.byteLength(raw)).toBeLessThan(512 * 1024);
+    expect((await b.call('POST', '/v1/cards', { token, raw })).status).toBe(201);
+    let stored: Array<{ size: number }> = [];
+    await waitUntil(async () => {
+      stored = await placement.query<{ size: number }>('SELECT octet_length(content) AS size FROM registry_card_revisions WHERE identifier = $1', [identifier]);
+      return stored.length === 1;
+    }, { ...WAIT, what: 'the large revision in the read model' });
+    expect(Number(stored[0]?.size)).toBe(Buffer.byteLength(raw));
+  }, TEST_TIMEOUT);
 });
