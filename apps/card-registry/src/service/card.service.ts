@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { EventStore } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
 
-import { MAX_IDENTIFIER_LENGTH, namespaceOfIdentifier } from '../domain/card-identifier';
+import { MAX_IDENTIFIER_LENGTH, namespaceOf } from '../domain/card-identifier';
 import { CARD_STATUSES, type CardStatus } from '../domain/card-revision';
 import { isRevisionVerified, type LookalikeFlag, type SignatureRecord } from '../domain/namespace-trust';
 import { decide, latestOf, type CardState, type NamespaceCommand, type NamespaceEvent, type NamespaceState, type RevisionState } from '../domain/registry-namespace.aggregate';
@@ -105,7 +105,7 @@ export class CardService {
     if (identifier === undefined) return unprocessable('IDENTIFIER_REQUIRED', 'This document names no identifier', [issue('/identifier', 'IDENTIFIER_REQUIRED', 'Pass ?identifier= (for example urn:air:acme.example:agent:name) for a document without one')]);
     if (summary.identifier !== undefined && query.identifier !== undefined && query.identifier !== summary.identifier) return unprocessable('IDENTIFIER_MISMATCH', 'The identifier parameter differs from the document', [issue('/identifier', 'IDENTIFIER_MISMATCH', 'The ?identifier= parameter must equal the identifier the document names')]);
     if (identifier.length > MAX_IDENTIFIER_LENGTH) return unprocessable('IDENTIFIER_TOO_LONG', 'The identifier is too long', [issue('/identifier', 'IDENTIFIER_TOO_LONG', `Identifiers are at most ${MAX_IDENTIFIER_LENGTH} characters`)]);
-    const namespace = namespaceOfIdentifier(identifier);
+    const namespace = namespaceOf(identifier);
     if (namespace === null) return unprocessable('IDENTIFIER_NAMESPACE_UNKNOWN', 'The identifier names no domain', [issue('/identifier', 'IDENTIFIER_NAMESPACE_UNKNOWN', 'Use did:web:{domain}, urn:air:{domain}:…, https://{domain}/… or a reverse-DNS MCP name')]);
 
     const revision = validation.kind === 'ai-card' ? summary.updatedAt : summary.version;
@@ -189,7 +189,7 @@ export class CardService {
     const namespace = this.namespaceOrRefusal(identifier);
     if (typeof namespace !== 'string') return namespace;
     if (to.length > MAX_IDENTIFIER_LENGTH) return fail('invalid', 'IDENTIFIER_TOO_LONG', `to must be at most ${MAX_IDENTIFIER_LENGTH} characters`, '/to');
-    const target = namespaceOfIdentifier(to);
+    const target = namespaceOf(to);
     if (target === null) return fail('invalid', 'IDENTIFIER_NAMESPACE_UNKNOWN', 'to names no domain', '/to');
     if (target !== namespace) {
       // Another namespace: checked before the rename is decided (the rename itself is atomic on the source).
@@ -248,7 +248,7 @@ export class CardService {
 
   private namespaceOrRefusal(identifier: string): string | Failed {
     if (identifier.length === 0 || identifier.length > MAX_IDENTIFIER_LENGTH) return fail('invalid', 'IDENTIFIER_TOO_LONG', `Identifiers are 1-${MAX_IDENTIFIER_LENGTH} characters`, '/identifier') as Failed;
-    return namespaceOfIdentifier(identifier) ?? (fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier') as Failed);
+    return namespaceOf(identifier) ?? (fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier') as Failed);
   }
 
   private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string; state: NamespaceState }>> {

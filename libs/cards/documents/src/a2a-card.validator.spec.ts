@@ -15,7 +15,8 @@ describe('A2A AgentCard validation (CARDS.md §4.1)', () => {
     const card = edit(A2A_V03 as Json, (c) => {
       for (const key of ['url', 'protocolVersion', 'defaultInputModes', 'version']) delete c[key];
     });
-    expect(errorsOf(card, { kind: 'a2a' })).toEqual([
+    expect(check(card).kind).toBe('a2a');
+    expect(errorsOf(card)).toEqual([
       'FIELD_MISSING@/version',
       'FIELD_MISSING@/defaultInputModes',
       'FIELD_MISSING@/url',

@@ -194,6 +194,16 @@ describe('conformance with the shared AI Card fixtures', () => {
     });
   });
 
+  describe('examples/ai-card-v1 draft catalogs in compatibility mode (CARDS.md §2.1)', () => {
+    const manifest = readJson('examples/ai-card-v1/manifest.json') as { files: ExampleFile[] };
+    const drafts = manifest.files.filter((file) => file.kind === 'AICatalog');
+    it.each(drafts.map((file) => [file.file] as const))('%s is accepted with warnings only', (file) => {
+      const result = validateDocument(readFileSync(join(SPEC_ROOT, 'examples/ai-card-v1', file)), { compatibility: true });
+      expect({ valid: result.valid, errors: explain(result) }).toEqual({ valid: true, errors: '[]' });
+      expect(result.warnings.map((issue) => issue.code)).toContain('CATALOG_DRAFT_FORM');
+    });
+  });
+
   describe('catalog/examples of the final model', () => {
     const manifest = readJson('catalog/manifest.json') as { examples: CatalogExample[] };
     it.each(manifest.examples.map((example) => [example.file, example] as const))('%s', (_file, example) => {
