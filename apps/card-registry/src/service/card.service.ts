@@ -59,7 +59,7 @@ export interface RevisionView {
 }
 
 export type CardRead =
-  | { kind: 'card'; body: { identifier: string; namespace: string; kind: string; latest: RevisionView } }
+  | { kind: 'card'; body: { identifier: string; namespace: string; publisherId: string | null; kind: string; latest: RevisionView } }
   | { kind: 'redirect'; location: string; body: { identifier: string; renamedTo: string } };
 
 export interface CardBytes {
@@ -187,13 +187,13 @@ export class CardService {
   async latest(identifier: string): Promise<ServiceResult<CardRead>> {
     const found = await this.card(identifier);
     if (!found.ok) return found;
-    const { card, namespace } = found.value;
+    const { card, namespace, publisherId } = found.value;
     if (card.renamedTo !== undefined) return succeed({ kind: 'redirect', location: card.renamedTo, body: { identifier, renamedTo: card.renamedTo } });
     const tombstone = tombstoneOf<CardRead>(card);
     if (tombstone) return tombstone;
     const latest = latestOf(card);
     if (!latest) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
-    return succeed({ kind: 'card', body: { identifier, namespace, kind: card.kind, latest: view(latest) } });
+    return succeed({ kind: 'card', body: { identifier, namespace, publisherId, kind: card.kind, latest: view(latest) } });
   }
 
   async revisions(identifier: string): Promise<ServiceResult<{ identifier: string; kind: string; renamedTo?: string; deleted?: { message?: string; at: string }; revisions: RevisionView[] }>> {
@@ -230,12 +230,12 @@ export class CardService {
     return namespaceOf(identifier) ?? (fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier') as Failed);
   }
 
-  private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string }>> {
+  private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string; publisherId: string | null }>> {
     const namespace = this.namespaceOrRefusal(identifier);
     if (typeof namespace !== 'string') return namespace;
     const { state } = await this.deps.namespaces.load(namespace);
     const card = state.cards.get(identifier);
-    return card ? succeed({ card, namespace }) : fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier');
+    return card ? succeed({ card, namespace, publisherId: state.publisherId }) : fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier');
   }
 }
 
