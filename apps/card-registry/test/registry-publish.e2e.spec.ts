@@ -113,6 +113,7 @@ describe('card registry: publishing', () => {
       ['not json at all', 'JSON_SYNTAX'],
       ['[1, 2]', 'KIND_UNKNOWN'],
       ['{"hello": "world"}', 'KIND_UNKNOWN'],
+      ['{"specVersion": "1.0", "entries": []}', 'KIND_NOT_PUBLISHABLE'],
     ] as const) {
       const refused = await publish(acme, raw);
       expect(refused.status).toBe(422);
