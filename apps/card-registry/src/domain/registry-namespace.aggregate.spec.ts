@@ -88,4 +88,14 @@ describe('namespace aggregate', () => {
     expect(state.cards.size).toBe(1);
     expect(refusalOf({ type: 'TransferNamespace', toPublisherId: 'acme', now: NOW }, emptyNamespace('other.example'))).toBe('NAMESPACE_NOT_GRANTED');
   });
+
+  it('records a proof-based grant as NamespaceVerified, once per holder and method, and never over another holder', () => {
+    const verify = (publisherId: string, method = 'dns-txt'): NamespaceCommand => ({ type: 'VerifyNamespace', publisherId, method, now: NOW });
+    const state = run(emptyNamespace('acme.example'), verify('acme'));
+    expect(state).toMatchObject({ publisherId: 'acme', verifiedBy: { publisherId: 'acme', method: 'dns-txt' } });
+    expect(decide(verify('acme'), state)).toEqual({ ok: true, events: [] });
+    expect(decide(verify('acme', 'did-web'), state).ok).toBe(true);
+    expect(refusalOf(verify('globex'), state)).toBe('NAMESPACE_TAKEN');
+    expect(run(state, { type: 'TransferNamespace', toPublisherId: 'globex', now: NOW }).verifiedBy).toBeUndefined();
+  });
 });

@@ -65,7 +65,7 @@ export interface RevisionView {
 }
 
 export type CardRead =
-  | { kind: 'card'; body: { identifier: string; namespace: string; kind: string; latest: RevisionView; verified: boolean; lookalikeOf: LookalikeFlag[] } }
+  | { kind: 'card'; body: { identifier: string; namespace: string; publisherId: string | null; kind: string; latest: RevisionView; verified: boolean; lookalikeOf: LookalikeFlag[] } }
   | { kind: 'redirect'; location: string; body: { identifier: string; renamedTo: string } };
 
 export interface CardBytes {
@@ -214,7 +214,7 @@ export class CardService {
     const latest = latestOf(card);
     if (!latest) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
     const verified = isRevisionVerified(state, latest.signature, this.deps.now());
-    return succeed({ kind: 'card', body: { identifier, namespace, kind: card.kind, latest: view(latest), verified, lookalikeOf: state.trust.lookalikes.map((flag) => ({ ...flag })) } });
+    return succeed({ kind: 'card', body: { identifier, namespace, publisherId: state.publisherId, kind: card.kind, latest: view(latest), verified, lookalikeOf: state.trust.lookalikes.map((flag) => ({ ...flag })) } });
   }
 
   async revisions(identifier: string): Promise<ServiceResult<{ identifier: string; kind: string; renamedTo?: string; deleted?: { message?: string; at: string }; revisions: RevisionView[] }>> {

@@ -87,5 +87,11 @@ function cloneCard(card: CardState): CardState {
 }
 
 function cloneState(state: NamespaceState): NamespaceState {
-  return { namespace: state.namespace, publisherId: state.publisherId, cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])), trust: cloneTrust(state.trust) };
+  return {
+    namespace: state.namespace,
+    publisherId: state.publisherId,
+    ...(state.verifiedBy ? { verifiedBy: { ...state.verifiedBy } } : {}),
+    cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])),
+    trust: cloneTrust(state.trust),
+  };
 }

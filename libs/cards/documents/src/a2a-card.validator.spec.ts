@@ -41,6 +41,24 @@ describe('A2A AgentCard validation (CARDS.md §4.1)', () => {
     ]);
   });
 
+  it('checks what each v0.3 security scheme type requires, OAuth 2 flows included', () => {
+    const card = edit(A2A_V03 as Json, (c) => {
+      c['securitySchemes'] = {
+        key: { type: 'apiKey', in: 'body' },
+        oidc: { type: 'openIdConnect' },
+        oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'token' }, authorizationCode: { authorizationUrl: 'https://orbit.example/auth', tokenUrl: 'https://orbit.example/token', scopes: {} } } },
+        tls: { type: 'mutualTLS' },
+      };
+    });
+    expect(errorsOf(card)).toEqual([
+      'VALUE_NOT_ALLOWED@/securitySchemes/key/in',
+      'FIELD_MISSING@/securitySchemes/key/name',
+      'FIELD_MISSING@/securitySchemes/oidc/openIdConnectUrl',
+      'URI_NOT_ABSOLUTE@/securitySchemes/oauth/flows/clientCredentials/tokenUrl',
+      'FIELD_MISSING@/securitySchemes/oauth/flows/clientCredentials/scopes',
+    ]);
+  });
+
   it('requires a non-empty supportedInterfaces with url and protocolBinding in v1.0', () => {
     expect(errorsOf({ ...A2A_V10, supportedInterfaces: [] })).toEqual(['FIELD_EMPTY@/supportedInterfaces']);
     expect(errorsOf({ ...A2A_V10, supportedInterfaces: [{ url: 'a2a' }] })).toEqual([
