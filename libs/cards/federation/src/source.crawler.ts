@@ -162,7 +162,8 @@ class SourceCrawl {
     if (!loaded.ok) {
       const { error, message, status } = loaded.failure;
       if (visit.optional && (status === 404 || status === 410)) return;
-      if (visit.level === 1) this.foundRoots.add(url);
+      // A probe that failed otherwise is a root only if an earlier crawl read a catalog there.
+      if (visit.level === 1 && (!visit.optional || memory !== undefined)) this.foundRoots.add(url);
       const kept = status === 410 ? 'the catalog is gone (410), so what it listed is gone too' : 'what earlier crawls read from it is kept';
       this.session.problem(url, error, `The catalog could not be read (${message ?? error}); ${kept}.`);
       if (status !== 410) this.carryForward(url);
