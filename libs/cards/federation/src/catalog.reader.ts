@@ -53,10 +53,11 @@ export interface ReadOptions {
 
 export function readCatalog(bytes: Uint8Array, options: ReadOptions): { ok: true; reading: CatalogReading } | { ok: false; problems: ReadProblem[] } {
   const result = validateDocument(bytes, { kind: options.ard ? 'auto' : 'ai-catalog', maxBytes: options.maxBytes, compatibility: options.compatibility });
+  const document = isRecord(result.value) ? result.value : undefined;
+  if (document === undefined) return { ok: false, problems: result.errors.map(catalogProblem) };
   if (options.ard && result.kind !== 'ai-catalog') {
     return refuse('ARD_NOT_A_CATALOG', '', 'This ARD document does not hold an AI Catalog (specVersion and entries); nothing in it was crawled.');
   }
-  const document = isRecord(result.value) ? result.value : undefined;
   const mediaType = (options.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!acceptsContentType(mediaType, document, options.ard)) {
     return refuse(
@@ -65,7 +66,7 @@ export function readCatalog(bytes: Uint8Array, options: ReadOptions): { ok: true
       `A catalog must be served as ${AI_CATALOG_MEDIA_TYPE} (or application/json with "specVersion"); this one came as "${mediaType || 'no content type'}".`,
     );
   }
-  const arrayName = document === undefined ? undefined : result.form === 'seed' ? SEED_ARRAYS.find((name) => Array.isArray(document[name])) : 'entries';
+  const arrayName = result.form === 'seed' ? SEED_ARRAYS.find((name) => Array.isArray(document[name])) : 'entries';
   const entryErrors = new Map<number, DocumentIssue[]>();
   const rootErrors: DocumentIssue[] = [];
   for (const issue of result.errors) {
@@ -73,15 +74,8 @@ export function readCatalog(bytes: Uint8Array, options: ReadOptions): { ok: true
     if (index === undefined) rootErrors.push(issue);
     else entryErrors.set(index, [...(entryErrors.get(index) ?? []), issue]);
   }
-  if (document === undefined || arrayName === undefined || rootErrors.length > 0) {
-    return {
-      ok: false,
-      problems: (rootErrors.length > 0 ? rootErrors : result.errors).map((issue) => ({
-        code: 'CATALOG_INVALID',
-        pointer: issue.path,
-        message: `${issue.code}: ${issue.message}`,
-      })),
-    };
+  if (arrayName === undefined || rootErrors.length > 0) {
+    return { ok: false, problems: (rootErrors.length > 0 ? rootErrors : result.errors).map(catalogProblem) };
   }
   const reading: CatalogReading = { listed: [], references: [], inline: [], entryProblems: [] };
   readEntries(document[arrayName], `/${arrayName}`, result.form === 'seed', 0, entryErrors, reading, options);
@@ -153,9 +147,13 @@ function readEntries(
   });
 }
 
-function acceptsContentType(mediaType: string, document: Record<string, unknown> | undefined, ard: boolean): boolean {
+function catalogProblem(issue: DocumentIssue): ReadProblem {
+  return { code: 'CATALOG_INVALID', pointer: issue.path, message: `${issue.code}: ${issue.message}` };
+}
+
+function acceptsContentType(mediaType: string, document: Record<string, unknown>, ard: boolean): boolean {
   if (mediaType === AI_CATALOG_MEDIA_TYPE) return true;
-  const looksLikeCatalog = document !== undefined && (document['specVersion'] !== undefined || SEED_ARRAYS.some((name) => Array.isArray(document[name])));
+  const looksLikeCatalog = document['specVersion'] !== undefined || SEED_ARRAYS.some((name) => Array.isArray(document[name]));
   if (mediaType === 'application/json') return looksLikeCatalog;
   // ARD has no media type of its own in CARDS.md; any JSON type is read when the content is a catalog.
   return ard && mediaType.endsWith('+json') && looksLikeCatalog;

@@ -116,7 +116,7 @@ describe('crawlSource bounds over real HTTPS: nesting, cycles, sizes, addresses,
     site.routes['/cards/fast.json'] = json(aiCard('urn:air:acme.test:agent:fast'));
     site.routes['/cards/slow.json'] = { headDelayMs: 60_000, body: JSON.stringify(aiCard('urn:air:acme.test:agent:slow')) };
 
-    const { report, nextState } = await site.crawl(undefined, { limits: { deadlineMs: 2000 }, fetcher: { headerTimeoutMs: 120_000, timeoutMs: 120_000 } });
+    const { report, nextState } = await site.crawl(undefined, { limits: { deadlineMs: 3000 }, fetcher: { headerTimeoutMs: 120_000, timeoutMs: 120_000 } });
 
     expect(identifiers(report)).toEqual(['urn:air:acme.test:agent:fast']);
     expect(report.problems).toEqual([expect.objectContaining({ url: site.at('/cards/slow.json'), code: 'CRAWL_DEADLINE' })]);
