@@ -15,7 +15,7 @@ describe('SafeFetcher over real HTTPS', () => {
   let ca: TestCa;
   let server: TestHttpsServer;
   let fetcher: SafeFetcher;
-  const lookup = lookupFromMap({ 'acme.test': '127.0.0.1', 'evil.test': '10.0.0.1', 'mixed.test': ['93.184.216.34', '127.0.0.1'] });
+  const lookup = lookupFromMap({ 'acme.test': '127.0.0.1', 'evil.test': '10.0.0.1', 'mixed.test': ['93.184.216.34', '127.0.0.1'], 'mapped.test': '::ffff:10.0.0.1', 'ula.test': 'fd00::1' });
 
   beforeAll(async () => {
     ca = await createTestCa();
@@ -29,6 +29,7 @@ describe('SafeFetcher over real HTTPS', () => {
         '/to-http': { status: 301, headers: { location: 'http://acme.test/card.json' } },
         '/to-metadata-ip': { status: 307, headers: { location: 'https://169.254.169.254/latest/meta-data/' } },
         '/loop': { status: 302, headers: { location: '/loop' } },
+        '/redirect-endless-body': { status: 302, headers: { location: '/card.json' }, endless: true, chunks: ['r'.repeat(1024)], chunkDelayMs: 1 },
         '/big-declared': { headers: { 'content-length': '5000' }, body: 'y'.repeat(5000) },
         '/big-streamed': { chunks: ['a'.repeat(600), 'b'.repeat(600)], chunkDelayMs: 5 },
         '/endless': { endless: true, chunks: ['z'.repeat(1024)], chunkDelayMs: 1 },
@@ -89,6 +90,23 @@ describe('SafeFetcher over real HTTPS', () => {
   });
 
   it.each([
+    ['https://mapped.test/', 'private'],
+    ['https://ula.test/', 'private'],
+  ])('refuses %s, whose IPv6 answer is %s', async (url, addressClass) => {
+    expect(errorOf(await fetcher.fetch(url))).toMatchObject({ code: 'FETCH_ADDRESS_REFUSED', addressClass });
+  });
+
+  it('serves with a fresh CA when none is given, and a fetcher trusting it connects', async () => {
+    const own = await startHttpsServer({ '/': { body: 'own' } });
+    try {
+      const trusting = new SafeFetcher({ lookup, ca: own.ca.cert, admitAddressForTests: admitLoopbackForTests });
+      expect(Buffer.from(responseOf(await trusting.fetch(`${own.origin}/`)).bytes).toString()).toBe('own');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it.each([
     ['http://acme.test/card.json', 'FETCH_SCHEME_REFUSED'],
     ['ftp://acme.test/card.json', 'FETCH_SCHEME_REFUSED'],
     ['file:///etc/passwd', 'FETCH_SCHEME_REFUSED'],
@@ -103,6 +121,11 @@ describe('SafeFetcher over real HTTPS', () => {
     const response = responseOf(await fetcher.fetch(at('/to-card')));
     expect(response.url).toBe(at('/card.json'));
     expect(Buffer.from(response.bytes).toString('utf8')).toBe('{"id":"x"}');
+  });
+
+  it('does not read the body of a redirect (a hostile endless body cannot stall the fetch)', async () => {
+    const response = responseOf(await fetcher.fetch(at('/redirect-endless-body')));
+    expect(response.url).toBe(at('/card.json'));
   });
 
   it('re-checks the address after a redirect: a hop to a private address is refused', async () => {

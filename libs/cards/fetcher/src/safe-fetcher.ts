@@ -240,15 +240,18 @@ export class SafeFetcher {
         const status = res.statusCode ?? 0;
         const responseHeaders = flattenHeaders(res);
         const declared = Number(responseHeaders['content-length']);
-        const wantsBody = !REDIRECT_STATUSES.has(status) && status !== 304;
-        if (wantsBody && Number.isFinite(declared) && declared > maxBytes) {
+        // A redirect's or a 304's body is never used: stop reading at the head, so a hostile body cannot stall us.
+        if (REDIRECT_STATUSES.has(status) || status === 304) {
+          finish({ kind: 'response', status, headers: responseHeaders, bytes: new Uint8Array(0), address: pinned.address });
+          return void clientRequest.destroy();
+        }
+        if (Number.isFinite(declared) && declared > maxBytes) {
           finish({ kind: 'error', code: 'FETCH_TOO_LARGE', message: `the response declares ${declared} bytes; the limit is ${maxBytes}` });
           return void clientRequest.destroy();
         }
         const chunks: Buffer[] = [];
         let received = 0;
         res.on('data', (chunk: Buffer) => {
-          if (!wantsBody) return;
           received += chunk.length;
           if (received > maxBytes) {
             finish({ kind: 'error', code: 'FETCH_TOO_LARGE', message: `the response is larger than the limit of ${maxBytes} bytes` });

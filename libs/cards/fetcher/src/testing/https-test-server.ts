@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
-import type { TestCa } from './test-ca';
+import { createTestCa, type TestCa } from './test-ca';
 
 export interface TestRoute {
   readonly status?: number;
@@ -25,6 +25,8 @@ export type TestRouteHandler = TestRoute | ((req: IncomingMessage) => TestRoute)
 
 export interface TestHttpsServer {
   readonly port: number;
+  /** The CA that issued the server's certificate: pass `ca.cert` as SafeFetcher's `ca`. */
+  readonly ca: TestCa;
   /** `https://<hostname>:<port>` for the first host name. */
   readonly origin: string;
   /** Paths requested so far, in order (`/a?b`). */
@@ -33,14 +35,16 @@ export interface TestHttpsServer {
 }
 
 export interface StartHttpsServerOptions {
-  readonly ca: TestCa;
+  /** Default: a new test CA. */
+  readonly ca?: TestCa;
   /** Host names on the certificate; default `['acme.test']`. */
   readonly hostnames?: readonly string[];
 }
 
-export async function startHttpsServer(routes: Readonly<Record<string, TestRouteHandler>>, options: StartHttpsServerOptions): Promise<TestHttpsServer> {
+export async function startHttpsServer(routes: Readonly<Record<string, TestRouteHandler>>, options: StartHttpsServerOptions = {}): Promise<TestHttpsServer> {
   const hostnames = options.hostnames ?? ['acme.test'];
-  const leaf = await options.ca.issue(hostnames);
+  const ca = options.ca ?? (await createTestCa());
+  const leaf = await ca.issue(hostnames);
   const requests: { path: string; headers: IncomingMessage['headers'] }[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
@@ -79,6 +83,7 @@ export async function startHttpsServer(routes: Readonly<Record<string, TestRoute
   const port = (server.address() as AddressInfo).port;
   return {
     port,
+    ca,
     origin: `https://${hostnames[0]}:${port}`,
     requests,
     close: () =>
