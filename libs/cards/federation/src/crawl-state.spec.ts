@@ -89,6 +89,18 @@ describe('crawlSource across crawls and on broken catalogs', () => {
     expect(report.problems).toEqual([expect.objectContaining({ url: site.at('/.well-known/ard.json'), code: 'ARD_NOT_A_CATALOG' })]);
   });
 
+  it('stores the same bytes listed by two catalogs once, under the identifier both state', async () => {
+    const shared = [cardEntry('urn:air:acme.test:agent:shared', site.at('/cards/shared.json'))];
+    site.routes['/.well-known/ai-catalog.json'] = json(finalCatalog(shared));
+    site.routes['/.well-known/ard.json'] = json(finalCatalog(shared));
+    site.routes['/cards/shared.json'] = json(aiCard('urn:air:acme.test:agent:shared'));
+
+    const { report } = await site.crawl();
+
+    expect(identifiers(report)).toEqual(['urn:air:acme.test:agent:shared']);
+    expect(site.server.requests.filter((request) => request.path === '/cards/shared.json')).toHaveLength(1);
+  });
+
   it('passes a lifecycle extension of the entry downstream as deprecated, and keeps unknown artifact types as opaque bytes', async () => {
     site.routes['/.well-known/ai-catalog.json'] = json(
       finalCatalog([

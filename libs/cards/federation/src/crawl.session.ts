@@ -29,6 +29,7 @@ export class CrawlSession {
     private readonly previous: Readonly<Record<string, DocumentState>>,
   ) {
     this.timer = setTimeout(() => this.deadline.abort(), limits.deadlineMs);
+    this.timer.unref();
   }
 
   get expired(): boolean {

@@ -123,9 +123,7 @@ class SourceCrawl {
       report: {
         source: this.sourceUrl,
         fetchedAt: this.fetchedAt,
-        records: [...this.records].sort(
-          (a, b) => compare(a.identifier, b.identifier) || compare(a.revisionKey, b.revisionKey) || compare(a.provenance.catalogUrl, b.provenance.catalogUrl),
-        ),
+        records: uniqueRecords(this.records),
         unchanged: [...this.unchanged].sort(),
         gone,
         problems: [...this.session.problems].sort((a, b) => compare(a.url, b.url) || compare(a.pointer, b.pointer) || compare(a.code, b.code)),
@@ -332,6 +330,23 @@ class SourceCrawl {
     const remembered = this.session.remembered(url);
     if (remembered && !this.documents.has(url)) this.documents.set(url, remembered);
   }
+}
+
+/**
+ * Sorted, one record per (identifier, digest): a repeated identifier names the same artifact (CARDS.md §2.3 Nesting),
+ * so the same bytes listed by two catalogs are one record, provenanced to the first catalog in URL order.
+ */
+function uniqueRecords(records: readonly CrawlRecord[]): CrawlRecord[] {
+  const sorted = [...records].sort(
+    (a, b) => compare(a.identifier, b.identifier) || compare(a.revisionKey, b.revisionKey) || compare(a.provenance.catalogUrl, b.provenance.catalogUrl),
+  );
+  const seen = new Set<string>();
+  return sorted.filter((record) => {
+    const key = `${record.identifier}\n${record.digest}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function validators(response: CrawlFetchResponse): { etag?: string; lastModified?: string } {
