@@ -1,4 +1,4 @@
-import { aiCard, cardEntry, CATALOG_TYPE, catalogEntry, finalCatalog, json, startTestSite, type TestSite } from './crawl.spec-support';
+import { aiCard, cardEntry, CATALOG_TYPE, catalogEntry, finalCatalog, json, sha256, startTestSite, type TestSite } from './crawl.spec-support';
 import type { CrawlReport } from './crawl.types';
 
 const identifiers = (report: CrawlReport): string[] => report.records.map((record) => record.identifier);
@@ -55,6 +55,23 @@ describe('crawlSource across crawls and on broken catalogs', () => {
     expect(identifiers(second.report)).toEqual(['urn:air:acme.test:agent:member']);
     expect(second.report.records[0]?.provenance.etag).toBe('"m2"');
     expect(second.report.unchanged).toEqual(['urn:air:acme.test:catalog:team']);
+    expect(second.report.gone).toEqual([]);
+  });
+
+  it("checks a nested catalog against its entry's digest even when the nested catalog itself is unchanged (304)", async () => {
+    const team = JSON.stringify(finalCatalog([cardEntry('urn:air:acme.test:agent:member', site.at('/cards/member.json'))]));
+    const root = (digest: string) => json(finalCatalog([{ ...catalogEntry('urn:air:acme.test:catalog:team', site.at('/team.json')), digest }]));
+    site.routes['/.well-known/ai-catalog.json'] = root(sha256(team));
+    site.routes['/team.json'] = json(team, { etag: '"team"' });
+    site.routes['/cards/member.json'] = json(aiCard('urn:air:acme.test:agent:member'));
+    const first = await site.crawl();
+    expect(first.report.problems).toEqual([]);
+
+    site.routes['/.well-known/ai-catalog.json'] = root(sha256('a different team catalog'));
+    const second = await site.crawl(first.nextState);
+
+    expect(second.report.problems).toEqual([expect.objectContaining({ url: site.at('/.well-known/ai-catalog.json'), code: 'DIGEST_MISMATCH', pointer: '/entries/0/digest' })]);
+    // Refused content is not authoritative: what the nested catalog listed before stays listed.
     expect(second.report.gone).toEqual([]);
   });
 

@@ -155,7 +155,10 @@ class SourceCrawl {
     if (this.started.has(url)) return;
     this.started.add(url);
     const memory = own(this.previous.catalogs, url);
-    const remembered = memory ? this.session.remembered(url) : undefined;
+    // As for cards: remembered state counts only if a 304 would prove the entry's digest (when it names one).
+    const known = memory ? this.session.remembered(url) : undefined;
+    const digestNamed = visit.reference?.digest;
+    const remembered = known !== undefined && (digestNamed === undefined || digestNamed === known.digest) ? known : undefined;
     const loaded = await this.session.load(url, { conditional: remembered !== undefined, accept: CATALOG_ACCEPT }, remembered);
     if (!loaded.ok) {
       const { error, message, status } = loaded.failure;
