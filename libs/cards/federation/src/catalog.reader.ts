@@ -78,7 +78,9 @@ export function readCatalog(bytes: Uint8Array, options: ReadOptions): { ok: true
     return { ok: false, problems: (rootErrors.length > 0 ? rootErrors : result.errors).map(catalogProblem) };
   }
   const reading: CatalogReading = { listed: [], references: [], inline: [], entryProblems: [] };
-  readEntries(document[arrayName], `/${arrayName}`, result.form === 'seed', 0, entryErrors, reading, options);
+  const listed = new Set<string>();
+  readEntries(document[arrayName], `/${arrayName}`, result.form === 'seed', 0, entryErrors, { reading, listed }, options);
+  reading.listed.push(...listed);
   return { ok: true, reading };
 }
 
@@ -88,14 +90,15 @@ function readEntries(
   seed: boolean,
   inlineDepth: number,
   entryErrors: ReadonlyMap<number, DocumentIssue[]> | undefined,
-  reading: CatalogReading,
+  into: { reading: CatalogReading; listed: Set<string> },
   options: ReadOptions,
 ): void {
+  const { reading, listed } = into;
   const entries = Array.isArray(items) ? items : [];
   const identifierMember = seed ? 'id' : 'identifier';
   for (const entry of entries) {
     const identifier = isRecord(entry) ? entry[identifierMember] : undefined;
-    if (typeof identifier === 'string' && !reading.listed.includes(identifier)) reading.listed.push(identifier);
+    if (typeof identifier === 'string') listed.add(identifier);
   }
   if (entries.length > options.maxEntries) {
     reading.entryProblems.push({
@@ -143,7 +146,7 @@ function readEntries(
       });
       return;
     }
-    readEntries(entry['data']['entries'], `${pointer}/data/entries`, false, inlineDepth + 1, undefined, reading, options);
+    readEntries(entry['data']['entries'], `${pointer}/data/entries`, false, inlineDepth + 1, undefined, into, options);
   });
 }
 

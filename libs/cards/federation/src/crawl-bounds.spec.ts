@@ -45,6 +45,21 @@ describe('crawlSource bounds over real HTTPS: nesting, cycles, sizes, addresses,
     expect(nextState.listed).toContain('urn:air:acme.test:agent:vat');
   });
 
+  it('reads an inline nested catalog in place and provenances its entries to it', async () => {
+    const inline = finalCatalog([cardEntry('urn:air:acme.test:agent:deep', site.at('/cards/deep.json'))]);
+    site.routes['/.well-known/ai-catalog.json'] = json(finalCatalog([{ identifier: 'urn:air:acme.test:catalog:inline', type: CATALOG_TYPE, data: inline }]));
+    site.routes['/cards/deep.json'] = json(aiCard('urn:air:acme.test:agent:deep'));
+
+    const { report, nextState } = await site.crawl();
+
+    expect(report.problems).toEqual([]);
+    expect(report.records.map((record) => [record.identifier, record.kind, record.provenance.catalogUrl])).toEqual([
+      ['urn:air:acme.test:agent:deep', 'ai-card', `${site.at('/.well-known/ai-catalog.json')}#/entries/0/data`],
+      ['urn:air:acme.test:catalog:inline', 'ai-catalog', site.at('/.well-known/ai-catalog.json')],
+    ]);
+    expect(nextState.listed).toEqual(['urn:air:acme.test:agent:deep', 'urn:air:acme.test:catalog:inline']);
+  });
+
   it('stops at the fourth catalog level and reports the fifth', async () => {
     const level = (n: number): string => (n === 1 ? '/.well-known/ai-catalog.json' : `/catalogs/level${n}.json`);
     for (let n = 1; n <= 5; n++) {
