@@ -1,5 +1,5 @@
 import { aiCard, cardEntry, CATALOG_TYPE, catalogEntry, finalCatalog, json, sha256, startTestSite, type TestSite } from './crawl.spec-support';
-import type { CrawlReport } from './crawl.types';
+import type { CrawlReport, CrawlState } from './crawl.types';
 
 const identifiers = (report: CrawlReport): string[] => report.records.map((record) => record.identifier);
 
@@ -116,6 +116,18 @@ describe('crawlSource across crawls and on broken catalogs', () => {
 
     expect(identifiers(report)).toEqual(['urn:air:acme.test:agent:shared']);
     expect(site.server.requests.filter((request) => request.path === '/cards/shared.json')).toHaveLength(1);
+  });
+
+  it('crawls normally with nonsensical limits and a state that lacks members (defaults apply, nothing hangs)', async () => {
+    site.routes['/.well-known/ai-catalog.json'] = json(finalCatalog([cardEntry('urn:air:acme.test:agent:x', site.at('/cards/x.json'))]));
+    site.routes['/cards/x.json'] = json(aiCard('urn:air:acme.test:agent:x'));
+
+    const partialState = { listed: ['urn:air:acme.test:agent:old'] } as unknown as CrawlState;
+    const { report } = await site.crawl(partialState, { limits: { concurrency: 0, maxDocumentsPerCrawl: -1, maxBytesPerDocument: Number.NaN } });
+
+    expect(identifiers(report)).toEqual(['urn:air:acme.test:agent:x']);
+    expect(report.gone).toEqual(['urn:air:acme.test:agent:old']);
+    expect(report.problems).toEqual([]);
   });
 
   it('passes a lifecycle extension of the entry downstream as deprecated, and keeps unknown artifact types as opaque bytes', async () => {

@@ -49,8 +49,9 @@ interface CatalogVisit {
 }
 
 export async function crawlSource(source: CrawlSource, previousState: CrawlState | undefined, deps: CrawlDeps): Promise<CrawlOutcome> {
-  const previous = previousState ?? EMPTY_CRAWL_STATE;
-  const limits: CrawlLimits = { ...DEFAULT_CRAWL_LIMITS, ...deps.limits };
+  // A state persisted by an older build may lack members; missing ones start empty.
+  const previous: CrawlState = { ...EMPTY_CRAWL_STATE, ...previousState };
+  const limits = boundedLimits(deps.limits);
   const fetchedAt = (deps.now ?? (() => new Date()))().toISOString();
   let sourceUrl: string;
   try {
@@ -333,6 +334,16 @@ class SourceCrawl {
     const remembered = this.session.remembered(url);
     if (remembered && !this.documents.has(url)) this.documents.set(url, remembered);
   }
+}
+
+/** Limits as given, where each is a positive whole number; anything else (0, NaN, negative) takes the default. */
+function boundedLimits(given: Partial<CrawlLimits> | undefined): CrawlLimits {
+  const limits = { ...DEFAULT_CRAWL_LIMITS };
+  for (const key of Object.keys(limits) as (keyof CrawlLimits)[]) {
+    const value = given?.[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 1) limits[key] = Math.floor(value);
+  }
+  return limits;
 }
 
 /**
