@@ -36,8 +36,10 @@ export class CrawlSession {
     return this.deadline.signal.aborted;
   }
 
+  /** Ends the crawl: the timer goes, and any fetch an adapter still runs is told to stop. */
   close(): void {
     clearTimeout(this.timer);
+    this.deadline.abort();
   }
 
   problem(url: string, code: CrawlProblemCode, message: string, pointer = ''): void {
