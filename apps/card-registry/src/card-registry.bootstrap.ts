@@ -1,0 +1,143 @@
+/**
+ * Starts one card registry process (or an in-process one for tests):
+ *
+ * 1. configuration (validated whole; `ConfigError` names every bad variable);
+ * 2. infrastructure (database + migrations, event store, bus, outbox publisher, projection, maintenance);
+ * 3. operator credentials: configured `account:sha256hex` pairs, or in embedded mode with none configured a
+ *    development credential for account `development`, minted now and printed once (never stored);
+ * 4. the services (publishers and namespaces, cards) over the namespace repository;
+ * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, then the operator port (/metrics, /healthz, /readyz);
+ *    `card registry listening` is logged with the addresses.
+ *
+ * `close()` reverses it.
+ */
+import 'reflect-metadata';
+
+import type { AddressInfo } from 'node:net';
+
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ConfigError } from '@trustmesh/platform-config';
+import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
+import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
+import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
+import type { ISocketFactory } from 'kafkajs';
+
+import { CardRegistryModule } from './card-registry.module';
+import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryConfig } from './config/card-registry.config';
+import type { CardDocuments } from './documents/card-documents.port';
+import { cardsDocuments } from './documents/cards-documents.adapter';
+import { RegistryMetrics } from './health/registry-metrics';
+import { RegistryExceptionFilter } from './http/registry-exception.filter';
+import { RegistryHttpEdge } from './http/registry-http.edge';
+import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
+import { CardService } from './service/card.service';
+import { NamespaceRepository } from './service/namespace.repository';
+import { PublisherAdminService } from './service/publisher-admin.service';
+import { RegistryCallers } from './service/registry-callers';
+
+export const DEVELOPMENT_ACCOUNT = 'development';
+
+export interface CardRegistryHandle {
+  readonly config: CardRegistryConfig;
+  readonly infrastructure: RegistryInfrastructure;
+  readonly cards: CardService;
+  readonly admin: PublisherAdminService;
+  /** `http://host:port` of the HTTP listener. */
+  readonly httpUrl: string;
+  /** `http://host:port` of the operator port, or null when it is off. */
+  readonly operatorUrl: string | null;
+  /** The development operator credential minted at start (embedded mode, none configured), else null. */
+  readonly developmentOperatorCredential: string | null;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where the human-facing start-up lines go (default: stdout). */
+  print?: (line: string) => void;
+  /** Log lines (default: stdout); tests pass a sink. */
+  writeLog?: (line: string) => void;
+  /** Document validation (default: `@trustmesh/cards-documents`). */
+  documents?: CardDocuments;
+  /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
+  kafkaSocketFactory?: ISocketFactory;
+}
+
+export async function startCardRegistry(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<CardRegistryHandle> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const config = loadCardRegistryConfig(env);
+  const logger: Logger = createJsonLineLogger({
+    service: CARD_REGISTRY_SERVICE_NAME,
+    replica: config.replicaId,
+    level: config.logLevel,
+    ...(options.writeLog ? { write: options.writeLog } : {}),
+  });
+
+  let developmentOperatorCredential: string | null = null;
+  const operators = [...config.operatorCredentials];
+  if (operators.length === 0) {
+    // The configuration refuses this outside embedded development; never mint a live credential there.
+    if (!config.embedded) throw new ConfigError([{ variable: 'REGISTRY_OPERATOR_CREDENTIALS', message: 'is required in server mode' }]);
+    developmentOperatorCredential = mintSecret();
+    operators.push({ accountId: DEVELOPMENT_ACCOUNT, digest: sha256(developmentOperatorCredential) });
+  }
+
+  const infrastructure = await openRegistryInfrastructure(config, logger, options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {});
+  const metrics = new RegistryMetrics();
+  let app: INestApplication | undefined;
+  let operatorServer: OperatorServer | undefined;
+  try {
+    const now = () => new Date();
+    const callers = new RegistryCallers(operators, infrastructure.store);
+    const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
+    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now });
+    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
+    const readiness = () => backboneReadiness(infrastructure);
+    const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness }), {
+      logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
+      // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
+      bodyParser: false,
+    });
+    app.useGlobalFilters(new RegistryExceptionFilter());
+    (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    await app.listen(config.http.port, config.http.host);
+    const address = app.getHttpServer().address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    const httpUrl = `http://${host}:${address.port}`;
+
+    let operatorUrl: string | null = null;
+    if (config.operator) {
+      operatorServer = new OperatorServer({ metricsText: () => metrics.text(), readiness });
+      operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
+    }
+    logger.log('info', 'card registry listening', { http: httpUrl, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });
+    if (developmentOperatorCredential) {
+      print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
+    }
+    print(`card-registry: HTTP ${httpUrl}/v1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+
+    const started = { app, operatorServer };
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      infrastructure,
+      cards,
+      admin,
+      httpUrl,
+      operatorUrl,
+      developmentOperatorCredential,
+      close: () =>
+        (closing ??= (async () => {
+          await started.app.close();
+          await started.operatorServer?.close();
+          await infrastructure.close();
+        })()),
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await operatorServer?.close().catch(() => undefined);
+    await infrastructure.close();
+    throw error;
+  }
+}

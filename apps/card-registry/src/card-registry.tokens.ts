@@ -1,0 +1,4 @@
+/** DI tokens of the registry's Nest module (the services are built by the bootstrap, not by Nest). */
+export const CARD_SERVICE = Symbol.for('trustmesh.card-registry.CardService');
+export const PUBLISHER_ADMIN_SERVICE = Symbol.for('trustmesh.card-registry.PublisherAdminService');
+export const REGISTRY_READINESS = Symbol.for('trustmesh.card-registry.Readiness');

@@ -1,0 +1,97 @@
+/**
+ * The card registry's configuration: read once at startup from the environment, validated whole, and
+ * refused with one `ConfigError` naming every variable at fault (ARCHITECTURE.md, "Two ways to run"). The
+ * platform part (database, bus, maintenance) comes from `loadPlatformConfig`; README.md beside this app
+ * lists every variable.
+ *
+ * Operator credentials are configured as `account:sha256hex` pairs only, so the process never holds a
+ * plaintext operator credential it did not mint itself (embedded development mints one at start when none
+ * is set, like the Shield analyzer).
+ */
+import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
+
+export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
+export const CARD_REGISTRY_APP_VERSION = '0.1.0';
+
+export interface OperatorCredential {
+  accountId: string;
+  /** SHA-256 of the bearer credential (32 bytes). */
+  digest: Buffer;
+}
+
+export interface CardRegistryConfig {
+  platform: PlatformConfig;
+  embedded: boolean;
+  http: { host: string; port: number };
+  /** GET /metrics, /healthz, /readyz on a plain listener of their own; null when REGISTRY_OPERATOR_PORT=off. */
+  operator: { host: string; port: number } | null;
+  operatorCredentials: OperatorCredential[];
+  /** Largest card document accepted on publish, in bytes (413 beyond). */
+  maxCardBytes: number;
+  /** Largest JSON request body of the other routes, in bytes (413 beyond). */
+  maxBodyBytes: number;
+  /** The event store's bound on one event's data: a card's bytes travel base64 in its event. */
+  maxEventDataBytes: number;
+  replicaId: string;
+  logLevel: LogLevel;
+  producer: string;
+}
+
+const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+/** Base64 grows bytes by 4/3; the rest of the event (summary, ids) stays well under this margin. */
+const EVENT_MARGIN_BYTES = 256 * 1024;
+/** Beyond this a card's event would pass 1 MiB, which Kafka brokers refuse by default (message.max.bytes). */
+const MAX_CARD_BYTES_LIMIT = 640 * 1024;
+
+/** Reads and validates the registry's configuration; throws a `ConfigError` naming every bad variable. */
+export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
+  const problems: ConfigProblem[] = [];
+  const platform = collectPlatformConfig(env, problems);
+  const { fail, value, integer, host, oneOf, replicaId: replicaIdOf } = envReader(env, problems);
+  const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
+  const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
+
+  const http = { host: host('REGISTRY_HTTP_HOST', defaultHost), port: integer('REGISTRY_HTTP_PORT', 8490, 0, 65535) };
+  const operatorPortRaw = value('REGISTRY_OPERATOR_PORT');
+  const operator =
+    operatorPortRaw?.toLowerCase() === 'off'
+      ? null
+      : { host: host('REGISTRY_OPERATOR_HOST', '127.0.0.1'), port: integer('REGISTRY_OPERATOR_PORT', embedded ? 0 : 9470, 0, 65535) };
+
+  const operatorCredentials: OperatorCredential[] = [];
+  const credentialsRaw = value('REGISTRY_OPERATOR_CREDENTIALS');
+  if (credentialsRaw !== undefined) {
+    let bad = 0;
+    for (const entry of credentialsRaw.split(/[\s,]+/).filter(Boolean)) {
+      const separator = entry.lastIndexOf(':');
+      const account = entry.slice(0, separator);
+      const digest = entry.slice(separator + 1);
+      if (separator < 1 || !ACCOUNT.test(account) || !SHA256_HEX.test(digest)) bad += 1;
+      else operatorCredentials.push({ accountId: account, digest: Buffer.from(digest, 'hex') });
+    }
+    // Never echo the entries: a misplaced plaintext credential must not reach the logs.
+    if (bad > 0) fail('REGISTRY_OPERATOR_CREDENTIALS', `must hold account:sha256hex pairs separated by commas (${bad} entr${bad === 1 ? 'y is' : 'ies are'} not)`);
+    else if (operatorCredentials.length === 0) fail('REGISTRY_OPERATOR_CREDENTIALS', 'is set but holds no account:sha256hex pair');
+  } else if (!embedded) {
+    fail('REGISTRY_OPERATOR_CREDENTIALS', 'is required in server mode (DATABASE_URL set): account:sha256hex pairs of the operator bearer credentials');
+  }
+
+  const maxCardBytes = integer('REGISTRY_MAX_CARD_BYTES', 512 * 1024, 1024, MAX_CARD_BYTES_LIMIT);
+  const config: CardRegistryConfig = {
+    platform: platform as PlatformConfig,
+    embedded,
+    http,
+    operator,
+    operatorCredentials,
+    maxCardBytes,
+    maxBodyBytes: integer('REGISTRY_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
+    maxEventDataBytes: Math.ceil((maxCardBytes * 4) / 3) + EVENT_MARGIN_BYTES,
+    replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
