@@ -45,4 +45,13 @@ describe('verifyDetachedPayloadSignature', () => {
     const authOnly = didWebResolver([didWebDocument(SIGNER, [key], ['authentication'])]);
     expect(codeOf(await verify(await signDetachedPayload(payload, key, { typ: TYP }), { resolver: authOnly }))).toBe('KEY_NOT_ASSERTION_METHOD');
   });
+
+  it('still checks the current DID document for a key it has verified with before (imported keys are memoised, not trusted)', async () => {
+    const jws = await signDetachedPayload(payload, key, { typ: TYP });
+    expect(codeOf(await verify(jws))).toBe('VERIFIED');
+    const rotated = await generateSigningKey({ signer: SIGNER, fragment: 'k2' });
+    expect(codeOf(await verify(jws, { resolver: didWebResolver([didWebDocument(SIGNER, [rotated])]) }))).toBe('KEY_NOT_FOUND');
+    expect(codeOf(await verify(jws, { resolver: didWebResolver([didWebDocument(SIGNER, [key], ['authentication'])]) }))).toBe('KEY_NOT_ASSERTION_METHOD');
+    expect(codeOf(await verify(jws))).toBe('VERIFIED');
+  });
 });
