@@ -60,7 +60,7 @@ export async function verifyDetachedParts(parts: DetachedJwsParts, check: Detach
     // The header was checked above (alg allow-list, crit, b64, typ, kid) and the key imported for exactly `alg`, so the
     // one step left is the signature over `b64url(header).b64url(payload)`; jose would re-parse and re-encode both.
     const signingInput = ENCODER.encode(`${parts.protectedB64}.${base64url.encode(check.payload)}`);
-    valid = await crypto.subtle.verify(alg === 'ES256' ? ES256 : ED25519, key as CryptoKey, signature as Uint8Array<ArrayBuffer>, signingInput);
+    valid = await crypto.subtle.verify(alg === 'ES256' ? ES256 : ED25519, key as Parameters<typeof crypto.subtle.verify>[1], signature as Uint8Array<ArrayBuffer>, signingInput);
   } catch {
     valid = false;
   }
