@@ -1,7 +1,7 @@
 /**
  * Namespace ownership, look-alikes and signature policy through the real HTTP API of one registry on
  * embedded PGlite, against a real DNS server and a real HTTPS server with a test CA (trust-world.fixture.ts):
- * claims proved by DNS TXT and by HTTPS file, wrong tokens, a proof lapsing after its expiry and coming
+ * claims proved by DNS TXT, by HTTPS file and by did:web signature, wrong tokens, a proof lapsing after its expiry and coming
  * back, look-alike flags and their clearing, `require` refusing unsigned cards, signatures stored and shown,
  * tampered and forbidden-header signatures refused, and a key removed from the DID document turning a card
  * unverified on re-verification. The registry's clock is the test's, so expiries pass without waiting; the
@@ -95,12 +95,30 @@ describe('card registry: namespace trust', () => {
     expect((await app.call('GET', '/v1/namespaces/globex.example')).body.publisherId).toBe('globex');
   });
 
+  it('grants a namespace proved by a did:web signature over the challenge, after refusing a missing proof and a signature of another kind', async () => {
+    const key = await world.publishKey('initech.example', 'ownership');
+    const challenge = await claim(mallory, 'initech.example', 'did-web');
+    expect(challenge.body.instructions).toMatchObject({ did: 'did:web:initech.example', payload: `trustmesh-verification=${challenge.body.token}`, typ: 'trustmesh-ownership+jws' });
+    const payload = challenge.body.instructions.payload as string;
+
+    expect((await check(mallory, 'initech.example')).body).toMatchObject({ status: 400, code: 'FIELD_REQUIRED', issues: [{ path: '/proof' }] });
+    const wrongKind = await check(mallory, 'initech.example', { proof: await world.signText(payload, key, { typ: 'ai-card+jws' }) });
+    expect(wrongKind.status).toBe(422);
+    expect(wrongKind.body.ownershipCode).toBe('OWNERSHIP_DID_SIGNATURE_INVALID');
+    expect((await app.call('GET', '/v1/namespaces/initech.example')).status).toBe(404);
+
+    const verified = await check(mallory, 'initech.example', { proof: await world.signText(payload, key, { typ: 'trustmesh-ownership+jws' }) });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ namespace: 'initech.example', publisherId: 'mallory', method: 'did-web' });
+    expect((await app.call('GET', '/v1/namespaces/initech.example')).body).toMatchObject({ verified: true, verification: { method: 'did-web', status: 'valid' } });
+  });
+
   it('refuses claims without a publisher credential, with an unknown method or a non-canonical namespace', async () => {
     expect((await claim(OPERATOR_TOKEN, 'acme.example', 'dns-txt')).body.code).toBe('PUBLISHER_CREDENTIAL_REQUIRED');
     expect((await app.call('POST', '/v1/namespaces/acme.example/claims', { json: { method: 'dns-txt' } })).status).toBe(401);
     expect((await claim(acme, 'acme.example', 'carrier-pigeon')).body).toMatchObject({ status: 400, code: 'METHOD_INVALID', issues: [{ path: '/method' }] });
     expect((await claim(acme, 'ACME.example', 'dns-txt')).body.code).toBe('NAMESPACE_INVALID');
-    expect((await check(globex, 'initech.example')).body.code).toBe('CLAIM_NOT_FOUND');
+    expect((await check(globex, 'acme.example')).body.code).toBe('CLAIM_NOT_FOUND');
   });
 
   it('flags a namespace granted next to a verified look-alike, shows the flag on it and its cards, and lets an operator clear it', async () => {

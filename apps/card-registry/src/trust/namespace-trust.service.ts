@@ -14,7 +14,7 @@
 import { sha256Hex } from '@trustmesh/platform-credentials';
 import type { EventStore } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
-import { createChallengeToken, challengeText, dnsChallengeName, proofRecordFrom, proofStatus, wellKnownAuthUrl } from '@trustmesh/cards-ownership';
+import { createChallengeToken, challengeText, dnsChallengeName, OWNERSHIP_JWS_TYP, proofRecordFrom, proofStatus, wellKnownAuthUrl } from '@trustmesh/cards-ownership';
 import { findLookalikes, parseNamespace } from '@trustmesh/cards-namespaces';
 
 import {
@@ -244,8 +244,9 @@ function instructionsFor(method: OwnershipMethod, namespace: string, token: stri
     case 'did-web':
       return {
         did: `did:web:${namespace}`,
-        payload: JSON.stringify({ challenge: challengeText(token), id: `did:web:${namespace}` }),
-        note: 'Sign the RFC 8785 bytes of payload as a detached compact JWS (ES256 or EdDSA, kid under the did, listed in assertionMethod) and send it as "proof" to the check.',
+        payload: challengeText(token),
+        typ: OWNERSHIP_JWS_TYP,
+        note: 'Sign the UTF-8 bytes of payload as a detached compact JWS (ES256 or EdDSA, typ as given, kid under the did and listed in its assertionMethod) and send it as "proof" to the check.',
       };
   }
 }
