@@ -158,6 +158,23 @@ describe('card registry: namespace trust', () => {
     expect((await app.call('GET', cardPath('https://acme.example/agents/tampered'))).status).toBe(404);
   });
 
+  it('verifies an A2A card\'s signatures against the did:web of its namespace, and refuses one changed after signing', async () => {
+    const key = await world.publishKey('acme.example', 'agents');
+    const agent = { name: 'Quotes', description: 'Prices orders', url: 'https://acme.example/a2a', version: '1.0.0', protocolVersion: '0.3.0', capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [{ id: 'quote', name: 'Quote', description: 'Quotes a price', tags: ['pricing'] }] };
+    const publishAgent = (document: unknown, identifier: string) => app.call('POST', `/v1/cards?identifier=${encodeURIComponent(identifier)}`, { token: acme, raw: bytesOf(document) });
+
+    const created = await publishAgent(await world.signA2a(agent, key), 'urn:air:acme.example:agent:quotes');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ kind: 'a2a', signature: { verified: true, signer: 'did:web:acme.example', kid: key.kid, signatures: 1 } });
+    expect((await app.call('GET', cardPath('urn:air:acme.example:agent:quotes'))).body.verified).toBe(true);
+
+    const changed = { ...(await world.signA2a(agent, key)), description: 'Prices orders, now for free' };
+    const refused = await publishAgent(changed, 'urn:air:acme.example:agent:free-quotes');
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'SIGNATURE_INVALID', signatureCode: 'SIGNATURE_INVALID', issues: [{ path: '/signatures/0' }] });
+    expect((await app.call('GET', cardPath('urn:air:acme.example:agent:free-quotes'))).status).toBe(404);
+  });
+
   it('refuses every forbidden JWS header at publish with its signature code, and stores none of them', async () => {
     const key = await world.publishKey('acme.example', 'header-tests');
     const table: Array<[string, Record<string, unknown>, string]> = [

@@ -7,7 +7,7 @@
  */
 import { createTestCa, startHttpsServer, type TestHttpsServer } from '@trustmesh/cards-fetcher/testing';
 import { startDnsServer, type DnsTestServer } from '@trustmesh/cards-ownership/testing';
-import { didWebDocument, generateSigningKey, signAiCard, signDetachedPayload, type HeaderOverrides, type TestSigningKey } from '@trustmesh/cards-signatures/testing';
+import { didWebDocument, generateSigningKey, signA2aCard, signAiCard, signDetachedPayload, type HeaderOverrides, type TestSigningKey } from '@trustmesh/cards-signatures/testing';
 
 export interface TrustWorld {
   dns: DnsTestServer;
@@ -22,6 +22,8 @@ export interface TrustWorld {
   publishKey(domain: string, fragment?: string): Promise<TestSigningKey>;
   /** `card` signed by `key` (detached JWS, header overrides allowed). */
   sign(card: Record<string, unknown>, key: TestSigningKey, header?: HeaderOverrides): Promise<Record<string, unknown>>;
+  /** The A2A card with one more signature by `key` (flattened detached JWS). */
+  signA2a(card: Record<string, unknown>, key: TestSigningKey): Promise<Record<string, unknown>>;
   /** A detached compact JWS by `key` over the UTF-8 bytes of `text` (a did:web ownership proof). */
   signText(text: string, key: TestSigningKey, header?: HeaderOverrides): Promise<string>;
   registryEnv: Record<string, string>;
@@ -62,6 +64,7 @@ export async function startTrustWorld(domains: readonly string[]): Promise<Trust
       didKeys.set(domain, [...(didKeys.get(domain) ?? []), key]);
       return key;
     },
+    signA2a: (card, key) => signA2aCard(card as never, key) as Promise<Record<string, unknown>>,
     signText: (text, key, header = {}) => signDetachedPayload(new TextEncoder().encode(text), key, header),
     sign: (card, key, header = {}) => signAiCard(card as never, key, header) as Promise<Record<string, unknown>>,
     registryEnv: {
