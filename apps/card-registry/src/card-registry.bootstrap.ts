@@ -109,7 +109,10 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       (await query<{ namespace: string }>('SELECT namespace FROM registry_namespace_trust WHERE method IS NOT NULL AND lapsed_at IS NULL AND expires_at > $1::timestamptz', [now().toISOString()])).map((row) => row.namespace);
     const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
     const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now, signatures: signaturePolicyGate(network, now) });
-    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) => trust.flagLookalikes(namespace) });
+    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
+        // The grant stands either way: a flag that could not be computed now is not a reason to refuse it.
+        trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
+    });
     trustRecheck = new TrustRecheckScheduler({ store: infrastructure.store, namespaces, proofs, network, query, config: config.trust, replicaId: config.replicaId, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });

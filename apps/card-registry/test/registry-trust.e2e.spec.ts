@@ -233,6 +233,27 @@ describe('card registry: namespace trust', () => {
     expect((await app.call('GET', cardPath('https://acme.example/agents/signed'))).body.verified).toBe(true);
   });
 
+  it('stores a signature whose key document cannot be fetched as unverified with a warning, and verifies it once the document appears', async () => {
+    const key = await world.publishKey('globex.example', 'late');
+    const listed = world.didKeys.get('globex.example') ?? [];
+    world.didKeys.delete('globex.example'); // did.json answers 404
+    const created = await publish(globex, await world.sign(card('globex.example', 'late'), key));
+    expect(created.status).toBe(201);
+    expect(created.body.signature).toMatchObject({ verified: false, code: 'KEY_DOCUMENT_UNAVAILABLE' });
+    expect(created.body.warnings).toEqual([expect.objectContaining({ code: 'KEY_DOCUMENT_UNAVAILABLE', severity: 'warning', path: '/signature' })]);
+    expect((await app.call('GET', cardPath('https://globex.example/agents/late'))).body.verified).toBe(false);
+
+    world.didKeys.set('globex.example', listed);
+    await waitUntil(
+      async () => {
+        await app.handle.trustRecheck.runRound();
+        return (await app.call('GET', cardPath('https://globex.example/agents/late'))).body.verified === true;
+      },
+      { what: 'the late key document to verify the card', intervalMs: 100 },
+    );
+    expect((await app.call('GET', cardPath('https://globex.example/agents/late'))).body.latest.signature).toMatchObject({ verified: true, kid: key.kid });
+  });
+
   it('lapses a proof that fails past its expiry (its cards lose verified) and restores it when the record is back', async () => {
     const signedCard = cardPath('https://acme.example/agents/signed');
     expect((await app.call('GET', signedCard)).body.verified).toBe(true);
