@@ -46,6 +46,20 @@ describe('card registry: namespace trust', () => {
   const trustRows = (namespace: string) =>
     app.handle.infrastructure.database.withConnection((connection) => connection.query('SELECT namespace FROM registry_namespace_trust WHERE namespace = $1 AND method IS NOT NULL', [namespace]));
 
+  const verifiedInReadModel = async () =>
+    (
+      await app.handle.infrastructure.database.withConnection((connection) =>
+        connection.query<{ identifier: string }>(
+          `SELECT c.identifier FROM registry_cards c
+             JOIN registry_namespaces n ON n.namespace = c.namespace
+             JOIN registry_namespace_trust t ON t.namespace = c.namespace AND t.publisher_id = n.publisher_id
+                  AND t.method IS NOT NULL AND t.lapsed_at IS NULL AND t.expires_at > now()
+             JOIN registry_revision_signatures s ON s.identifier = c.identifier AND s.revision = c.latest_revision
+                  AND s.verified AND s.signer = 'did:web:' || c.namespace`,
+        ),
+      )
+    ).map((row) => row.identifier);
+
   it('grants a namespace proved by a DNS TXT record, after refusing the check while the record is missing, and shows it verified', async () => {
     const challenge = await claim(acme, 'acme.example', 'dns-txt');
     expect(challenge.status).toBe(201);
@@ -150,6 +164,9 @@ describe('card registry: namespace trust', () => {
     const read = await app.call('GET', cardPath('https://acme.example/agents/signed'));
     expect(read.body).toMatchObject({ verified: true, latest: { signature: { verified: true, signer: 'did:web:acme.example', kid: key.kid, alg: 'ES256' } } });
     expect(typeof read.body.latest.signature.verifiedAt).toBe('string');
+    // The read model gives the same answer with the query the README documents for search and catalogs.
+    await waitUntil(async () => (await verifiedInReadModel()).includes('https://acme.example/agents/signed'), { what: 'the signed card verified in the read model' });
+    expect(await verifiedInReadModel()).not.toContain('https://acme.example/agents/first');
 
     const tampered = { ...(await world.sign(card('acme.example', 'tampered'), key)), description: 'Changed after signing' };
     const refused = await publish(acme, tampered);
