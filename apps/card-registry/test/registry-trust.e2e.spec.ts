@@ -271,6 +271,11 @@ describe('card registry: namespace trust', () => {
     expect((await app.call('GET', cardPath('https://globex.example/agents/late'))).body.latest.signature).toMatchObject({ verified: true, kid: key.kid });
   });
 
+  it('runs exactly one of two re-check rounds started at once (the round is won by an optimistic append, as across replicas)', async () => {
+    const rounds = await Promise.all([app.handle.trustRecheck.runRound(), app.handle.trustRecheck.runRound(), app.handle.trustRecheck.runRound()]);
+    expect(rounds.filter((round) => round.ran)).toHaveLength(1);
+  });
+
   it('lapses a proof that fails past its expiry (its cards lose verified) and restores it when the record is back', async () => {
     const signedCard = cardPath('https://acme.example/agents/signed');
     expect((await app.call('GET', signedCard)).body.verified).toBe(true);
