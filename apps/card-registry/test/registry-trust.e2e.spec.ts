@@ -33,7 +33,8 @@ describe('card registry: namespace trust', () => {
     acme = await onboard(app.call, 'acme', []);
     globex = await onboard(app.call, 'globex', []);
     mallory = await onboard(app.call, 'mallory', []);
-  });
+    // A PGlite start and a test CA on two cores shared with other suites can take a while.
+  }, 180_000);
   afterAll(async () => {
     await app?.close();
     await world?.close();
@@ -133,6 +134,12 @@ describe('card registry: namespace trust', () => {
     expect((await claim(acme, 'acme.example', 'carrier-pigeon')).body).toMatchObject({ status: 400, code: 'METHOD_INVALID', issues: [{ path: '/method' }] });
     expect((await claim(acme, 'ACME.example', 'dns-txt')).body.code).toBe('NAMESPACE_INVALID');
     expect((await check(globex, 'acme.example')).body.code).toBe('CLAIM_NOT_FOUND');
+    expect((await check(mallory, 'initech.example', { proof: 'x'.repeat(5000) })).body).toMatchObject({ status: 400, code: 'PROOF_TOO_LONG', issues: [{ path: '/proof' }] });
+    expect((await check(mallory, 'initech.example', { token: 'chosen-by-me' })).body).toMatchObject({ status: 400, code: 'FIELD_UNKNOWN', issues: [{ path: '/token' }] });
+    const oversized = await app.call('POST', '/v1/namespaces/acme.example/claims', { token: acme, raw: JSON.stringify({ method: 'dns-txt', padding: 'x'.repeat(70 * 1024) }) });
+    expect(oversized.status).toBe(413);
+    expect(oversized.body.code).toBe('BODY_TOO_LARGE');
+    expect((await app.call('PUT', '/v1/namespaces/nobody-holds.example/signature-policy', { token: OPERATOR_TOKEN, json: { policy: 'require' } })).body).toMatchObject({ status: 404, code: 'NAMESPACE_NOT_GRANTED' });
   });
 
   it('flags a namespace granted next to a verified look-alike, shows the flag on it and its cards, and lets an operator clear it', async () => {
@@ -297,5 +304,16 @@ describe('card registry: namespace trust', () => {
     expect((await app.handle.trustRecheck.runRound()).renewed).toBe(1);
     expect((await app.call('GET', '/v1/namespaces/acme.example')).body).toMatchObject({ verified: true, verification: { status: 'valid' } });
     expect((await app.call('GET', signedCard)).body.verified).toBe(true);
+  });
+
+  it('refuses to check a claim past its time to live (409 CLAIM_EXPIRED), leaving the namespace unclaimed', async () => {
+    const challenge = await claim(globex, 'acrne.example', 'dns-txt');
+    expect(challenge.status).toBe(409); // held by mallory
+    const fresh = await claim(mallory, 'acrne.example', 'dns-txt');
+    world.txt['acrne.example']?.push(fresh.body.instructions.recordValue as string);
+    clockOffsetMs += 8 * 24 * HOUR;
+    const expired = await check(mallory, 'acrne.example');
+    expect(expired.body).toMatchObject({ status: 409, code: 'CLAIM_EXPIRED' });
+    expect((await app.call('GET', '/v1/namespaces/acrne.example')).body).toMatchObject({ publisherId: 'mallory', verified: false, verification: null });
   });
 });
