@@ -5,9 +5,11 @@
  */
 import { Module, type DynamicModule } from '@nestjs/common';
 
-import { CARD_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { CARD_SERVICE, CATALOG_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
+import type { CatalogService } from './catalogs/catalog.service';
 import { CardsController } from './http/cards.controller';
+import { CatalogsController } from './http/catalogs.controller';
 import { NamespaceTrustController } from './http/namespace-trust.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
@@ -21,6 +23,7 @@ export interface CardRegistryModuleDeps {
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
   trust: NamespaceTrustService;
+  catalogs: CatalogService;
 }
 
 @Module({})
@@ -28,13 +31,14 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, RegistryHealthController, NamespaceTrustController],
+      controllers: [CardsController, OperatorController, RegistryHealthController, NamespaceTrustController, CatalogsController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
+        { provide: CATALOG_SERVICE, useValue: deps.catalogs },
       ],
     };
   }

@@ -15,6 +15,7 @@
  */
 import { isVisibleInLatest, latestRevision, type CardStatus, type RevisionOrderFacts } from './card-revision';
 import { emptyTrust, evolveTrust, evolveVerified, type NamespaceTrust, type NamespaceTrustEvent, type NamespaceVerifiedData, type SignatureRecord } from './namespace-trust';
+import { evolveCatalog, type CatalogPublishedData, type CatalogPublishedEvent } from '../catalogs/catalog-publish.decision';
 
 export interface CardSummary {
   kind: string;
@@ -54,11 +55,20 @@ export type NamespaceEvent =
         publishedAt: string;
         /** The signature outcome at publish (namespace-trust.ts); absent when the policy is off or nothing was signed. */
         signature?: SignatureRecord;
+        /** Set when the revision came from a catalog publish (../catalogs): its id, the entry's pointer, the nested-catalog entry holding it. */
+        catalog?: CatalogOrigin;
       };
     }
   | { type: 'CardStatusChanged'; data: { namespace: string; identifier: string; revision: string | null; status: CardStatus; message?: string; publisherId: string; changedAt: string } }
   | { type: 'CardRenamed'; data: { namespace: string; from: string; to: string; publisherId: string; renamedAt: string } }
-  | NamespaceTrustEvent;
+  | NamespaceTrustEvent
+  | CatalogPublishedEvent;
+
+export interface CatalogOrigin {
+  id: string;
+  pointer: string;
+  parent?: string;
+}
 
 export interface RevisionState extends RevisionOrderFacts {
   kind: string;
@@ -70,6 +80,7 @@ export interface RevisionState extends RevisionOrderFacts {
   publishedAt: string;
   statusChangedAt: string;
   signature?: SignatureRecord;
+  catalog?: CatalogOrigin;
 }
 
 export interface CardState {
@@ -89,6 +100,8 @@ export interface NamespaceState {
   verifiedBy?: { publisherId: string; method: string; at: string };
   cards: Map<string, CardState>;
   trust: NamespaceTrust;
+  /** Catalog publishes by id (`sha256:` of the catalog bytes), absent until the first. */
+  catalogs?: Map<string, CatalogPublishedData>;
 }
 
 export const emptyNamespace = (namespace: string): NamespaceState => ({ namespace, publisherId: null, cards: new Map(), trust: emptyTrust() });
@@ -266,6 +279,7 @@ export function evolve(state: NamespaceState, event: NamespaceEvent, version: nu
         publishedAt: data.publishedAt,
         statusChangedAt: data.publishedAt,
         ...(data.signature ? { signature: data.signature } : {}),
+        ...(data.catalog ? { catalog: data.catalog } : {}),
       });
       card.updatedAt = data.publishedAt;
       state.cards.set(data.identifier, card);
@@ -295,6 +309,9 @@ export function evolve(state: NamespaceState, event: NamespaceEvent, version: nu
       }
       return state;
     }
+    case 'CatalogPublished':
+      evolveCatalog(state, event.data);
+      return state;
     default:
       evolveTrust(state, event);
       return state;

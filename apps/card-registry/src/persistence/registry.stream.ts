@@ -8,6 +8,7 @@
  */
 import { sha256Hex } from '@trustmesh/platform-credentials';
 
+import { CATALOG_EVENT_TYPES } from '../catalogs/catalog-publish.decision';
 import { NAMESPACE_TRUST_EVENT_TYPES } from '../domain/namespace-trust';
 import type { NamespaceEvent } from '../domain/registry-namespace.aggregate';
 
@@ -39,7 +40,7 @@ export interface PublisherCredentialRevoked {
   revokedAt: string;
 }
 
-export const NAMESPACE_EVENT_TYPES: ReadonlySet<string> = new Set(['NamespaceGranted', 'NamespaceVerified', 'NamespaceTransferred', 'CardRevisionPublished', 'CardStatusChanged', 'CardRenamed', ...NAMESPACE_TRUST_EVENT_TYPES]);
+export const NAMESPACE_EVENT_TYPES: ReadonlySet<string> = new Set(['NamespaceGranted', 'NamespaceVerified', 'NamespaceTransferred', 'CardRevisionPublished', 'CardStatusChanged', 'CardRenamed', ...NAMESPACE_TRUST_EVENT_TYPES, ...CATALOG_EVENT_TYPES]);
 
 export const toStored = (event: NamespaceEvent) => ({ eventType: event.type, data: event.data });
 export const fromStored = (eventType: string, data: unknown) => ({ type: eventType, data }) as NamespaceEvent;

@@ -62,6 +62,8 @@ export interface RevisionView {
   publishedAt: string;
   summary: RevisionState['summary'];
   signature?: SignatureView;
+  /** Published by a catalog (POST /v1/catalogs): its id, the entry's pointer and the nested-catalog entry holding it. */
+  catalog?: { id: string; pointer: string; parent?: string };
 }
 
 export type CardRead =
@@ -279,6 +281,7 @@ function view(revision: RevisionState): RevisionView {
     publishedAt: revision.publishedAt,
     summary: revision.summary,
     ...(revision.signature ? { signature: signatureView(revision.signature) } : {}),
+    ...(revision.catalog ? { catalog: { ...revision.catalog } } : {}),
   };
 }
 

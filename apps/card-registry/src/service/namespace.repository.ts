@@ -93,5 +93,6 @@ function cloneState(state: NamespaceState): NamespaceState {
     ...(state.verifiedBy ? { verifiedBy: { ...state.verifiedBy } } : {}),
     cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])),
     trust: cloneTrust(state.trust),
+    ...(state.catalogs ? { catalogs: new Map(state.catalogs) } : {}),
   };
 }

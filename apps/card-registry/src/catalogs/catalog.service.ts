@@ -1,0 +1,259 @@
+/**
+ * Publishing AI Catalogs (CARDS.md §2.1 seed, §2.3 final, §3.4 signatures, §5 "Immutable versions") and
+ * reading what a publish stored. `publish` validates the catalog whole (422, every issue), flattens it
+ * (catalog-publish.plan.ts), checks that the caller holds every entry's namespace (403 naming each entry
+ * outside them, before anything is verified or stored), verifies signatures under each namespace's policy
+ * with the trust code the card route uses, decides every namespace first and then appends each namespace's
+ * batch at once (catalog-publish.decision.ts). Reads fold the namespace stream (read-your-writes).
+ *
+ * Signatures (README.md "AI Catalogs"): the root `signature` (Catalog Profile: typ ai-catalog+jws,
+ * host.identifier === signer) goes through the policy gate under the strictest policy of the namespaces
+ * touched, and under `require` its signer must be `did:web:{namespace}` for each such namespace; inline
+ * native cards and nested catalogs carrying their own signature are verified as a card would be (stored
+ * with their revision); signed trust manifests are verified against their entry (§3.4.5) and recorded.
+ */
+import { createHash } from 'node:crypto';
+
+import { verifyTrustManifest } from '@trustmesh/cards-signatures';
+import type { Logger } from '@trustmesh/platform-logging';
+
+import { canonicalNamespace } from '../domain/card-identifier';
+import type { SignaturePolicy, SignatureRecord } from '../domain/namespace-trust';
+import type { NamespaceState, Refusal } from '../domain/registry-namespace.aggregate';
+import type { CardDocuments } from '../documents/card-documents.port';
+import type { NamespaceRepository } from '../service/namespace.repository';
+import type { RegistryCaller } from '../service/registry-callers';
+import { fail, succeed, type ProblemIssue, type ServiceFailure, type ServiceResult } from '../service/registry-service.result';
+import type { PublishSignatureGate } from '../trust/signature-policy.gate';
+import { signatureView, type SignatureView } from '../trust/signature.view';
+import type { TrustNetwork } from '../trust/trust-network';
+import { decideCatalog, type CatalogBatch, type CatalogDecision, type CatalogEntryRecord, type CatalogPublishedData, type ManifestOutcome } from './catalog-publish.decision';
+import { planCatalog, type PlannedEntry } from './catalog-publish.plan';
+
+const POLICY_RANK: Record<SignaturePolicy, number> = { off: 0, 'verify-if-present': 1, require: 2 };
+const CATALOG_ID = /^sha256:[0-9a-f]{64}$/;
+/** Failures of a manifest that are not the publisher's mistake right now: recorded unverified, with a warning. */
+const MANIFEST_UNCHECKED = new Set(['SUBJECT_DIGEST_UNCHECKED', 'KEY_DOCUMENT_UNAVAILABLE']);
+const LISTED_CATALOGS = 100;
+
+export interface CatalogServiceDeps {
+  namespaces: NamespaceRepository;
+  documents: CardDocuments;
+  signatures: PublishSignatureGate;
+  network: TrustNetwork;
+  logger: Logger;
+  now: () => Date;
+}
+
+export interface PublishedCatalogEntry extends CatalogEntryRecord {
+  namespace: string;
+  /** True when this call stored the entry's revision (references: never, they are part of the record). */
+  created: boolean;
+}
+
+export interface PublishedCatalog {
+  catalogId: string;
+  form: string;
+  created: boolean;
+  dryRun: boolean;
+  /** Where each namespace's record of this publish is read. */
+  records: { namespace: string; href: string }[];
+  entries: PublishedCatalogEntry[];
+  signature?: SignatureView;
+  warnings: ProblemIssue[];
+}
+
+export interface CatalogRecordView extends Omit<CatalogPublishedData, 'signature'> {
+  signature?: SignatureView;
+}
+
+type Failed = { ok: false; failure: ServiceFailure };
+
+const unprocessable = (code: string, detail: string, issues: ProblemIssue[], extra?: Record<string, unknown>): Failed => ({ ok: false, failure: { kind: 'unprocessable', code, detail, issues, ...(extra ? { extra } : {}) } });
+const recordHref = (namespace: string, catalogId: string) => `/v1/namespaces/${encodeURIComponent(namespace)}/catalogs/${encodeURIComponent(catalogId)}`;
+const identifierPointer = (entry: PlannedEntry) => `${entry.pointer}/${entry.pointer.startsWith('/entries') ? 'identifier' : 'id'}`;
+
+export class CatalogService {
+  constructor(private readonly deps: CatalogServiceDeps) {}
+
+  async publish(caller: RegistryCaller, content: Buffer, query: { dryRun: boolean }): Promise<ServiceResult<PublishedCatalog>> {
+    if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Publishing needs a publisher credential (tmrp_…)');
+    const validation = this.deps.documents.validate(content, { kind: 'ai-catalog' });
+    const warnings: ProblemIssue[] = validation.warnings.map((found) => ({ ...found }));
+    if (!validation.valid || validation.kind !== 'ai-catalog') return unprocessable('DOCUMENT_INVALID', `The catalog has ${validation.errors.length} error(s)`, [...validation.errors, ...validation.warnings]);
+    const catalog = validation.value as Record<string, unknown>;
+    const form = validation.form ?? 'final';
+    const plan = planCatalog(catalog, form, this.deps.documents);
+    if (!plan.ok) return unprocessable(plan.code, plan.detail, [...plan.issues, ...warnings]);
+    if (plan.entries.length === 0) return unprocessable('CATALOG_EMPTY', 'The catalog has no entries to publish', [{ path: form === 'seed' ? '/aiCards' : '/entries', code: 'CATALOG_EMPTY', severity: 'error', message: 'Add at least one entry' }]);
+
+    const states = new Map<string, NamespaceState>();
+    for (const namespace of new Set(plan.entries.map((entry) => entry.namespace))) states.set(namespace, (await this.deps.namespaces.load(namespace)).state);
+    const outside = plan.entries.filter((entry) => states.get(entry.namespace)?.publisherId !== caller.publisherId);
+    if (outside.length > 0) {
+      const issues = outside.map((entry): ProblemIssue => ({ path: identifierPointer(entry), code: 'NAMESPACE_NOT_GRANTED', severity: 'error', message: `${entry.identifier} is in namespace ${entry.namespace}, which is not granted to your publisher` }));
+      return { ok: false, failure: { kind: 'forbidden', code: 'NAMESPACE_NOT_GRANTED', detail: `${outside.length} entr${outside.length === 1 ? 'y is' : 'ies are'} outside your namespaces; nothing was stored`, issues } };
+    }
+
+    const checked = await this.checkSignatures(catalog, plan.entries, states, warnings);
+    if (!checked.ok) return checked;
+    const catalogId = `sha256:${createHash('sha256').update(content).digest('hex')}`;
+    const host = hostOf(catalog, form);
+    const now = this.deps.now().toISOString();
+    const batches = new Map<string, CatalogBatch>();
+    for (const namespace of states.keys()) {
+      const entries = plan.entries.filter((entry) => entry.namespace === namespace);
+      const records = entries.map((entry) => recordOf(entry, checked.manifests.get(entry.pointer)));
+      batches.set(namespace, { catalogId, form, ...(host ? { host } : {}), entries, records, signatures: checked.signatures, ...(checked.signature ? { signature: checked.signature } : {}), publisherId: caller.publisherId, now });
+    }
+
+    // Every namespace decided before any is appended: a refusal anywhere stores nothing anywhere.
+    const decided = [...batches].map(([namespace, batch]) => decideCatalog(batch, states.get(namespace) as NamespaceState));
+    const refused = refusalOf(decided, warnings);
+    if (refused) return refused;
+
+    const created = new Set<string>();
+    let changed = false;
+    if (!query.dryRun) {
+      for (const [namespace, batch] of batches) {
+        let outcome: CatalogDecision | undefined;
+        const appended = await this.deps.namespaces.execute(namespace, (state) => {
+          outcome = decideCatalog(batch, state);
+          return outcome.ok ? { ok: true, events: outcome.events } : { ok: false, refusal: (outcome.refusals[0] as { refusal: Refusal }).refusal };
+        });
+        if (!appended.decision) return fail('conflict', 'NAMESPACE_CHANGED', `Namespace ${namespace} kept changing while this catalog was published; retry (namespaces before it are stored)`);
+        // A writer that won a race since the check above: refused like the check would have (earlier namespaces stand).
+        if (!outcome?.ok) return refusalOf([outcome as CatalogDecision], warnings) as Failed;
+        outcome.created.forEach((key) => created.add(key));
+        changed ||= appended.changed;
+      }
+      if (changed) this.deps.logger.log('info', 'catalog published', { catalogId, namespaces: batches.size, entries: plan.entries.length, publisherId: caller.publisherId });
+    }
+    return succeed({
+      catalogId,
+      form,
+      created: changed,
+      dryRun: query.dryRun,
+      records: [...batches.keys()].map((namespace) => ({ namespace, href: recordHref(namespace, catalogId) })),
+      entries: plan.entries.map((entry) => ({ namespace: entry.namespace, ...recordOf(entry, checked.manifests.get(entry.pointer)), created: !entry.reference && created.has(`${entry.identifier}\u0000${entry.revision}`) })),
+      ...(checked.signature ? { signature: signatureView(checked.signature) } : {}),
+      warnings,
+    });
+  }
+
+  /** The catalog publishes recorded in `namespace`, oldest first (the last 100). */
+  async list(namespaceText: string): Promise<ServiceResult<{ namespace: string; catalogs: { catalogId: string; form: string; publishedAt: string; entries: number; href: string }[] }>> {
+    const namespace = canonicalNamespace(namespaceText);
+    if (namespace === null) return fail('invalid', 'NAMESPACE_INVALID', 'Name the namespace as a canonical domain (lowercase A-labels)', '/namespace');
+    const { state } = await this.deps.namespaces.load(namespace);
+    if (state.publisherId === null) return fail('not_found', 'NAMESPACE_NOT_FOUND', 'No publisher holds this namespace', '/namespace');
+    const catalogs = [...(state.catalogs?.values() ?? [])].slice(-LISTED_CATALOGS);
+    return succeed({ namespace, catalogs: catalogs.map((record) => ({ catalogId: record.catalogId, form: record.form, publishedAt: record.publishedAt, entries: record.entries.length, href: recordHref(namespace, record.catalogId) })) });
+  }
+
+  /** What one catalog publish stored in `namespace`: entries (revisions and references), parents, signatures. */
+  async record(namespaceText: string, catalogId: string): Promise<ServiceResult<CatalogRecordView>> {
+    const namespace = canonicalNamespace(namespaceText);
+    if (namespace === null) return fail('invalid', 'NAMESPACE_INVALID', 'Name the namespace as a canonical domain (lowercase A-labels)', '/namespace');
+    if (!CATALOG_ID.test(catalogId)) return fail('invalid', 'CATALOG_ID_INVALID', 'A catalog id is sha256: and 64 lowercase hex digits (the digest of the published bytes)', '/catalogId');
+    const { state } = await this.deps.namespaces.load(namespace);
+    const found = state.catalogs?.get(catalogId);
+    if (!found) return fail('not_found', 'CATALOG_NOT_FOUND', 'This namespace has no catalog publish with this id', '/catalogId');
+    const { signature, ...rest } = found;
+    return succeed({ ...rest, ...(signature ? { signature: signatureView(signature) } : {}) });
+  }
+
+  private async checkSignatures(
+    catalog: Record<string, unknown>,
+    entries: PlannedEntry[],
+    states: ReadonlyMap<string, NamespaceState>,
+    warnings: ProblemIssue[],
+  ): Promise<Failed | { ok: true; signature?: SignatureRecord; signatures: Map<string, SignatureRecord>; manifests: Map<string, ManifestOutcome[]> }> {
+    const policyOf = (namespace: string): SignaturePolicy => states.get(namespace)?.trust.signaturePolicy ?? 'verify-if-present';
+    const namespaces = [...states.keys()];
+    const strictest = namespaces.reduce((best, next) => (POLICY_RANK[policyOf(next)] > POLICY_RANK[policyOf(best)] ? next : best), namespaces[0] as string);
+    const root = await this.deps.signatures.check({ kind: 'ai-catalog', document: catalog, namespace: strictest }, policyOf(strictest));
+    if (!root.ok) return root;
+    warnings.push(...root.warnings);
+    const signer = root.signature?.signer;
+    for (const namespace of namespaces.filter((candidate) => policyOf(candidate) === 'require')) {
+      if (root.signature?.verified && signer === `did:web:${namespace}`) continue;
+      const message = `Namespace ${namespace} requires its entries signed by did:web:${namespace}; this catalog is signed by ${signer ?? 'nobody'}`;
+      return unprocessable('SIGNATURE_INVALID', message, [{ path: '/signature/signer', code: 'CATALOG_SIGNER_NOT_NAMESPACE', severity: 'error', message }], { signatureCode: 'CATALOG_SIGNER_NOT_NAMESPACE' });
+    }
+
+    const signatures = new Map<string, SignatureRecord>();
+    const manifests = new Map<string, ManifestOutcome[]>();
+    const { resolver } = this.deps.network.recordingResolver();
+    const now = this.deps.now();
+    for (const entry of entries) {
+      const policy = policyOf(entry.namespace);
+      if (policy === 'off') continue;
+      if (!entry.reference && entry.kind !== 'artifact' && entry.kind !== 'mcp-server') {
+        // The entry's own signature: verified as the card route would (require is met by the catalog's).
+        const own = await this.deps.signatures.check({ kind: entry.kind, document: entry.document, namespace: entry.namespace }, 'verify-if-present');
+        if (!own.ok) return { ok: false, failure: { ...own.failure, issues: own.failure.issues.map((found) => ({ ...found, path: `${entry.pointer}/data${found.path}` })) } };
+        warnings.push(...own.warnings.map((found) => ({ ...found, path: `${entry.pointer}/data${found.path}` })));
+        if (own.signature) signatures.set(entry.pointer, own.signature);
+      }
+      const list = Array.isArray(entry.entry['trustManifests']) ? entry.entry['trustManifests'] : [];
+      const outcomes: ManifestOutcome[] = [];
+      for (const [index, manifest] of list.entries()) {
+        if (typeof manifest !== 'object' || manifest === null || !('signature' in manifest)) continue;
+        const pointer = `${entry.pointer}/trustManifests/${index}`;
+        const result = await verifyTrustManifest(manifest, { resolver, entry: entry.entry, pointer, now });
+        const contributor = String((manifest as Record<string, unknown>)['contributor'] ?? '');
+        if (result.verified) {
+          outcomes.push({ pointer, contributor, verified: true, publisherAuthority: result.publisherAuthority });
+          continue;
+        }
+        const unchecked = MANIFEST_UNCHECKED.has(result.code) && !(policy === 'require' && result.code === 'KEY_DOCUMENT_UNAVAILABLE');
+        const found: ProblemIssue = { path: result.pointer, code: result.code, severity: unchecked ? 'warning' : 'error', message: result.message };
+        if (!unchecked) return unprocessable('SIGNATURE_INVALID', `A trust manifest's signature does not verify (${result.code})`, [found, ...warnings], { signatureCode: result.code });
+        warnings.push(found);
+        outcomes.push({ pointer, contributor, verified: false, code: result.code });
+      }
+      if (outcomes.length > 0) manifests.set(entry.pointer, outcomes);
+    }
+    return { ok: true, ...(root.signature ? { signature: root.signature } : {}), signatures, manifests };
+  }
+}
+
+function hostOf(catalog: Record<string, unknown>, form: string): CatalogPublishedData['host'] | undefined {
+  const host = catalog['host'];
+  if (typeof host !== 'object' || host === null) return undefined;
+  const fields = host as Record<string, unknown>;
+  const identifier = fields[form === 'seed' ? 'id' : 'identifier'];
+  const displayName = fields[form === 'seed' ? 'name' : 'displayName'];
+  return { ...(typeof identifier === 'string' ? { identifier } : {}), ...(typeof displayName === 'string' ? { displayName } : {}) };
+}
+
+function recordOf(entry: PlannedEntry, manifests: ManifestOutcome[] | undefined): CatalogEntryRecord {
+  const common = { pointer: entry.pointer, identifier: entry.identifier, ...(entry.parent !== undefined ? { parent: entry.parent } : {}), ...(manifests ? { manifests } : {}) };
+  if (!entry.reference) return { ...common, reference: false, kind: entry.kind, revision: entry.revision, digest: entry.digest };
+  return {
+    ...common,
+    reference: true,
+    ...(entry.type !== undefined ? { type: entry.type } : {}),
+    url: entry.url,
+    ...(entry.digest !== undefined ? { digest: entry.digest } : {}),
+    ...(entry.version !== undefined ? { version: entry.version } : {}),
+    ...(entry.updatedAt !== undefined ? { updatedAt: entry.updatedAt } : {}),
+  };
+}
+
+/** Every entry refused in any namespace, each named by its pointer, under the first refusal's status and code. */
+function refusalOf(decisions: CatalogDecision[], warnings: ProblemIssue[]): Failed | null {
+  const refusals = decisions.flatMap((decision) => (decision.ok ? [] : decision.refusals));
+  const first = refusals[0];
+  if (!first) return null;
+  const issues = refusals.map(({ entry, refusal }): ProblemIssue => ({
+    path: entry ? entry.pointer : refusal.path,
+    code: refusal.code,
+    severity: 'error',
+    message: entry && !entry.reference ? `${entry.identifier} (${entry.revision}): ${refusal.message}` : refusal.message,
+  }));
+  const named = refusals.flatMap(({ entry }) => (entry ? [entry.identifier] : []));
+  const detail = named.length > 0 ? `Refused for ${named.join(', ')}; nothing was stored` : `${first.refusal.message}; nothing was stored`;
+  return { ok: false, failure: { kind: first.refusal.kind, code: first.refusal.code, detail, issues: [...issues, ...warnings] } };
+}
