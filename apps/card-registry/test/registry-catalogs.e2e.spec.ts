@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { signCatalog } from '@trustmesh/cards-signatures/testing';
+import { signCatalog, signTrustManifest } from '@trustmesh/cards-signatures/testing';
 import { canonicalJson } from '@trustmesh/shared-canonical-json';
 
 import { OPERATOR_TOKEN, onboard, startRegistryApp, type RegistryApp } from './support/registry-app.fixture';
@@ -139,6 +139,29 @@ describe('card registry: publishing AI Catalogs', () => {
     expect(unsigned.body).toMatchObject({ code: 'SIGNATURE_REQUIRED', signatureCode: 'SIGNATURE_ABSENT' });
     expect(await status(entryId('signed.example', 'agent', 'seven-quotes'))).toBe(404);
     expect(await status(entryId('signed.example', 'agent', 'eight-quotes'))).toBe(404);
+  });
+
+  it('verifies a signed trust manifest against its inline entry and records it; refuses a manifest changed after signing (422), storing nothing', async () => {
+    const key = await world.publishKey('acme.example', 'manifest-key');
+    const catalogWith = async (name: string, tamper: boolean) => {
+      const data = a2aAgent('acme.example', name);
+      const identifier = entryId('acme.example', 'agent', name);
+      const digest = sha256(canonicalJson(data));
+      const signed = await signTrustManifest(
+        { contributor: 'did:web:acme.example', subject: { identifier, type: A2A_TYPE, digest }, attestations: [{ type: 'SOC2-Type2', uri: 'https://acme.example/soc2.pdf' }] },
+        key,
+        { issuedAt: new Date(Date.now() - 60_000).toISOString() },
+      );
+      const manifest = tamper ? { ...signed, attestations: [{ type: 'ISO27001', uri: 'https://acme.example/iso.pdf' }] } : signed;
+      return { specVersion: '1.0', entries: [{ identifier, type: A2A_TYPE, digest, data, trustManifests: [manifest] }] };
+    };
+    const accepted = await publish(acme, await catalogWith('attested', false));
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.entries[0].manifests).toEqual([{ pointer: '/entries/0/trustManifests/0', contributor: 'did:web:acme.example', verified: true, publisherAuthority: true }]);
+    const refused = await publish(acme, await catalogWith('forged', true));
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'SIGNATURE_INVALID', issues: [{ path: expect.stringMatching(/^\/entries\/0\/trustManifests\/0/), severity: 'error' }] });
+    expect(await status(entryId('acme.example', 'agent', 'forged'))).toBe(404);
   });
 
   it('records a seed catalog\'s entries as references; the cards themselves are published on their own', async () => {

@@ -100,7 +100,7 @@ export class CardService {
     const warnings = validation.warnings.map(asProblemIssue);
     if (!validation.valid) return unprocessable('DOCUMENT_INVALID', `The document has ${validation.errors.length} error(s)`, [...validation.errors, ...validation.warnings]);
     const contentType = PUBLISHABLE_KINDS[validation.kind];
-    if (contentType === undefined) return unprocessable('KIND_NOT_PUBLISHABLE', `${validation.kind} documents are not published as cards`, [{ path: '', code: 'KIND_NOT_PUBLISHABLE', severity: 'error', message: `Publish an AI Card, an A2A AgentCard or an MCP server.json` }]);
+    if (contentType === undefined) return unprocessable('KIND_NOT_PUBLISHABLE', `${validation.kind} documents are not published as cards`, [{ path: '', code: 'KIND_NOT_PUBLISHABLE', severity: 'error', message: validation.kind === 'ai-catalog' ? 'Publish AI Catalogs with POST /v1/catalogs' : `Publish an AI Card, an A2A AgentCard or an MCP server.json` }]);
     const summary = this.deps.documents.summarize(validation);
 
     const identifier = summary.identifier ?? query.identifier;
