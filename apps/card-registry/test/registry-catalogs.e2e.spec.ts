@@ -190,6 +190,9 @@ describe('card registry: publishing AI Catalogs', () => {
     const noDomain = { specVersion: '1.0', entries: [{ identifier: 'opaque-name', type: A2A_TYPE, data: a2aAgent('acme.example', 'opaque') }] };
     expect((await publish(acme, noDomain)).body).toMatchObject({ status: 422, issues: expect.arrayContaining([expect.objectContaining({ path: '/entries/0/identifier', code: 'IDENTIFIER_NAMESPACE_UNKNOWN' })]) });
 
+    const signedEntries = Array.from({ length: 65 }, (_, index) => ({ identifier: entryId('acme.example', 'agent', `many-${index}`), type: A2A_TYPE, data: { ...a2aAgent('acme.example', `many-${index}`), signatures: [{ protected: 'e30', signature: 'AA' }] } }));
+    expect((await publish(acme, { specVersion: '1.0', entries: signedEntries })).body).toMatchObject({ status: 422, code: 'CATALOG_TOO_MANY_SIGNATURES' });
+    expect(await status(entryId('acme.example', 'agent', 'many-0'))).toBe(404);
     expect((await publish(acme, '{"specVersion":"1.0","entries":[],"entries":[]}')).body).toMatchObject({ status: 422, code: 'DOCUMENT_INVALID' });
     expect((await publish(acme, { specVersion: '1.0', entries: [] })).body).toMatchObject({ status: 422, code: 'CATALOG_EMPTY' });
     expect((await publish(acme, aiCard('acme.example'))).body).toMatchObject({ status: 422, code: 'DOCUMENT_INVALID' });

@@ -24,6 +24,7 @@ import type { CardDocuments } from '../documents/card-documents.port';
 import type { NamespaceRepository } from '../service/namespace.repository';
 import type { RegistryCaller } from '../service/registry-callers';
 import { fail, succeed, type ProblemIssue, type ServiceFailure, type ServiceResult } from '../service/registry-service.result';
+import { carriesSignature } from '../trust/card-signature.verifier';
 import type { PublishSignatureGate } from '../trust/signature-policy.gate';
 import { signatureView, type SignatureView } from '../trust/signature.view';
 import type { TrustNetwork } from '../trust/trust-network';
@@ -35,6 +36,8 @@ const CATALOG_ID = /^sha256:[0-9a-f]{64}$/;
 /** Failures of a manifest that are not the publisher's mistake right now: recorded unverified, with a warning. */
 const MANIFEST_UNCHECKED = new Set(['SUBJECT_DIGEST_UNCHECKED', 'KEY_DOCUMENT_UNAVAILABLE']);
 const LISTED_CATALOGS = 100;
+/** Most signatures one publish verifies (entries' own and trust manifests): each may fetch a key document. */
+export const MAX_CATALOG_SIGNATURES = 64;
 
 export interface CatalogServiceDeps {
   namespaces: NamespaceRepository;
@@ -180,6 +183,17 @@ export class CatalogService {
       if (root.signature?.verified && signer === `did:web:${namespace}`) continue;
       const message = `Namespace ${namespace} requires its entries signed by did:web:${namespace}; this catalog is signed by ${signer ?? 'nobody'}`;
       return unprocessable('SIGNATURE_INVALID', message, [{ path: '/signature/signer', code: 'CATALOG_SIGNER_NOT_NAMESPACE', severity: 'error', message }], { signatureCode: 'CATALOG_SIGNER_NOT_NAMESPACE' });
+    }
+
+    const signed = entries.reduce((count, entry) => {
+      if (policyOf(entry.namespace) === 'off') return count;
+      const own = !entry.reference && carriesSignature({ kind: entry.kind, document: entry.document, namespace: entry.namespace }) ? 1 : 0;
+      const list = Array.isArray(entry.entry['trustManifests']) ? entry.entry['trustManifests'] : [];
+      return count + own + list.filter((manifest) => typeof manifest === 'object' && manifest !== null && 'signature' in manifest).length;
+    }, 0);
+    if (signed > MAX_CATALOG_SIGNATURES) {
+      const message = `The entries carry ${signed} signatures; one publish verifies at most ${MAX_CATALOG_SIGNATURES}: split the catalog`;
+      return unprocessable('CATALOG_TOO_MANY_SIGNATURES', message, [{ path: '/entries', code: 'CATALOG_TOO_MANY_SIGNATURES', severity: 'error', message }]);
     }
 
     const signatures = new Map<string, SignatureRecord>();
