@@ -30,7 +30,7 @@ import { cardsDocuments } from './documents/cards-documents.adapter';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryExceptionFilter } from './http/registry-exception.filter';
 import { RegistryHttpEdge } from './http/registry-http.edge';
-import { CatalogService } from './catalogs/catalog.service';
+import { CatalogPublishService } from './catalogs/catalog-publish.service';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
 import { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
@@ -112,7 +112,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
     const cards = new CardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures });
-    const catalogs = new CatalogService({ namespaces, documents, signatures, network, logger, now });
+    const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now });
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
         // The grant stands either way: a flag that could not be computed now is not a reason to refuse it.
         trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
@@ -120,7 +120,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     trustRecheck = new TrustRecheckScheduler({ store: infrastructure.store, namespaces, proofs, network, query, config: config.trust, replicaId: config.replicaId, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, catalogs }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, catalogPublish }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,

@@ -5,11 +5,11 @@
  */
 import { Module, type DynamicModule } from '@nestjs/common';
 
-import { CARD_SERVICE, CATALOG_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
-import type { CatalogService } from './catalogs/catalog.service';
+import type { CatalogPublishService } from './catalogs/catalog-publish.service';
 import { CardsController } from './http/cards.controller';
-import { CatalogsController } from './http/catalogs.controller';
+import { CatalogPublishController } from './http/catalog-publish.controller';
 import { NamespaceTrustController } from './http/namespace-trust.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
@@ -23,7 +23,7 @@ export interface CardRegistryModuleDeps {
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
   trust: NamespaceTrustService;
-  catalogs: CatalogService;
+  catalogPublish: CatalogPublishService;
 }
 
 @Module({})
@@ -31,14 +31,14 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, RegistryHealthController, NamespaceTrustController, CatalogsController],
+      controllers: [CardsController, OperatorController, RegistryHealthController, NamespaceTrustController, CatalogPublishController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
-        { provide: CATALOG_SERVICE, useValue: deps.catalogs },
+        { provide: CATALOG_PUBLISH_SERVICE, useValue: deps.catalogPublish },
       ],
     };
   }

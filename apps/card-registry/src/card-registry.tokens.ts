@@ -3,4 +3,4 @@ export const CARD_SERVICE = Symbol.for('trustmesh.card-registry.CardService');
 export const PUBLISHER_ADMIN_SERVICE = Symbol.for('trustmesh.card-registry.PublisherAdminService');
 export const REGISTRY_READINESS = Symbol.for('trustmesh.card-registry.Readiness');
 export const NAMESPACE_TRUST_SERVICE = Symbol.for('trustmesh.card-registry.NamespaceTrustService');
-export const CATALOG_SERVICE = Symbol.for('trustmesh.card-registry.CatalogService');
+export const CATALOG_PUBLISH_SERVICE = Symbol.for('trustmesh.card-registry.CatalogPublishService');

@@ -11,8 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 
-import { CATALOG_SERVICE } from '../card-registry.tokens';
-import type { CatalogService } from '../catalogs/catalog.service';
+import { CATALOG_PUBLISH_SERVICE } from '../card-registry.tokens';
+import type { CatalogPublishService } from '../catalogs/catalog-publish.service';
 import { problem, REFUSED, REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './registry-http.edge';
 
 /** `?dryRun=` (the only parameter), or a refusal naming the parameter. */
@@ -28,9 +28,9 @@ function catalogQuery(request: IncomingMessage): { dryRun: boolean } | { code: s
 }
 
 @Controller('v1')
-export class CatalogsController {
+export class CatalogPublishController {
   constructor(
-    @Inject(CATALOG_SERVICE) private readonly catalogs: CatalogService,
+    @Inject(CATALOG_PUBLISH_SERVICE) private readonly catalogPublish: CatalogPublishService,
     @Inject(REGISTRY_HTTP_EDGE) private readonly edge: RegistryHttpEdge,
   ) {}
 
@@ -46,21 +46,21 @@ export class CatalogsController {
       }
       const bytes = await this.edge.cardBytes(request, response);
       if (bytes === REFUSED) return;
-      this.edge.answer(response, await this.catalogs.publish(caller, bytes, query), (value) => (value.created ? 201 : 200));
+      this.edge.answer(response, await this.catalogPublish.publish(caller, bytes, query), (value) => (value.created ? 201 : 200));
     });
   }
 
   @Get('namespaces/:namespace/catalogs')
   list(@Param('namespace') namespace: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.guarded(request, response, '/v1/namespaces/:namespace/catalogs', async () => {
-      this.edge.answer(response, await this.catalogs.list(namespace));
+      this.edge.answer(response, await this.catalogPublish.list(namespace));
     });
   }
 
   @Get('namespaces/:namespace/catalogs/:catalogId')
   record(@Param('namespace') namespace: string, @Param('catalogId') catalogId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.guarded(request, response, '/v1/namespaces/:namespace/catalogs/:catalogId', async () => {
-      this.edge.answer(response, await this.catalogs.record(namespace, catalogId));
+      this.edge.answer(response, await this.catalogPublish.record(namespace, catalogId));
     });
   }
 }

@@ -39,7 +39,7 @@ const LISTED_CATALOGS = 100;
 /** Most signatures one publish verifies (entries' own and trust manifests): each may fetch a key document. */
 export const MAX_CATALOG_SIGNATURES = 64;
 
-export interface CatalogServiceDeps {
+export interface CatalogPublishServiceDeps {
   namespaces: NamespaceRepository;
   documents: CardDocuments;
   signatures: PublishSignatureGate;
@@ -76,8 +76,8 @@ const unprocessable = (code: string, detail: string, issues: ProblemIssue[], ext
 const recordHref = (namespace: string, catalogId: string) => `/v1/namespaces/${encodeURIComponent(namespace)}/catalogs/${encodeURIComponent(catalogId)}`;
 const identifierPointer = (entry: PlannedEntry) => `${entry.pointer}/${entry.pointer.startsWith('/entries') ? 'identifier' : 'id'}`;
 
-export class CatalogService {
-  constructor(private readonly deps: CatalogServiceDeps) {}
+export class CatalogPublishService {
+  constructor(private readonly deps: CatalogPublishServiceDeps) {}
 
   async publish(caller: RegistryCaller, content: Buffer, query: { dryRun: boolean }): Promise<ServiceResult<PublishedCatalog>> {
     if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Publishing needs a publisher credential (tmrp_…)');
