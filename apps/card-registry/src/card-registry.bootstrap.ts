@@ -27,6 +27,11 @@ import { CardRegistryModule } from './card-registry.module';
 import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryConfig } from './config/card-registry.config';
 import type { CardDocuments } from './documents/card-documents.port';
 import { cardsDocuments } from './documents/cards-documents.adapter';
+import { FEDERATION_TEST_ONLY_VARIABLES } from './federation/federation.config';
+import { federationFetcher } from './federation/federation.fetcher';
+import { FederationRepository } from './federation/federation.repository';
+import { FederationScheduler } from './federation/federation.scheduler';
+import { FederationService } from './federation/federation.service';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryExceptionFilter } from './http/registry-exception.filter';
 import { RegistryHttpEdge } from './http/registry-http.edge';
@@ -43,6 +48,7 @@ export interface CardRegistryHandle {
   readonly infrastructure: RegistryInfrastructure;
   readonly cards: CardService;
   readonly admin: PublisherAdminService;
+  readonly federation: FederationService;
   /** `http://host:port` of the HTTP listener. */
   readonly httpUrl: string;
   /** `http://host:port` of the operator port, or null when it is off. */
@@ -86,15 +92,28 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   const metrics = new RegistryMetrics();
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
+  let scheduler: FederationScheduler | undefined;
   try {
     const now = () => new Date();
     const callers = new RegistryCallers(operators, infrastructure.store);
     const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
     const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now });
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
+    const testOnly = FEDERATION_TEST_ONLY_VARIABLES.filter((variable) => (env[variable] ?? '').trim() !== '');
+    if (testOnly.length > 0) logger.log('warn', 'federation runs with TEST-ONLY fetch settings: never set these in production', { variables: testOnly.join(',') });
+    const federation = new FederationService({
+      repository: new FederationRepository(infrastructure.store, infrastructure.publisher),
+      fetcher: federationFetcher(config.federation.testOnly, config.maxCardBytes),
+      prisma: infrastructure.prisma,
+      logger: withContext(logger, { component: 'federation' }),
+      now,
+      replicaId: config.replicaId,
+      crawlDeadlineMs: config.federation.crawlDeadlineMs,
+      maxDocumentBytes: config.maxCardBytes,
+    });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, federation }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -116,25 +135,33 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
     print(`card-registry: HTTP ${httpUrl}/v1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+    if (config.federation.scheduler) {
+      scheduler = new FederationScheduler(federation, config.federation.tickMs, withContext(logger, { component: 'federation' }));
+      scheduler.start();
+    }
 
-    const started = { app, operatorServer };
+    const started = { app, operatorServer, scheduler };
     let closing: Promise<void> | undefined;
     return {
       config,
       infrastructure,
       cards,
       admin,
+      federation,
       httpUrl,
       operatorUrl,
       developmentOperatorCredential,
       close: () =>
         (closing ??= (async () => {
+          await started.scheduler?.stop();
+          federation.close();
           await started.app.close();
           await started.operatorServer?.close();
           await infrastructure.close();
         })()),
     };
   } catch (error) {
+    await scheduler?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();

@@ -6,6 +6,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 
 import { CARD_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { FEDERATION_SERVICE, FederationController } from './federation/federation.controller';
+import type { FederationService } from './federation/federation.service';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
 import { CardsController } from './http/cards.controller';
 import { OperatorController } from './http/operator.controller';
@@ -18,6 +20,7 @@ export interface CardRegistryModuleDeps {
   admin: PublisherAdminService;
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
+  federation: FederationService;
 }
 
 @Module({})
@@ -25,12 +28,13 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, RegistryHealthController],
+      controllers: [CardsController, OperatorController, FederationController, RegistryHealthController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
+        { provide: FEDERATION_SERVICE, useValue: deps.federation },
       ],
     };
   }

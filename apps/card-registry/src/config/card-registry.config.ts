@@ -11,6 +11,8 @@
 import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
+import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
+
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
 
@@ -36,6 +38,8 @@ export interface CardRegistryConfig {
   replicaId: string;
   logLevel: LogLevel;
   producer: string;
+  /** Crawling other registries' sources (README.md "Federation"). */
+  federation: FederationConfig;
 }
 
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
@@ -49,7 +53,8 @@ const MAX_CARD_BYTES_LIMIT = 640 * 1024;
 export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
   const problems: ConfigProblem[] = [];
   const platform = collectPlatformConfig(env, problems);
-  const { fail, value, integer, host, oneOf, replicaId: replicaIdOf } = envReader(env, problems);
+  const reader = envReader(env, problems);
+  const { fail, value, integer, host, oneOf, replicaId: replicaIdOf } = reader;
   const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
   const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
 
@@ -91,6 +96,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
+    federation: readFederationConfig(reader),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

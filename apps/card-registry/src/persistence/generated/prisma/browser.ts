@@ -37,3 +37,9 @@ export type RegistryCardView = Prisma.RegistryCardViewModel
  * Every published revision: immutable bytes and digest, plus its mutable status.
  */
 export type RegistryCardRevisionView = Prisma.RegistryCardRevisionViewModel
+/**
+ * Model RegistryRemoteCardView
+ * Records crawled from federation sources (RemoteCardObserved, RemoteCardGone, SourceRemoved), kept apart from
+ * local cards: one row per source, identifier (exactly as the source states it) and revision key, with provenance.
+ */
+export type RegistryRemoteCardView = Prisma.RegistryRemoteCardViewModel

@@ -393,7 +393,8 @@ export const ModelName = {
   RegistryPublisherView: 'RegistryPublisherView',
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
-  RegistryCardRevisionView: 'RegistryCardRevisionView'
+  RegistryCardRevisionView: 'RegistryCardRevisionView',
+  RegistryRemoteCardView: 'RegistryRemoteCardView'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -409,7 +410,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView"
+    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView" | "registryRemoteCardView"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -709,6 +710,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RegistryRemoteCardView: {
+      payload: Prisma.$RegistryRemoteCardViewPayload<ExtArgs>
+      fields: Prisma.RegistryRemoteCardViewFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RegistryRemoteCardViewFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RegistryRemoteCardViewFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        findFirst: {
+          args: Prisma.RegistryRemoteCardViewFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RegistryRemoteCardViewFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        findMany: {
+          args: Prisma.RegistryRemoteCardViewFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>[]
+        }
+        create: {
+          args: Prisma.RegistryRemoteCardViewCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        createMany: {
+          args: Prisma.RegistryRemoteCardViewCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RegistryRemoteCardViewCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>[]
+        }
+        delete: {
+          args: Prisma.RegistryRemoteCardViewDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        update: {
+          args: Prisma.RegistryRemoteCardViewUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        deleteMany: {
+          args: Prisma.RegistryRemoteCardViewDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RegistryRemoteCardViewUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RegistryRemoteCardViewUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>[]
+        }
+        upsert: {
+          args: Prisma.RegistryRemoteCardViewUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        aggregate: {
+          args: Prisma.RegistryRemoteCardViewAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRegistryRemoteCardView>
+        }
+        groupBy: {
+          args: Prisma.RegistryRemoteCardViewGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryRemoteCardViewGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RegistryRemoteCardViewCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryRemoteCardViewCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -796,6 +871,31 @@ export const RegistryCardRevisionViewScalarFieldEnum = {
 } as const
 
 export type RegistryCardRevisionViewScalarFieldEnum = (typeof RegistryCardRevisionViewScalarFieldEnum)[keyof typeof RegistryCardRevisionViewScalarFieldEnum]
+
+
+export const RegistryRemoteCardViewScalarFieldEnum = {
+  sourceId: 'sourceId',
+  identifier: 'identifier',
+  revisionKey: 'revisionKey',
+  kind: 'kind',
+  type: 'type',
+  version: 'version',
+  digest: 'digest',
+  content: 'content',
+  size: 'size',
+  status: 'status',
+  sourceUrl: 'sourceUrl',
+  catalogUrl: 'catalogUrl',
+  documentUrl: 'documentUrl',
+  fetchedAt: 'fetchedAt',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  crawlId: 'crawlId',
+  goneAt: 'goneAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryRemoteCardViewScalarFieldEnum = (typeof RegistryRemoteCardViewScalarFieldEnum)[keyof typeof RegistryRemoteCardViewScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -913,6 +1013,20 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
     
 
+
+/**
+ * Reference to a field of type 'Float'
+ */
+export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
+    
+
+
+/**
+ * Reference to a field of type 'Float[]'
+ */
+export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
+    
+
 /**
  * Batch Payload for updateMany & deleteMany & createMany
  */
@@ -1004,6 +1118,7 @@ export type GlobalOmitConfig = {
   registryNamespaceView?: Prisma.RegistryNamespaceViewOmit
   registryCardView?: Prisma.RegistryCardViewOmit
   registryCardRevisionView?: Prisma.RegistryCardRevisionViewOmit
+  registryRemoteCardView?: Prisma.RegistryRemoteCardViewOmit
 }
 
 /* Types for Logging */

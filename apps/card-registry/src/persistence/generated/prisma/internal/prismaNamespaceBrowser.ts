@@ -52,7 +52,8 @@ export const ModelName = {
   RegistryPublisherView: 'RegistryPublisherView',
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
-  RegistryCardRevisionView: 'RegistryCardRevisionView'
+  RegistryCardRevisionView: 'RegistryCardRevisionView',
+  RegistryRemoteCardView: 'RegistryRemoteCardView'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -119,6 +120,31 @@ export const RegistryCardRevisionViewScalarFieldEnum = {
 } as const
 
 export type RegistryCardRevisionViewScalarFieldEnum = (typeof RegistryCardRevisionViewScalarFieldEnum)[keyof typeof RegistryCardRevisionViewScalarFieldEnum]
+
+
+export const RegistryRemoteCardViewScalarFieldEnum = {
+  sourceId: 'sourceId',
+  identifier: 'identifier',
+  revisionKey: 'revisionKey',
+  kind: 'kind',
+  type: 'type',
+  version: 'version',
+  digest: 'digest',
+  content: 'content',
+  size: 'size',
+  status: 'status',
+  sourceUrl: 'sourceUrl',
+  catalogUrl: 'catalogUrl',
+  documentUrl: 'documentUrl',
+  fetchedAt: 'fetchedAt',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  crawlId: 'crawlId',
+  goneAt: 'goneAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryRemoteCardViewScalarFieldEnum = (typeof RegistryRemoteCardViewScalarFieldEnum)[keyof typeof RegistryRemoteCardViewScalarFieldEnum]
 
 
 export const SortOrder = {
