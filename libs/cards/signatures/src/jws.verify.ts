@@ -6,8 +6,8 @@
 import { base64url, flattenedVerify, importJWK } from 'jose';
 
 import { checkHeader, decodeBase64Url, decodeProtectedHeader, splitDetachedCompact, type DetachedJwsParts, type HeaderRules } from './jws.header';
-import { resolveVerificationKey, type KeyDocumentResolver, type KeySource } from './key.resolution';
-import { reject, type SignatureResult } from './signature.codes';
+import { resolveVerificationKey, type KeyDocumentResolver, type KeySource, type PublicJwk } from './key.resolution';
+import { reject, type SignatureAlg, type SignatureResult } from './signature.codes';
 
 export interface DetachedVerification {
   /** The exact bytes signed: the UTF-8 JCS form of the document minus its signature. */
@@ -48,7 +48,7 @@ export async function verifyDetachedParts(parts: DetachedJwsParts, check: Detach
   const joseAlg = decoded.header['alg'] as string;
   let key;
   try {
-    key = await importJWK(jwk, alg === 'ES256' ? 'ES256' : 'EdDSA');
+    key = await importPublicKey(jwk, alg);
   } catch {
     return reject('KEY_INVALID', pointer, `The public key "${kid}" is not a valid ${alg === 'ES256' ? 'P-256' : 'Ed25519'} key.`, known);
   }
@@ -58,4 +58,26 @@ export async function verifyDetachedParts(parts: DetachedJwsParts, check: Detach
     return reject('SIGNATURE_INVALID', pointer, `The signature does not verify with key "${kid}" over the document as given (changed content, or signed with another key).`, known);
   }
   return { verified: true, signer: keySource.signer, kid, alg, verifiedAt: check.now.toISOString() };
+}
+
+/**
+ * Imported keys, by their exact (checked, public-only) JWK and algorithm. Importing costs more than verifying, and a
+ * registry checks many cards per signer key. Memoising by key material is not a key cache: the key is still resolved
+ * and checked against the signer's current document on every call, so a removed key fails before it is looked up here.
+ */
+const IMPORTED_KEYS = new Map<string, ReturnType<typeof importJWK>>();
+const MAX_IMPORTED_KEYS = 1024;
+
+function importPublicKey(jwk: PublicJwk, alg: SignatureAlg): ReturnType<typeof importJWK> {
+  const id = jwk.kty === 'EC' ? `${alg}|EC|${jwk.crv}|${jwk.x}|${jwk.y}` : `${alg}|OKP|${jwk.crv}|${jwk.x}`;
+  const cached = IMPORTED_KEYS.get(id);
+  if (cached !== undefined) return cached;
+  const imported = importJWK(jwk, alg === 'ES256' ? 'ES256' : 'EdDSA');
+  IMPORTED_KEYS.set(id, imported);
+  if (IMPORTED_KEYS.size > MAX_IMPORTED_KEYS) IMPORTED_KEYS.delete(IMPORTED_KEYS.keys().next().value as string);
+  // A key that fails to import is not remembered: it is refused again, at full cost, the next time.
+  imported.catch(() => {
+    if (IMPORTED_KEYS.get(id) === imported) IMPORTED_KEYS.delete(id);
+  });
+  return imported;
 }
