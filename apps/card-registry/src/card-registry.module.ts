@@ -6,7 +6,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 
 import { CARD_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
-import { FEDERATION_SERVICE, FederationController } from './federation/federation.controller';
+import { FEDERATION_SERVICE, FederationController, RemoteCardsController } from './federation/federation.controller';
 import type { FederationService } from './federation/federation.service';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
 import { CardsController } from './http/cards.controller';
@@ -28,7 +28,7 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, FederationController, RegistryHealthController],
+      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },

@@ -16,6 +16,7 @@ import { aiCard, bytesOf, cardPath } from './support/registry-clients';
 import { jsonRoute, seedCatalog, startFederationSite, type FederationSite } from './support/federation-site';
 
 const CATALOG = '/.well-known/ai-catalog.json';
+const remotePath = (identifier: string, sourceId: string, revisionKey: string) => cardPath(identifier, `/remote/${sourceId}/${encodeURIComponent(revisionKey)}`);
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('card registry: federation', () => {
@@ -112,6 +113,12 @@ describe('card registry: federation', () => {
       provenance: { sourceUrl: `${origin}/`, catalogUrl: `${origin}${CATALOG}`, documentUrl: `${origin}/cards/invoices.json`, etag: '"inv-1"', digest: `sha-256:${sha(invoicesCard)}` },
     });
     expect(Date.parse(mirror.provenance.fetchedAt)).not.toBeNaN();
+    const served = await app.call('GET', remotePath(invoices, sourceId, mirror.revisionKey));
+    expect(served.status).toBe(200);
+    expect(served.bytes.toString('utf8')).toBe(invoicesCard);
+    expect(served.headers.get('content-type')).toBe('application/json');
+    expect(served.headers.get('etag')).toBe(`"sha-256:${sha(invoicesCard)}"`);
+    expect(served.headers.get('x-card-origin')).toBe('remote');
     // A remote record is not a local card: the local read still knows no such card.
     expect((await app.call('GET', cardPath(invoices))).body.code).toBe('CARD_NOT_FOUND');
     const listedSource = (await app.call('GET', `/v1/operator/sources/${sourceId}`, operator)).body;
@@ -137,6 +144,9 @@ describe('card registry: federation', () => {
     expect(deprecated).toMatchObject({ status: 'deprecated', provenance: { etag: '"inv-2"' } });
     const tombstone = await mirrorOf(payments, sourceId, (copy) => copy.status === 'deleted');
     expect(Date.parse(tombstone.goneAt)).not.toBeNaN();
+    const goneBytes = await app.call('GET', remotePath(payments, sourceId, tombstone.revisionKey));
+    expect(goneBytes.status).toBe(410);
+    expect(goneBytes.body).toMatchObject({ code: 'REMOTE_CARD_GONE', tombstone: { identifier: payments, sourceId, status: 'deleted' } });
   });
 
   it('refuses and reports a source that redirects to a private address, storing nothing from it', async () => {

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 
-import { REFUSED, REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from '../http/registry-http.edge';
+import { REFUSED, REGISTRY_HTTP_EDGE, send, sendFailure, type RegistryHttpEdge } from '../http/registry-http.edge';
 import type { RegistryCaller } from '../service/registry-callers';
 import type { ServiceResult } from '../service/registry-service.result';
 import type { FederationService } from './federation.service';
@@ -57,6 +57,43 @@ export class FederationController {
   @Post(':sourceId/crawl')
   crawl(@Param('sourceId') sourceId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.run(request, response, '/v1/operator/sources/:sourceId/crawl', false, 200, (caller) => this.federation.crawlNow(caller, sourceId));
+  }
+}
+
+/** The media type a remote record is served with: cards and catalogs by kind; anything else as opaque bytes. */
+const REMOTE_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  'ai-card': 'application/json',
+  a2a: 'application/a2a-agent-card+json',
+  'mcp-server': 'application/json',
+  'ai-catalog': 'application/ai-catalog+json',
+};
+
+/**
+ * `GET /v1/cards/{identifier}/remote/{sourceId}/{revisionKey}`: the exact bytes a source served (no credential), as
+ * listed by `?origin=remote`. Artifacts go out as `application/octet-stream` attachments: a source never chooses the
+ * media type this registry serves under its own origin.
+ */
+@Controller('v1/cards')
+export class RemoteCardsController {
+  constructor(
+    @Inject(FEDERATION_SERVICE) private readonly federation: FederationService,
+    @Inject(REGISTRY_HTTP_EDGE) private readonly edge: RegistryHttpEdge,
+  ) {}
+
+  @Get(':identifier/remote/:sourceId/:revisionKey')
+  bytes(@Param('identifier') identifier: string, @Param('sourceId') sourceId: string, @Param('revisionKey') revisionKey: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.edge.guarded(request, response, '/v1/cards/:identifier/remote/:sourceId/:revisionKey', async () => {
+      const result = await this.federation.remoteBytes(identifier, sourceId, revisionKey);
+      if (!result.ok) return sendFailure(response, result.failure);
+      const { kind, digest, status, sourceUrl, bytes } = result.value;
+      const contentType = REMOTE_CONTENT_TYPES[kind];
+      if (contentType === undefined) response.setHeader('Content-Disposition', 'attachment');
+      response.setHeader('ETag', `"${digest}"`);
+      response.setHeader('X-Card-Origin', 'remote');
+      response.setHeader('X-Card-Status', status);
+      response.setHeader('X-Card-Source', encodeURI(sourceUrl));
+      send(response, 200, contentType ?? 'application/octet-stream', bytes);
+    });
   }
 }
 

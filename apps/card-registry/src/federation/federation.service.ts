@@ -81,6 +81,15 @@ export interface RemoteCopy {
   provenance: { sourceUrl: string; catalogUrl: string; documentUrl?: string; fetchedAt: string; etag?: string; lastModified?: string; digest: string };
 }
 
+export interface RemoteBytes {
+  kind: string;
+  /** `sha-256:<lowerhex>` */
+  digest: string;
+  status: string;
+  sourceUrl: string;
+  bytes: Buffer;
+}
+
 export interface FederationServiceDeps {
   repository: FederationRepository;
   fetcher: CrawlFetcher;
@@ -217,6 +226,19 @@ export class FederationService {
       }),
     );
     return succeed({ identifier, origin: 'remote', mirrors });
+  }
+
+  /** The exact bytes a source served for one record (a tombstone answers 410 REMOTE_CARD_GONE). */
+  async remoteBytes(identifier: string, sourceId: string, revisionKey: string): Promise<ServiceResult<RemoteBytes>> {
+    if (identifier.length === 0 || identifier.length > MAX_IDENTIFIER_LENGTH) return fail('invalid', 'IDENTIFIER_TOO_LONG', `Identifiers are 1-${MAX_IDENTIFIER_LENGTH} characters`, '/identifier');
+    if (!SOURCE_ID.test(sourceId) || revisionKey.length === 0 || revisionKey.length > 512) return fail('not_found', 'REMOTE_CARD_NOT_FOUND', 'No federation source has listed this record', '/identifier');
+    const row = await this.deps.prisma.registryRemoteCardView.findUnique({ where: { sourceId_identifier_revisionKey: { sourceId, identifier, revisionKey } } });
+    if (!row) return fail('not_found', 'REMOTE_CARD_NOT_FOUND', 'No federation source has listed this record', '/identifier');
+    if (row.status === 'deleted') {
+      const tombstone = { identifier, sourceId, revisionKey, status: 'deleted', ...(row.goneAt !== null ? { goneAt: row.goneAt.toISOString() } : {}) };
+      return { ok: false, failure: { kind: 'gone', code: 'REMOTE_CARD_GONE', detail: 'The source no longer lists this record', issues: [{ path: '/identifier', code: 'REMOTE_CARD_GONE', severity: 'error', message: 'The source no longer lists this record' }], extra: { tombstone } } };
+    }
+    return succeed({ kind: row.kind, digest: row.digest, status: row.status, sourceUrl: row.sourceUrl, bytes: Buffer.from(row.content) });
   }
 
   private async crawl(source: SourceEntry, trigger: 'now' | 'schedule'): Promise<Attempt> {
