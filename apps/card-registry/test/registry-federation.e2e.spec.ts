@@ -147,6 +147,15 @@ describe('card registry: federation', () => {
     const goneBytes = await app.call('GET', remotePath(payments, sourceId, tombstone.revisionKey));
     expect(goneBytes.status).toBe(410);
     expect(goneBytes.body).toMatchObject({ code: 'REMOTE_CARD_GONE', tombstone: { identifier: payments, sourceId, status: 'deleted' } });
+
+    // Listed again (its card unchanged, still answering 304 to the old ETag): fetched whole, so it comes back.
+    site.serve('acme.test', CATALOG, jsonRoute(seedCatalog('Acme', [
+      { id: invoices, cardUrl: `${origin}/cards/invoices.json` },
+      { id: payments, cardUrl: `${origin}/cards/payments.json` },
+    ]), '"cat-3"'));
+    const fourth = await crawl(sourceId);
+    expect(fourth.body).toMatchObject({ stored: [payments], gone: [], problems: [] });
+    await mirrorOf(payments, sourceId, (copy) => copy.status === 'active' && copy.goneAt === undefined);
   });
 
   it('refuses and reports a source that redirects to a private address, storing nothing from it', async () => {

@@ -273,7 +273,7 @@ export class FederationService {
       : [];
     const summary = { records: report.records.length, unchanged: report.unchanged.length, gone: report.gone.length, problems: report.problems.length };
     const problems = report.problems.slice(0, MAX_LISTED);
-    const crawled: SourceCrawled = { sourceId: source.sourceId, crawlId, finishedAt, summary, problems, state: nextStateOf(outcome.nextState, report.gone) };
+    const crawled: SourceCrawled = { sourceId: source.sourceId, crawlId, finishedAt, summary, problems, state: boundedState(outcome.nextState) };
     try {
       for (const batch of batches(records)) stored = await repository.appendSource(source.sourceId, stored, batch);
       await repository.appendSource(source.sourceId, stored, [{ type: 'SourceCrawled', data: crawled }]);
@@ -370,15 +370,9 @@ function observed(sourceId: string, crawlId: string, record: CrawlOutcome['repor
   };
 }
 
-/**
- * The state the next crawl starts from: documents of gone identifiers are forgotten, so one listed again is fetched
- * whole (a 304 would otherwise leave its tombstone in place); too large a state keeps no per-URL memory.
- */
-function nextStateOf(state: CrawlState, gone: readonly string[]): CrawlState {
-  const goneSet = new Set(gone);
-  const documents = Object.fromEntries(Object.entries(state.documents).filter(([, document]) => document.identifier === undefined || !goneSet.has(document.identifier)));
-  const next: CrawlState = { ...state, documents };
-  return JSON.stringify(next).length <= MAX_STATE_CHARS ? next : { ...next, documents: {} };
+/** The state the next crawl starts from; too large a state keeps no per-URL memory (the next crawl fetches whole). */
+function boundedState(state: CrawlState): CrawlState {
+  return JSON.stringify(state).length <= MAX_STATE_CHARS ? state : { ...state, documents: {} };
 }
 
 function* batches(events: readonly SourceEvent[]): Generator<SourceEvent[]> {
