@@ -10,7 +10,12 @@ import { createHash } from 'node:crypto';
 
 import { waitUntil } from '@trustmesh/platform-testing';
 
-import { sourceStreamId } from '../src/federation/federation.stream';
+import type { CrawlFetcher } from '@trustmesh/cards-federation';
+
+import { federationFetcher } from '../src/federation/federation.fetcher';
+import { FederationRepository } from '../src/federation/federation.repository';
+import { FederationService } from '../src/federation/federation.service';
+import { sourceStreamId, type SourceCrawlStarted } from '../src/federation/federation.stream';
 import { onboard, OPERATOR_TOKEN, startRegistryApp, type RegistryApp } from './support/registry-app.fixture';
 import { aiCard, bytesOf, cardPath } from './support/registry-clients';
 import { jsonRoute, seedCatalog, startFederationSite, type FederationSite } from './support/federation-site';
@@ -24,7 +29,7 @@ describe('card registry: federation', () => {
   let app: RegistryApp;
 
   beforeAll(async () => {
-    site = await startFederationSite(['acme.test', 'beta.test', 'evil.test']);
+    site = await startFederationSite(['acme.test', 'beta.test', 'evil.test', 'gamma.test']);
     app = await startRegistryApp({ REGISTRY_FEDERATION_SCHEDULER: 'off', ...site.registryEnv({ 'internal.test': '10.0.0.7' }) });
   });
   afterAll(async () => {
@@ -203,5 +208,51 @@ describe('card registry: federation', () => {
     expect((await crawl(sourceId)).body.code).toBe('SOURCE_NOT_FOUND');
     await mirrorOf(identifier, sourceId, (mirror) => mirror.status === 'deleted');
     expect((await app.call('GET', cardPath(identifier))).body.latest.digest).toBe(published.body.digest);
+  });
+
+  it('stores only the crawl of the replica holding the claim: one whose claim expired mid-crawl hears CRAWL_SUPERSEDED and stores nothing', async () => {
+    const origin = site.origin('gamma.test');
+    const identifier = 'urn:air:gamma.test:agent:planner';
+    site.serve('gamma.test', '/planner.json', jsonRoute(aiCard('gamma.test', { id: identifier })));
+    site.serve('gamma.test', CATALOG, jsonRoute(seedCatalog('Gamma', [{ id: identifier, cardUrl: `${origin}/planner.json` }])));
+    const { sourceId } = (await addSource({ url: origin })).body as { sourceId: string };
+
+    // Two more replicas over the same event store, each with its own cache and a clock the test moves.
+    const { store, publisher, prisma } = app.handle.infrastructure;
+    const real = federationFetcher(app.handle.config.federation.testOnly, 64 * 1024);
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let fetching = () => undefined as void;
+    const fetchStarted = new Promise<void>((resolve) => (fetching = resolve));
+    const stalled: CrawlFetcher = {
+      async get(url, request) {
+        fetching();
+        await released;
+        return real.get(url, request);
+      },
+    };
+    let clock = Date.now();
+    const replica = (fetcher: CrawlFetcher, replicaId: string) =>
+      new FederationService({ repository: new FederationRepository(store, publisher), fetcher, prisma, logger: { log: () => undefined }, now: () => new Date(clock), replicaId, crawlDeadlineMs: 5_000, maxDocumentBytes: 64 * 1024 });
+    const slow = replica(stalled, 'replica-slow');
+    const quick = replica(real, 'replica-quick');
+    const caller = { kind: 'operator', accountId: 'ops' } as const;
+
+    const stalledCrawl = slow.crawlNow(caller, sourceId);
+    await fetchStarted;
+    expect(await quick.crawlNow(caller, sourceId)).toMatchObject({ ok: false, failure: { kind: 'conflict', code: 'CRAWL_IN_PROGRESS' } });
+    clock += 60_000; // past the slow replica's claim (deadline 5 s + 30 s to store): presumed dead
+    const taken = await quick.crawlNow(caller, sourceId);
+    expect(taken).toMatchObject({ ok: true, value: { stored: [identifier], problems: [] } });
+    release();
+    expect(await stalledCrawl).toMatchObject({ ok: false, failure: { kind: 'conflict', code: 'CRAWL_SUPERSEDED' } });
+
+    const recorded = (await store.readStream(sourceStreamId(sourceId))).map(({ envelope }) => envelope);
+    const claims = recorded.filter((envelope) => envelope.eventType === 'SourceCrawlStarted').map((envelope) => envelope.data as SourceCrawlStarted);
+    expect(claims.map((claim) => claim.replicaId)).toEqual(['replica-slow', 'replica-quick']);
+    const slowCrawlId = claims[0]?.crawlId;
+    expect(recorded.filter((envelope) => (envelope.data as { crawlId?: string }).crawlId === slowCrawlId).map((envelope) => envelope.eventType)).toEqual(['SourceCrawlStarted']);
+    expect(recorded.at(-1)?.eventType).toBe('SourceCrawled');
+    await mirrorOf(identifier, sourceId, () => true);
   });
 });
