@@ -21,7 +21,8 @@ import type { PrismaClient } from '../persistence/generated/prisma/client';
 import type { RegistryCaller } from '../service/registry-callers';
 import { fail, fromRefusal, succeed, type ServiceResult } from '../service/registry-service.result';
 import type { FederationRepository } from './federation.repository';
-import type { RemoteCardGone, RemoteCardObserved, SourceCrawled, SourceEvent } from './federation.stream';
+import { batches, observed } from './crawl-records.mapping';
+import type { RemoteCardGone, SourceCrawled, SourceEvent } from './federation.stream';
 import { claimVerdict, type LastCrawl } from './source-crawl.aggregate';
 import { decideAdd, decideRemove, type SourceEntry, type SourceListDecision, type SourceListState } from './source-list.aggregate';
 import { checkSourceUrl } from './source-url.rule';
@@ -34,9 +35,6 @@ const STORE_GRACE_MS = 30_000;
 const SOURCE_ID = /^[0-9a-f]{32}$/;
 /** Problems and identifiers kept in a crawl's summary and answer. */
 const MAX_LISTED = 50;
-/** One append of records: bounded in events and bytes (cards travel base64). */
-const APPEND_EVENTS = 100;
-const APPEND_BYTES = 8 * 1024 * 1024;
 /** Beyond this the crawler state is stored without its per-URL memory (the next crawl fetches unconditionally). */
 const MAX_STATE_CHARS = 384 * 1024;
 const MIRRORS_LISTED = 100;
@@ -343,52 +341,9 @@ export class FederationService {
   }
 }
 
-function observed(sourceId: string, crawlId: string, record: CrawlOutcome['report']['records'][number]): RemoteCardObserved {
-  const bytes = Buffer.from(record.bytes.buffer, record.bytes.byteOffset, record.bytes.byteLength);
-  const p = record.provenance;
-  return {
-    sourceId,
-    crawlId,
-    identifier: record.identifier,
-    kind: record.kind,
-    ...(record.type !== undefined ? { type: record.type } : {}),
-    ...(record.version !== undefined ? { version: record.version } : {}),
-    revisionKey: record.revisionKey,
-    digest: record.digest,
-    content: bytes.toString('base64'),
-    size: bytes.length,
-    status: record.status,
-    provenance: {
-      sourceUrl: p.sourceUrl,
-      catalogUrl: p.catalogUrl,
-      ...(p.documentUrl !== undefined ? { documentUrl: p.documentUrl } : {}),
-      fetchedAt: p.fetchedAt,
-      ...(p.etag !== undefined ? { etag: p.etag } : {}),
-      ...(p.lastModified !== undefined ? { lastModified: p.lastModified } : {}),
-      digest: p.digest,
-    },
-  };
-}
-
 /** The state the next crawl starts from; too large a state keeps no per-URL memory (the next crawl fetches whole). */
 function boundedState(state: CrawlState): CrawlState {
   return JSON.stringify(state).length <= MAX_STATE_CHARS ? state : { ...state, documents: {} };
-}
-
-function* batches(events: readonly SourceEvent[]): Generator<SourceEvent[]> {
-  let batch: SourceEvent[] = [];
-  let bytes = 0;
-  for (const event of events) {
-    const size = event.type === 'RemoteCardObserved' ? event.data.content.length : 256;
-    if (batch.length > 0 && (batch.length >= APPEND_EVENTS || bytes + size > APPEND_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(event);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
 }
 
 function readSourceBody(body: unknown): ServiceResult<{ url: string; intervalSeconds: number }> {
