@@ -5,9 +5,9 @@
  * 2. infrastructure (database + migrations, event store, bus, outbox publisher, projection, maintenance);
  * 3. operator credentials: configured `account:sha256hex` pairs, or in embedded mode with none configured a
  *    development credential for account `development`, minted now and printed once (never stored);
- * 4. the services (publishers and namespaces, cards) over the namespace repository;
+ * 4. the services (publishers and namespaces, cards, namespace trust) over the namespace repository;
  * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, then the operator port (/metrics, /healthz, /readyz);
- *    `card registry listening` is logged with the addresses.
+ *    `card registry listening` is logged with the addresses; then the trust re-check task starts.
  *
  * `close()` reverses it.
  */
@@ -40,6 +40,11 @@ import { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
 import { PublisherAdminService } from './service/publisher-admin.service';
 import { RegistryCallers } from './service/registry-callers';
+import { NamespaceTrustService } from './trust/namespace-trust.service';
+import { ownershipProofRunner } from './trust/ownership-proofs';
+import { signaturePolicyGate } from './trust/signature-policy.gate';
+import { createTrustNetwork } from './trust/trust-network';
+import { TrustRecheckScheduler } from './trust/trust-recheck.scheduler';
 
 export const DEVELOPMENT_ACCOUNT = 'development';
 
@@ -49,6 +54,9 @@ export interface CardRegistryHandle {
   readonly cards: CardService;
   readonly admin: PublisherAdminService;
   readonly federation: FederationService;
+  readonly trust: NamespaceTrustService;
+  /** Proof re-checks and key-document re-verification (its timer runs every REGISTRY_TRUST_TASK_INTERVAL_MS). */
+  readonly trustRecheck: TrustRecheckScheduler;
   /** `http://host:port` of the HTTP listener. */
   readonly httpUrl: string;
   /** `http://host:port` of the operator port, or null when it is off. */
@@ -67,6 +75,8 @@ export interface StartOptions {
   documents?: CardDocuments;
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
   kafkaSocketFactory?: ISocketFactory;
+  /** The clock of the services (default: the system's); in-process tests move it to pass proof expiries. */
+  now?: () => Date;
 }
 
 export async function startCardRegistry(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<CardRegistryHandle> {
@@ -93,12 +103,24 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let scheduler: FederationScheduler | undefined;
+  let trustRecheck: TrustRecheckScheduler | undefined;
   try {
-    const now = () => new Date();
+    const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
     const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
-    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now });
-    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
+    if (config.trust.testOnly) logger.log('warn', 'REGISTRY_TEST_ONLY_* fetch overrides are set: outbound fetching trusts the test CA, host map or loopback; never run a real registry like this', {});
+    const network = createTrustNetwork(config.trust);
+    const proofs = ownershipProofRunner(network, now);
+    const query = <Row>(sql: string, params: unknown[] = []) => infrastructure.database.withConnection((connection) => connection.query<Row>(sql, params));
+    const verifiedNamespaces = async () =>
+      (await query<{ namespace: string }>('SELECT namespace FROM registry_namespace_trust WHERE method IS NOT NULL AND lapsed_at IS NULL AND expires_at > $1::timestamptz', [now().toISOString()])).map((row) => row.namespace);
+    const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
+    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now, signatures: signaturePolicyGate(network, now) });
+    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
+        // The grant stands either way: a flag that could not be computed now is not a reason to refuse it.
+        trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
+    });
+    trustRecheck = new TrustRecheckScheduler({ store: infrastructure.store, namespaces, proofs, network, query, config: config.trust, replicaId: config.replicaId, logger, now });
     const testOnly = FEDERATION_TEST_ONLY_VARIABLES.filter((variable) => (env[variable] ?? '').trim() !== '');
     if (testOnly.length > 0) logger.log('warn', 'federation runs with TEST-ONLY fetch settings: never set these in production', { variables: testOnly.join(',') });
     const federation = new FederationService({
@@ -113,7 +135,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, federation }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, federation }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -140,7 +162,9 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       scheduler.start();
     }
 
-    const started = { app, operatorServer, scheduler };
+    trustRecheck.start();
+
+    const started = { app, operatorServer, scheduler, trustRecheck };
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -148,6 +172,8 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       cards,
       admin,
       federation,
+      trust,
+      trustRecheck,
       httpUrl,
       operatorUrl,
       developmentOperatorCredential,
@@ -155,6 +181,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
         (closing ??= (async () => {
           await started.scheduler?.stop();
           federation.close();
+          await started.trustRecheck.stop();
           await started.app.close();
           await started.operatorServer?.close();
           await infrastructure.close();
@@ -162,6 +189,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     };
   } catch (error) {
     await scheduler?.stop().catch(() => undefined);
+    await trustRecheck?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();

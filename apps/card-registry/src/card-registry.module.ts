@@ -5,15 +5,17 @@
  */
 import { Module, type DynamicModule } from '@nestjs/common';
 
-import { CARD_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { CARD_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
 import { FEDERATION_SERVICE, FederationController, RemoteCardsController } from './federation/federation.controller';
 import type { FederationService } from './federation/federation.service';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
 import { CardsController } from './http/cards.controller';
+import { NamespaceTrustController } from './http/namespace-trust.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
 import type { CardService } from './service/card.service';
 import type { PublisherAdminService } from './service/publisher-admin.service';
+import type { NamespaceTrustService } from './trust/namespace-trust.service';
 
 export interface CardRegistryModuleDeps {
   cards: CardService;
@@ -21,6 +23,7 @@ export interface CardRegistryModuleDeps {
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
   federation: FederationService;
+  trust: NamespaceTrustService;
 }
 
 @Module({})
@@ -28,13 +31,14 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController],
+      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
         { provide: FEDERATION_SERVICE, useValue: deps.federation },
+        { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
       ],
     };
   }

@@ -12,6 +12,7 @@ import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
 import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
+import { readTrustConfig, type TrustConfig } from '../trust/trust.config';
 
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
@@ -40,6 +41,8 @@ export interface CardRegistryConfig {
   producer: string;
   /** Crawling other registries' sources (README.md "Federation"). */
   federation: FederationConfig;
+  /** Ownership proofs, key re-checks and the test-only fetch overrides (trust/trust.config.ts). */
+  trust: TrustConfig;
 }
 
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
@@ -97,6 +100,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
     federation: readFederationConfig(reader),
+    trust: readTrustConfig(envReader(env, problems)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

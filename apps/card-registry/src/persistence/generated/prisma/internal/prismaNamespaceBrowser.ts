@@ -53,7 +53,10 @@ export const ModelName = {
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
   RegistryCardRevisionView: 'RegistryCardRevisionView',
-  RegistryRemoteCardView: 'RegistryRemoteCardView'
+  RegistryRemoteCardView: 'RegistryRemoteCardView',
+  RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
+  RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
+  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -145,6 +148,47 @@ export const RegistryRemoteCardViewScalarFieldEnum = {
 } as const
 
 export type RegistryRemoteCardViewScalarFieldEnum = (typeof RegistryRemoteCardViewScalarFieldEnum)[keyof typeof RegistryRemoteCardViewScalarFieldEnum]
+
+
+export const RegistryNamespaceTrustViewScalarFieldEnum = {
+  namespace: 'namespace',
+  publisherId: 'publisherId',
+  method: 'method',
+  verifiedAt: 'verifiedAt',
+  expiresAt: 'expiresAt',
+  lapsedAt: 'lapsedAt',
+  signaturePolicy: 'signaturePolicy',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryNamespaceTrustViewScalarFieldEnum = (typeof RegistryNamespaceTrustViewScalarFieldEnum)[keyof typeof RegistryNamespaceTrustViewScalarFieldEnum]
+
+
+export const RegistryNamespaceLookalikeViewScalarFieldEnum = {
+  namespace: 'namespace',
+  lookalikeOf: 'lookalikeOf',
+  reason: 'reason',
+  flaggedAt: 'flaggedAt'
+} as const
+
+export type RegistryNamespaceLookalikeViewScalarFieldEnum = (typeof RegistryNamespaceLookalikeViewScalarFieldEnum)[keyof typeof RegistryNamespaceLookalikeViewScalarFieldEnum]
+
+
+export const RegistryRevisionSignatureViewScalarFieldEnum = {
+  identifier: 'identifier',
+  revision: 'revision',
+  namespace: 'namespace',
+  verified: 'verified',
+  signer: 'signer',
+  kid: 'kid',
+  alg: 'alg',
+  code: 'code',
+  checkedAt: 'checkedAt',
+  keyUrl: 'keyUrl',
+  keyDigest: 'keyDigest'
+} as const
+
+export type RegistryRevisionSignatureViewScalarFieldEnum = (typeof RegistryRevisionSignatureViewScalarFieldEnum)[keyof typeof RegistryRevisionSignatureViewScalarFieldEnum]
 
 
 export const SortOrder = {
