@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { safeFetcherPort } from '@trustmesh/cards-federation';
 import { ConfigError } from '@trustmesh/platform-config';
 import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
@@ -27,8 +28,6 @@ import { CardRegistryModule } from './card-registry.module';
 import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryConfig } from './config/card-registry.config';
 import type { CardDocuments } from './documents/card-documents.port';
 import { cardsDocuments } from './documents/cards-documents.adapter';
-import { FEDERATION_TEST_ONLY_VARIABLES } from './federation/federation.config';
-import { federationFetcher } from './federation/federation.fetcher';
 import { FederationRepository } from './federation/federation.repository';
 import { FederationScheduler } from './federation/federation.scheduler';
 import { FederationService } from './federation/federation.service';
@@ -121,11 +120,10 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
         trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
     });
     trustRecheck = new TrustRecheckScheduler({ store: infrastructure.store, namespaces, proofs, network, query, config: config.trust, replicaId: config.replicaId, logger, now });
-    const testOnly = FEDERATION_TEST_ONLY_VARIABLES.filter((variable) => (env[variable] ?? '').trim() !== '');
-    if (testOnly.length > 0) logger.log('warn', 'federation runs with TEST-ONLY fetch settings: never set these in production', { variables: testOnly.join(',') });
     const federation = new FederationService({
       repository: new FederationRepository(infrastructure.store, infrastructure.publisher),
-      fetcher: federationFetcher(config.federation.testOnly, config.maxCardBytes),
+      // The registry's one SafeFetcher: crawls and trust fetch under the same rules (and the same test-only overrides).
+      fetcher: safeFetcherPort(network.fetcher),
       prisma: infrastructure.prisma,
       logger: withContext(logger, { component: 'federation' }),
       now,

@@ -1,6 +1,6 @@
 /**
  * Federation through the real HTTP API of one registry on embedded PGlite, crawling real HTTPS sources (test CA,
- * 127.0.0.1 admitted only through the REGISTRY_FEDERATION_TEST_ONLY_* variables): adding sources (https only,
+ * 127.0.0.1 admitted only through the REGISTRY_TEST_ONLY_* fetch overrides): adding sources (https only,
  * bounded, operator only, nothing stored on a refusal), crawl-now storing records with provenance, a second crawl
  * answered 304 storing nothing, deprecation passed downstream, a removed entry tombstoned, a redirect to a private
  * address refused and reported, a local card never overwritten by a remote one, and a removed source's records
@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto';
 
 import { waitUntil } from '@trustmesh/platform-testing';
 
-import type { CrawlFetcher } from '@trustmesh/cards-federation';
+import { safeFetcherPort, type CrawlFetcher } from '@trustmesh/cards-federation';
 
-import { federationFetcher } from '../src/federation/federation.fetcher';
 import { FederationRepository } from '../src/federation/federation.repository';
 import { FederationService } from '../src/federation/federation.service';
 import { sourceStreamId, type SourceCrawlStarted } from '../src/federation/federation.stream';
+import { createTrustNetwork } from '../src/trust/trust-network';
 import { onboard, OPERATOR_TOKEN, startRegistryApp, type RegistryApp } from './support/registry-app.fixture';
 import { aiCard, bytesOf, cardPath } from './support/registry-clients';
 import { jsonRoute, seedCatalog, startFederationSite, type FederationSite } from './support/federation-site';
@@ -219,7 +219,7 @@ describe('card registry: federation', () => {
 
     // Two more replicas over the same event store, each with its own cache and a clock the test moves.
     const { store, publisher, prisma } = app.handle.infrastructure;
-    const real = federationFetcher(app.handle.config.federation.testOnly, 64 * 1024);
+    const real = safeFetcherPort(createTrustNetwork(app.handle.config.trust).fetcher);
     let release = () => undefined as void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let fetching = () => undefined as void;

@@ -2,13 +2,10 @@
  * Federation sources for the registry's e2e suites: one real HTTPS server on 127.0.0.1 (certificate from a test CA of
  * `@trustmesh/cards-fetcher/testing`) answering for several host names, each with routes a test rewrites; a route may
  * answer 304 to a conditional GET carrying its ETag. `registryEnv` is what a registry needs to crawl it: the
- * REGISTRY_FEDERATION_TEST_ONLY_* variables (the CA as a PEM file, a host table, the admission of 127.0.0.1).
+ * registry's REGISTRY_TEST_ONLY_* fetch overrides (the test CA, a host table, the admission of 127.0.0.1).
  * The catalogs and cards are written for these tests (seed AI Catalog and AI Card v1 forms).
  */
 import type { IncomingMessage } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { createTestCa, startHttpsServer, type TestHttpsServer, type TestRoute, type TestRouteHandler } from '@trustmesh/cards-fetcher/testing';
 
@@ -29,16 +26,13 @@ export interface FederationSite {
   serve(host: string, path: string, route: SiteRoute | undefined): void;
   /** Requests that reached `host` + `path`, with the If-None-Match they carried. */
   hits(host: string, path: string): Array<{ ifNoneMatch?: string }>;
-  /** The registry's REGISTRY_FEDERATION_TEST_ONLY_* variables for this site (extra names resolve as given). */
+  /** The registry's REGISTRY_TEST_ONLY_* fetch overrides for this site (extra names resolve as given). */
   registryEnv(extraHosts?: Record<string, string>): Record<string, string>;
   close(): Promise<void>;
 }
 
 export async function startFederationSite(hostnames: readonly string[]): Promise<FederationSite> {
   const ca = await createTestCa();
-  const dir = mkdtempSync(join(tmpdir(), 'registry-federation-'));
-  const caFile = join(dir, 'test-ca.pem');
-  writeFileSync(caFile, ca.cert);
   const sites = new Map<string, Map<string, SiteRoute>>();
   const log: Array<{ host: string; path: string; ifNoneMatch?: string }> = [];
   const routes: Record<string, TestRouteHandler> = {};
@@ -73,14 +67,11 @@ export async function startFederationSite(hostnames: readonly string[]): Promise
     },
     hits: (host, path) => log.filter((entry) => entry.host === host && entry.path === path).map(({ ifNoneMatch }) => (ifNoneMatch !== undefined ? { ifNoneMatch } : {})),
     registryEnv: (extraHosts = {}) => ({
-      REGISTRY_FEDERATION_TEST_ONLY_CA_FILE: caFile,
-      REGISTRY_FEDERATION_TEST_ONLY_HOSTS: [...hostnames.map((host) => `${host}=127.0.0.1`), ...Object.entries(extraHosts).map(([host, address]) => `${host}=${address}`)].join(','),
-      REGISTRY_FEDERATION_TEST_ONLY_ADMIT_LOOPBACK: 'true',
+      REGISTRY_TEST_ONLY_FETCH_CA_PEM: ca.cert,
+      REGISTRY_TEST_ONLY_FETCH_HOSTS: [...hostnames.map((host) => `${host}=127.0.0.1`), ...Object.entries(extraHosts).map(([host, address]) => `${host}=${address}`)].join(','),
+      REGISTRY_TEST_ONLY_ADMIT_LOOPBACK: 'true',
     }),
-    async close() {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => server.close(),
   };
 }
 
