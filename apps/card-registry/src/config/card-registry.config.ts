@@ -56,8 +56,7 @@ const MAX_CARD_BYTES_LIMIT = 640 * 1024;
 export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
   const problems: ConfigProblem[] = [];
   const platform = collectPlatformConfig(env, problems);
-  const reader = envReader(env, problems);
-  const { fail, value, integer, host, oneOf, replicaId: replicaIdOf } = reader;
+  const { fail, value, integer, host, oneOf, replicaId: replicaIdOf } = envReader(env, problems);
   const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
   const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
 
@@ -99,7 +98,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
-    federation: readFederationConfig(reader),
+    federation: readFederationConfig(envReader(env, problems)),
     trust: readTrustConfig(envReader(env, problems)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
