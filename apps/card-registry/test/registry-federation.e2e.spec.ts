@@ -89,6 +89,13 @@ describe('card registry: federation', () => {
     const listed = await app.call('GET', '/v1/operator/sources', operator);
     expect(listed.body.sources.map((source: { sourceId: string }) => source.sourceId)).toEqual([added.body.sourceId]);
     expect((await app.call('GET', '/v1/operator/sources/0123456789abcdef0123456789abcdef', operator)).body.code).toBe('SOURCE_NOT_FOUND');
+    expect((await crawl('0123456789abcdef0123456789abcdef')).status).toBe(404);
+    expect((await crawl('not-a-source-id')).body.code).toBe('SOURCE_NOT_FOUND');
+    const asPublisher = await app.call('POST', `/v1/operator/sources/${added.body.sourceId}/crawl`, { token: publisher });
+    expect([asPublisher.status, asPublisher.body.code]).toEqual([403, 'OPERATOR_ONLY']);
+    expect((await app.call('DELETE', `/v1/operator/sources/${added.body.sourceId}`, { token: publisher })).body.code).toBe('OPERATOR_ONLY');
+    expect((await app.call('GET', '/v1/operator/sources', { token: publisher })).status).toBe(403);
+    expect((await app.call('GET', `/v1/operator/sources/${added.body.sourceId}`, operator)).body.lastCrawl).toBeNull();
   });
 
   it('crawls now: records stored apart with provenance; a second crawl answered 304 stores nothing; a deprecated card passes downstream; a removed entry becomes a tombstone', async () => {
