@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { safeFetcherPort } from '@trustmesh/cards-federation';
 import { ConfigError } from '@trustmesh/platform-config';
 import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
@@ -27,6 +28,9 @@ import { CardRegistryModule } from './card-registry.module';
 import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryConfig } from './config/card-registry.config';
 import type { CardDocuments } from './documents/card-documents.port';
 import { cardsDocuments } from './documents/cards-documents.adapter';
+import { FederationRepository } from './federation/federation.repository';
+import { FederationScheduler } from './federation/federation.scheduler';
+import { FederationService } from './federation/federation.service';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryExceptionFilter } from './http/registry-exception.filter';
 import { RegistryHttpEdge } from './http/registry-http.edge';
@@ -49,6 +53,7 @@ export interface CardRegistryHandle {
   readonly infrastructure: RegistryInfrastructure;
   readonly cards: CardService;
   readonly admin: PublisherAdminService;
+  readonly federation: FederationService;
   readonly trust: NamespaceTrustService;
   /** Proof re-checks and key-document re-verification (its timer runs every REGISTRY_TRUST_TASK_INTERVAL_MS). */
   readonly trustRecheck: TrustRecheckScheduler;
@@ -97,6 +102,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   const metrics = new RegistryMetrics();
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
+  let scheduler: FederationScheduler | undefined;
   let trustRecheck: TrustRecheckScheduler | undefined;
   try {
     const now = options.now ?? (() => new Date());
@@ -118,9 +124,20 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
         trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
     });
     trustRecheck = new TrustRecheckScheduler({ store: infrastructure.store, namespaces, proofs, network, query, config: config.trust, replicaId: config.replicaId, logger, now });
+    const federation = new FederationService({
+      repository: new FederationRepository(infrastructure.store, infrastructure.publisher),
+      // The registry's one SafeFetcher: crawls and trust fetch under the same rules (and the same test-only overrides).
+      fetcher: safeFetcherPort(network.fetcher),
+      prisma: infrastructure.prisma,
+      logger: withContext(logger, { component: 'federation' }),
+      now,
+      replicaId: config.replicaId,
+      crawlDeadlineMs: config.federation.crawlDeadlineMs,
+      maxDocumentBytes: config.maxCardBytes,
+    });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, catalogPublish }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, federation, catalogPublish }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -142,15 +159,21 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
     print(`card-registry: HTTP ${httpUrl}/v1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+    if (config.federation.scheduler) {
+      scheduler = new FederationScheduler(federation, config.federation.tickMs, withContext(logger, { component: 'federation' }));
+      scheduler.start();
+    }
+
     trustRecheck.start();
 
-    const started = { app, operatorServer, trustRecheck };
+    const started = { app, operatorServer, scheduler, trustRecheck };
     let closing: Promise<void> | undefined;
     return {
       config,
       infrastructure,
       cards,
       admin,
+      federation,
       trust,
       trustRecheck,
       httpUrl,
@@ -158,6 +181,8 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       developmentOperatorCredential,
       close: () =>
         (closing ??= (async () => {
+          await started.scheduler?.stop();
+          federation.close();
           await started.trustRecheck.stop();
           await started.app.close();
           await started.operatorServer?.close();
@@ -165,6 +190,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
         })()),
     };
   } catch (error) {
+    await scheduler?.stop().catch(() => undefined);
     await trustRecheck?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);

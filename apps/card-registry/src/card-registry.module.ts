@@ -6,6 +6,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 
 import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { FEDERATION_SERVICE, FederationController, RemoteCardsController } from './federation/federation.controller';
+import type { FederationService } from './federation/federation.service';
 import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
 import type { CatalogPublishService } from './catalogs/catalog-publish.service';
 import { CardsController } from './http/cards.controller';
@@ -22,6 +24,7 @@ export interface CardRegistryModuleDeps {
   admin: PublisherAdminService;
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
+  federation: FederationService;
   trust: NamespaceTrustService;
   catalogPublish: CatalogPublishService;
 }
@@ -31,12 +34,13 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, RegistryHealthController, NamespaceTrustController, CatalogPublishController],
+      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController, CatalogPublishController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
+        { provide: FEDERATION_SERVICE, useValue: deps.federation },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
         { provide: CATALOG_PUBLISH_SERVICE, useValue: deps.catalogPublish },
       ],

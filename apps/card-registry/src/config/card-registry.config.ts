@@ -11,6 +11,7 @@
 import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
+import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
 import { readTrustConfig, type TrustConfig } from '../trust/trust.config';
 
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
@@ -38,6 +39,8 @@ export interface CardRegistryConfig {
   replicaId: string;
   logLevel: LogLevel;
   producer: string;
+  /** Crawling other registries' sources (README.md "Federation"). */
+  federation: FederationConfig;
   /** Ownership proofs, key re-checks and the test-only fetch overrides (trust/trust.config.ts). */
   trust: TrustConfig;
 }
@@ -95,6 +98,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
+    federation: readFederationConfig(envReader(env, problems)),
     trust: readTrustConfig(envReader(env, problems)),
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -10,6 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 
 import { CARD_SERVICE } from '../card-registry.tokens';
+import { FEDERATION_SERVICE, originOf } from '../federation/federation.controller';
+import type { FederationService } from '../federation/federation.service';
 import type { CardService, PublishQuery } from '../service/card.service';
 import { problem, REFUSED, REGISTRY_HTTP_EDGE, send, sendFailure, sendJson, type RegistryHttpEdge } from './registry-http.edge';
 
@@ -34,6 +36,7 @@ export class CardsController {
   constructor(
     @Inject(CARD_SERVICE) private readonly cards: CardService,
     @Inject(REGISTRY_HTTP_EDGE) private readonly edge: RegistryHttpEdge,
+    @Inject(FEDERATION_SERVICE) private readonly federation: FederationService,
   ) {}
 
   @Post()
@@ -77,6 +80,10 @@ export class CardsController {
   @Get(':identifier')
   latest(@Param('identifier') identifier: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.guarded(request, response, '/v1/cards/:identifier', async () => {
+      const origin = originOf(request);
+      if (origin === null) return problem(response, 400, 'PARAMETER_INVALID', 'origin must be local or remote, given once', '/origin');
+      // Remote copies are listed apart: they never answer for a local card (README.md "Federation").
+      if (origin === 'remote') return this.edge.answer(response, await this.federation.remoteCopies(identifier));
       const result = await this.cards.latest(identifier);
       if (!result.ok) return sendFailure(response, result.failure);
       if (result.value.kind === 'redirect') {

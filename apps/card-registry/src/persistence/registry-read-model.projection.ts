@@ -15,6 +15,8 @@ import type { EventEnvelope } from '@trustmesh/platform-events';
 import type { ProjectionDefinition } from '@trustmesh/platform-projections';
 
 import { latestRevision, type CardStatus } from '../domain/card-revision';
+import { REMOTE_RECORD_EVENT_TYPES } from '../federation/federation.stream';
+import { applyRemoteRecordEvent } from '../federation/remote-records.projection';
 import { applyTrustReadModel } from '../trust/trust-read-model.projection';
 import { fromStored, NAMESPACE_EVENT_TYPES, REGISTRY_CARDS_TOPIC, type PublisherRegistered } from './registry.stream';
 
@@ -53,6 +55,8 @@ export function registryReadModelProjection(): ProjectionDefinition<SqlExecutor>
         await tx.query('INSERT INTO registry_publishers (publisher_id, display_name, registered_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING', [data.publisherId, data.displayName, data.registeredAt]);
         return;
       }
+      // Remote records live in a table of their own (federation/remote-records.projection.ts).
+      if (REMOTE_RECORD_EVENT_TYPES.has(envelope.eventType)) return applyRemoteRecordEvent(tx, envelope);
       if (!NAMESPACE_EVENT_TYPES.has(envelope.eventType)) return;
       const event = fromStored(envelope.eventType, envelope.data);
       await applyTrustReadModel(tx, event);

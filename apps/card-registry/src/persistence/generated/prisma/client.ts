@@ -60,6 +60,12 @@ export type RegistryCardView = Prisma.RegistryCardViewModel
  */
 export type RegistryCardRevisionView = Prisma.RegistryCardRevisionViewModel
 /**
+ * Model RegistryRemoteCardView
+ * Records crawled from federation sources (RemoteCardObserved, RemoteCardGone, SourceRemoved), kept apart from
+ * local cards: one row per source, identifier (exactly as the source states it) and revision key, with provenance.
+ */
+export type RegistryRemoteCardView = Prisma.RegistryRemoteCardViewModel
+/**
  * Model RegistryNamespaceTrustView
  * Ownership proof and signature policy of each namespace that has either (NamespaceVerified,
  * NamespaceProofLapsed, NamespaceSignaturePolicySet): what the re-check task and look-alike detection read.

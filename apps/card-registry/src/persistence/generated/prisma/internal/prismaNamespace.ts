@@ -394,6 +394,7 @@ export const ModelName = {
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
   RegistryCardRevisionView: 'RegistryCardRevisionView',
+  RegistryRemoteCardView: 'RegistryRemoteCardView',
   RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
   RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
   RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
@@ -412,7 +413,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView" | "registryNamespaceTrustView" | "registryNamespaceLookalikeView" | "registryRevisionSignatureView"
+    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView" | "registryRemoteCardView" | "registryNamespaceTrustView" | "registryNamespaceLookalikeView" | "registryRevisionSignatureView"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -709,6 +710,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.RegistryCardRevisionViewCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.RegistryCardRevisionViewCountAggregateOutputType> | number
+        }
+      }
+    }
+    RegistryRemoteCardView: {
+      payload: Prisma.$RegistryRemoteCardViewPayload<ExtArgs>
+      fields: Prisma.RegistryRemoteCardViewFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RegistryRemoteCardViewFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RegistryRemoteCardViewFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        findFirst: {
+          args: Prisma.RegistryRemoteCardViewFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RegistryRemoteCardViewFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        findMany: {
+          args: Prisma.RegistryRemoteCardViewFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>[]
+        }
+        create: {
+          args: Prisma.RegistryRemoteCardViewCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        createMany: {
+          args: Prisma.RegistryRemoteCardViewCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RegistryRemoteCardViewCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>[]
+        }
+        delete: {
+          args: Prisma.RegistryRemoteCardViewDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        update: {
+          args: Prisma.RegistryRemoteCardViewUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        deleteMany: {
+          args: Prisma.RegistryRemoteCardViewDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RegistryRemoteCardViewUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RegistryRemoteCardViewUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>[]
+        }
+        upsert: {
+          args: Prisma.RegistryRemoteCardViewUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRemoteCardViewPayload>
+        }
+        aggregate: {
+          args: Prisma.RegistryRemoteCardViewAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRegistryRemoteCardView>
+        }
+        groupBy: {
+          args: Prisma.RegistryRemoteCardViewGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryRemoteCardViewGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RegistryRemoteCardViewCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryRemoteCardViewCountAggregateOutputType> | number
         }
       }
     }
@@ -1023,6 +1098,31 @@ export const RegistryCardRevisionViewScalarFieldEnum = {
 export type RegistryCardRevisionViewScalarFieldEnum = (typeof RegistryCardRevisionViewScalarFieldEnum)[keyof typeof RegistryCardRevisionViewScalarFieldEnum]
 
 
+export const RegistryRemoteCardViewScalarFieldEnum = {
+  sourceId: 'sourceId',
+  identifier: 'identifier',
+  revisionKey: 'revisionKey',
+  kind: 'kind',
+  type: 'type',
+  version: 'version',
+  digest: 'digest',
+  content: 'content',
+  size: 'size',
+  status: 'status',
+  sourceUrl: 'sourceUrl',
+  catalogUrl: 'catalogUrl',
+  documentUrl: 'documentUrl',
+  fetchedAt: 'fetchedAt',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  crawlId: 'crawlId',
+  goneAt: 'goneAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryRemoteCardViewScalarFieldEnum = (typeof RegistryRemoteCardViewScalarFieldEnum)[keyof typeof RegistryRemoteCardViewScalarFieldEnum]
+
+
 export const RegistryNamespaceTrustViewScalarFieldEnum = {
   namespace: 'namespace',
   publisherId: 'publisherId',
@@ -1167,13 +1267,6 @@ export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$Prisma
 
 
 /**
- * Reference to a field of type 'Boolean'
- */
-export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
-    
-
-
-/**
  * Reference to a field of type 'Int'
  */
 export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
@@ -1184,6 +1277,27 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
  * Reference to a field of type 'Int[]'
  */
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
+ * Reference to a field of type 'Float'
+ */
+export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
+    
+
+
+/**
+ * Reference to a field of type 'Float[]'
+ */
+export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
     
 
 /**
@@ -1277,6 +1391,7 @@ export type GlobalOmitConfig = {
   registryNamespaceView?: Prisma.RegistryNamespaceViewOmit
   registryCardView?: Prisma.RegistryCardViewOmit
   registryCardRevisionView?: Prisma.RegistryCardRevisionViewOmit
+  registryRemoteCardView?: Prisma.RegistryRemoteCardViewOmit
   registryNamespaceTrustView?: Prisma.RegistryNamespaceTrustViewOmit
   registryNamespaceLookalikeView?: Prisma.RegistryNamespaceLookalikeViewOmit
   registryRevisionSignatureView?: Prisma.RegistryRevisionSignatureViewOmit

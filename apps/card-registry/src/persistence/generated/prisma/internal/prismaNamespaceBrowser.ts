@@ -53,6 +53,7 @@ export const ModelName = {
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
   RegistryCardRevisionView: 'RegistryCardRevisionView',
+  RegistryRemoteCardView: 'RegistryRemoteCardView',
   RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
   RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
   RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
@@ -122,6 +123,31 @@ export const RegistryCardRevisionViewScalarFieldEnum = {
 } as const
 
 export type RegistryCardRevisionViewScalarFieldEnum = (typeof RegistryCardRevisionViewScalarFieldEnum)[keyof typeof RegistryCardRevisionViewScalarFieldEnum]
+
+
+export const RegistryRemoteCardViewScalarFieldEnum = {
+  sourceId: 'sourceId',
+  identifier: 'identifier',
+  revisionKey: 'revisionKey',
+  kind: 'kind',
+  type: 'type',
+  version: 'version',
+  digest: 'digest',
+  content: 'content',
+  size: 'size',
+  status: 'status',
+  sourceUrl: 'sourceUrl',
+  catalogUrl: 'catalogUrl',
+  documentUrl: 'documentUrl',
+  fetchedAt: 'fetchedAt',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  crawlId: 'crawlId',
+  goneAt: 'goneAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryRemoteCardViewScalarFieldEnum = (typeof RegistryRemoteCardViewScalarFieldEnum)[keyof typeof RegistryRemoteCardViewScalarFieldEnum]
 
 
 export const RegistryNamespaceTrustViewScalarFieldEnum = {
