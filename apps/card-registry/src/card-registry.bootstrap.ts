@@ -6,8 +6,9 @@
  * 3. operator credentials: configured `account:sha256hex` pairs, or in embedded mode with none configured a
  *    development credential for account `development`, minted now and printed once (never stored);
  * 4. the services (publishers and namespaces, cards) over the namespace repository;
- * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, then the operator port (/metrics, /healthz, /readyz);
- *    `card registry listening` is logged with the addresses.
+ * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, gRPC `CardRegistry` + `CardRegistryOperator` on
+ *    REGISTRY_GRPC_PORT (both behind the same rate limits and publish quota), then the operator port
+ *    (/metrics, /healthz, /readyz); `card registry listening` is logged with the addresses.
  *
  * `close()` reverses it.
  */
@@ -27,10 +28,14 @@ import { CardRegistryModule } from './card-registry.module';
 import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryConfig } from './config/card-registry.config';
 import type { CardDocuments } from './documents/card-documents.port';
 import { cardsDocuments } from './documents/cards-documents.adapter';
+import { RegistryGrpcEdge } from './grpc/registry-grpc.edge';
+import { RegistryGrpcServer } from './grpc/registry-grpc.server';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryHttpEdge } from './http/registry-http.edge';
+import { DailyPublishQuota, QuotaCardService } from './limits/publish-quota';
+import { RegistryLimits } from './limits/registry-limits';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
-import { CardService } from './service/card.service';
+import type { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
 import { PublisherAdminService } from './service/publisher-admin.service';
 import { RegistryCallers } from './service/registry-callers';
@@ -44,6 +49,8 @@ export interface CardRegistryHandle {
   readonly admin: PublisherAdminService;
   /** `http://host:port` of the HTTP listener. */
   readonly httpUrl: string;
+  /** `host:port` of the gRPC listener. */
+  readonly grpcAddress: string;
   /** `http://host:port` of the operator port, or null when it is off. */
   readonly operatorUrl: string | null;
   /** The development operator credential minted at start (embedded mode, none configured), else null. */
@@ -85,14 +92,19 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   const metrics = new RegistryMetrics();
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
+  let grpcServer: RegistryGrpcServer | undefined;
   try {
     const now = () => new Date();
     const callers = new RegistryCallers(operators, infrastructure.store);
     const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
-    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now });
+    const cards = new QuotaCardService(
+      { store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now },
+      new DailyPublishQuota(config.limits.publishQuotaPerDay),
+    );
+    const limits = new RegistryLimits(config.limits);
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
-    const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
+    const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, limits, onAnswered: (method, route, status) => metrics.request(method, route, status) });
     app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
@@ -104,18 +116,23 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
 
+    grpcServer = new RegistryGrpcServer({ cards, admin, namespaces, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now });
+    const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
+    const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
+    const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
+
     let operatorUrl: string | null = null;
     if (config.operator) {
       operatorServer = new OperatorServer({ metricsText: () => metrics.text(), readiness });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
-    logger.log('info', 'card registry listening', { http: httpUrl, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });
+    logger.log('info', 'card registry listening', { http: httpUrl, grpc: grpcAddress, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });
     if (developmentOperatorCredential) {
       print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
-    print(`card-registry: HTTP ${httpUrl}/v1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+    print(`card-registry: HTTP ${httpUrl}/v1, gRPC ${grpcAddress}${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
 
-    const started = { app, operatorServer };
+    const started = { app, grpcServer, operatorServer };
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -123,17 +140,20 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       cards,
       admin,
       httpUrl,
+      grpcAddress,
       operatorUrl,
       developmentOperatorCredential,
       close: () =>
         (closing ??= (async () => {
           await started.app.close();
+          await started.grpcServer.close();
           await started.operatorServer?.close();
           await infrastructure.close();
         })()),
     };
   } catch (error) {
     await app?.close().catch(() => undefined);
+    await grpcServer?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
     throw error;

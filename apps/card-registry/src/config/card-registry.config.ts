@@ -11,6 +11,8 @@
 import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
+import { collectRegistryLimitsConfig, type RegistryLimitsConfig } from '../limits/registry-limits.config';
+
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
 
@@ -24,6 +26,10 @@ export interface CardRegistryConfig {
   platform: PlatformConfig;
   embedded: boolean;
   http: { host: string; port: number };
+  /** gRPC `CardRegistry` and `CardRegistryOperator` (plaintext: TLS is the deployment's proxy's, as for HTTP). */
+  grpc: { host: string; port: number };
+  /** Per-source, per-credential and publish limits (limits/registry-limits.config.ts). */
+  limits: RegistryLimitsConfig;
   /** GET /metrics, /healthz, /readyz on a plain listener of their own; null when REGISTRY_OPERATOR_PORT=off. */
   operator: { host: string; port: number } | null;
   operatorCredentials: OperatorCredential[];
@@ -54,6 +60,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
   const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
 
   const http = { host: host('REGISTRY_HTTP_HOST', defaultHost), port: integer('REGISTRY_HTTP_PORT', 8490, 0, 65535) };
+  const grpc = { host: host('REGISTRY_GRPC_HOST', defaultHost), port: integer('REGISTRY_GRPC_PORT', 50071, 0, 65535) };
   const operatorPortRaw = value('REGISTRY_OPERATOR_PORT');
   const operator =
     operatorPortRaw?.toLowerCase() === 'off'
@@ -83,6 +90,8 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     platform: platform as PlatformConfig,
     embedded,
     http,
+    grpc,
+    limits: collectRegistryLimitsConfig(env, problems),
     operator,
     operatorCredentials,
     maxCardBytes,
