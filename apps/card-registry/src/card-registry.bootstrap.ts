@@ -31,6 +31,7 @@ import { cardsDocuments } from './documents/cards-documents.adapter';
 import { RegistryGrpcEdge } from './grpc/registry-grpc.edge';
 import { RegistryGrpcServer } from './grpc/registry-grpc.server';
 import { RegistryMetrics } from './health/registry-metrics';
+import { RegistryExceptionFilter } from './http/registry-exception.filter';
 import { RegistryHttpEdge } from './http/registry-http.edge';
 import { DailyPublishQuota, QuotaCardService } from './limits/publish-quota';
 import { RegistryLimits } from './limits/registry-limits';
@@ -110,6 +111,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
     });
+    app.useGlobalFilters(new RegistryExceptionFilter());
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
