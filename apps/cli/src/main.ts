@@ -10,6 +10,7 @@
  *   trustmesh relay watch --workspace ID [--origin ORIGIN] [--ca FILE] [--say TEXT] ...
  *   trustmesh shield analyze [--json] FILE...|-             (one consultation per file, no service needed)
  *   trustmesh shield <open|consult|guide|close|get|list|token issue> ...   (against a running shield)
+ *   trustmesh cards verify [--resolve MAP] [--json] FILE...|-     (AI Card, AI Catalog, A2A card signatures)
  *
  * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
  * an unreadable file.
@@ -67,6 +68,11 @@ const USAGE = `Usage:
       Call a running shield analyzer's REST API (--url URL, else SHIELD_URL, else http://127.0.0.1:8480)
       with the credential in SHIELD_CREDENTIAL (operator credential or agent token); FILE is the JSON
       input ("-" for stdin). Prints the record as JSON; a refusal prints each code, path and message.
+  trustmesh cards verify [--resolve MAP] [--json] FILE...
+      Verify the signature of each FILE ("-" reads one from stdin): a v1 AI Card, an AI Catalog's root
+      signature, or an A2A AgentCard's signatures. Keys come from MAP, a JSON object of URL -> document
+      (DID documents, JWK Sets), else from the network (https only, public addresses only). With --json
+      prints one array of {"file","verified","code"?,"signer"?,"kid"?,"alg"?}. Exit 0 all verified, 1 any not.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -87,6 +93,7 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       const cases = load<typeof import('./shield-cases.command')>('./shield-cases.command');
       if (cases.isShieldCasesCommand(command)) return await cases.runShieldCases(command, rest, io);
     }
+    if (group === 'cards' && command === 'verify') return await load<typeof import('./cards-verify.command')>('./cards-verify.command').runCardsVerify(rest, io);
     if (group === 'relay' && command === 'watch') return await load<typeof import('./relay-watch.command')>('./relay-watch.command').runRelayWatch(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {

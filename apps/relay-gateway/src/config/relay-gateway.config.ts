@@ -12,8 +12,7 @@ import { isAbsolute, resolve } from 'node:path';
 
 import { collectPlatformConfig, ConfigError, envReader, isHost, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
-
-import { TrustedProxies } from './source-address';
+import { TrustedProxies } from '@trustmesh/platform-rate-limits';
 
 export type TlsMode = 'files' | 'self-signed' | 'terminated-by-proxy' | 'off';
 

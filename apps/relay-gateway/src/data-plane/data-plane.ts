@@ -24,9 +24,9 @@ import { WebSocketServer } from 'ws';
 
 import type { EventBus, Subscription } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
+import { sourceAddress, sourceKey, TrustedProxies } from '@trustmesh/platform-rate-limits';
 import { CLOSE_CODES, HANDSHAKE_ERRORS } from '@trustmesh/relay-protocol';
 
-import { sourceAddress, sourceKey, TrustedProxies } from '../config/source-address';
 import type { RelayDirectory, Unsubscribe } from '../control/relay-directory.port';
 import { securityHeaderLines } from '../http/security-headers';
 import { acceptBrowser, type BrowserSessionHandle } from './browser.socket';

@@ -21,12 +21,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { BodyTooLargeError, hasJsonContentType, readBoundedBody } from '@trustmesh/platform-http-body';
+import { sourceAddress, sourceKey, WindowRateLimiter } from '@trustmesh/platform-rate-limits';
 
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
-import { sourceAddress, sourceKey } from '../config/source-address';
 import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import { DeviceEnrollmentService, REDEEM_ERRORS } from './device-enrollment.service';
-import { RedeemRateLimiter } from './redeem-rate-limiter';
 
 export const MAX_REDEEM_BODY_BYTES = 8 * 1024;
 
@@ -44,14 +43,14 @@ export const DEVICE_ENROLLMENT_SERVICE = Symbol.for('trustmesh.relay-gateway.Dev
 
 @Controller('v1/device-enrollments')
 export class DeviceEnrollmentController {
-  private readonly limiter: RedeemRateLimiter;
+  private readonly limiter: WindowRateLimiter;
 
   constructor(
     @Inject(DEVICE_ENROLLMENT_SERVICE) private readonly enrollment: DeviceEnrollmentService,
     @Inject(RELAY_CONFIG) private readonly config: RelayGatewayConfig,
     @Inject(RELAY_LOGGER) private readonly logger: JsonLogger,
   ) {
-    this.limiter = new RedeemRateLimiter(config.enrollment.rateLimitPerWindow, config.enrollment.rateLimitWindowSeconds);
+    this.limiter = new WindowRateLimiter({ limit: config.enrollment.rateLimitPerWindow, windowSeconds: config.enrollment.rateLimitWindowSeconds });
   }
 
   @Post('redeem')

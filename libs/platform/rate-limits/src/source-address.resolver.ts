@@ -1,7 +1,8 @@
 /**
- * Who is on the other end of an HTTP request or upgrade, for per-source limits (enrollment rate limit,
- * unauthenticated sockets): the peer's socket address, or, when that peer is a proxy the operator trusts
- * (RELAY_TRUSTED_PROXIES), the right-most `X-Forwarded-For` hop that is not itself a trusted proxy.
+ * Who is on the other end of an HTTP request, upgrade or gRPC call, for per-source limits (the relay's
+ * enrollment rate limit and unauthenticated sockets, the card registry's per-IP limits): the peer's socket
+ * address, or, when that peer is a proxy the operator trusts (RELAY_TRUSTED_PROXIES, or the registry's own
+ * setting), the right-most `X-Forwarded-For` hop that is not itself a trusted proxy.
  *
  * Why right-most: every proxy appends the address it received the request from, so only the hops added by
  * proxies we trust are facts; everything left of the first untrusted hop was written by the client and can be
@@ -14,7 +15,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 
-/** Parsed RELAY_TRUSTED_PROXIES: addresses or CIDR blocks, IPv4 or IPv6. */
+/** A parsed trusted-proxies setting (e.g. RELAY_TRUSTED_PROXIES): addresses or CIDR blocks, IPv4 or IPv6. */
 export class TrustedProxies {
   private readonly list = new BlockList();
 
@@ -68,10 +69,17 @@ function unmapped(address: string): string {
 
 /** The address a request came from, following X-Forwarded-For only through trusted proxies. */
 export function sourceAddress(request: IncomingMessage, proxies: TrustedProxies): string {
-  const peer = unmapped(request.socket.remoteAddress ?? '');
+  return sourceAddressOf(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for'], proxies);
+}
+
+/**
+ * The same rule for transports that are not a Node `IncomingMessage` (another HTTP framework, a gRPC
+ * call: see `grpcPeerAddress`): the peer's address and the raw X-Forwarded-For value(s), if any.
+ */
+export function sourceAddressOf(peerAddress: string, forwardedFor: string | readonly string[] | undefined, proxies: TrustedProxies): string {
+  const peer = unmapped(peerAddress);
   if (peer === '' || proxies.isEmpty || !proxies.trusts(peer)) return peer || 'unknown';
-  const header = request.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+  const hops = (typeof forwardedFor === 'string' ? forwardedFor : (forwardedFor ?? []).join(','))
     .split(',')
     .map((hop) => hop.trim())
     .filter(Boolean);
@@ -84,6 +92,18 @@ export function sourceAddress(request: IncomingMessage, proxies: TrustedProxies)
     if (!proxies.trusts(hop)) break;
   }
   return source;
+}
+
+/**
+ * The address in a grpc-js peer string (`call.getPeer()`): `ipv4:203.0.113.9:51234`,
+ * `ipv6:[2001:db8::1]:51234`, or the bare `203.0.113.9:51234` / `[::1]:51234` forms; '' for anything else
+ * (a unix socket, an unknown shape), which `sourceAddressOf` reports as 'unknown'.
+ */
+export function grpcPeerAddress(peer: string): string {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(bare);
+  const candidate = bracketed ? bracketed[1] : /^([^:]+)(?::\d+)?$/.exec(bare)?.[1];
+  return candidate !== undefined && isIP(unmapped(candidate)) !== 0 ? unmapped(candidate) : '';
 }
 
 /** The key per-source limits count under: the address, or its /64 for IPv6. */
