@@ -30,6 +30,9 @@ import { cardsDocuments } from './documents/cards-documents.adapter';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryHttpEdge } from './http/registry-http.edge';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
+import { CatalogService } from './search/catalog.service';
+import { ChangesService } from './search/changes.service';
+import { SearchService } from './search/search.service';
 import { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
 import { PublisherAdminService } from './service/publisher-admin.service';
@@ -93,7 +96,12 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness }), {
+    // Result and catalog URLs: REGISTRY_PUBLIC_URL, else this listener's address (known once it listens).
+    let listenerUrl = '';
+    const baseUrl = () => config.publicUrl ?? listenerUrl;
+    const read = { database: infrastructure.database, baseUrl };
+    const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, search }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -103,6 +111,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
+    listenerUrl = httpUrl;
 
     let operatorUrl: string | null = null;
     if (config.operator) {
