@@ -28,6 +28,7 @@ import { CARD_REGISTRY_SERVICE_NAME, loadCardRegistryConfig, type CardRegistryCo
 import type { CardDocuments } from './documents/card-documents.port';
 import { cardsDocuments } from './documents/cards-documents.adapter';
 import { RegistryMetrics } from './health/registry-metrics';
+import { RegistryExceptionFilter } from './http/registry-exception.filter';
 import { RegistryHttpEdge } from './http/registry-http.edge';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
 import { CatalogService } from './search/catalog.service';
@@ -106,6 +107,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
     });
+    app.useGlobalFilters(new RegistryExceptionFilter());
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;

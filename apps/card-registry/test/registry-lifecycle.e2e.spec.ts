@@ -125,6 +125,8 @@ describe('card registry: lifecycle, rename, transfer and bad input', () => {
       ['POST', cardPath(identifier, '/rename'), { token: acme, json: { to: identifier } }, 400, 'RENAME_TO_SELF'],
       ['GET', cardPath('x'.repeat(513)), {}, 400, 'IDENTIFIER_TOO_LONG'],
       ['GET', cardPath('https://acme.example/agents/none'), {}, 404, 'CARD_NOT_FOUND'],
+      ['GET', '/v1/cards/%E0%A4%A', {}, 400, 'PATH_INVALID'],
+      ['PUT', '/v1/cards', { token: acme, json: {} }, 404, 'ROUTE_NOT_FOUND'],
       ['GET', cardPath(identifier, '/revisions/9.9.9'), {}, 404, 'REVISION_NOT_FOUND'],
       ['POST', '/v1/cards?dryRun=maybe', { token: acme, json: aiCard('acme.example', { id: identifier }) }, 400, 'PARAMETER_INVALID'],
       ['POST', '/v1/cards?verbose=1', { token: acme, json: aiCard('acme.example', { id: identifier }) }, 400, 'PARAMETER_UNKNOWN'],

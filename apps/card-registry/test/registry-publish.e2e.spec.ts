@@ -39,6 +39,7 @@ describe('card registry: publishing', () => {
 
     const latest = await app.call('GET', cardPath(identifier));
     expect(latest.status).toBe(200);
+    expect(latest.body).toMatchObject({ identifier, namespace: 'acme.example', publisherId: 'acme', kind: 'ai-card' });
     expect(latest.body.latest).toMatchObject({ revision: '2026-02-01T10:00:00Z', digest: `sha256:${digestHex}`, status: 'active', summary: { name: 'Invoice helper' } });
 
     const exact = await app.call('GET', cardPath(identifier, `/revisions/${encodeURIComponent('2026-02-01T10:00:00Z')}`));
@@ -112,6 +113,7 @@ describe('card registry: publishing', () => {
       ['not json at all', 'JSON_SYNTAX'],
       ['[1, 2]', 'KIND_UNKNOWN'],
       ['{"hello": "world"}', 'KIND_UNKNOWN'],
+      ['{"specVersion": "1.0", "entries": []}', 'KIND_NOT_PUBLISHABLE'],
     ] as const) {
       const refused = await publish(acme, raw);
       expect(refused.status).toBe(422);

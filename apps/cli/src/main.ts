@@ -10,10 +10,11 @@
  *   trustmesh relay watch --workspace ID [--origin ORIGIN] [--ca FILE] [--say TEXT] ...
  *   trustmesh shield analyze [--json] FILE...|-             (one consultation per file, no service needed)
  *   trustmesh shield <open|consult|guide|close|get|list|token issue> ...   (against a running shield)
+ *   trustmesh cards validate [--kind K] [--json] FILE...|-  (AI Cards, AI Catalogs, A2A cards, MCP server.json)
  *   trustmesh cards verify [--resolve MAP] [--json] FILE...|-     (AI Card, AI Catalog, A2A card signatures)
  *
- * Exit status: 0 success, 1 a frame is invalid or a conformance case mismatched, 2 a usage error or
- * an unreadable file.
+ * Exit status: 0 success, 1 a frame or document is invalid (or unverified) or a conformance case
+ * mismatched, 2 a usage error or (relay validate) an unreadable file.
  */
 import { EXIT, UsageError, type CommandIo } from './command-io';
 
@@ -68,6 +69,12 @@ const USAGE = `Usage:
       Call a running shield analyzer's REST API (--url URL, else SHIELD_URL, else http://127.0.0.1:8480)
       with the credential in SHIELD_CREDENTIAL (operator credential or agent token); FILE is the JSON
       input ("-" for stdin). Prints the record as JSON; a refusal prints each code, path and message.
+  trustmesh cards validate [--kind auto|ai-card|ai-catalog|a2a|mcp-server] [--compatibility]
+                           [--max-bytes N] [--json] FILE...
+      Validate AI Cards v1, AI Catalogs (seed and final), A2A AgentCards and MCP server.json files (one
+      per FILE; "-" reads one from stdin); the kind is detected unless --kind names it. --compatibility
+      accepts the draft seed-catalog forms. Prints a line per file and per issue, or with --json one array
+      of {"file","kind","valid","errors","warnings"}. Exit 0 all valid, 1 any invalid or unreadable.
   trustmesh cards verify [--resolve MAP] [--json] FILE...
       Verify the signature of each FILE ("-" reads one from stdin): a v1 AI Card, an AI Catalog's root
       signature, or an A2A AgentCard's signatures. Keys come from MAP, a JSON object of URL -> document
@@ -93,6 +100,7 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       const cases = load<typeof import('./shield-cases.command')>('./shield-cases.command');
       if (cases.isShieldCasesCommand(command)) return await cases.runShieldCases(command, rest, io);
     }
+    if (group === 'cards' && command === 'validate') return await load<typeof import('./cards-validate.command')>('./cards-validate.command').runCardsValidate(rest, io);
     if (group === 'cards' && command === 'verify') return await load<typeof import('./cards-verify.command')>('./cards-verify.command').runCardsVerify(rest, io);
     if (group === 'relay' && command === 'watch') return await load<typeof import('./relay-watch.command')>('./relay-watch.command').runRelayWatch(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);

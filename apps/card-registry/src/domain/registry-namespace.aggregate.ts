@@ -79,6 +79,8 @@ export interface CardState {
 export interface NamespaceState {
   namespace: string;
   publisherId: string | null;
+  /** The last ownership proof recorded for the current holder, if any. */
+  verifiedBy?: { publisherId: string; method: string; at: string };
   cards: Map<string, CardState>;
 }
 
@@ -96,6 +98,8 @@ export type Decision = { ok: true; events: NamespaceEvent[] } | { ok: false; ref
 export type NamespaceCommand =
   | { type: 'GrantNamespace'; publisherId: string; now: string }
   | { type: 'TransferNamespace'; toPublisherId: string; now: string }
+  /** A proof-based grant (DNS TXT, well-known file, did:web: `libs/cards/ownership`). */
+  | { type: 'VerifyNamespace'; publisherId: string; method: string; now: string }
   | {
       type: 'PublishRevision';
       publisherId: string;
@@ -124,6 +128,11 @@ export function decide(command: NamespaceCommand, state: NamespaceState): Decisi
       if (state.publisherId === command.publisherId) return accept();
       if (state.publisherId !== null) return refuse('conflict', 'NAMESPACE_TAKEN', `Namespace ${namespace} is held by another publisher; transfer it instead`, '/namespace');
       return accept({ type: 'NamespaceGranted', data: { namespace, publisherId: command.publisherId, grantedAt: command.now } });
+    case 'VerifyNamespace':
+      // A proof does not take a namespace from its holder: the operator transfers it first.
+      if (state.publisherId !== null && state.publisherId !== command.publisherId) return refuse('conflict', 'NAMESPACE_TAKEN', `Namespace ${namespace} is held by another publisher; transfer it instead`, '/namespace');
+      if (state.verifiedBy?.publisherId === command.publisherId && state.verifiedBy.method === command.method) return accept();
+      return accept({ type: 'NamespaceVerified', data: { namespace, publisherId: command.publisherId, method: command.method, verifiedAt: command.now } });
     case 'TransferNamespace':
       if (state.publisherId === null) return refuse('not_found', 'NAMESPACE_NOT_GRANTED', `Namespace ${namespace} is not granted to any publisher`);
       if (state.publisherId === command.toPublisherId) return accept();
@@ -220,11 +229,15 @@ function decideRename(command: Extract<NamespaceCommand, { type: 'RenameCard' }>
 export function evolve(state: NamespaceState, event: NamespaceEvent, version: number): NamespaceState {
   switch (event.type) {
     case 'NamespaceGranted':
+      state.publisherId = event.data.publisherId;
+      return state;
     case 'NamespaceVerified':
       state.publisherId = event.data.publisherId;
+      state.verifiedBy = { publisherId: event.data.publisherId, method: event.data.method, at: event.data.verifiedAt };
       return state;
     case 'NamespaceTransferred':
       state.publisherId = event.data.toPublisherId;
+      delete state.verifiedBy;
       return state;
     case 'CardRevisionPublished': {
       const data = event.data;

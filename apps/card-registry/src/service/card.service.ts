@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { EventStore } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
 
-import { MAX_IDENTIFIER_LENGTH, namespaceOfIdentifier } from '../domain/card-identifier';
+import { MAX_IDENTIFIER_LENGTH, namespaceOf } from '../domain/card-identifier';
 import { CARD_STATUSES, type CardStatus } from '../domain/card-revision';
 import { decide, latestOf, type CardState, type NamespaceCommand, type NamespaceEvent, type RevisionState } from '../domain/registry-namespace.aggregate';
 import { PUBLISHABLE_KINDS, type CardDocuments, type DocumentIssue } from '../documents/card-documents.port';
@@ -59,7 +59,7 @@ export interface RevisionView {
 }
 
 export type CardRead =
-  | { kind: 'card'; body: { identifier: string; namespace: string; kind: string; latest: RevisionView } }
+  | { kind: 'card'; body: { identifier: string; namespace: string; publisherId: string | null; kind: string; latest: RevisionView } }
   | { kind: 'redirect'; location: string; body: { identifier: string; renamedTo: string } };
 
 export interface CardBytes {
@@ -97,7 +97,7 @@ export class CardService {
     if (identifier === undefined) return unprocessable('IDENTIFIER_REQUIRED', 'This document names no identifier', [issue('/identifier', 'IDENTIFIER_REQUIRED', 'Pass ?identifier= (for example urn:air:acme.example:agent:name) for a document without one')]);
     if (summary.identifier !== undefined && query.identifier !== undefined && query.identifier !== summary.identifier) return unprocessable('IDENTIFIER_MISMATCH', 'The identifier parameter differs from the document', [issue('/identifier', 'IDENTIFIER_MISMATCH', 'The ?identifier= parameter must equal the identifier the document names')]);
     if (identifier.length > MAX_IDENTIFIER_LENGTH) return unprocessable('IDENTIFIER_TOO_LONG', 'The identifier is too long', [issue('/identifier', 'IDENTIFIER_TOO_LONG', `Identifiers are at most ${MAX_IDENTIFIER_LENGTH} characters`)]);
-    const namespace = namespaceOfIdentifier(identifier);
+    const namespace = namespaceOf(identifier);
     if (namespace === null) return unprocessable('IDENTIFIER_NAMESPACE_UNKNOWN', 'The identifier names no domain', [issue('/identifier', 'IDENTIFIER_NAMESPACE_UNKNOWN', 'Use did:web:{domain}, urn:air:{domain}:…, https://{domain}/… or a reverse-DNS MCP name')]);
 
     const revision = validation.kind === 'ai-card' ? summary.updatedAt : summary.version;
@@ -169,7 +169,7 @@ export class CardService {
     const namespace = this.namespaceOrRefusal(identifier);
     if (typeof namespace !== 'string') return namespace;
     if (to.length > MAX_IDENTIFIER_LENGTH) return fail('invalid', 'IDENTIFIER_TOO_LONG', `to must be at most ${MAX_IDENTIFIER_LENGTH} characters`, '/to');
-    const target = namespaceOfIdentifier(to);
+    const target = namespaceOf(to);
     if (target === null) return fail('invalid', 'IDENTIFIER_NAMESPACE_UNKNOWN', 'to names no domain', '/to');
     if (target !== namespace) {
       // Another namespace: checked before the rename is decided (the rename itself is atomic on the source).
@@ -187,13 +187,13 @@ export class CardService {
   async latest(identifier: string): Promise<ServiceResult<CardRead>> {
     const found = await this.card(identifier);
     if (!found.ok) return found;
-    const { card, namespace } = found.value;
+    const { card, namespace, publisherId } = found.value;
     if (card.renamedTo !== undefined) return succeed({ kind: 'redirect', location: card.renamedTo, body: { identifier, renamedTo: card.renamedTo } });
     const tombstone = tombstoneOf<CardRead>(card);
     if (tombstone) return tombstone;
     const latest = latestOf(card);
     if (!latest) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
-    return succeed({ kind: 'card', body: { identifier, namespace, kind: card.kind, latest: view(latest) } });
+    return succeed({ kind: 'card', body: { identifier, namespace, publisherId, kind: card.kind, latest: view(latest) } });
   }
 
   async revisions(identifier: string): Promise<ServiceResult<{ identifier: string; kind: string; renamedTo?: string; deleted?: { message?: string; at: string }; revisions: RevisionView[] }>> {
@@ -227,15 +227,15 @@ export class CardService {
 
   private namespaceOrRefusal(identifier: string): string | Failed {
     if (identifier.length === 0 || identifier.length > MAX_IDENTIFIER_LENGTH) return fail('invalid', 'IDENTIFIER_TOO_LONG', `Identifiers are 1-${MAX_IDENTIFIER_LENGTH} characters`, '/identifier') as Failed;
-    return namespaceOfIdentifier(identifier) ?? (fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier') as Failed);
+    return namespaceOf(identifier) ?? (fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier') as Failed);
   }
 
-  private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string }>> {
+  private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string; publisherId: string | null }>> {
     const namespace = this.namespaceOrRefusal(identifier);
     if (typeof namespace !== 'string') return namespace;
     const { state } = await this.deps.namespaces.load(namespace);
     const card = state.cards.get(identifier);
-    return card ? succeed({ card, namespace }) : fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier');
+    return card ? succeed({ card, namespace, publisherId: state.publisherId }) : fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier');
   }
 }
 

@@ -86,5 +86,5 @@ function cloneCard(card: CardState): CardState {
 }
 
 function cloneState(state: NamespaceState): NamespaceState {
-  return { namespace: state.namespace, publisherId: state.publisherId, cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])) };
+  return { namespace: state.namespace, publisherId: state.publisherId, ...(state.verifiedBy ? { verifiedBy: { ...state.verifiedBy } } : {}), cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])) };
 }

@@ -8,7 +8,7 @@
 import { ConcurrencyError, type EventStore, type OutboxPublisher } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
 
-import { isDomain } from '../domain/card-identifier';
+import { canonicalNamespace } from '../domain/card-identifier';
 import { publisherStreamId, type PublisherRegistered } from '../persistence/registry.stream';
 import type { NamespaceRepository } from './namespace.repository';
 import type { IssuedCredential, RegistryCaller, RegistryCallers } from './registry-callers';
@@ -90,8 +90,9 @@ export class PublisherAdminService {
     if (denied) return denied;
     const fields = readFields(body, { namespace: 'string', publisherId: 'string' }, ['namespace', 'publisherId']);
     if (!fields.ok) return fields;
-    const { namespace, publisherId } = fields.value as { namespace: string; publisherId: string };
-    if (!isDomain(namespace)) return fail('invalid', 'NAMESPACE_INVALID', 'namespace must be a lower-case domain name such as acme.example', '/namespace');
+    const { namespace: named, publisherId } = fields.value as { namespace: string; publisherId: string };
+    const namespace = canonicalNamespace(named);
+    if (namespace === null) return fail('invalid', 'NAMESPACE_INVALID', 'namespace must be a lower-case domain name such as acme.example', '/namespace');
     if (!(await this.publisher(publisherId))) return fail('not_found', 'PUBLISHER_NOT_FOUND', 'No publisher has this id', '/publisherId');
     const now = this.deps.now().toISOString();
     const outcome = await this.deps.namespaces.execute(namespace, () => ({ type: 'GrantNamespace', publisherId, now }));
@@ -100,13 +101,14 @@ export class PublisherAdminService {
     return succeed({ namespace, publisherId, changed: outcome.changed });
   }
 
-  async transferNamespace(caller: RegistryCaller, namespace: string, body: unknown): Promise<ServiceResult<NamespaceHolding>> {
+  async transferNamespace(caller: RegistryCaller, named: string, body: unknown): Promise<ServiceResult<NamespaceHolding>> {
     const denied = operatorOnly<NamespaceHolding>(caller);
     if (denied) return denied;
     const fields = readFields(body, { toPublisherId: 'string' }, ['toPublisherId']);
     if (!fields.ok) return fields;
     const toPublisherId = fields.value['toPublisherId'] as string;
-    if (!isDomain(namespace)) return fail('invalid', 'NAMESPACE_INVALID', 'namespace must be a lower-case domain name such as acme.example', '/namespace');
+    const namespace = canonicalNamespace(named);
+    if (namespace === null) return fail('invalid', 'NAMESPACE_INVALID', 'namespace must be a lower-case domain name such as acme.example', '/namespace');
     if (!(await this.publisher(toPublisherId))) return fail('not_found', 'PUBLISHER_NOT_FOUND', 'No publisher has this id', '/toPublisherId');
     const now = this.deps.now().toISOString();
     const outcome = await this.deps.namespaces.execute(namespace, () => ({ type: 'TransferNamespace', toPublisherId, now }));

@@ -15,7 +15,8 @@ describe('A2A AgentCard validation (CARDS.md §4.1)', () => {
     const card = edit(A2A_V03 as Json, (c) => {
       for (const key of ['url', 'protocolVersion', 'defaultInputModes', 'version']) delete c[key];
     });
-    expect(errorsOf(card, { kind: 'a2a' })).toEqual([
+    expect(check(card).kind).toBe('a2a');
+    expect(errorsOf(card)).toEqual([
       'FIELD_MISSING@/version',
       'FIELD_MISSING@/defaultInputModes',
       'FIELD_MISSING@/url',
@@ -37,6 +38,24 @@ describe('A2A AgentCard validation (CARDS.md §4.1)', () => {
       'VALUE_NOT_ALLOWED@/preferredTransport',
       'FIELD_MISSING@/additionalInterfaces/0/transport',
       'FIELD_MISSING@/securitySchemes/bearer/type',
+    ]);
+  });
+
+  it('checks what each v0.3 security scheme type requires, OAuth 2 flows included', () => {
+    const card = edit(A2A_V03 as Json, (c) => {
+      c['securitySchemes'] = {
+        key: { type: 'apiKey', in: 'body' },
+        oidc: { type: 'openIdConnect' },
+        oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'token' }, authorizationCode: { authorizationUrl: 'https://orbit.example/auth', tokenUrl: 'https://orbit.example/token', scopes: {} } } },
+        tls: { type: 'mutualTLS' },
+      };
+    });
+    expect(errorsOf(card)).toEqual([
+      'VALUE_NOT_ALLOWED@/securitySchemes/key/in',
+      'FIELD_MISSING@/securitySchemes/key/name',
+      'FIELD_MISSING@/securitySchemes/oidc/openIdConnectUrl',
+      'URI_NOT_ABSOLUTE@/securitySchemes/oauth/flows/clientCredentials/tokenUrl',
+      'FIELD_MISSING@/securitySchemes/oauth/flows/clientCredentials/scopes',
     ]);
   });
 

@@ -5,12 +5,12 @@
  * verifying them belongs to the signatures library.
  */
 import { childPointer } from './document.issue';
+import { checkV03SecurityScheme } from './a2a-security.rule';
 import { FieldReader, type JsonObject } from './document-fields.reader';
 
 export type A2aCardVersion = '0.3' | '1.0';
 
 const V03_TRANSPORTS = ['JSONRPC', 'GRPC', 'HTTP+JSON'];
-const V03_SCHEME_TYPES = ['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS'];
 const V10_SCHEME_WRAPPERS = [
   'apiKeySecurityScheme', 'httpAuthSecurityScheme', 'oauth2SecurityScheme', 'openIdConnectSecurityScheme', 'mtlsSecurityScheme',
 ];
@@ -59,7 +59,7 @@ function checkV03(card: JsonObject, fields: FieldReader): void {
   for (const [name, scheme] of Object.entries(schemes ?? {})) {
     const at = childPointer('/securitySchemes', name);
     const object = fields.object(scheme, at, `Security scheme "${name}"`);
-    if (object) fields.oneOf(object, 'type', at, true, V03_SCHEME_TYPES);
+    if (object) checkV03SecurityScheme(object, at, fields);
   }
   checkRequirementList(card, 'security', fields);
 }

@@ -117,9 +117,9 @@ function checkTrust(trust: JsonObject, fields: FieldReader, lenient: boolean): v
 function checkAttestation(attestation: JsonObject, at: string, fields: FieldReader, lenient: boolean): void {
   fields.closed(attestation, at, ATTESTATION_MEMBERS, lenient, 'an attestation');
   fields.string(attestation, 'type', at, true, true);
-  const url = fields.uri(attestation, 'credentialUrl', at, false);
-  const value = fields.string(attestation, 'credentialValue', at, false);
-  if (url === undefined && value === undefined && attestation['credentialUrl'] === undefined && attestation['credentialValue'] === undefined) {
+  fields.uri(attestation, 'credentialUrl', at, false);
+  fields.string(attestation, 'credentialValue', at, false);
+  if (attestation['credentialUrl'] === undefined && attestation['credentialValue'] === undefined) {
     fields.issues.warn(at, 'ATTESTATION_NO_CREDENTIAL', 'This attestation carries neither "credentialUrl" nor "credentialValue", so nothing can be checked.');
   }
 }

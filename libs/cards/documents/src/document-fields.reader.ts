@@ -4,7 +4,7 @@
  * timestamps. Each check appends issues to one `IssueList` and returns the value when it has the right
  * type, so a validator reads as a list of rules.
  */
-import { childPointer, type IssueCode, type IssueList } from './document.issue';
+import { childPointer, type IssueList } from './document.issue';
 import { parseRfc3339 } from './rfc3339.timestamp';
 
 export type JsonObject = Record<string, unknown>;
@@ -168,11 +168,10 @@ export class FieldReader {
   closed(object: JsonObject, path: string, known: readonly string[], lenient: boolean, what: string): void {
     for (const key of Object.keys(object)) {
       if (known.includes(key)) continue;
-      const code: IssueCode = 'FIELD_UNKNOWN';
       this.issues.report(
         lenient,
         childPointer(path, key),
-        code,
+        'FIELD_UNKNOWN',
         lenient ? `"${key}" is not a member of ${what} in this version; it is kept but not interpreted.` : `"${key}" is not a member of ${what}.`,
       );
     }

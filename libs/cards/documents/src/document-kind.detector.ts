@@ -3,7 +3,9 @@
  * media type: CARDS.md §4.2 says server.json has none). Marks, in order:
  * - MCP server.json: a `$schema` under modelcontextprotocol.io/schemas/, or a `namespace/name` name with
  *   `version` and `packages`/`remotes`;
- * - A2A AgentCard: `supportedInterfaces` (v1.0), or `skills` with `capabilities`/`protocolVersion`/`defaultInputModes`;
+ * - A2A AgentCard: `supportedInterfaces` (v1.0), or two of the members only an AgentCard has at its root
+ *   (`skills`, `capabilities`, `defaultInputModes`, `defaultOutputModes`, `protocolVersion`, `preferredTransport`),
+ *   so a card missing one required member is still reported as an A2A card;
  * - final AI Catalog: `entries`; seed AI Catalog: `aiCards` or a draft array (`agents`/`services`/`records`);
  * - AI Card v1: a `services` object, or `specVersion` with `id`/`publisher`, or a draft card's `interfaces`/`protocols`;
  * - a final AI Catalog, last: a lone `specVersion` (a catalog missing its `entries`).
@@ -11,6 +13,8 @@
 import { isObject, type JsonObject } from './document-fields.reader';
 import { MCP_NAME, MCP_SERVER_SCHEMA_MARK } from './mcp-server.validator';
 import { seedCatalogArrayName } from './seed-catalog.validator';
+
+const A2A_MARKS = ['skills', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'protocolVersion', 'preferredTransport'];
 
 export type DocumentKind = 'ai-card' | 'ai-catalog' | 'a2a' | 'mcp-server';
 export type CatalogForm = 'seed' | 'final';
@@ -24,9 +28,7 @@ export function detectKind(document: JsonObject): DetectedKind | undefined {
   const schema = document['$schema'];
   if (typeof schema === 'string' && schema.includes(MCP_SERVER_SCHEMA_MARK)) return { kind: 'mcp-server' };
   if (document['supportedInterfaces'] !== undefined) return { kind: 'a2a' };
-  if (Array.isArray(document['skills']) && ['capabilities', 'protocolVersion', 'defaultInputModes'].some((key) => document[key] !== undefined)) {
-    return { kind: 'a2a' };
-  }
+  if (A2A_MARKS.filter((key) => document[key] !== undefined).length >= 2) return { kind: 'a2a' };
   if (document['entries'] !== undefined) return { kind: 'ai-catalog', form: 'final' };
   if (seedCatalogArrayName(document) !== undefined) return { kind: 'ai-catalog', form: 'seed' };
   if (isObject(document['services'])) return { kind: 'ai-card' };

@@ -9,6 +9,7 @@ export const ALL_ISSUE_CODES = [
   // Reading the bytes (strict JSON, §3.7 and §2.3 "valid I-JSON/JCS input").
   'DOCUMENT_TOO_LARGE',
   'DOCUMENT_NOT_UTF8',
+  'DOCUMENT_BOM',
   'JSON_SYNTAX',
   'JSON_TOO_DEEP',
   'JSON_DUPLICATE_KEY',

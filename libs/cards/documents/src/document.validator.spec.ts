@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { A2A_V03, AI_CARD, check, edit, FINAL_CATALOG, MCP_SERVER, SEED_CATALOG } from './documents.fixtures';
-import { ALL_ISSUE_CODES, sha256Digest, validateDocument, type ValidateOptions, type ValidationResult } from './index';
+import { ALL_ISSUE_CODES, detectDocumentKind, sha256Digest, validateDocument, type ValidateOptions, type ValidationResult } from './index';
 
 // Specs edit fixtures freely; their shape is what the validator under test checks.
 type Json = Record<string, any>;
@@ -29,6 +29,14 @@ describe('validateDocument: reading the bytes', () => {
   it('refuses nesting deeper than the reader bound', () => {
     const deep = '{"a":'.repeat(70) + '1' + '}'.repeat(70);
     expect(codes(validateDocument(deep))).toEqual(['JSON_TOO_DEEP']);
+  });
+
+  it('ignores a byte order mark with a warning, alike for bytes and text', () => {
+    const text = `\uFEFF${JSON.stringify(AI_CARD)}`;
+    for (const result of [validateDocument(text), validateDocument(bytes(text))]) {
+      expect(result).toMatchObject({ kind: 'ai-card', valid: true });
+      expect(codes(result)).toEqual(['DOCUMENT_BOM']);
+    }
   });
 
   it('refuses bytes that are not UTF-8', () => {
@@ -82,6 +90,11 @@ describe('validateDocument: kinds', () => {
     expect(result.form).toBe(form);
   });
 
+  it('exposes detection for parsed values', () => {
+    expect(detectDocumentKind(FINAL_CATALOG)).toEqual({ kind: 'ai-catalog', form: 'final' });
+    expect(detectDocumentKind({ name: 'x' })).toBeUndefined();
+  });
+
   it('reports one KIND_UNKNOWN for an unrecognisable object or a non-object', () => {
     for (const document of [{ hello: 'world' }, [AI_CARD], 'card', null]) {
       const result = check(document);
@@ -102,6 +115,7 @@ describe('validateDocument: kinds', () => {
 const PRODUCERS: Record<string, () => ValidationResult> = {
   DOCUMENT_TOO_LARGE: () => validateDocument('{}', { maxBytes: 1 }),
   DOCUMENT_NOT_UTF8: () => validateDocument(new Uint8Array([0xc3])),
+  DOCUMENT_BOM: () => validateDocument('\uFEFF{}'),
   JSON_SYNTAX: () => validateDocument('{'),
   JSON_TOO_DEEP: () => validateDocument('['.repeat(100) + ']'.repeat(100)),
   JSON_DUPLICATE_KEY: () => validateDocument('{"a":1,"a":2}'),

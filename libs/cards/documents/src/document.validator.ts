@@ -52,11 +52,14 @@ export function validateDocument(input: Uint8Array | string, options: ValidateOp
     issues.error('', 'DOCUMENT_TOO_LARGE', `The document is larger than ${maxBytes} bytes; it was not read.`);
     return finish(declared, undefined, issues);
   }
-  const text = typeof input === 'string' ? input : decodeUtf8(input);
-  if (text === undefined) {
+  const decoded = typeof input === 'string' ? input : decodeUtf8(input);
+  if (decoded === undefined) {
     issues.error('', 'DOCUMENT_NOT_UTF8', 'The document is not valid UTF-8.');
     return finish(declared, undefined, issues);
   }
+  // RFC 8259 §8.1: a parser may ignore a byte order mark; ignored alike for bytes and text, with a warning.
+  const text = decoded.startsWith('\uFEFF') ? decoded.slice(1) : decoded;
+  if (text !== decoded) issues.warn('', 'DOCUMENT_BOM', 'The document starts with a byte order mark, which JSON forbids senders to add; it was ignored.');
   const parsed = parseStrictJson(text, { maxDepth: MAX_DOCUMENT_DEPTH, loneSurrogates: 'refuse', unsafeIntegers: 'refuse' });
   if (!parsed.ok) {
     issues.error(parsed.issue.pointer, parsed.issue.code, parsed.issue.message);
@@ -111,7 +114,7 @@ function utf8Length(text: string, bound: number): number {
 
 function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return undefined;
   }

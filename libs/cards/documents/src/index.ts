@@ -5,7 +5,7 @@
  * indexes. Pure TypeScript without I/O; runs in browsers and in Node.
  */
 export { ALL_ISSUE_CODES, type DocumentIssue, type IssueCode } from './document.issue';
-export type { CatalogForm, DocumentKind } from './document-kind.detector';
+export { detectKind as detectDocumentKind, type CatalogForm, type DetectedKind, type DocumentKind } from './document-kind.detector';
 export {
   validateDocument,
   DEFAULT_MAX_DOCUMENT_BYTES,

@@ -38,6 +38,28 @@ describe('MCP server.json validation (CARDS.md §4.2)', () => {
     expect(errorsOf(server)).toEqual(['MCP_PACKAGE_VERSION_LATEST@/packages/0/version', 'MCP_FILE_SHA256_REQUIRED@/packages/1/fileSha256']);
   });
 
+  it('checks package arguments, environment variables and remote headers', () => {
+    const server = edit(MCP_SERVER as Json, (s) => {
+      s['packages'][0]['runtimeArguments'] = [{ type: 'named' }, { type: 'positional' }, { type: 'positional', valueHint: 'file', format: 'path' }];
+      s['packages'][0]['environmentVariables'] = [{ value: 'x', isSecret: 'yes' }];
+      s['remotes'][0]['headers'] = [{ name: 'Authorization', value: 'Bearer {token}' }, {}];
+      s['remotes'][0]['url'] = 'wss://orbit.example/mcp';
+    });
+    expect(errorsOf(server)).toEqual([
+      'FIELD_MISSING@/packages/0/runtimeArguments/0/name',
+      'FIELD_MISSING@/packages/0/runtimeArguments/1',
+      'VALUE_NOT_ALLOWED@/packages/0/runtimeArguments/2/format',
+      'FIELD_MISSING@/packages/0/environmentVariables/0/name',
+      'FIELD_TYPE@/packages/0/environmentVariables/0/isSecret',
+      'FIELD_PATTERN@/remotes/0/url',
+      'FIELD_MISSING@/remotes/0/headers/1/name',
+    ]);
+  });
+
+  it('accepts URL templates in remote transports', () => {
+    expect(check(edit(MCP_SERVER as Json, (s) => (s['remotes'][0]['url'] = 'https://{tenant}.orbit.example/mcp'))).valid).toBe(true);
+  });
+
   it('checks icons, remotes, transports, repository and _meta keys', () => {
     const server = edit(MCP_SERVER as Json, (s) => {
       s['icons'][0]['src'] = 'http://orbit.example/icon.png';

@@ -49,9 +49,7 @@ export function validateMcpServer(server: JsonObject, fields: FieldReader): void
     const at = `/remotes/${index}`;
     const remote = fields.object(item, at, 'A remote');
     if (!remote) return;
-    fields.oneOf(remote, 'type', at, true, REMOTE_TRANSPORTS);
-    fields.uri(remote, 'url', at, true);
-    fields.array(remote, 'headers', at, false);
+    checkTransport(remote, at, REMOTE_TRANSPORTS, fields);
     fields.member(remote, 'variables', at, false);
   });
   const meta = fields.member(server, '_meta', '', false);
@@ -68,11 +66,7 @@ function checkPackage(item: unknown, at: string, fields: FieldReader): void {
   const registryType = fields.string(pkg, 'registryType', at, true, true);
   fields.string(pkg, 'identifier', at, true, true);
   const transport = fields.member(pkg, 'transport', at, true);
-  if (transport) {
-    const transportAt = `${at}/transport`;
-    const type = fields.oneOf(transport, 'type', transportAt, true, TRANSPORTS);
-    if (type !== undefined && type !== 'stdio') fields.uri(transport, 'url', transportAt, true);
-  }
+  if (transport) checkTransport(transport, `${at}/transport`, TRANSPORTS, fields);
   if (pkg['version'] !== undefined) checkExactVersion(pkg, at, fields, Number.MAX_SAFE_INTEGER);
   fields.uri(pkg, 'registryBaseUrl', at, false);
   const sha = fields.string(pkg, 'fileSha256', at, false);
@@ -83,7 +77,51 @@ function checkPackage(item: unknown, at: string, fields: FieldReader): void {
     fields.issues.error(`${at}/fileSha256`, 'MCP_FILE_SHA256_REQUIRED', 'An mcpb package must carry "fileSha256" so clients can check the file they download.');
   }
   fields.string(pkg, 'runtimeHint', at, false);
-  for (const key of ['runtimeArguments', 'packageArguments', 'environmentVariables']) fields.array(pkg, key, at, false);
+  for (const key of ['runtimeArguments', 'packageArguments']) {
+    fields.array(pkg, key, at, false)?.forEach((item, index) => checkArgument(item, `${at}/${key}/${index}`, fields));
+  }
+  checkKeyValueInputs(pkg, 'environmentVariables', at, fields);
+}
+
+/** A transport: stdio, or an HTTP transport whose url is http(s) (it may hold `{variable}` templates). */
+function checkTransport(transport: JsonObject, at: string, allowed: readonly string[], fields: FieldReader): void {
+  const type = fields.oneOf(transport, 'type', at, true, allowed);
+  if (type === undefined || type === 'stdio') return;
+  const url = fields.string(transport, 'url', at, true, true);
+  if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) {
+    fields.issues.error(`${at}/url`, 'FIELD_PATTERN', `A ${type} transport "url" must be an http(s) URL, not "${clip(url)}".`);
+  }
+  checkKeyValueInputs(transport, 'headers', at, fields);
+}
+
+/** Headers and environment variables: each a named input. */
+function checkKeyValueInputs(parent: JsonObject, key: string, at: string, fields: FieldReader): void {
+  fields.array(parent, key, at, false)?.forEach((item, index) => {
+    const itemAt = `${at}/${key}/${index}`;
+    const input = fields.object(item, itemAt, `Each item of "${key}"`);
+    if (input) checkInput(input, itemAt, fields, true);
+  });
+}
+
+/** A command-line argument: `positional` (with `valueHint` or `value`) or `named` (with its flag `name`). */
+function checkArgument(item: unknown, at: string, fields: FieldReader): void {
+  const argument = fields.object(item, at, 'An argument');
+  if (!argument) return;
+  const type = fields.oneOf(argument, 'type', at, true, ['positional', 'named']);
+  checkInput(argument, at, fields, type === 'named');
+  if (type === 'positional' && argument['valueHint'] === undefined && argument['value'] === undefined) {
+    fields.issues.error(at, 'FIELD_MISSING', 'A positional argument needs "valueHint" or "value".');
+  }
+  fields.boolean(argument, 'isRepeated', at, false);
+}
+
+function checkInput(input: JsonObject, at: string, fields: FieldReader, named: boolean): void {
+  if (named) fields.string(input, 'name', at, true, true);
+  fields.oneOf(input, 'format', at, false, ['string', 'number', 'boolean', 'filepath']);
+  fields.boolean(input, 'isRequired', at, false);
+  fields.boolean(input, 'isSecret', at, false);
+  fields.stringArray(input, 'choices', at, false);
+  for (const key of ['value', 'default', 'description', 'placeholder', 'valueHint']) fields.string(input, key, at, false);
 }
 
 /** `version`: a specific version, never a range nor `latest` (frozen after publish in the MCP registry). */

@@ -1,0 +1,33 @@
+import { ConfigError } from '@trustmesh/platform-config';
+
+import { loadCardRegistryConfig } from './card-registry.config';
+
+const DIGEST = 'a'.repeat(64);
+
+describe('loadCardRegistryConfig', () => {
+  it('runs embedded with defaults and bounds the event store by the card bound', () => {
+    const config = loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x' });
+    expect(config).toMatchObject({ embedded: true, http: { host: '127.0.0.1', port: 8490 }, maxCardBytes: 512 * 1024, operatorCredentials: [] });
+    expect(config.maxEventDataBytes).toBeGreaterThan((config.maxCardBytes * 4) / 3);
+  });
+
+  it('names every bad variable at once, without echoing a credential', () => {
+    let error: unknown;
+    try {
+      loadCardRegistryConfig({ DATABASE_URL: 'postgres://db/registry', REGISTRY_HTTP_PORT: '99999', REGISTRY_MAX_CARD_BYTES: String(4 * 1024 * 1024), REGISTRY_OPERATOR_CREDENTIALS: 'plaintext-secret' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const variable of ['REGISTRY_HTTP_PORT', 'REGISTRY_MAX_CARD_BYTES', 'REGISTRY_OPERATOR_CREDENTIALS']) expect(message).toContain(variable);
+    expect(message).not.toContain('plaintext-secret');
+  });
+
+  it('requires operator credentials in server mode and reads account:sha256hex pairs', () => {
+    expect(() => loadCardRegistryConfig({ DATABASE_URL: 'postgres://db/registry' })).toThrow(/REGISTRY_OPERATOR_CREDENTIALS/);
+    const config = loadCardRegistryConfig({ DATABASE_URL: 'postgres://db/registry', REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}, audit:${DIGEST}` });
+    expect(config.operatorCredentials.map((credential) => credential.accountId)).toEqual(['ops', 'audit']);
+    expect(config.http.host).toBe('0.0.0.0');
+  });
+});
