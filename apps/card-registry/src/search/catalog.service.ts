@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 
 import type { Database } from '@trustmesh/platform-database';
 
-import { isDomain } from '../domain/card-identifier';
+import { canonicalNamespace } from '../domain/card-identifier';
 import type { ServiceResult } from '../service/registry-service.result';
 import { fail, succeed } from '../service/registry-service.result';
 import { isoOf } from './search.service';
@@ -59,8 +59,8 @@ export class CatalogService {
   constructor(private readonly deps: { database: Database; baseUrl: () => string }) {}
 
   async catalog(namespaceParam: string, form: CatalogForm): Promise<ServiceResult<ServedCatalog>> {
-    const namespace = namespaceParam.toLowerCase();
-    if (!isDomain(namespace)) return fail('invalid', 'NAMESPACE_INVALID', 'A namespace is a lower-case domain name such as acme.example', '/namespace');
+    const namespace = namespaceParam.length <= 253 ? canonicalNamespace(namespaceParam) : null;
+    if (namespace === null) return fail('invalid', 'NAMESPACE_INVALID', 'A namespace is a domain name such as acme.example', '/namespace');
     const [holder] = await this.deps.database.withConnection((sql) =>
       sql.query<NamespaceRow>('SELECT n.namespace, p.display_name FROM registry_namespaces n LEFT JOIN registry_publishers p ON p.publisher_id = n.publisher_id WHERE n.namespace = $1', [namespace]),
     );

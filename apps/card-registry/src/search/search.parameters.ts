@@ -4,6 +4,7 @@
  * repeatable, too many values, values too long and a `limit` outside 1–100 are refused with a stable code
  * and the parameter's pointer. Filters are repeatable (OR within a key, AND across keys).
  */
+import { canonicalNamespace } from '../domain/card-identifier';
 import { CARD_STATUSES, type CardStatus } from '../domain/card-revision';
 import { MAX_CURSOR_LENGTH } from './search.cursor';
 
@@ -113,6 +114,13 @@ export function readSearchQuery(search: string): SearchQuery | ParameterRefusal 
     if (value !== 'true' && value !== 'false') return { code: 'PARAMETER_INVALID', message: 'verified must be true or false', path: '/verified' };
     verified.push(value === 'true');
   }
+  const publisherDomains: string[] = [];
+  for (const domain of values.get('publisherDomain') ?? []) {
+    // Namespaces are stored in canonical A-label form: ask for an internationalised domain in either form.
+    const canonical = canonicalNamespace(domain);
+    if (canonical === null) return { code: 'PARAMETER_INVALID', message: 'publisherDomain must be a domain name such as acme.example', path: '/publisherDomain' };
+    publisherDomains.push(canonical);
+  }
   const q = values.get('q')?.[0]?.trim() ?? '';
   const sorted = (list: Iterable<string>) => [...new Set(list)].sort();
   return {
@@ -120,7 +128,7 @@ export function readSearchQuery(search: string): SearchQuery | ParameterRefusal 
     kinds: sorted(kinds),
     protocols: sorted((values.get('protocol') ?? []).map(normaliseProtocol)),
     tags: sorted((values.get('tag') ?? []).map((tag) => tag.toLowerCase())),
-    publisherDomains: sorted((values.get('publisherDomain') ?? []).map((domain) => domain.toLowerCase())),
+    publisherDomains: sorted(publisherDomains),
     statuses: sorted(statuses) as CardStatus[],
     verified: [...new Set(verified)].sort(),
     limit,
