@@ -36,6 +36,9 @@ import { RegistryHttpEdge } from './http/registry-http.edge';
 import { DailyPublishQuota, QuotaCardService } from './limits/publish-quota';
 import { RegistryLimits } from './limits/registry-limits';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
+import { CatalogService } from './search/catalog.service';
+import { ChangesService } from './search/changes.service';
+import { SearchService } from './search/search.service';
 import type { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
 import { PublisherAdminService } from './service/publisher-admin.service';
@@ -106,7 +109,12 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, limits, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness }), {
+    // Result and catalog URLs: REGISTRY_PUBLIC_URL, else this listener's address (known once it listens).
+    let listenerUrl = '';
+    const baseUrl = () => config.publicUrl ?? listenerUrl;
+    const read = { database: infrastructure.database, baseUrl };
+    const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, search }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -117,8 +125,9 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
+    listenerUrl = httpUrl;
 
-    grpcServer = new RegistryGrpcServer({ cards, admin, namespaces, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now });
+    grpcServer = new RegistryGrpcServer({ cards, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now });
     const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;

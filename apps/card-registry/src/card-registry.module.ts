@@ -11,6 +11,7 @@ import { CardsController } from './http/cards.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
 import type { CardService } from './service/card.service';
+import { SEARCH_ROUTES, SearchController, type SearchRoutes } from './search/search.controller';
 import type { PublisherAdminService } from './service/publisher-admin.service';
 
 export interface CardRegistryModuleDeps {
@@ -18,6 +19,7 @@ export interface CardRegistryModuleDeps {
   admin: PublisherAdminService;
   edge: RegistryHttpEdge;
   readiness: RegistryReadinessCheck;
+  search: SearchRoutes;
 }
 
 @Module({})
@@ -25,12 +27,13 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, RegistryHealthController],
+      controllers: [CardsController, OperatorController, RegistryHealthController, SearchController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
+        { provide: SEARCH_ROUTES, useValue: deps.search },
       ],
     };
   }

@@ -3,15 +3,14 @@
  * AgentCards (CARDS.md §3), one document per FILE (`-` reads one from stdin).
  *
  * Keys come from `--resolve MAP` (a JSON object of URL -> document: DID documents, JWK Sets) or, without it,
- * from the network through `networkResolver`. The kind of document is told from its shape: a v1 card has
+ * from the network through `networkResolver` (SafeFetcher). The kind of document is told from its shape: a v1 card has
  * `specVersion` and `services`, a catalog has `entries`, an A2A card has `signatures` and `skills`. An A2A
  * card's keys are looked up under the did:web of its service URL's host (never from `jku`).
  * Exit 0 when every file verified, 1 when any did not, 2 on a usage error or an unreadable file.
  */
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 
+import { jsonDocumentResolver, SafeFetcher } from '@trustmesh/cards-fetcher';
 import {
   mapResolver,
   verifyA2aCardSignatures,
@@ -28,6 +27,7 @@ import { EXIT, UsageError, type CommandIo } from './command-io';
 const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 const MAX_KEY_DOCUMENT_BYTES = 256 * 1024;
 const KEY_FETCH_TIMEOUT_MS = 10_000;
+const KEY_DOCUMENT_TTL_MS = 10 * 60_000;
 
 interface VerifyLine {
   file: string;
@@ -160,46 +160,12 @@ function humanLine(line: VerifyLine): string {
 }
 
 /**
- * NETWORK SEAM: the resolver used without --resolve. A minimal HTTPS-only fetch (no redirects, size cap,
- * timeout) that refuses loopback, private, link-local and metadata addresses as resolved just before the
- * request. To be replaced by @trustmesh/cards-fetcher's SafeFetcher, which also pins the checked address.
+ * The resolver used without --resolve: key documents through SafeFetcher (https only, every resolved address
+ * classified and the socket pinned to it, redirects re-checked, size and time capped), read as strict JSON. One run
+ * verifies many files, often of one signer: its did.json is fetched once per run (TTL longer than any run).
  */
-export const networkResolver: KeyDocumentResolver = async (url) => {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (target.protocol !== 'https:' || target.username !== '' || target.password !== '') return undefined;
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  try {
-    const addresses = isIP(host) ? [{ address: host }] : await lookup(host, { all: true, verbatim: true });
-    if (addresses.length === 0 || addresses.some(({ address }) => isPrivateAddress(address))) return undefined;
-    const response = await fetch(target, { redirect: 'error', signal: AbortSignal.timeout(KEY_FETCH_TIMEOUT_MS), headers: { accept: 'application/did+json, application/json' } });
-    if (!response.ok || response.body === null) return undefined;
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.length;
-      if (total > MAX_KEY_DOCUMENT_BYTES) return undefined;
-      chunks.push(chunk);
-    }
-    const parsed = parseStrictJson(Buffer.concat(chunks).toString('utf8'));
-    return parsed.ok ? parsed.value : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-/** Loopback, private, link-local, CGNAT, metadata and other non-public ranges (IPv4, IPv6, v4-mapped). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const v4 = mapped?.[1] ?? (isIP(address) === 4 ? address : undefined);
-  if (v4 !== undefined) {
-    const [a = 0, b = 0] = v4.split('.').map(Number);
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
-  }
-  const v6 = address.toLowerCase();
-  return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith('ff') || v6.startsWith('::ffff:') || v6.startsWith('64:ff9b:');
-}
+export const networkResolver: KeyDocumentResolver = jsonDocumentResolver(new SafeFetcher(), {
+  maxBytes: MAX_KEY_DOCUMENT_BYTES,
+  timeoutMs: KEY_FETCH_TIMEOUT_MS,
+  cache: { ttlMs: KEY_DOCUMENT_TTL_MS, maxEntries: 1024 },
+});

@@ -39,6 +39,11 @@ export interface CardRegistryConfig {
   maxBodyBytes: number;
   /** The event store's bound on one event's data: a card's bytes travel base64 in its event. */
   maxEventDataBytes: number;
+  /**
+   * REGISTRY_PUBLIC_URL: the registry's public base URL (`https://registry.example`, no query or fragment),
+   * used in the URLs served catalogs and search results point at; null: the HTTP listener's own address.
+   */
+  publicUrl: string | null;
   replicaId: string;
   logLevel: LogLevel;
   producer: string;
@@ -50,6 +55,22 @@ const SHA256_HEX = /^[0-9a-f]{64}$/i;
 const EVENT_MARGIN_BYTES = 256 * 1024;
 /** Beyond this a card's event would pass 1 MiB, which Kafka brokers refuse by default (message.max.bytes). */
 const MAX_CARD_BYTES_LIMIT = 640 * 1024;
+
+/** An absolute http(s) URL without credentials, query or fragment, with no trailing slash; else a problem. */
+function publicUrlOf(raw: string | undefined, fail: (variable: string, message: string) => void): string | null {
+  if (raw === undefined) return null;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password || parsed.search || parsed.hash || raw.length > 512) {
+    fail('REGISTRY_PUBLIC_URL', 'must be an absolute http(s) URL without credentials, query or fragment (at most 512 characters)');
+    return null;
+  }
+  return parsed.href.replace(/\/+$/, '');
+}
 
 /** Reads and validates the registry's configuration; throws a `ConfigError` naming every bad variable. */
 export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
@@ -97,6 +118,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     maxCardBytes,
     maxBodyBytes: integer('REGISTRY_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     maxEventDataBytes: Math.ceil((maxCardBytes * 4) / 3) + EVENT_MARGIN_BYTES,
+    publicUrl: publicUrlOf(value('REGISTRY_PUBLIC_URL'), fail),
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,

@@ -15,6 +15,7 @@ import type { ProjectionDefinition } from '@trustmesh/platform-projections';
 
 import { latestRevision, type CardStatus } from '../domain/card-revision';
 import { fromStored, NAMESPACE_EVENT_TYPES, REGISTRY_CARDS_TOPIC, type PublisherRegistered } from './registry.stream';
+import { refreshSearchDocument } from './registry-search.projection';
 
 export const REGISTRY_READ_MODEL_PROJECTION = 'registry-read-model';
 
@@ -38,6 +39,7 @@ async function refreshLatest(tx: SqlExecutor, identifier: string, at: string): P
     }),
   );
   await tx.query('UPDATE registry_cards SET latest_revision = $2, updated_at = $3::timestamptz WHERE identifier = $1', [identifier, latest?.revision ?? null, at]);
+  await refreshSearchDocument(tx, identifier);
 }
 
 export function registryReadModelProjection(): ProjectionDefinition<SqlExecutor> {

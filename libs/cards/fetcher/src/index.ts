@@ -15,3 +15,10 @@ export {
   type SafeFetchResponse,
 } from './safe-fetch.types';
 export { classifyAddress, isIpLiteral, parseIpv4Literal, parseIpv6Literal, type AddressClass, type AddressVerdict } from './address.classifier';
+export {
+  jsonDocumentResolver,
+  JSON_DOCUMENT_DEFAULTS,
+  type JsonDocumentCacheOptions,
+  type JsonDocumentResolver,
+  type JsonDocumentResolverOptions,
+} from './json-document.resolver';

@@ -1,8 +1,8 @@
 /**
  * Proof by did:web signature (CARDS.md §5, §3.3 key resolution): the publisher signs the challenge text
- * `trustmesh-verification=<token>` with a key listed under `assertionMethod` of `did:web:<domain>`. Verifying that
- * signature (resolving did.json through SafeFetcher, JWS checks) belongs to the signatures library; this module only
- * defines the contract and turns the verifier's answer into a ProofOutcome, so it does not depend on that library.
+ * `trustmesh-verification=<token>` with a key listed under `assertionMethod` of `did:web:<domain>`. This module
+ * defines the verifier contract and turns its answer into a ProofOutcome; `didWebChallengeVerifier`
+ * (did-web.verifier.ts) is the real verifier, on the signatures library.
  */
 import { challengeText } from './challenge-token';
 import type { ProofCheck, ProofOutcome } from './ownership.types';

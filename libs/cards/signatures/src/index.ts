@@ -6,6 +6,7 @@
 export { ALL_SIGNATURE_CODES, type SignatureAlg, type SignatureCode, type SignatureRejected, type SignatureResult, type SignatureVerified } from './signature.codes';
 export { MAX_PROTECTED_HEADER_CHARS, type SignedObjectKind } from './jws.header';
 export { didWebDocumentUrl, mapResolver, type KeyDocumentResolver, type KeySource } from './key.resolution';
+export { verifyDetachedPayloadSignature, type DetachedPayloadVerifyOptions } from './detached-payload.verify';
 export { aiCardSigner, verifyAiCardSignature, type AiCardVerifyOptions, type RegisteredKey } from './ai-card.verify';
 export {
   DEFAULT_ALLOWED_PROFILES,

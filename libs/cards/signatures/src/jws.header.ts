@@ -31,7 +31,10 @@ export interface DetachedJwsParts {
 }
 
 export interface HeaderRules {
-  kind: SignedObjectKind;
+  /** `detached-payload`: bytes the caller defines (e.g. an ownership challenge), `typ` must equal `rules.typ`. */
+  kind: SignedObjectKind | 'detached-payload';
+  /** The one accepted `typ` of a `detached-payload`. */
+  typ?: string;
   /** Algorithms the profile allows. */
   algs: readonly SignatureAlg[];
   /** How `kid` must relate to the signer. */
@@ -121,7 +124,7 @@ export function checkHeader(header: Record<string, unknown>, rules: HeaderRules,
     return reject('JWS_HEADER_INVALID', pointer, 'A parameter appears in both the protected and the unprotected header.', { alg });
   }
   const typ = header['typ'];
-  const accepted = TYP_BY_KIND[rules.kind];
+  const accepted = rules.kind === 'detached-payload' ? (rules.typ !== undefined ? [rules.typ] : []) : TYP_BY_KIND[rules.kind];
   if (!(typ === undefined || typeof typ === 'string') || !accepted.includes(typ)) {
     const expected = accepted.map((value) => (value === undefined ? '(absent)' : `"${value}"`)).join(' or ');
     return reject('JWS_TYP_MISMATCH', pointer, `"typ" must be ${expected} for this kind of object (got ${typ === undefined ? 'none' : JSON.stringify(typ).slice(0, 60)}).`, { alg });

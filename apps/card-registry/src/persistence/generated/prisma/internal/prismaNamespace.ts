@@ -775,7 +775,15 @@ export const RegistryCardViewScalarFieldEnum = {
   statusMessage: 'statusMessage',
   renamedTo: 'renamedTo',
   latestRevision: 'latestRevision',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  verified: 'verified',
+  searchRevision: 'searchRevision',
+  searchStatus: 'searchStatus',
+  contentType: 'contentType',
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  protocols: 'protocols'
 } as const
 
 export type RegistryCardViewScalarFieldEnum = (typeof RegistryCardViewScalarFieldEnum)[keyof typeof RegistryCardViewScalarFieldEnum]
@@ -869,6 +877,13 @@ export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel
  * Reference to a field of type 'DateTime[]'
  */
 export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 
