@@ -2,11 +2,12 @@
  * The registry's gRPC API through a real grpc-js client against one registry on embedded PGlite: the
  * operator's flows (publishers, credentials, namespaces), publishing (created, unchanged, conflict,
  * stale, invalid with every issue in the `registry-issues-bin` trailer, dry run, size), reads (exact bytes,
- * renames, tombstones, pages), status and rename, and authentication. What gRPC stores, REST serves:
+ * renames, tombstones, pages), status and rename, search and sync, and authentication. What gRPC stores, REST serves:
  * one application service behind both.
  */
 import * as grpc from '@grpc/grpc-js';
 import { cardRegistryV1GrpcJs as v1, decodeRegistryRefusal, REGISTRY_ISSUES_METADATA } from '@trustmesh/contracts';
+import { waitUntil } from '@trustmesh/platform-testing';
 
 import { OPERATOR_TOKEN, startRegistryApp, type RegistryApp } from './support/registry-app.fixture';
 import { aiCard, bytesOf, cardPath } from './support/registry-clients';
@@ -153,10 +154,30 @@ describe('card registry: gRPC', () => {
     expect(again.error?.code).toBe(grpc.status.FAILED_PRECONDITION);
   });
 
-  it('answers search and sync UNIMPLEMENTED with a reason, unknown cards NOT_FOUND, and bytes that are no request INVALID_ARGUMENT', async () => {
-    const search = await rpc.cards.searchCards({ query: 'invoices', limit: 0, cursor: '' });
-    expect(search.error?.code).toBe(grpc.status.UNIMPLEMENTED);
-    expect(search.refusal?.code).toBe('NOT_IMPLEMENTED');
+  it('searches and syncs through the same services as REST: hits, facets, changes with tombstones, the same refusals', async () => {
+    const identifier = 'https://acme.example/agents/searchable';
+    await rpc.cards.publishCard({ document: doc('acme.example', { id: identifier, name: 'Quarterly ledger reconciler', tags: ['ledger'] }), kind: 0, identifier: '', dryRun: false }, acme);
+    // Search reads the projected read model: it trails a publish by the projection's lag.
+    let hits: v1.SearchHit[] = [];
+    await waitUntil(async () => {
+      hits = (await rpc.cards.searchCards({ query: 'reconciler', limit: 0, cursor: '' })).response?.hits ?? [];
+      return hits.length > 0;
+    }, { timeoutMs: 30_000, what: 'the card to be searchable' });
+    expect(hits[0]).toMatchObject({ identifier, kind: v1.CardKind.AI_CARD, status: v1.CardStatus.ACTIVE, name: 'Quarterly ledger reconciler', publisherDomain: 'acme.example' });
+    const filtered = await rpc.cards.searchCards({ query: '', filters: { kinds: [v1.CardKind.AI_CARD], protocols: [], tags: ['ledger'], publisherDomains: ['acme.example'], statuses: [], verified: 0 }, limit: 5, cursor: '' });
+    expect(filtered.response?.hits.map((hit) => hit.identifier)).toContain(identifier);
+    expect(filtered.response?.facets.map((facet) => facet.field)).toEqual(expect.arrayContaining(['kind', 'tag', 'publisher_domain']));
+    const yanked = await rpc.cards.searchCards({ query: '', filters: { kinds: [], protocols: [], tags: [], publisherDomains: [], statuses: [v1.CardStatus.YANKED], verified: 0 }, limit: 0, cursor: '' });
+    expect(yanked.error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(yanked.refusal).toMatchObject({ code: 'PARAMETER_INVALID', issues: [{ path: '/filters/statuses' }] });
+    expect((await rpc.cards.searchCards({ query: '', limit: 0, cursor: 'not-a-cursor' })).refusal?.code).toBe('CURSOR_INVALID');
+
+    const synced = await rpc.cards.syncChanges({ includeDeleted: true, limit: 0, cursor: '' });
+    expect(synced.response?.changes).toContainEqual(expect.objectContaining({ identifier, revision: '2026-02-01T10:00:00Z', status: v1.CardStatus.ACTIVE, tombstone: false }));
+    expect(synced.response?.changes.some((change) => change.tombstone)).toBe(true);
+  });
+
+  it('answers unknown cards NOT_FOUND and bytes that are no request INVALID_ARGUMENT', async () => {
     expect((await rpc.cards.getCard({ identifier: 'https://acme.example/agents/none', revision: '' })).refusal?.code).toBe('CARD_NOT_FOUND');
 
     const client = new grpc.Client(app.handle.grpcAddress, grpc.credentials.createInsecure());

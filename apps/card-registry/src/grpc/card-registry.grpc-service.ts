@@ -2,33 +2,18 @@
  * gRPC `trustmesh.registry.v1.CardRegistry` over the same `CardService` as `/v1/cards` (CARDS.md §5): the
  * same rules and refusals, only the shapes differ. Publish takes the document's raw bytes; GetCard follows
  * renames (setting `renamed_from`) and answers a deleted card or revision as its tombstone (status DELETED,
- * no document); ListRevisions pages newest first. SearchCards and SyncChanges answer UNIMPLEMENTED until the
- * registry's search and sync land.
+ * no document); ListRevisions pages newest first. SearchCards and SyncChanges are in
+ * card-registry-search.grpc-service.ts (UNIMPLEMENTED when the registry runs without search).
  */
 import { status as grpcStatus, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { cardRegistryV1GrpcJs as v1, timestampFromDate } from '@trustmesh/contracts';
 
-import type { CardStatus as Status } from '../domain/card-revision';
 import type { CardService, RevisionView } from '../service/card.service';
 import { fail, succeed, type ServiceResult } from '../service/registry-service.result';
+import { searchGrpcHandlers, type RegistrySearchServices } from './card-registry-search.grpc-service';
+import { kindFromProto, kindToProto, statusFromProto, statusToProto } from './registry-grpc.enums';
 import { refusalOf, failure, type RegistryGrpcEdge } from './registry-grpc.edge';
 
-const KINDS: ReadonlyArray<[v1.CardKind, string]> = [
-  [v1.CardKind.AI_CARD, 'ai-card'],
-  [v1.CardKind.AI_CATALOG, 'ai-catalog'],
-  [v1.CardKind.A2A, 'a2a'],
-  [v1.CardKind.MCP_SERVER, 'mcp-server'],
-];
-const STATUSES: ReadonlyArray<[v1.CardStatus, Status]> = [
-  [v1.CardStatus.ACTIVE, 'active'],
-  [v1.CardStatus.DEPRECATED, 'deprecated'],
-  [v1.CardStatus.YANKED, 'yanked'],
-  [v1.CardStatus.DELETED, 'deleted'],
-];
-export const kindToProto = (kind: string): v1.CardKind => KINDS.find(([, name]) => name === kind)?.[0] ?? v1.CardKind.UNSPECIFIED;
-const kindFromProto = (kind: v1.CardKind): string | undefined => KINDS.find(([value]) => value === kind)?.[1];
-export const statusToProto = (status: Status): v1.CardStatus => STATUSES.find(([, name]) => name === status)?.[0] ?? v1.CardStatus.UNSPECIFIED;
-const statusFromProto = (status: v1.CardStatus): Status | undefined => STATUSES.find(([value]) => value === status)?.[1];
 const time = (iso: string) => timestampFromDate(new Date(iso));
 
 /** Renames followed at most: a chain longer than this is answered as it stands. */
@@ -55,12 +40,14 @@ export interface CardRegistryGrpcDeps {
   cards: CardService;
   edge: RegistryGrpcEdge;
   maxCardBytes: number;
+  /** Search and sync; without them SearchCards and SyncChanges answer UNIMPLEMENTED. */
+  search?: RegistrySearchServices;
 }
 
 const unimplemented = (what: string) => (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<never>) =>
   callback(refusalOf(grpcStatus.UNIMPLEMENTED, failure('invalid', 'NOT_IMPLEMENTED', `${what} is not available on this registry yet; use GetCard and ListRevisions`)));
 
-export function cardRegistryGrpcService({ cards, edge, maxCardBytes }: CardRegistryGrpcDeps): v1.CardRegistryServer {
+export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: CardRegistryGrpcDeps): v1.CardRegistryServer {
   /** The identifier a card answers to now (renames followed), with its revisions. */
   const current = async (asked: string) => {
     let identifier = asked;
@@ -166,7 +153,6 @@ export function cardRegistryGrpcService({ cards, edge, maxCardBytes }: CardRegis
       return renamed.ok ? succeed({ identifier: renamed.value.renamedTo, renamedFrom: renamed.value.identifier }) : renamed;
     }),
 
-    searchCards: unimplemented('SearchCards'),
-    syncChanges: unimplemented('SyncChanges'),
+    ...(search ? searchGrpcHandlers(search, edge) : { searchCards: unimplemented('SearchCards'), syncChanges: unimplemented('SyncChanges') }),
   };
 }
