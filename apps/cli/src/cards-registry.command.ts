@@ -254,11 +254,11 @@ async function search(invocation: Invocation): Promise<number> {
   for (const [flag, name] of [['verified', 'verified'], ['limit', 'limit'], ['cursor', 'cursor']] as const) if (values[flag] !== undefined) query.set(name, values[flag]);
   const answer = await invocation.client.call('GET', `v1/search${query.size > 0 ? `?${query}` : ''}`);
   if (!ok(answer)) return refused(invocation, answer);
-  const body = answer.json as { hits?: Array<{ identifier: string; revision?: string; name?: string; status?: string }>; nextCursor?: string | null };
+  const body = answer.json as { items?: Array<{ identifier: string; revision?: string | null; name?: string; status?: string }>; nextCursor?: string | null };
   if (invocation.json) printJson(io, body);
   else {
-    for (const hit of body.hits ?? []) io.stdout(`${hit.identifier}  ${hit.revision ?? ''}  ${hit.status ?? ''}  ${hit.name ?? ''}\n`);
-    io.stdout(`${(body.hits ?? []).length} hit(s)${body.nextCursor ? `; more with --cursor ${body.nextCursor}` : ''}\n`);
+    for (const hit of body.items ?? []) io.stdout(`${hit.identifier}  ${hit.revision ?? ''}  ${hit.status ?? ''}  ${hit.name ?? ''}\n`);
+    io.stdout(`${(body.items ?? []).length} hit(s)${body.nextCursor ? `; more with --cursor ${body.nextCursor}` : ''}\n`);
   }
   return EXIT.ok;
 }
