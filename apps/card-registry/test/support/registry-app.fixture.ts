@@ -18,6 +18,8 @@ export const OPERATOR_CREDENTIALS = `ops:${hex(OPERATOR_TOKEN)}`;
 
 /** Limits far above what a suite sends from its one address; the limits suite sets its own. */
 export const GENEROUS_LIMITS: Record<string, string> = {
+  REGISTRY_RATE_READS_PER_MINUTE: '100000',
+  REGISTRY_RATE_READS_PER_HOUR: '100000',
   REGISTRY_RATE_WRITES_PER_MINUTE: '100000',
   REGISTRY_RATE_WRITES_PER_HOUR: '100000',
   REGISTRY_RATE_CREDENTIAL_PER_MINUTE: '100000',
