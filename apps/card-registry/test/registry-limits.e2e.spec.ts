@@ -2,7 +2,7 @@
  * The registry's limits as a client meets them, on one registry (embedded PGlite) with small limits: the
  * per-source read limit (429 + Retry-After + RFC 7807 on REST, RESOURCE_EXHAUSTED + retryAfterSeconds on
  * gRPC, one allowance for both), X-Forwarded-For ignored from a peer that is not a trusted proxy, the
- * per-credential limit on a publisher's writes, and the daily publish quota, which only stored revisions
+ * per-credential limit on a publisher's writes, a declared body over every route's bound, and the daily publish quota, which only stored revisions
  * spend and which stores nothing once reached.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -57,6 +57,13 @@ describe('card registry: rate limits and publish quota', () => {
 
     const write = await app.call('POST', '/v1/operator/publishers', { token: OPERATOR_TOKEN, json: { publisherId: 'initech', displayName: 'Initech' } });
     expect(write.status).toBe(201);
+  });
+
+  it('refuses a declared body larger than any route takes, on a route without a body too, before reading it', async () => {
+    const large = 'x'.repeat(700 * 1024);
+    const revoke = await app.call('DELETE', '/v1/operator/publishers/acme/credentials/0123', { token: OPERATOR_TOKEN, raw: large });
+    expect(revoke.status).toBe(413);
+    expect(revoke.body).toMatchObject({ code: 'BODY_TOO_LARGE', status: 413 });
   });
 
   it('limits one publisher credential, on REST and gRPC, without touching another credential', async () => {

@@ -63,9 +63,16 @@ export class RegistryHttpEdge {
       // Counted before anything else, so a flood of bad or unauthenticated requests is limited too.
       const verb = request.method ?? '';
       const limited = this.options.limits?.admitSource(sourceAddress(request, this.options.limits.trustedProxies), verb === 'GET' || verb === 'HEAD' ? 'read' : 'write');
+      // No route takes more than a card: a larger declared body is refused before any route reads it.
+      const declared = Number(request.headers['content-length'] ?? 0);
+      const largest = Math.max(this.options.maxCardBytes, this.options.maxBodyBytes);
       if (limited) {
         request.resume();
         sendFailure(response, limited);
+      } else if (declared > largest) {
+        request.resume();
+        response.setHeader('Connection', 'close');
+        problem(response, 413, 'BODY_TOO_LARGE', `The body exceeds ${largest} bytes`);
       } else await handle();
     } catch (error) {
       const unavailable = isUnavailable(error);
