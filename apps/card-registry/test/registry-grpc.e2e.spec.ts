@@ -94,7 +94,7 @@ describe('card registry: gRPC', () => {
     const served = await app.call('GET', cardPath(identifier, `/revisions/${encodeURIComponent('2026-02-01T10:00:00Z')}`));
     expect(served.bytes.equals(bytes)).toBe(true);
     const read = await rpc.cards.getCard({ identifier, revision: '' });
-    expect(read.response?.card).toMatchObject({ identifier, revision: '2026-02-01T10:00:00Z', digest: created.response?.digest, status: v1.CardStatus.ACTIVE, contentType: 'application/json' });
+    expect(read.response?.card).toMatchObject({ identifier, revision: '2026-02-01T10:00:00Z', digest: created.response?.digest, status: v1.CardStatus.ACTIVE, contentType: 'application/json', publisher: { publisherId: acmeId } });
     expect(Buffer.from(read.response?.card?.document ?? []).equals(bytes)).toBe(true);
   });
 

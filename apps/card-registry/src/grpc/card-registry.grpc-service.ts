@@ -91,9 +91,11 @@ export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: C
           renamedFrom,
         });
       let revision = request.revision;
+      if (listed.value.deleted && revision === '') return tombstone('', listed.value.deleted.message, listed.value.deleted.at);
+      const read = await cards.latest(identifier);
+      const publisherId = read.ok && read.value.kind === 'card' ? read.value.body.publisherId : null;
       if (revision === '') {
-        if (listed.value.deleted) return tombstone('', listed.value.deleted.message, listed.value.deleted.at);
-        const latest = await latestKey(identifier);
+        const latest = read.ok && read.value.kind === 'card' ? read.value.body.latest.revision : null;
         if (latest === null) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
         revision = latest;
       }
@@ -113,6 +115,8 @@ export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: C
           digest: bytes.value.digest,
           document: bytes.value.bytes,
           contentType: bytes.value.contentType,
+          // The namespace's holder; its display name is the operator's to read (empty here).
+          ...(publisherId !== null ? { publisher: { publisherId, displayName: '' } } : {}),
           verified: false,
           signatures: [],
           publishedAt: time(view.publishedAt),
