@@ -3,16 +3,15 @@
  * same rules and refusals, only the shapes differ. Publish takes the document's raw bytes; GetCard follows
  * renames (setting `renamed_from`) and answers a deleted card or revision as its tombstone (status DELETED,
  * no document); ListRevisions pages newest first. SearchCards and SyncChanges are in
- * card-registry-search.grpc-service.ts (UNIMPLEMENTED when the registry runs without search).
+ * card-registry-search.grpc-service.ts.
  */
-import { status as grpcStatus, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { cardRegistryV1GrpcJs as v1, timestampFromDate } from '@trustmesh/contracts';
 
 import type { CardService, RevisionView } from '../service/card.service';
 import { fail, succeed, type ServiceResult } from '../service/registry-service.result';
 import { searchGrpcHandlers, type RegistrySearchServices } from './card-registry-search.grpc-service';
 import { kindFromProto, kindToProto, statusFromProto, statusToProto } from './registry-grpc.enums';
-import { refusalOf, failure, type RegistryGrpcEdge } from './registry-grpc.edge';
+import { failure, type RegistryGrpcEdge } from './registry-grpc.edge';
 
 const time = (iso: string) => timestampFromDate(new Date(iso));
 
@@ -40,12 +39,8 @@ export interface CardRegistryGrpcDeps {
   cards: CardService;
   edge: RegistryGrpcEdge;
   maxCardBytes: number;
-  /** Search and sync; without them SearchCards and SyncChanges answer UNIMPLEMENTED. */
-  search?: RegistrySearchServices;
+  search: RegistrySearchServices;
 }
-
-const unimplemented = (what: string) => (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<never>) =>
-  callback(refusalOf(grpcStatus.UNIMPLEMENTED, failure('invalid', 'NOT_IMPLEMENTED', `${what} is not available on this registry yet; use GetCard and ListRevisions`)));
 
 export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: CardRegistryGrpcDeps): v1.CardRegistryServer {
   /** The identifier a card answers to now (renames followed), with its revisions. */
@@ -157,6 +152,6 @@ export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: C
       return renamed.ok ? succeed({ identifier: renamed.value.renamedTo, renamedFrom: renamed.value.identifier }) : renamed;
     }),
 
-    ...(search ? searchGrpcHandlers(search, edge) : { searchCards: unimplemented('SearchCards'), syncChanges: unimplemented('SyncChanges') }),
+    ...searchGrpcHandlers(search, edge),
   };
 }

@@ -61,7 +61,7 @@ function statusOf(failure: ServiceFailure): grpc.status {
   }
 }
 
-export function refusalOf(code: grpc.status, failure: ServiceFailure): Partial<grpc.StatusObject> {
+function refusalOf(code: grpc.status, failure: ServiceFailure): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   const retryAfterSeconds = failure.extra?.['retryAfterSeconds'];
   metadata.set(
@@ -71,7 +71,7 @@ export function refusalOf(code: grpc.status, failure: ServiceFailure): Partial<g
   return { code, details: failure.detail, metadata };
 }
 
-export const refusal = (failure: ServiceFailure): Partial<grpc.StatusObject> => refusalOf(statusOf(failure), failure);
+const refusal = (failure: ServiceFailure): Partial<grpc.StatusObject> => refusalOf(statusOf(failure), failure);
 
 export function failure(kind: ServiceFailure['kind'], code: string, message: string, path = ''): ServiceFailure {
   return { kind, code, detail: message, issues: [{ path, code, severity: 'error', message }] };
