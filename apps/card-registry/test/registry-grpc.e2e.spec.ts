@@ -145,6 +145,8 @@ describe('card registry: gRPC', () => {
     expect((await rpc.cards.publishCard({ document: doc('acme.example', { id: to, updatedAt: '2026-02-04T00:00:00Z' }), kind: 0, identifier: '', dryRun: false }, acme)).response?.outcome).toBe(v1.PublishOutcome.CREATED);
     const followed = await rpc.cards.getCard({ identifier, revision: '' });
     expect(followed.response).toMatchObject({ renamedFrom: identifier, card: { identifier: to, revision: '2026-02-04T00:00:00Z' } });
+    const published = await rpc.cards.getCard({ identifier, revision: '2026-02-02T00:00:00Z' });
+    expect(published.response).toMatchObject({ renamedFrom: '', card: { identifier, revision: '2026-02-02T00:00:00Z', status: v1.CardStatus.ACTIVE } });
 
     expect((await rpc.cards.setStatus({ identifier: to, status: v1.CardStatus.DELETED, message: 'Retired', revision: '' }, acme)).response?.revisions).toHaveLength(1);
     const tombstone = await rpc.cards.getCard({ identifier: to, revision: '' });

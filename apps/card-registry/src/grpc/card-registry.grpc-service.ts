@@ -43,12 +43,16 @@ export interface CardRegistryGrpcDeps {
 }
 
 export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: CardRegistryGrpcDeps): v1.CardRegistryServer {
-  /** The identifier a card answers to now (renames followed), with its revisions. */
-  const current = async (asked: string) => {
+  /**
+   * The identifier a card answers to now (renames followed), with its revisions; a named revision is
+   * served where it was published (a renamed card keeps its revisions under the old identifier).
+   */
+  const current = async (asked: string, revision: string) => {
     let identifier = asked;
     for (let hop = 0; ; hop += 1) {
       const listed = await cards.revisions(identifier);
-      if (!listed.ok || listed.value.renamedTo === undefined || hop === MAX_RENAME_HOPS) return { identifier, listed };
+      const holds = listed.ok && revision !== '' && listed.value.revisions.some((candidate) => candidate.revision === revision);
+      if (!listed.ok || holds || listed.value.renamedTo === undefined || hop === MAX_RENAME_HOPS) return { identifier, listed };
       identifier = listed.value.renamedTo;
     }
   };
@@ -77,7 +81,7 @@ export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: C
     }),
 
     getCard: edge.read('GetCard', async (request: v1.GetCardRequest): Promise<ServiceResult<v1.GetCardResponse>> => {
-      const { identifier, listed } = await current(request.identifier);
+      const { identifier, listed } = await current(request.identifier, request.revision);
       if (!listed.ok) return listed;
       const renamedFrom = identifier === request.identifier ? '' : request.identifier;
       const tombstone = (revision: string, message: string | undefined, at: string) =>
