@@ -35,10 +35,15 @@ UPDATE registry_cards c SET
     setweight(to_tsvector('${SEARCH_TEXT_CONFIG}', ${strings('tools')}), 'C') ||
     setweight(to_tsvector('${SEARCH_TEXT_CONFIG}', COALESCE(r.summary->>'description', '')), 'D')
 FROM registry_card_revisions r
-WHERE c.identifier = $1 AND r.identifier = c.identifier
-  AND r.revision = COALESCE(c.latest_revision, (SELECT newest.revision FROM registry_card_revisions newest WHERE newest.identifier = $1 ORDER BY newest.published_at DESC, newest.revision DESC LIMIT 1))`;
+WHERE c.identifier = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND r.identifier = c.identifier
+  AND r.revision = COALESCE(c.latest_revision, (SELECT newest.revision FROM registry_card_revisions newest WHERE newest.identifier = c.identifier ORDER BY newest.published_at DESC, newest.revision DESC LIMIT 1))`;
 
 /** Recomputes the search columns of `identifier` from its revision rows (after `latest_revision` was set). */
 export async function refreshSearchDocument(tx: SqlExecutor, identifier: string): Promise<void> {
-  await tx.query(REFRESH_SQL, [identifier]);
+  await refreshSearchDocuments(tx, [identifier]);
+}
+
+/** The same for many cards in one statement (a bulk load of the read model). */
+export async function refreshSearchDocuments(tx: SqlExecutor, identifiers: readonly string[]): Promise<void> {
+  if (identifiers.length > 0) await tx.query(REFRESH_SQL, [JSON.stringify(identifiers)]);
 }

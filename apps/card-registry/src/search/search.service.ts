@@ -7,8 +7,8 @@
  * both total, so a page boundary is exact and cards published between pages never shift the rest. Only
  * cards with a latest visible revision (active or deprecated) unless `status=` asks for others; renamed
  * identifiers never (they redirect). Facets come with the first page only (no cursor): every page of one
- * query has the same filtered set. They are one grouped statement over the filtered set, tags and
- * publisher domains capped to the top `FACET_TOP`.
+ * query has the same filtered set. They are one grouped statement over the filtered set (at most
+ * `FACET_CAP` + 1 rows of it), tags and publisher domains capped to the top `FACET_TOP`.
  *
  * `searchStatements` is exported so the bench runs exactly the SQL this route runs.
  */
@@ -22,6 +22,12 @@ import type { SearchQuery } from './search.parameters';
 import { revisionUrl } from './registry-urls';
 
 export const FACET_TOP = 20;
+/**
+ * Facets count at most this many matching rows (plus one, to know there were more): exact up to it, lower
+ * bounds beyond (`facetsCapped`). Counting a whole 100,000-card registry on every browse would make the
+ * facets, not the page, the cost of a search.
+ */
+export const FACET_CAP = 10_000;
 
 export interface Statement {
   sql: string;
@@ -55,6 +61,8 @@ export interface SearchPage {
   items: SearchHit[];
   nextCursor: string | null;
   facets?: Record<'kind' | 'protocol' | 'tag' | 'publisherDomain' | 'status' | 'verified', FacetCount[]>;
+  /** Present with the facets: true when more than FACET_CAP cards matched and the counts are lower bounds. */
+  facetsCapped?: boolean;
 }
 
 interface HitRow {
@@ -131,8 +139,9 @@ export function searchStatements(query: SearchQuery, after: CursorKey | null): {
   const facets =
     after === null
       ? {
-          sql: `WITH f AS MATERIALIZED (SELECT c.kind, c.protocols, c.tags, c.namespace, c.search_status, c.verified FROM registry_cards c WHERE ${where})
-  SELECT 'kind' AS facet, kind AS value, count(*)::int AS count FROM f GROUP BY kind
+          sql: `WITH f AS MATERIALIZED (SELECT c.kind, c.protocols, c.tags, c.namespace, c.search_status, c.verified FROM registry_cards c WHERE ${where} LIMIT ${FACET_CAP + 1})
+  SELECT 'total' AS facet, '' AS value, count(*)::int AS count FROM f
+  UNION ALL SELECT 'kind', kind, count(*)::int FROM f GROUP BY kind
   UNION ALL SELECT 'protocol', p, count(*)::int FROM f CROSS JOIN LATERAL unnest(f.protocols) AS p GROUP BY p
   UNION ALL (SELECT 'tag', t, count(*)::int FROM f CROSS JOIN LATERAL unnest(f.tags) AS t GROUP BY t ORDER BY 3 DESC, 2 LIMIT ${FACET_TOP})
   UNION ALL (SELECT 'publisherDomain', namespace, count(*)::int FROM f GROUP BY namespace ORDER BY 3 DESC, 2 LIMIT ${FACET_TOP})
@@ -177,9 +186,14 @@ export class SearchService {
     const page: SearchPage = { items, nextCursor };
     if (facetRows) {
       const facets = Object.fromEntries(FACET_NAMES.map((name) => [name, [] as FacetCount[]])) as NonNullable<SearchPage['facets']>;
-      for (const row of facetRows) facets[row.facet as keyof typeof facets]?.push({ value: row.value, count: Number(row.count) });
+      let matched = 0;
+      for (const row of facetRows) {
+        if (row.facet === 'total') matched = Number(row.count);
+        else facets[row.facet as keyof typeof facets]?.push({ value: row.value, count: Number(row.count) });
+      }
       for (const name of FACET_NAMES) facets[name].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
       page.facets = facets;
+      page.facetsCapped = matched > FACET_CAP;
     }
     return succeed(page);
   }

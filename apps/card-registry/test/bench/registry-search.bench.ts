@@ -6,12 +6,13 @@
  *
  * Setup: a Postgres database of its own on the test server (127.0.0.1, `TRUSTMESH_TEST_POSTGRES_URL`),
  * the registry's migrations deployed, 100,000 cards (AI Cards, A2A and MCP server.json across 500
- * namespaces, some deprecated) applied through the read-model projection's own `apply` in batched
- * transactions (the bulk path: the rows are what the projection writes for a publish, without the outbox
- * and bus hops that a search benchmark does not measure), then one registry process started on it.
+ * namespaces, some deprecated) written as the projection writes them (card and revision rows, then the
+ * projection's own search refresh), a thousand per statement: the bulk path, without the event store,
+ * outbox and bus hops a search benchmark does not measure. Then one registry process starts on it.
  *
  * Prints queries/s, p50 and p99 per path, and `goal search-vs-sql: <median per-round ratio API / SQL>`
- * (goal >= 0.5).
+ * (goal >= 0.5). Knobs: BENCH_SEARCH_CARDS (100000), BENCH_SEARCH_CONCURRENCY (8), BENCH_SEARCH_EXPLAIN=1
+ * (print each statement's plan with timings, to see which query and which part is slow).
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -19,10 +20,9 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 
 import { openDatabase, type SqlExecutor } from '@trustmesh/platform-database';
-import type { EventEnvelope } from '@trustmesh/platform-events';
 
 import type { CardSummary } from '../../src/domain/registry-namespace.aggregate';
-import { registryReadModelProjection } from '../../src/persistence/registry-read-model.projection';
+import { refreshSearchDocuments } from '../../src/persistence/registry-search.projection';
 import { decodeCursor } from '../../src/search/search.cursor';
 import { isParameterRefusal, readSearchQuery, type SearchQuery } from '../../src/search/search.parameters';
 import { searchBinding, searchStatements } from '../../src/search/search.service';
@@ -34,7 +34,7 @@ const SEED_BATCH = 1_000;
 const SEED_WORKERS = 3;
 const ROUNDS = 5;
 const PER_QUERY = 12;
-const CONCURRENCY = 4;
+const CONCURRENCY = Number(process.env['BENCH_SEARCH_CONCURRENCY'] ?? 8);
 
 /** A small deterministic generator (mulberry32): the same corpus on every run. */
 function random(seed: number): () => number {
@@ -95,10 +95,13 @@ function cardEvent(index: number, next: () => number): Record<string, unknown> {
   };
 }
 
+/**
+ * Writes the rows the projection writes for these publications (a card row, a revision row, then the
+ * projection's own search refresh), a batch per statement: the bulk path.
+ */
 async function seed(url: string): Promise<number> {
   const started = performance.now();
   const database = await openDatabase({ mode: 'server', url });
-  const projection = registryReadModelProjection();
   const next = random(7);
   const events = Array.from({ length: CARDS }, (_, index) => cardEvent(index, next));
   let cursor = 0;
@@ -107,11 +110,25 @@ async function seed(url: string): Promise<number> {
       const from = cursor;
       cursor += SEED_BATCH;
       if (from >= events.length) return;
+      const batch = events.slice(from, from + SEED_BATCH);
+      const json = JSON.stringify(batch);
       await database.withConnection((connection) =>
         connection.transaction(async (tx: SqlExecutor) => {
-          for (const data of events.slice(from, from + SEED_BATCH)) {
-            await projection.apply({ eventType: 'CardRevisionPublished', data } as unknown as EventEnvelope, { tx } as Parameters<typeof projection.apply>[1]);
-          }
+          await tx.query(
+            `INSERT INTO registry_cards (identifier, namespace, kind, latest_revision, updated_at)
+             SELECT e->>'identifier', e->>'namespace', e->>'kind', e->>'revision', (e->>'publishedAt')::timestamptz FROM jsonb_array_elements($1::jsonb) AS e`,
+            [json],
+          );
+          await tx.query(
+            `INSERT INTO registry_card_revisions (identifier, revision, kind, digest, content_type, content, summary, status, published_at, updated_at)
+             SELECT e->>'identifier', e->>'revision', e->>'kind', e->>'digest', e->>'contentType', decode(e->>'content', 'base64'), e->'summary', e->>'status',
+                    (e->>'publishedAt')::timestamptz, (e->>'publishedAt')::timestamptz FROM jsonb_array_elements($1::jsonb) AS e`,
+            [json],
+          );
+          await refreshSearchDocuments(
+            tx,
+            batch.map((event) => String(event['identifier'])),
+          );
         }),
       );
     }
@@ -201,6 +218,16 @@ export async function benchSearch(): Promise<number> {
       }));
       await closedLoop(viaHttp());
       await closedLoop(viaSql());
+      if (process.env['BENCH_SEARCH_EXPLAIN'] === '1') {
+        for (const item of prepared) {
+          const statements = searchStatements(item.query, item.after);
+          for (const statement of [statements.page, statements.facets]) {
+            if (!statement) continue;
+            const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS OFF) ${statement.sql}`, statement.params);
+            console.log(`--- ${item.label}\n${plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')}`);
+          }
+        }
+      }
 
       const ratios: number[] = [];
       const httpRates: number[] = [];
@@ -222,7 +249,7 @@ export async function benchSearch(): Promise<number> {
         sqlLatencies.push(...(result['sql']?.latencies ?? []));
       }
       const fmt = (value: number) => value.toFixed(1);
-      console.log(`(b) search, ${CARDS.toLocaleString('en-US')} cards seeded through the read-model projection in ${(seedMillis / 1000).toFixed(1)} s; ${prepared.length} queries (${MIX.length} first pages with facets, the rest next pages) x ${PER_QUERY}, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved rounds:`);
+      console.log(`(b) search, ${CARDS.toLocaleString('en-US')} cards written as the projection writes them in ${(seedMillis / 1000).toFixed(1)} s; ${prepared.length} queries (${MIX.length} first pages with facets, the rest next pages) x ${PER_QUERY}, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved rounds:`);
       console.log(`    SQL direct (same statements, pg pool of ${CONCURRENCY}): ${fmt(median(sqlRates))} queries/s  p50 ${fmt(percentile(sqlLatencies, 50))} ms  p99 ${fmt(percentile(sqlLatencies, 99))} ms  [${sqlRates.map(fmt).join(' ')}]`);
       console.log(`    GET /v1/search (registry process, HTTP):         ${fmt(median(httpRates))} queries/s  p50 ${fmt(percentile(httpLatencies, 50))} ms  p99 ${fmt(percentile(httpLatencies, 99))} ms  [${httpRates.map(fmt).join(' ')}]`);
       console.log(`    per-round ratio API / SQL: [${ratios.map((ratio) => ratio.toFixed(2)).join(' ')}]`);
