@@ -14,6 +14,7 @@ import { NamespaceTrustController } from './http/namespace-trust.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
 import type { CardService } from './service/card.service';
+import { SEARCH_ROUTES, SearchController, type SearchRoutes } from './search/search.controller';
 import type { PublisherAdminService } from './service/publisher-admin.service';
 import type { NamespaceTrustService } from './trust/namespace-trust.service';
 
@@ -24,6 +25,7 @@ export interface CardRegistryModuleDeps {
   readiness: RegistryReadinessCheck;
   federation: FederationService;
   trust: NamespaceTrustService;
+  search: SearchRoutes;
 }
 
 @Module({})
@@ -31,7 +33,7 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController],
+      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController, SearchController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
@@ -39,6 +41,7 @@ export class CardRegistryModule {
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
         { provide: FEDERATION_SERVICE, useValue: deps.federation },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
+        { provide: SEARCH_ROUTES, useValue: deps.search },
       ],
     };
   }
