@@ -1,13 +1,17 @@
 /**
  * `npm run bench:card-registry` (CARDS.md §1.2, §3.5): the card registry's hot paths, each figure with its
- * baseline from the same run. One function per section; `main` runs them in order (a `search` section joins later).
+ * baseline from the same run. One function per section; `main` runs them in order.
  *
  * (a) verify: signed v1 AI Cards (fresh ES256 keys, a handful of did:web signers, DID documents from a map) through
  *     OUR path, `validateDocument` of the received bytes then `verifyAiCardSignature` of the parsed card, versus
  *     bare `jose` `compactVerify` of the same signatures over precomputed payloads with precomputed key objects,
  *     i.e. the cryptography alone. Within each round the paths alternate every few cards so noise hits both alike;
  *     the goal is the median of the per-round ratios (ours / jose), goal >= 0.5.
+ * (b) search: `GET /v1/search` of a registry process over 100,000 cards versus the same SQL run directly on the
+ *     same Postgres database (apps/card-registry/test/bench/registry-search.bench.ts, run as a child process);
+ *     goal search-vs-sql >= 0.5.
  */
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 import { base64url, compactVerify, importJWK, type CryptoKey as JoseKey, type KeyObject } from 'jose';
@@ -151,6 +155,13 @@ async function main(): Promise<void> {
   console.log(`card-registry benchmark, node ${process.version}`);
   const verify = await benchVerify();
   console.log(`goal verify-vs-jose: ${verify.toFixed(2)}`);
+  // (b) search lives beside the app it starts (apps/card-registry/test/bench): a process of its own, which
+  // prints its figures and `goal search-vs-sql: <ratio>`.
+  const search = spawnSync(process.execPath, ['--import', 'tsx', 'apps/card-registry/test/bench/registry-search.bench.ts'], {
+    stdio: 'inherit',
+    env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.base.json' },
+  });
+  if (search.status !== 0) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

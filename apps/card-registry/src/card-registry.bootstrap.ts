@@ -5,9 +5,11 @@
  * 2. infrastructure (database + migrations, event store, bus, outbox publisher, projection, maintenance);
  * 3. operator credentials: configured `account:sha256hex` pairs, or in embedded mode with none configured a
  *    development credential for account `development`, minted now and printed once (never stored);
- * 4. the services (publishers and namespaces, cards, namespace trust) over the namespace repository;
- * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, then the operator port (/metrics, /healthz, /readyz);
- *    `card registry listening` is logged with the addresses; then the trust re-check task starts.
+ * 4. the services (publishers and namespaces, cards, namespace trust, federation) over the namespace repository;
+ * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, gRPC `CardRegistry` + `CardRegistryOperator` on
+ *    REGISTRY_GRPC_PORT (both behind the same rate limits and publish quota), then the operator port
+ *    (/metrics, /healthz, /readyz); `card registry listening` is logged with the addresses; then the
+ *    federation scheduler and the trust re-check task start.
  *
  * `close()` reverses it.
  */
@@ -31,12 +33,19 @@ import { cardsDocuments } from './documents/cards-documents.adapter';
 import { FederationRepository } from './federation/federation.repository';
 import { FederationScheduler } from './federation/federation.scheduler';
 import { FederationService } from './federation/federation.service';
+import { RegistryGrpcEdge } from './grpc/registry-grpc.edge';
+import { RegistryGrpcServer } from './grpc/registry-grpc.server';
 import { RegistryMetrics } from './health/registry-metrics';
 import { RegistryExceptionFilter } from './http/registry-exception.filter';
 import { RegistryHttpEdge } from './http/registry-http.edge';
 import { CatalogPublishService } from './catalogs/catalog-publish.service';
+import { DailyPublishQuota, QuotaCardService } from './limits/publish-quota';
+import { RegistryLimits } from './limits/registry-limits';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
-import { CardService } from './service/card.service';
+import { CatalogService } from './search/catalog.service';
+import { ChangesService } from './search/changes.service';
+import { SearchService } from './search/search.service';
+import type { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
 import { PublisherAdminService } from './service/publisher-admin.service';
 import { RegistryCallers } from './service/registry-callers';
@@ -59,6 +68,8 @@ export interface CardRegistryHandle {
   readonly trustRecheck: TrustRecheckScheduler;
   /** `http://host:port` of the HTTP listener. */
   readonly httpUrl: string;
+  /** `host:port` of the gRPC listener. */
+  readonly grpcAddress: string;
   /** `http://host:port` of the operator port, or null when it is off. */
   readonly operatorUrl: string | null;
   /** The development operator credential minted at start (embedded mode, none configured), else null. */
@@ -104,6 +115,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   let operatorServer: OperatorServer | undefined;
   let scheduler: FederationScheduler | undefined;
   let trustRecheck: TrustRecheckScheduler | undefined;
+  let grpcServer: RegistryGrpcServer | undefined;
   try {
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
@@ -117,8 +129,9 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
-    const cards = new CardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures });
+    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, new DailyPublishQuota(config.limits.publishQuotaPerDay));
     const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now });
+    const limits = new RegistryLimits(config.limits);
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
         // The grant stands either way: a flag that could not be computed now is not a reason to refuse it.
         trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
@@ -136,8 +149,13 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       maxDocumentBytes: config.maxCardBytes,
     });
     const readiness = () => backboneReadiness(infrastructure);
-    const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, federation, catalogPublish }), {
+    const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, limits, onAnswered: (method, route, status) => metrics.request(method, route, status) });
+    // Result and catalog URLs: REGISTRY_PUBLIC_URL, else this listener's address (known once it listens).
+    let listenerUrl = '';
+    const baseUrl = () => config.publicUrl ?? listenerUrl;
+    const read = { database: infrastructure.database, baseUrl };
+    const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, federation, search, catalogPublish }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -148,17 +166,23 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
+    listenerUrl = httpUrl;
+
+    grpcServer = new RegistryGrpcServer({ cards, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now });
+    const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
+    const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
+    const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
 
     let operatorUrl: string | null = null;
     if (config.operator) {
       operatorServer = new OperatorServer({ metricsText: () => metrics.text(), readiness });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
-    logger.log('info', 'card registry listening', { http: httpUrl, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });
+    logger.log('info', 'card registry listening', { http: httpUrl, grpc: grpcAddress, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });
     if (developmentOperatorCredential) {
       print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
-    print(`card-registry: HTTP ${httpUrl}/v1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+    print(`card-registry: HTTP ${httpUrl}/v1, gRPC ${grpcAddress}${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
     if (config.federation.scheduler) {
       scheduler = new FederationScheduler(federation, config.federation.tickMs, withContext(logger, { component: 'federation' }));
       scheduler.start();
@@ -166,7 +190,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
 
     trustRecheck.start();
 
-    const started = { app, operatorServer, scheduler, trustRecheck };
+    const started = { app, grpcServer, operatorServer, scheduler, trustRecheck };
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -177,6 +201,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       trust,
       trustRecheck,
       httpUrl,
+      grpcAddress,
       operatorUrl,
       developmentOperatorCredential,
       close: () =>
@@ -185,6 +210,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
           federation.close();
           await started.trustRecheck.stop();
           await started.app.close();
+          await started.grpcServer.close();
           await started.operatorServer?.close();
           await infrastructure.close();
         })()),
@@ -193,6 +219,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     await scheduler?.stop().catch(() => undefined);
     await trustRecheck?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
+    await grpcServer?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
     throw error;

@@ -16,6 +16,7 @@ import { NamespaceTrustController } from './http/namespace-trust.controller';
 import { OperatorController } from './http/operator.controller';
 import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './http/registry-http.edge';
 import type { CardService } from './service/card.service';
+import { SEARCH_ROUTES, SearchController, type SearchRoutes } from './search/search.controller';
 import type { PublisherAdminService } from './service/publisher-admin.service';
 import type { NamespaceTrustService } from './trust/namespace-trust.service';
 
@@ -26,6 +27,7 @@ export interface CardRegistryModuleDeps {
   readiness: RegistryReadinessCheck;
   federation: FederationService;
   trust: NamespaceTrustService;
+  search: SearchRoutes;
   catalogPublish: CatalogPublishService;
 }
 
@@ -34,7 +36,7 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
-      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController, CatalogPublishController],
+      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController, SearchController, CatalogPublishController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
@@ -42,6 +44,7 @@ export class CardRegistryModule {
         { provide: REGISTRY_READINESS, useValue: deps.readiness },
         { provide: FEDERATION_SERVICE, useValue: deps.federation },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
+        { provide: SEARCH_ROUTES, useValue: deps.search },
         { provide: CATALOG_PUBLISH_SERVICE, useValue: deps.catalogPublish },
       ],
     };

@@ -1,6 +1,7 @@
 /**
  * `trustmesh db migrate <deploy|status>`: the explicit deploy step of distributed mode, for every
- * library and app that owns tables (event store, local bus, projections, relay gateway, shield analyzer).
+ * library and app that owns tables (event store, local bus, projections, relay gateway, shield analyzer, card
+ * registry).
  * Embedded mode migrates at startup and needs no command. The database is the one the apps use: `DATABASE_URL`, else embedded PGlite under
  * `TRUSTMESH_DATA_DIR`.
  */
@@ -20,6 +21,7 @@ import { UsageError, type CommandIo } from './command-io';
 const APP_MIGRATIONS = [
   { library: 'relay-gateway', directory: join(__dirname, '..', '..', 'relay-gateway', 'prisma', 'migrations') },
   { library: 'shield-analyzer', directory: join(__dirname, '..', '..', 'shield-analyzer', 'prisma', 'migrations') },
+  { library: 'card-registry', directory: join(__dirname, '..', '..', 'card-registry', 'prisma', 'migrations') },
 ];
 
 export async function runDbMigrate(args: readonly string[], io: CommandIo, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {

@@ -1,6 +1,6 @@
 /**
- * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the relay gateway, a paired companion simulator
- * and the shield analyzer on embedded defaults, in the foreground, with what a person needs to connect
+ * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the relay gateway, a paired companion simulator,
+ * the shield analyzer and the card registry (dev-card-registry.ts) on embedded defaults, in the foreground, with what a person needs to connect
  * printed once.
  *
  * The apps run as child processes (an app never imports another): the gateway's and the shield's own entry
@@ -37,6 +37,7 @@ import { join, relative, resolve } from 'node:path';
 import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 import { ChildApp, describeExit, ROOT } from './child-app';
+import { registryEnv, registryLines, registryStartedOf } from './dev-card-registry';
 
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
@@ -47,6 +48,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const GATEWAY_MAIN = join(ROOT, 'apps', 'relay-gateway', 'src', 'main.ts');
 const SIMULATOR_MAIN = join(ROOT, 'apps', 'companion-simulator', 'src', 'main.ts');
 const SHIELD_MAIN = join(ROOT, 'apps', 'shield-analyzer', 'src', 'main.ts');
+const REGISTRY_MAIN = join(ROOT, 'apps', 'card-registry', 'src', 'main.ts');
 /** The shield's operator account for the development credential (the shield's own embedded default too). */
 const SHIELD_DEV_ACCOUNT = 'development';
 const START_TIMEOUT_MS = 180_000;
@@ -92,12 +94,16 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   // The shield's development operator credential (account `development`): likewise handed over as a digest only.
   const givenShieldCredential = env['SHIELD_CREDENTIAL']?.trim();
   const shieldCredential = givenShieldCredential || mintSecret('tmso_');
+  // The card registry's development operator credential, as the CLI's `cards` commands read it.
+  const givenRegistryCredential = env['TRUSTMESH_REGISTRY_TOKEN']?.trim();
+  const registryCredential = givenRegistryCredential || mintSecret('tmro_');
 
   // Children get the platform variables (DATABASE_URL, TRUSTMESH_BUS, …) but never the plaintext credential.
   const baseEnv: Record<string, string | undefined> = { ...env, TRUSTMESH_DATA_DIR: dataDir, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json') };
   delete baseEnv['RELAY_CONTROL_CREDENTIAL'];
   delete baseEnv['SIMULATOR_PAIRING_CODE'];
   delete baseEnv['SHIELD_CREDENTIAL'];
+  delete baseEnv['TRUSTMESH_REGISTRY_TOKEN'];
 
   let stopSignal: string | null = null;
   const onSignal = (signal: string) => {
@@ -152,6 +158,9 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     const shield = launch('shield-analyzer', [SHIELD_MAIN], shieldEnv(baseEnv, dataDir, shieldCredential));
     children.push(shield);
     io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid})\n`);
+    const registry = launch('card-registry', [REGISTRY_MAIN], registryEnv(baseEnv, dataDir, registryCredential));
+    children.push(registry);
+    io.stdout(`trustmesh dev: starting card-registry (pid ${registry.process.pid})\n`);
     const started = await waitFor('the relay gateway to listen', START_TIMEOUT_MS, () => {
       const listening = gateway.logRecord('relay gateway listening');
       if (!listening) return null;
@@ -231,6 +240,12 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       await waitFor('the shield analyzer to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
     }
 
+    const registryStarted = await waitFor('the card registry to listen', START_TIMEOUT_MS, () => registryStartedOf(registry.logRecord('card registry listening')));
+    if (registryStarted.operatorUrl) {
+      const readyz = `${registryStarted.operatorUrl}/readyz`;
+      await waitFor('the card registry to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
+    }
+
     // 4. A first browser session, and what a person needs.
     const descriptor = await relayControl.createBrowserSession(workspaceId, options.origin, DEFAULT_WIRE_VERSIONS, DEV_USER);
     const defaultAddress = started.grpcAddress === '127.0.0.1:50051';
@@ -270,6 +285,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
         `    ${sessionCommand}`,
         '',
         ...shieldLines(shieldStarted, givenShieldCredential ? null : shieldCredential),
+        '',
+        ...registryLines(registryStarted, givenRegistryCredential ? null : registryCredential),
         '',
       ].join('\n') + '\n',
     );

@@ -12,6 +12,7 @@
  *   trustmesh shield <open|consult|guide|close|get|list|token issue> ...   (against a running shield)
  *   trustmesh cards validate [--kind K] [--json] FILE...|-  (AI Cards, AI Catalogs, A2A cards, MCP server.json)
  *   trustmesh cards verify [--resolve MAP] [--json] FILE...|-     (AI Card, AI Catalog, A2A card signatures)
+ *   trustmesh cards <publish|get|status|search|crawl> ...          (against a running card registry)
  *
  * Exit status: 0 success, 1 a frame or document is invalid (or unverified) or a conformance case
  * mismatched, 2 a usage error or (relay validate) an unreadable file.
@@ -80,6 +81,17 @@ const USAGE = `Usage:
       signature, or an A2A AgentCard's signatures. Keys come from MAP, a JSON object of URL -> document
       (DID documents, JWK Sets), else from the network (https only, public addresses only). With --json
       prints one array of {"file","verified","code"?,"signer"?,"kid"?,"alg"?}. Exit 0 all verified, 1 any not.
+  trustmesh cards publish FILE [--kind ai-card|a2a|mcp-server] [--identifier ID] [--dry-run]
+  trustmesh cards get IDENTIFIER [--revision R]
+  trustmesh cards status IDENTIFIER <active|deprecated|yanked|deleted> [--revision R] [--message M]
+  trustmesh cards search [QUERY] [--kind K]... [--tag T]... [--protocol P]... [--publisher-domain D]...
+                         [--status S]... [--verified true|false] [--limit N] [--cursor C]
+  trustmesh cards crawl SOURCE_ID
+      Call a running card registry's REST API (--registry URL, else TRUSTMESH_REGISTRY_URL, else
+      http://127.0.0.1:8490). publish and status need a publisher credential, crawl an operator one:
+      from TRUSTMESH_REGISTRY_TOKEN or --token-file FILE (never an argument). FILE "-" reads stdin.
+      --json prints the registry's answer (a refusal's problem document too); get --revision prints the
+      revision's exact bytes. Exit 0 done, 1 refused/not found/unreachable, 2 a usage error or unreadable input.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -102,6 +114,10 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     }
     if (group === 'cards' && command === 'validate') return await load<typeof import('./cards-validate.command')>('./cards-validate.command').runCardsValidate(rest, io);
     if (group === 'cards' && command === 'verify') return await load<typeof import('./cards-verify.command')>('./cards-verify.command').runCardsVerify(rest, io);
+    if (group === 'cards') {
+      const registry = load<typeof import('./cards-registry.command')>('./cards-registry.command');
+      if (registry.isRegistryCommand(command)) return await registry.runCardsRegistry(command, rest, io);
+    }
     if (group === 'relay' && command === 'watch') return await load<typeof import('./relay-watch.command')>('./relay-watch.command').runRelayWatch(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {

@@ -59,7 +59,7 @@ function startCommand(): string[] {
 
 /** `npm start` itself, or its command run directly with this Node (no npm and shell in between). */
 function launch(via: 'npm' | 'node'): Launcher {
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0' };
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0', REGISTRY_HTTP_PORT: '0', REGISTRY_GRPC_PORT: '0' };
   const child =
     via === 'npm'
       ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -86,7 +86,7 @@ function field(text: string, pattern: RegExp): string {
 }
 
 function childPids(text: string): number[] {
-  return [...text.matchAll(/starting (?:relay-gateway|shield-analyzer|companion-simulator) \(pid (\d+)\)/g)].map((match) => Number(match[1]));
+  return [...text.matchAll(/starting (?:relay-gateway|shield-analyzer|card-registry|companion-simulator) \(pid (\d+)\)/g)].map((match) => Number(match[1]));
 }
 
 function alive(pid: number): boolean {
@@ -117,6 +117,7 @@ async function stop(launcher: Launcher, via: 'npm' | 'node'): Promise<void> {
   await waitUntil(() => stopped() && childPids(launcher.output.stdout).every((pid) => !alive(pid)), { timeoutMs: 90_000, what: 'the apps to exit' });
   expect(launcher.output.stdout).toMatch(/companion-simulator \(pid \d+\) exited \(code 0\)/);
   expect(launcher.output.stdout).toMatch(/shield-analyzer \(pid \d+\) exited \(code 0\)/);
+  expect(launcher.output.stdout).toMatch(/card-registry \(pid \d+\) exited \(code 0\)/);
   expect(launcher.output.stdout).toMatch(/relay-gateway \(pid \d+\) exited \(code 0\)/);
 }
 
@@ -140,7 +141,7 @@ describe('npm start (trustmesh dev)', () => {
     expect(out.indexOf('npx trustmesh relay watch')).toBeLessThan(out.indexOf('Relay base URL'));
     expect(field(out, /gRPC RelayControl: +(\S+)/)).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(descriptor.connectUrl.startsWith(`${baseUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=`)).toBe(true);
-    expect(childPids(out)).toHaveLength(3);
+    expect(childPids(out)).toHaveLength(4);
 
     // The shield analyzer: its printed URL and credential answer, as the printed one-liner and over gRPC.
     const shieldUrl = field(out, /^ +export SHIELD_URL=(\S+)$/m);
@@ -174,6 +175,18 @@ describe('npm start (trustmesh dev)', () => {
     } finally {
       shieldClient.close();
     }
+
+    // The card registry: its printed URL and operator credential register a publisher; gRPC is printed too.
+    const registryUrl = field(out, /^ +export TRUSTMESH_REGISTRY_URL=(\S+)$/m);
+    const registryCredential = field(out, /^ +export TRUSTMESH_REGISTRY_TOKEN=(tmro_[A-Za-z0-9_-]+) /m);
+    expect(field(out, /Registry REST: +(\S+),/)).toBe(`${registryUrl}/v1`);
+    expect(field(out, /Registry gRPC: +(\S+)/)).toMatch(/^127\.0\.0\.1:\d+$/);
+    const registered = await fetch(`${registryUrl}/v1/operator/publishers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${registryCredential}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ publisherId: 'dev-publisher', displayName: 'npm start' }),
+    });
+    expect(registered.status).toBe(201);
 
     // The printed one-liner mints the next descriptors (the printed one is single use).
     const mint = () => {
@@ -246,8 +259,10 @@ describe('npm start (trustmesh dev)', () => {
     for (const file of files(dataDir)) {
       expect(readFileSync(file).includes(credential)).toBe(false);
       expect(readFileSync(file).includes(shieldCredential)).toBe(false);
+      expect(readFileSync(file).includes(registryCredential)).toBe(false);
     }
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'shield-analyzer.log'));
+    expect(files(dataDir)).toContain(join(dataDir, 'logs', 'card-registry.log'));
   }, 420_000);
 
   it('reuses the stored device on the next start', async () => {

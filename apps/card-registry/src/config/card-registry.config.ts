@@ -13,6 +13,7 @@ import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
 import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
 import { readTrustConfig, type TrustConfig } from '../trust/trust.config';
+import { collectRegistryLimitsConfig, type RegistryLimitsConfig } from '../limits/registry-limits.config';
 
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
@@ -27,6 +28,10 @@ export interface CardRegistryConfig {
   platform: PlatformConfig;
   embedded: boolean;
   http: { host: string; port: number };
+  /** gRPC `CardRegistry` and `CardRegistryOperator` (plaintext: TLS is the deployment's proxy's, as for HTTP). */
+  grpc: { host: string; port: number };
+  /** Per-source, per-credential and publish limits (limits/registry-limits.config.ts). */
+  limits: RegistryLimitsConfig;
   /** GET /metrics, /healthz, /readyz on a plain listener of their own; null when REGISTRY_OPERATOR_PORT=off. */
   operator: { host: string; port: number } | null;
   operatorCredentials: OperatorCredential[];
@@ -36,6 +41,11 @@ export interface CardRegistryConfig {
   maxBodyBytes: number;
   /** The event store's bound on one event's data: a card's bytes travel base64 in its event. */
   maxEventDataBytes: number;
+  /**
+   * REGISTRY_PUBLIC_URL: the registry's public base URL (`https://registry.example`, no query or fragment),
+   * used in the URLs served catalogs and search results point at; null: the HTTP listener's own address.
+   */
+  publicUrl: string | null;
   replicaId: string;
   logLevel: LogLevel;
   producer: string;
@@ -52,6 +62,22 @@ const EVENT_MARGIN_BYTES = 256 * 1024;
 /** Beyond this a card's event would pass 1 MiB, which Kafka brokers refuse by default (message.max.bytes). */
 const MAX_CARD_BYTES_LIMIT = 640 * 1024;
 
+/** An absolute http(s) URL without credentials, query or fragment, with no trailing slash; else a problem. */
+function publicUrlOf(raw: string | undefined, fail: (variable: string, message: string) => void): string | null {
+  if (raw === undefined) return null;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password || parsed.search || parsed.hash || raw.length > 512) {
+    fail('REGISTRY_PUBLIC_URL', 'must be an absolute http(s) URL without credentials, query or fragment (at most 512 characters)');
+    return null;
+  }
+  return parsed.href.replace(/\/+$/, '');
+}
+
 /** Reads and validates the registry's configuration; throws a `ConfigError` naming every bad variable. */
 export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
   const problems: ConfigProblem[] = [];
@@ -61,6 +87,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
   const defaultHost = embedded ? '127.0.0.1' : '0.0.0.0';
 
   const http = { host: host('REGISTRY_HTTP_HOST', defaultHost), port: integer('REGISTRY_HTTP_PORT', 8490, 0, 65535) };
+  const grpc = { host: host('REGISTRY_GRPC_HOST', defaultHost), port: integer('REGISTRY_GRPC_PORT', 50071, 0, 65535) };
   const operatorPortRaw = value('REGISTRY_OPERATOR_PORT');
   const operator =
     operatorPortRaw?.toLowerCase() === 'off'
@@ -90,11 +117,14 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     platform: platform as PlatformConfig,
     embedded,
     http,
+    grpc,
+    limits: collectRegistryLimitsConfig(env, problems),
     operator,
     operatorCredentials,
     maxCardBytes,
     maxBodyBytes: integer('REGISTRY_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     maxEventDataBytes: Math.ceil((maxCardBytes * 4) / 3) + EVENT_MARGIN_BYTES,
+    publicUrl: publicUrlOf(value('REGISTRY_PUBLIC_URL'), fail),
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,

@@ -7,21 +7,23 @@
  *
  * Statuses: 400 a malformed request, 401 no or unknown credential, 403 not allowed (operator-only, a
  * namespace not granted), 404 unknown, 409 a conflict (immutability, staleness, a race lost), 410 deleted
- * (with the tombstone), 413 too large, 415 not JSON, 422 a document that does not validate, 503 the
- * database is unreachable (retry).
+ * (with the tombstone), 413 too large, 415 not JSON, 422 a document that does not validate, 429 a rate
+ * limit or the publish quota (with Retry-After), 503 the database is unreachable (retry).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { BodyTooLargeError, readBoundedBody } from '@trustmesh/platform-http-body';
 import type { Logger } from '@trustmesh/platform-logging';
+import { rateLimitedHeaders, sourceAddress } from '@trustmesh/platform-rate-limits';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
+import type { RegistryLimits } from '../limits/registry-limits';
 import type { RegistryCaller, RegistryCallers } from '../service/registry-callers';
 import { isUnavailable, UNAVAILABLE, type FailureKind, type ProblemIssue, type ServiceFailure, type ServiceResult } from '../service/registry-service.result';
 
 export const REGISTRY_HTTP_EDGE = Symbol.for('trustmesh.card-registry.HttpEdge');
 
-const STATUS: Record<FailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, gone: 410, unprocessable: 422 };
+const STATUS: Record<FailureKind, number> = { invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, gone: 410, unprocessable: 422, exhausted: 429 };
 const TITLES: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthenticated',
@@ -32,6 +34,7 @@ const TITLES: Record<number, string> = {
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Unprocessable document',
+  429: 'Too many requests',
   500: 'Internal error',
   503: 'Service unavailable',
 };
@@ -42,6 +45,8 @@ export interface RegistryHttpEdgeOptions {
   maxBodyBytes: number;
   maxCardBytes: number;
   onAnswered?: (method: string, route: string, status: number) => void;
+  /** Per-source and per-credential limits (429 + Retry-After); none in tests that do not ask. */
+  limits?: RegistryLimits;
 }
 
 /** A request refused before the work ran: its answer was sent. */
@@ -55,7 +60,20 @@ export class RegistryHttpEdge {
     const started = Date.now();
     response.setHeader('Cache-Control', 'no-store');
     try {
-      await handle();
+      // Counted before anything else, so a flood of bad or unauthenticated requests is limited too.
+      const verb = request.method ?? '';
+      const limited = this.options.limits?.admitSource(sourceAddress(request, this.options.limits.trustedProxies), verb === 'GET' || verb === 'HEAD' ? 'read' : 'write');
+      // No route takes more than a card: a larger declared body is refused before any route reads it.
+      const declared = Number(request.headers['content-length'] ?? 0);
+      const largest = Math.max(this.options.maxCardBytes, this.options.maxBodyBytes);
+      if (limited) {
+        request.resume();
+        sendFailure(response, limited);
+      } else if (declared > largest) {
+        request.resume();
+        response.setHeader('Connection', 'close');
+        problem(response, 413, 'BODY_TOO_LARGE', `The body exceeds ${largest} bytes`);
+      } else await handle();
     } catch (error) {
       const unavailable = isUnavailable(error);
       this.options.logger.log(unavailable ? 'warn' : 'error', 'registry request failed', { route: template, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
@@ -72,6 +90,12 @@ export class RegistryHttpEdge {
   /** The authenticated caller, or REFUSED after answering 401. */
   async caller(request: IncomingMessage, response: ServerResponse): Promise<RegistryCaller | typeof REFUSED> {
     const caller = await this.options.callers.authenticate(bearerOf(request));
+    const limited = caller ? this.options.limits?.admitCaller(caller) : undefined;
+    if (limited) {
+      request.resume();
+      sendFailure(response, limited);
+      return REFUSED;
+    }
     if (caller) return caller;
     request.resume();
     response.setHeader('WWW-Authenticate', 'Bearer');
@@ -142,6 +166,8 @@ function bearerOf(request: IncomingMessage): string | undefined {
 
 export function sendFailure(response: ServerResponse, failure: ServiceFailure): void {
   const status = STATUS[failure.kind];
+  const retryAfterSeconds = failure.extra?.['retryAfterSeconds'];
+  if (typeof retryAfterSeconds === 'number') response.setHeader('Retry-After', rateLimitedHeaders({ retryAfterSeconds })['Retry-After']);
   sendProblem(response, status, failure.code, failure.detail, failure.issues, failure.extra);
 }
 

@@ -19,6 +19,7 @@ import { REMOTE_RECORD_EVENT_TYPES } from '../federation/federation.stream';
 import { applyRemoteRecordEvent } from '../federation/remote-records.projection';
 import { applyTrustReadModel } from '../trust/trust-read-model.projection';
 import { fromStored, NAMESPACE_EVENT_TYPES, REGISTRY_CARDS_TOPIC, type PublisherRegistered } from './registry.stream';
+import { refreshSearchDocument } from './registry-search.projection';
 
 export const REGISTRY_READ_MODEL_PROJECTION = 'registry-read-model';
 
@@ -42,6 +43,7 @@ async function refreshLatest(tx: SqlExecutor, identifier: string, at: string): P
     }),
   );
   await tx.query('UPDATE registry_cards SET latest_revision = $2, updated_at = $3::timestamptz WHERE identifier = $1', [identifier, latest?.revision ?? null, at]);
+  await refreshSearchDocument(tx, identifier);
 }
 
 export function registryReadModelProjection(): ProjectionDefinition<SqlExecutor> {

@@ -7,7 +7,8 @@ import { isDatabaseUnavailable } from '@trustmesh/platform-database';
 
 import type { Refusal } from '../domain/registry-namespace.aggregate';
 
-export type FailureKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'gone';
+/** `exhausted`: a rate limit or quota (429 / RESOURCE_EXHAUSTED); its `extra.retryAfterSeconds` says how long to wait. */
+export type FailureKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'gone' | 'exhausted';
 
 export interface ProblemIssue {
   path: string;

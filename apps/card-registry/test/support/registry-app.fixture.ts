@@ -16,6 +16,16 @@ const hex = (text: string) => createHash('sha256').update(text).digest('hex');
 /** `REGISTRY_OPERATOR_CREDENTIALS` for the test operator account `ops`. */
 export const OPERATOR_CREDENTIALS = `ops:${hex(OPERATOR_TOKEN)}`;
 
+/** Limits far above what a suite sends from its one address; the limits suite sets its own. */
+export const GENEROUS_LIMITS: Record<string, string> = {
+  REGISTRY_RATE_READS_PER_MINUTE: '100000',
+  REGISTRY_RATE_READS_PER_HOUR: '100000',
+  REGISTRY_RATE_WRITES_PER_MINUTE: '100000',
+  REGISTRY_RATE_WRITES_PER_HOUR: '100000',
+  REGISTRY_RATE_CREDENTIAL_PER_MINUTE: '100000',
+  REGISTRY_RATE_CREDENTIAL_PER_HOUR: '100000',
+};
+
 export interface RegistryApp {
   handle: CardRegistryHandle;
   logs: string[];
@@ -27,7 +37,7 @@ export async function startRegistryApp(extraEnv: Record<string, string> = {}, op
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'registry-e2e-'));
   const logs: string[] = [];
   const handle = await startCardRegistry(
-    { TRUSTMESH_DATA_DIR: dir, REGISTRY_HTTP_PORT: '0', REGISTRY_OPERATOR_PORT: '0', REGISTRY_OPERATOR_CREDENTIALS: OPERATOR_CREDENTIALS, LOG_LEVEL: 'debug', ...extraEnv },
+    { TRUSTMESH_DATA_DIR: dir, REGISTRY_HTTP_PORT: '0', REGISTRY_GRPC_PORT: '0', REGISTRY_OPERATOR_PORT: '0', REGISTRY_OPERATOR_CREDENTIALS: OPERATOR_CREDENTIALS, LOG_LEVEL: 'debug', ...GENEROUS_LIMITS, ...extraEnv },
     { writeLog: (line) => logs.push(line), print: () => undefined, ...(options.now ? { now: options.now } : {}) },
   );
   return {

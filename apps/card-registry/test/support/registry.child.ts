@@ -17,7 +17,7 @@ import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
 import { MOCK_CLUSTER_SESSION, startServiceChild, uniqueName } from '@trustmesh/platform-testing';
 
 import { CARD_REGISTRY_MIGRATIONS } from '../../src/persistence/card-registry.migrations';
-import { OPERATOR_CREDENTIALS } from './registry-app.fixture';
+import { GENEROUS_LIMITS, OPERATOR_CREDENTIALS } from './registry-app.fixture';
 import { registryClient, type Call } from './registry-clients';
 
 const workspaceRoot = join(__dirname, '../../../..');
@@ -54,6 +54,8 @@ export async function createRegistryPlacement(brokers: readonly string[] | null,
 export interface RegistryChild {
   readonly replicaId: string;
   readonly httpUrl: string;
+  /** `host:port` of its gRPC listener. */
+  readonly grpcAddress: string;
   readonly call: Call;
   readonly logs: string[];
   stderr(): string;
@@ -66,7 +68,7 @@ export interface RegistryChild {
 export async function startRegistryChild(placement: RegistryPlacement, replicaId: string, env: Record<string, string> = {}): Promise<RegistryChild> {
   const logs: string[] = [];
   const bus = placement.brokers ? { TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: placement.brokers.join(','), ...MOCK_CLUSTER_SESSION } : { TRUSTMESH_BUS: 'local' };
-  const child = await startServiceChild<{ httpUrl: string; operatorUrl: string }>(join(__dirname, 'registry.process.ts'), {
+  const child = await startServiceChild<{ httpUrl: string; grpcAddress: string; operatorUrl: string }>(join(__dirname, 'registry.process.ts'), {
     workspaceRoot,
     env: {
       DATABASE_URL: placement.database.url,
@@ -76,8 +78,11 @@ export async function startRegistryChild(placement: RegistryPlacement, replicaId
       REGISTRY_OPERATOR_CREDENTIALS: OPERATOR_CREDENTIALS,
       REGISTRY_HTTP_HOST: '127.0.0.1',
       REGISTRY_HTTP_PORT: '0',
+      REGISTRY_GRPC_HOST: '127.0.0.1',
+      REGISTRY_GRPC_PORT: '0',
       REGISTRY_OPERATOR_PORT: '0',
       LOG_LEVEL: 'debug',
+      ...GENEROUS_LIMITS,
       ...env,
     },
     onStderrLine: (line) => logs.push(line),
@@ -85,6 +90,7 @@ export async function startRegistryChild(placement: RegistryPlacement, replicaId
   return {
     replicaId,
     httpUrl: child.ready.httpUrl,
+    grpcAddress: child.ready.grpcAddress,
     call: registryClient(child.ready.httpUrl),
     logs,
     stderr: child.stderr,

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
       },
     );
   });
-  announceReady({ httpUrl: registry.httpUrl, operatorUrl: registry.operatorUrl });
+  announceReady({ httpUrl: registry.httpUrl, grpcAddress: registry.grpcAddress, operatorUrl: registry.operatorUrl });
 }
 
 main().catch((error: unknown) => {

@@ -1075,7 +1075,15 @@ export const RegistryCardViewScalarFieldEnum = {
   statusMessage: 'statusMessage',
   renamedTo: 'renamedTo',
   latestRevision: 'latestRevision',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  verified: 'verified',
+  searchRevision: 'searchRevision',
+  searchStatus: 'searchStatus',
+  contentType: 'contentType',
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  protocols: 'protocols'
 } as const
 
 export type RegistryCardViewScalarFieldEnum = (typeof RegistryCardViewScalarFieldEnum)[keyof typeof RegistryCardViewScalarFieldEnum]
@@ -1239,6 +1247,13 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
  * Reference to a field of type 'Bytes'
  */
 export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
@@ -1277,13 +1292,6 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
  * Reference to a field of type 'Int[]'
  */
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
-    
-
-
-/**
- * Reference to a field of type 'Boolean'
- */
-export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 

@@ -102,7 +102,15 @@ export const RegistryCardViewScalarFieldEnum = {
   statusMessage: 'statusMessage',
   renamedTo: 'renamedTo',
   latestRevision: 'latestRevision',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  verified: 'verified',
+  searchRevision: 'searchRevision',
+  searchStatus: 'searchStatus',
+  contentType: 'contentType',
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  protocols: 'protocols'
 } as const
 
 export type RegistryCardViewScalarFieldEnum = (typeof RegistryCardViewScalarFieldEnum)[keyof typeof RegistryCardViewScalarFieldEnum]

@@ -33,6 +33,12 @@ export type RegistryCardViewMinAggregateOutputType = {
   renamedTo: string | null
   latestRevision: string | null
   updatedAt: Date | null
+  verified: boolean | null
+  searchRevision: string | null
+  searchStatus: string | null
+  contentType: string | null
+  name: string | null
+  description: string | null
 }
 
 export type RegistryCardViewMaxAggregateOutputType = {
@@ -44,6 +50,12 @@ export type RegistryCardViewMaxAggregateOutputType = {
   renamedTo: string | null
   latestRevision: string | null
   updatedAt: Date | null
+  verified: boolean | null
+  searchRevision: string | null
+  searchStatus: string | null
+  contentType: string | null
+  name: string | null
+  description: string | null
 }
 
 export type RegistryCardViewCountAggregateOutputType = {
@@ -55,6 +67,14 @@ export type RegistryCardViewCountAggregateOutputType = {
   renamedTo: number
   latestRevision: number
   updatedAt: number
+  verified: number
+  searchRevision: number
+  searchStatus: number
+  contentType: number
+  name: number
+  description: number
+  tags: number
+  protocols: number
   _all: number
 }
 
@@ -68,6 +88,12 @@ export type RegistryCardViewMinAggregateInputType = {
   renamedTo?: true
   latestRevision?: true
   updatedAt?: true
+  verified?: true
+  searchRevision?: true
+  searchStatus?: true
+  contentType?: true
+  name?: true
+  description?: true
 }
 
 export type RegistryCardViewMaxAggregateInputType = {
@@ -79,6 +105,12 @@ export type RegistryCardViewMaxAggregateInputType = {
   renamedTo?: true
   latestRevision?: true
   updatedAt?: true
+  verified?: true
+  searchRevision?: true
+  searchStatus?: true
+  contentType?: true
+  name?: true
+  description?: true
 }
 
 export type RegistryCardViewCountAggregateInputType = {
@@ -90,6 +122,14 @@ export type RegistryCardViewCountAggregateInputType = {
   renamedTo?: true
   latestRevision?: true
   updatedAt?: true
+  verified?: true
+  searchRevision?: true
+  searchStatus?: true
+  contentType?: true
+  name?: true
+  description?: true
+  tags?: true
+  protocols?: true
   _all?: true
 }
 
@@ -174,6 +214,14 @@ export type RegistryCardViewGroupByOutputType = {
   renamedTo: string | null
   latestRevision: string | null
   updatedAt: Date
+  verified: boolean
+  searchRevision: string | null
+  searchStatus: string | null
+  contentType: string | null
+  name: string | null
+  description: string | null
+  tags: string[]
+  protocols: string[]
   _count: RegistryCardViewCountAggregateOutputType | null
   _min: RegistryCardViewMinAggregateOutputType | null
   _max: RegistryCardViewMaxAggregateOutputType | null
@@ -206,6 +254,14 @@ export type RegistryCardViewWhereInput = {
   renamedTo?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   latestRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   updatedAt?: Prisma.DateTimeFilter<"RegistryCardView"> | Date | string
+  verified?: Prisma.BoolFilter<"RegistryCardView"> | boolean
+  searchRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  searchStatus?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  contentType?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  name?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  description?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  tags?: Prisma.StringNullableListFilter<"RegistryCardView">
+  protocols?: Prisma.StringNullableListFilter<"RegistryCardView">
 }
 
 export type RegistryCardViewOrderByWithRelationInput = {
@@ -217,6 +273,14 @@ export type RegistryCardViewOrderByWithRelationInput = {
   renamedTo?: Prisma.SortOrderInput | Prisma.SortOrder
   latestRevision?: Prisma.SortOrderInput | Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  verified?: Prisma.SortOrder
+  searchRevision?: Prisma.SortOrderInput | Prisma.SortOrder
+  searchStatus?: Prisma.SortOrderInput | Prisma.SortOrder
+  contentType?: Prisma.SortOrderInput | Prisma.SortOrder
+  name?: Prisma.SortOrderInput | Prisma.SortOrder
+  description?: Prisma.SortOrderInput | Prisma.SortOrder
+  tags?: Prisma.SortOrder
+  protocols?: Prisma.SortOrder
 }
 
 export type RegistryCardViewWhereUniqueInput = Prisma.AtLeast<{
@@ -231,6 +295,14 @@ export type RegistryCardViewWhereUniqueInput = Prisma.AtLeast<{
   renamedTo?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   latestRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   updatedAt?: Prisma.DateTimeFilter<"RegistryCardView"> | Date | string
+  verified?: Prisma.BoolFilter<"RegistryCardView"> | boolean
+  searchRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  searchStatus?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  contentType?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  name?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  description?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
+  tags?: Prisma.StringNullableListFilter<"RegistryCardView">
+  protocols?: Prisma.StringNullableListFilter<"RegistryCardView">
 }, "identifier">
 
 export type RegistryCardViewOrderByWithAggregationInput = {
@@ -242,6 +314,14 @@ export type RegistryCardViewOrderByWithAggregationInput = {
   renamedTo?: Prisma.SortOrderInput | Prisma.SortOrder
   latestRevision?: Prisma.SortOrderInput | Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  verified?: Prisma.SortOrder
+  searchRevision?: Prisma.SortOrderInput | Prisma.SortOrder
+  searchStatus?: Prisma.SortOrderInput | Prisma.SortOrder
+  contentType?: Prisma.SortOrderInput | Prisma.SortOrder
+  name?: Prisma.SortOrderInput | Prisma.SortOrder
+  description?: Prisma.SortOrderInput | Prisma.SortOrder
+  tags?: Prisma.SortOrder
+  protocols?: Prisma.SortOrder
   _count?: Prisma.RegistryCardViewCountOrderByAggregateInput
   _max?: Prisma.RegistryCardViewMaxOrderByAggregateInput
   _min?: Prisma.RegistryCardViewMinOrderByAggregateInput
@@ -259,6 +339,14 @@ export type RegistryCardViewScalarWhereWithAggregatesInput = {
   renamedTo?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
   latestRevision?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"RegistryCardView"> | Date | string
+  verified?: Prisma.BoolWithAggregatesFilter<"RegistryCardView"> | boolean
+  searchRevision?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
+  searchStatus?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
+  contentType?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
+  name?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
+  description?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
+  tags?: Prisma.StringNullableListFilter<"RegistryCardView">
+  protocols?: Prisma.StringNullableListFilter<"RegistryCardView">
 }
 
 export type RegistryCardViewCreateInput = {
@@ -270,6 +358,14 @@ export type RegistryCardViewCreateInput = {
   renamedTo?: string | null
   latestRevision?: string | null
   updatedAt: Date | string
+  verified?: boolean
+  searchRevision?: string | null
+  searchStatus?: string | null
+  contentType?: string | null
+  name?: string | null
+  description?: string | null
+  tags?: Prisma.RegistryCardViewCreatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewCreateprotocolsInput | string[]
 }
 
 export type RegistryCardViewUncheckedCreateInput = {
@@ -281,6 +377,14 @@ export type RegistryCardViewUncheckedCreateInput = {
   renamedTo?: string | null
   latestRevision?: string | null
   updatedAt: Date | string
+  verified?: boolean
+  searchRevision?: string | null
+  searchStatus?: string | null
+  contentType?: string | null
+  name?: string | null
+  description?: string | null
+  tags?: Prisma.RegistryCardViewCreatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewCreateprotocolsInput | string[]
 }
 
 export type RegistryCardViewUpdateInput = {
@@ -292,6 +396,14 @@ export type RegistryCardViewUpdateInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.RegistryCardViewUpdatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewUpdateprotocolsInput | string[]
 }
 
 export type RegistryCardViewUncheckedUpdateInput = {
@@ -303,6 +415,14 @@ export type RegistryCardViewUncheckedUpdateInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.RegistryCardViewUpdatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewUpdateprotocolsInput | string[]
 }
 
 export type RegistryCardViewCreateManyInput = {
@@ -314,6 +434,14 @@ export type RegistryCardViewCreateManyInput = {
   renamedTo?: string | null
   latestRevision?: string | null
   updatedAt: Date | string
+  verified?: boolean
+  searchRevision?: string | null
+  searchStatus?: string | null
+  contentType?: string | null
+  name?: string | null
+  description?: string | null
+  tags?: Prisma.RegistryCardViewCreatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewCreateprotocolsInput | string[]
 }
 
 export type RegistryCardViewUpdateManyMutationInput = {
@@ -325,6 +453,14 @@ export type RegistryCardViewUpdateManyMutationInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.RegistryCardViewUpdatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewUpdateprotocolsInput | string[]
 }
 
 export type RegistryCardViewUncheckedUpdateManyInput = {
@@ -336,6 +472,22 @@ export type RegistryCardViewUncheckedUpdateManyInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.RegistryCardViewUpdatetagsInput | string[]
+  protocols?: Prisma.RegistryCardViewUpdateprotocolsInput | string[]
+}
+
+export type StringNullableListFilter<$PrismaModel = never> = {
+  equals?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  has?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  hasEvery?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
+  hasSome?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
+  isEmpty?: boolean
 }
 
 export type RegistryCardViewCountOrderByAggregateInput = {
@@ -347,6 +499,14 @@ export type RegistryCardViewCountOrderByAggregateInput = {
   renamedTo?: Prisma.SortOrder
   latestRevision?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  verified?: Prisma.SortOrder
+  searchRevision?: Prisma.SortOrder
+  searchStatus?: Prisma.SortOrder
+  contentType?: Prisma.SortOrder
+  name?: Prisma.SortOrder
+  description?: Prisma.SortOrder
+  tags?: Prisma.SortOrder
+  protocols?: Prisma.SortOrder
 }
 
 export type RegistryCardViewMaxOrderByAggregateInput = {
@@ -358,6 +518,12 @@ export type RegistryCardViewMaxOrderByAggregateInput = {
   renamedTo?: Prisma.SortOrder
   latestRevision?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  verified?: Prisma.SortOrder
+  searchRevision?: Prisma.SortOrder
+  searchStatus?: Prisma.SortOrder
+  contentType?: Prisma.SortOrder
+  name?: Prisma.SortOrder
+  description?: Prisma.SortOrder
 }
 
 export type RegistryCardViewMinOrderByAggregateInput = {
@@ -369,10 +535,38 @@ export type RegistryCardViewMinOrderByAggregateInput = {
   renamedTo?: Prisma.SortOrder
   latestRevision?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  verified?: Prisma.SortOrder
+  searchRevision?: Prisma.SortOrder
+  searchStatus?: Prisma.SortOrder
+  contentType?: Prisma.SortOrder
+  name?: Prisma.SortOrder
+  description?: Prisma.SortOrder
+}
+
+export type RegistryCardViewCreatetagsInput = {
+  set: string[]
+}
+
+export type RegistryCardViewCreateprotocolsInput = {
+  set: string[]
 }
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
+}
+
+export type BoolFieldUpdateOperationsInput = {
+  set?: boolean
+}
+
+export type RegistryCardViewUpdatetagsInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type RegistryCardViewUpdateprotocolsInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 
@@ -386,6 +580,14 @@ export type RegistryCardViewSelect<ExtArgs extends runtime.Types.Extensions.Inte
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
+  verified?: boolean
+  searchRevision?: boolean
+  searchStatus?: boolean
+  contentType?: boolean
+  name?: boolean
+  description?: boolean
+  tags?: boolean
+  protocols?: boolean
 }, ExtArgs["result"]["registryCardView"]>
 
 export type RegistryCardViewSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -397,6 +599,14 @@ export type RegistryCardViewSelectCreateManyAndReturn<ExtArgs extends runtime.Ty
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
+  verified?: boolean
+  searchRevision?: boolean
+  searchStatus?: boolean
+  contentType?: boolean
+  name?: boolean
+  description?: boolean
+  tags?: boolean
+  protocols?: boolean
 }, ExtArgs["result"]["registryCardView"]>
 
 export type RegistryCardViewSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -408,6 +618,14 @@ export type RegistryCardViewSelectUpdateManyAndReturn<ExtArgs extends runtime.Ty
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
+  verified?: boolean
+  searchRevision?: boolean
+  searchStatus?: boolean
+  contentType?: boolean
+  name?: boolean
+  description?: boolean
+  tags?: boolean
+  protocols?: boolean
 }, ExtArgs["result"]["registryCardView"]>
 
 export type RegistryCardViewSelectScalar = {
@@ -419,9 +637,17 @@ export type RegistryCardViewSelectScalar = {
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
+  verified?: boolean
+  searchRevision?: boolean
+  searchStatus?: boolean
+  contentType?: boolean
+  name?: boolean
+  description?: boolean
+  tags?: boolean
+  protocols?: boolean
 }
 
-export type RegistryCardViewOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"identifier" | "namespace" | "kind" | "status" | "statusMessage" | "renamedTo" | "latestRevision" | "updatedAt", ExtArgs["result"]["registryCardView"]>
+export type RegistryCardViewOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"identifier" | "namespace" | "kind" | "status" | "statusMessage" | "renamedTo" | "latestRevision" | "updatedAt" | "verified" | "searchRevision" | "searchStatus" | "contentType" | "name" | "description" | "tags" | "protocols", ExtArgs["result"]["registryCardView"]>
 
 export type $RegistryCardViewPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "RegistryCardView"
@@ -438,6 +664,29 @@ export type $RegistryCardViewPayload<ExtArgs extends runtime.Types.Extensions.In
     renamedTo: string | null
     latestRevision: string | null
     updatedAt: Date
+    /**
+     * The card's signature/ownership verdict (filled by the trust side; search filters and facets on it).
+     */
+    verified: boolean
+    /**
+     * Search document (registry-search.projection.ts): the current revision (latest visible, else newest).
+     */
+    searchRevision: string | null
+    /**
+     * `active`/`deprecated`/`yanked`/`deleted` of the card as search sees it; null before its first revision.
+     */
+    searchStatus: string | null
+    contentType: string | null
+    name: string | null
+    description: string | null
+    /**
+     * Lower-cased, distinct.
+     */
+    tags: string[]
+    /**
+     * Normalised protocol names (`a2a`, `mcp`, …), distinct.
+     */
+    protocols: string[]
   }, ExtArgs["result"]["registryCardView"]>
   composites: {}
 }
@@ -869,6 +1118,14 @@ export interface RegistryCardViewFieldRefs {
   readonly renamedTo: Prisma.FieldRef<"RegistryCardView", 'String'>
   readonly latestRevision: Prisma.FieldRef<"RegistryCardView", 'String'>
   readonly updatedAt: Prisma.FieldRef<"RegistryCardView", 'DateTime'>
+  readonly verified: Prisma.FieldRef<"RegistryCardView", 'Boolean'>
+  readonly searchRevision: Prisma.FieldRef<"RegistryCardView", 'String'>
+  readonly searchStatus: Prisma.FieldRef<"RegistryCardView", 'String'>
+  readonly contentType: Prisma.FieldRef<"RegistryCardView", 'String'>
+  readonly name: Prisma.FieldRef<"RegistryCardView", 'String'>
+  readonly description: Prisma.FieldRef<"RegistryCardView", 'String'>
+  readonly tags: Prisma.FieldRef<"RegistryCardView", 'String[]'>
+  readonly protocols: Prisma.FieldRef<"RegistryCardView", 'String[]'>
 }
     
 

@@ -1,0 +1,142 @@
+/**
+ * What every registry RPC shares (proto/trustmesh/registry/v1/card_registry.proto, header): the per-source
+ * rate limit (the same counters as HTTP), decoding that never blames the server for a client's bytes,
+ * `authorization: Bearer` metadata, the per-credential limit on writes, refusals as a status code plus the
+ * `registry-issues-bin` trailer (`encodeRegistryRefusal`), UNAVAILABLE when the database is unreachable,
+ * and one log line per call (method and status code only, never a credential or a document).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { encodeRegistryRefusal, REGISTRY_ISSUES_METADATA } from '@trustmesh/contracts';
+import type { Logger } from '@trustmesh/platform-logging';
+import { grpcPeerAddress, sourceAddressOf } from '@trustmesh/platform-rate-limits';
+
+import type { RegistryLimits, RouteClass } from '../limits/registry-limits';
+import type { RegistryCaller, RegistryCallers } from '../service/registry-callers';
+import { isUnavailable, UNAVAILABLE, type ServiceFailure, type ServiceResult } from '../service/registry-service.result';
+
+/** What a request that is not a protobuf message of its method decodes to (see `tolerant`). */
+const UNDECODABLE = Symbol('undecodable request');
+
+/**
+ * The service definition with decoders that never throw: grpc-js answers a decoder's exception with
+ * INTERNAL; here such a request reaches the edge as UNDECODABLE and is refused with INVALID_ARGUMENT.
+ */
+export function tolerant<D extends grpc.ServiceDefinition>(definition: D): D {
+  const methods = Object.entries(definition).map(([name, method]) => [
+    name,
+    {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch {
+          return UNDECODABLE;
+        }
+      },
+    },
+  ]);
+  return Object.fromEntries(methods) as D;
+}
+
+/** The status a failure is answered with (the REST status each stands for is in the proto's header). */
+function statusOf(failure: ServiceFailure): grpc.status {
+  switch (failure.kind) {
+    case 'invalid':
+    case 'unprocessable':
+      return grpc.status.INVALID_ARGUMENT;
+    case 'unauthenticated':
+      return grpc.status.UNAUTHENTICATED;
+    case 'forbidden':
+      return grpc.status.PERMISSION_DENIED;
+    case 'not_found':
+    case 'gone':
+      return grpc.status.NOT_FOUND;
+    case 'exhausted':
+      return grpc.status.RESOURCE_EXHAUSTED;
+    case 'conflict':
+      if (failure.code === 'REVISION_CONFLICT' || failure.code === 'PUBLISHER_EXISTS') return grpc.status.ALREADY_EXISTS;
+      // A race lost inside the registry: the same call again is the fix.
+      if (failure.code === 'NAMESPACE_CHANGED') return grpc.status.ABORTED;
+      return grpc.status.FAILED_PRECONDITION;
+  }
+}
+
+function refusalOf(code: grpc.status, failure: ServiceFailure): Partial<grpc.StatusObject> {
+  const metadata = new grpc.Metadata();
+  const retryAfterSeconds = failure.extra?.['retryAfterSeconds'];
+  metadata.set(
+    REGISTRY_ISSUES_METADATA,
+    encodeRegistryRefusal({ error: failure.detail, code: failure.code, issues: failure.issues, ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}) }),
+  );
+  return { code, details: failure.detail, metadata };
+}
+
+const refusal = (failure: ServiceFailure): Partial<grpc.StatusObject> => refusalOf(statusOf(failure), failure);
+
+export function failure(kind: ServiceFailure['kind'], code: string, message: string, path = ''): ServiceFailure {
+  return { kind, code, detail: message, issues: [{ path, code, severity: 'error', message }] };
+}
+
+function bearerOf(metadata: grpc.Metadata): string | undefined {
+  const value = metadata.get('authorization')[0];
+  const match = typeof value === 'string' ? /^Bearer ([\x21-\x7e]{1,512})$/i.exec(value) : null;
+  return match?.[1];
+}
+
+type RpcHandler<Req, Res> = (caller: RegistryCaller | null, request: Req) => Promise<ServiceResult<Res>>;
+
+export interface RegistryGrpcEdgeOptions {
+  callers: RegistryCallers;
+  logger: Logger;
+  limits?: RegistryLimits;
+}
+
+export class RegistryGrpcEdge {
+  constructor(private readonly options: RegistryGrpcEdgeOptions) {}
+
+  /** An anonymous read RPC (the more generous per-source limit). */
+  read<Req, Res>(method: string, run: (request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> {
+    return this.unary(method, 'read', (_caller, request: Req) => run(request));
+  }
+
+  /** An RPC that needs a bearer credential (publisher or operator: the service decides which it accepts). */
+  write<Req, Res>(method: string, run: (caller: RegistryCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> {
+    return this.unary(method, 'write', (caller, request: Req) => run(caller as RegistryCaller, request));
+  }
+
+  private unary<Req, Res>(method: string, routeClass: RouteClass, run: RpcHandler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      void this.handle(method, routeClass, call, run).then(
+        (outcome) => {
+          if (outcome.ok) callback(null, outcome.value);
+          else callback(refusal(outcome.failure));
+          this.options.logger.log('info', 'registry grpc call', { method, code: outcome.ok ? grpc.status.OK : statusOf(outcome.failure) });
+        },
+        (error: unknown) => {
+          // An unreachable database is the caller's to retry (UNAVAILABLE), not a fault of the service.
+          const unavailable = isUnavailable(error);
+          this.options.logger.log(unavailable ? 'warn' : 'error', 'registry grpc call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
+          callback(unavailable ? refusalOf(grpc.status.UNAVAILABLE, failure('invalid', UNAVAILABLE.code, UNAVAILABLE.message)) : { code: grpc.status.INTERNAL, details: 'Internal error' });
+        },
+      );
+    };
+  }
+
+  private async handle<Req, Res>(method: string, routeClass: RouteClass, call: grpc.ServerUnaryCall<Req, Res>, run: RpcHandler<Req, Res>): Promise<ServiceResult<Res>> {
+    const { limits, callers } = this.options;
+    if (limits) {
+      const forwarded = call.metadata.get('x-forwarded-for').filter((value): value is string => typeof value === 'string');
+      const limited = limits.admitSource(sourceAddressOf(grpcPeerAddress(call.getPeer()), forwarded, limits.trustedProxies), routeClass);
+      if (limited) return { ok: false, failure: limited };
+    }
+    let caller: RegistryCaller | null = null;
+    if (routeClass === 'write') {
+      caller = await callers.authenticate(bearerOf(call.metadata));
+      if (!caller) return { ok: false, failure: failure('unauthenticated', 'UNAUTHENTICATED', 'A valid bearer credential is required (metadata authorization: Bearer …)') };
+      const limited = limits?.admitCaller(caller);
+      if (limited) return { ok: false, failure: limited };
+    }
+    if ((call.request as unknown) === UNDECODABLE) return { ok: false, failure: failure('invalid', 'MESSAGE_INVALID', `The request is not a ${method}Request message`) };
+    return run(caller, call.request);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The registry's gRPC listener: `CardRegistry` and `CardRegistryOperator` on plain @grpc/grpc-js with the
+ * generated codecs of `@trustmesh/contracts`, beside the HTTP API (REGISTRY_GRPC_HOST/PORT). Messages are
+ * bounded: a request may carry one card of REGISTRY_MAX_CARD_BYTES plus the other fields (grpc-js refuses
+ * more with RESOURCE_EXHAUSTED before anything is decoded). Plaintext: TLS is the deployment's proxy's, as
+ * for HTTP and the Shield analyzer.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { cardRegistryV1GrpcJs } from '@trustmesh/contracts';
+
+import { cardRegistryOperatorGrpcService, type CardRegistryOperatorGrpcDeps } from './card-registry-operator.grpc-service';
+import { cardRegistryGrpcService, type CardRegistryGrpcDeps } from './card-registry.grpc-service';
+import { tolerant } from './registry-grpc.edge';
+
+/** Room for the request's other fields (identifier, kind, flags) around the document. */
+const ENVELOPE_BYTES = 16 * 1024;
+
+export type RegistryGrpcDeps = CardRegistryGrpcDeps & Omit<CardRegistryOperatorGrpcDeps, 'edge'>;
+
+export class RegistryGrpcServer {
+  private readonly server: grpc.Server;
+
+  constructor(deps: RegistryGrpcDeps) {
+    this.server = new grpc.Server({ 'grpc.max_receive_message_length': deps.maxCardBytes + ENVELOPE_BYTES });
+    this.server.addService(tolerant(cardRegistryV1GrpcJs.CardRegistryService), cardRegistryGrpcService(deps));
+    this.server.addService(tolerant(cardRegistryV1GrpcJs.CardRegistryOperatorService), cardRegistryOperatorGrpcService(deps));
+  }
+
+  /** Binds; resolves with the port (the one chosen when `port` is 0). */
+  start(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.tryShutdown(() => resolve());
+      setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+}

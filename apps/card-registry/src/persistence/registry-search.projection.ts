@@ -1,0 +1,49 @@
+/**
+ * The search document of one card (CARDS.md §5 "Search and filters"), kept on its `registry_cards` row by
+ * the read-model projection after every change of the card: the current revision (the latest visible one,
+ * else the newest published, so a card whose revisions are all yanked stays findable with `status=yanked`),
+ * the status search sees (`deleted` for a tombstone), the content type, name, description, lower-cased
+ * tags, normalised protocols and a weighted `tsvector` over name (A), tags and skills (B), tools (C) and
+ * description (D). One statement, the same SQL on Postgres and PGlite.
+ *
+ * Protocols are normalised so a filter on `mcp` finds MCP server.json documents, MCP Server Cards and AI
+ * Cards with an `mcp` service alike (§4.2: variant spellings defeat exact-match filters).
+ */
+import type { SqlExecutor } from '@trustmesh/platform-database';
+
+/** The text-search configuration of documents and queries (stemming for English descriptions). */
+export const SEARCH_TEXT_CONFIG = 'english';
+
+/** How a protocol name is normalised, in SQL over `p` (a lower-cased protocol string). */
+const NORMALISED_PROTOCOL = `CASE WHEN p IN ('mcp', 'mcp-server', 'mcp-server-card', 'application/mcp-server+json', 'application/mcp-server-card+json') THEN 'mcp'
+  WHEN p IN ('a2a', 'application/a2a-agent-card+json') THEN 'a2a' ELSE p END`;
+
+const strings = (path: string) => `COALESCE((SELECT string_agg(value, ' ') FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(r.summary->'${path}') = 'array' THEN r.summary->'${path}' ELSE '[]'::jsonb END)), '')`;
+
+const REFRESH_SQL = `
+UPDATE registry_cards c SET
+  search_revision = r.revision,
+  search_status = CASE WHEN c.status = 'deleted' THEN 'deleted' ELSE r.status END,
+  content_type = r.content_type,
+  name = COALESCE(r.summary->>'name', ''),
+  description = COALESCE(r.summary->>'description', ''),
+  tags = ARRAY(SELECT DISTINCT lower(t) FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(r.summary->'tags') = 'array' THEN r.summary->'tags' ELSE '[]'::jsonb END) AS t ORDER BY 1),
+  protocols = ARRAY(SELECT DISTINCT ${NORMALISED_PROTOCOL} FROM (SELECT lower(x) AS p FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(r.summary->'protocols') = 'array' THEN r.summary->'protocols' ELSE '[]'::jsonb END) AS x) AS ps ORDER BY 1),
+  search_document =
+    setweight(to_tsvector('${SEARCH_TEXT_CONFIG}', COALESCE(r.summary->>'name', '')), 'A') ||
+    setweight(to_tsvector('${SEARCH_TEXT_CONFIG}', ${strings('tags')} || ' ' || ${strings('skills')}), 'B') ||
+    setweight(to_tsvector('${SEARCH_TEXT_CONFIG}', ${strings('tools')}), 'C') ||
+    setweight(to_tsvector('${SEARCH_TEXT_CONFIG}', COALESCE(r.summary->>'description', '')), 'D')
+FROM registry_card_revisions r
+WHERE c.identifier = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND r.identifier = c.identifier
+  AND r.revision = COALESCE(c.latest_revision, (SELECT newest.revision FROM registry_card_revisions newest WHERE newest.identifier = c.identifier ORDER BY newest.published_at DESC, newest.revision DESC LIMIT 1))`;
+
+/** Recomputes the search columns of `identifier` from its revision rows (after `latest_revision` was set). */
+export async function refreshSearchDocument(tx: SqlExecutor, identifier: string): Promise<void> {
+  await refreshSearchDocuments(tx, [identifier]);
+}
+
+/** The same for many cards in one statement (a bulk load of the read model). */
+export async function refreshSearchDocuments(tx: SqlExecutor, identifiers: readonly string[]): Promise<void> {
+  if (identifiers.length > 0) await tx.query(REFRESH_SQL, [JSON.stringify(identifiers)]);
+}
