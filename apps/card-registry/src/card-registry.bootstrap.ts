@@ -129,8 +129,9 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
-    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, new DailyPublishQuota(config.limits.publishQuotaPerDay));
-    const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now });
+    const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay);
+    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, quota);
+    const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now, quota });
     const limits = new RegistryLimits(config.limits);
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
         // The grant stands either way: a flag that could not be computed now is not a reason to refuse it.

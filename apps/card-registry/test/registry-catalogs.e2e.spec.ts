@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 
 import { signCatalog, signTrustManifest } from '@trustmesh/cards-signatures/testing';
+import { waitUntil } from '@trustmesh/platform-testing';
 import { canonicalJson } from '@trustmesh/shared-canonical-json';
 
 import { OPERATOR_TOKEN, onboard, startRegistryApp, type RegistryApp } from './support/registry-app.fixture';
@@ -16,6 +17,8 @@ import { a2aAgent, A2A_TYPE, entryId, finalCatalog, nestedChain, seedCatalog } f
 import { startTrustWorld, type TrustWorld } from './support/trust-world.fixture';
 
 const MAX_CARD_BYTES = 65_536;
+/** Above what acme stores in this file; globex spends it in one catalog. */
+const QUOTA_PER_DAY = 40;
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
 describe('card registry: publishing AI Catalogs', () => {
@@ -26,7 +29,7 @@ describe('card registry: publishing AI Catalogs', () => {
 
   beforeAll(async () => {
     world = await startTrustWorld(['acme.example', 'signed.example', 'globex.example']);
-    app = await startRegistryApp({ ...world.registryEnv, REGISTRY_TRUST_TASK_INTERVAL_MS: '0', REGISTRY_MAX_CARD_BYTES: String(MAX_CARD_BYTES) });
+    app = await startRegistryApp({ ...world.registryEnv, REGISTRY_TRUST_TASK_INTERVAL_MS: '0', REGISTRY_MAX_CARD_BYTES: String(MAX_CARD_BYTES), REGISTRY_PUBLISH_QUOTA_PER_DAY: String(QUOTA_PER_DAY) });
     acme = await onboard(app.call, 'acme', ['acme.example', 'signed.example']);
     globex = await onboard(app.call, 'globex', ['globex.example']);
     // A PGlite start and a test CA on two cores shared with other suites can take a while.
@@ -77,6 +80,11 @@ describe('card registry: publishing AI Catalogs', () => {
     expect((record.body.entries as unknown[]).length).toBe(6);
     const listed = await app.call('GET', '/v1/namespaces/acme.example/catalogs');
     expect(listed.body.catalogs).toEqual(expect.arrayContaining([expect.objectContaining({ catalogId, entries: 6 })]));
+
+    // The stored entries are cards like any other: the namespace's served catalog lists them (read model).
+    const served = async () => ((await app.call('GET', '/namespaces/acme.example/.well-known/ai-catalog.json')).body?.entries ?? []) as Array<{ identifier: string; type: string }>;
+    await waitUntil(async () => (await served()).some((entry) => entry.identifier === tickets), { what: 'the nested entry in the served catalog' });
+    expect(await served()).toEqual(expect.arrayContaining([expect.objectContaining({ identifier: quotes, type: A2A_TYPE }), expect.objectContaining({ identifier: bundle, type: 'application/ai-catalog+json' })]));
   });
 
   it('answers the same catalog bytes again with 200 and stores nothing new; a dry run stores nothing', async () => {
@@ -162,6 +170,16 @@ describe('card registry: publishing AI Catalogs', () => {
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ code: 'SIGNATURE_INVALID', issues: [{ path: expect.stringMatching(/^\/entries\/0\/trustManifests\/0/), severity: 'error' }] });
     expect(await status(entryId('acme.example', 'agent', 'forged'))).toBe(404);
+  });
+
+  it('spends the daily publish quota one unit per stored revision, and refuses a catalog once it is spent (429), storing nothing', async () => {
+    const many = (tag: string, count: number) => ({ specVersion: '1.0', entries: Array.from({ length: count }, (_, index) => ({ identifier: entryId('globex.example', 'agent', `${tag}-${index}`), type: A2A_TYPE, data: a2aAgent('globex.example', `${tag}-${index}`) })) });
+    expect((await publish(globex, many('quota', QUOTA_PER_DAY))).status).toBe(201);
+    const refused = await publish(globex, many('over', 1));
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('PUBLISH_QUOTA_EXCEEDED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await status(entryId('globex.example', 'agent', 'over-0'))).toBe(404);
   });
 
   it('records a seed catalog\'s entries as references; the cards themselves are published on their own', async () => {

@@ -18,6 +18,8 @@ import { verifyTrustManifest } from '@trustmesh/cards-signatures';
 import type { Logger } from '@trustmesh/platform-logging';
 
 import { canonicalNamespace } from '../domain/card-identifier';
+import { PUBLISH_QUOTA_EXCEEDED, type DailyPublishQuota } from '../limits/publish-quota';
+import { rateLimited } from '../limits/registry-limits';
 import type { SignaturePolicy, SignatureRecord } from '../domain/namespace-trust';
 import type { NamespaceState, Refusal } from '../domain/registry-namespace.aggregate';
 import type { CardDocuments } from '../documents/card-documents.port';
@@ -46,6 +48,8 @@ export interface CatalogPublishServiceDeps {
   network: TrustNetwork;
   logger: Logger;
   now: () => Date;
+  /** The cards' daily publish quota: a catalog spends one unit per revision it stores (checked before, spent after). */
+  quota?: DailyPublishQuota;
 }
 
 export interface PublishedCatalogEntry extends CatalogEntryRecord {
@@ -81,6 +85,8 @@ export class CatalogPublishService {
 
   async publish(caller: RegistryCaller, content: Buffer, query: { dryRun: boolean }): Promise<ServiceResult<PublishedCatalog>> {
     if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Publishing needs a publisher credential (tmrp_…)');
+    const exhausted = query.dryRun ? null : this.deps.quota?.exhausted(caller.publisherId);
+    if (exhausted) return { ok: false, failure: rateLimited(exhausted, `Your publisher stored its ${this.deps.quota?.perDay} revisions for today (UTC); retry after ${exhausted.retryAfterSeconds} s`, PUBLISH_QUOTA_EXCEEDED) };
     const validation = this.deps.documents.validate(content, { kind: 'ai-catalog' });
     const warnings: ProblemIssue[] = validation.warnings.map((found) => ({ ...found }));
     if (!validation.valid || validation.kind !== 'ai-catalog') return unprocessable('DOCUMENT_INVALID', `The catalog has ${validation.errors.length} error(s)`, [...validation.errors, ...validation.warnings]);
@@ -128,6 +134,7 @@ export class CatalogPublishService {
         // A writer that won a race since the check above: refused like the check would have (earlier namespaces stand).
         if (!outcome?.ok) return refusalOf([outcome as CatalogDecision], warnings) as Failed;
         outcome.created.forEach((key) => created.add(key));
+        for (let spent = 0; spent < outcome.created.size; spent += 1) this.deps.quota?.spend(caller.publisherId);
         changed ||= appended.changed;
       }
       if (changed) this.deps.logger.log('info', 'catalog published', { catalogId, namespaces: batches.size, entries: plan.entries.length, publisherId: caller.publisherId });
