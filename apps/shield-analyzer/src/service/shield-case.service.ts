@@ -343,7 +343,8 @@ export class ShieldCaseService {
       expected,
       events.map((event) => toStored(event, accountId)),
     );
-    this.deps.publisher.kick();
+    // An append that published its events itself left the outbox nothing to claim.
+    if (!this.deps.store.publishesInTransaction) this.deps.publisher.kick();
   }
 
   /** Appends at the version read; a concurrent change to the same case is a conflict the caller may retry. */

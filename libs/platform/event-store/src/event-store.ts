@@ -17,6 +17,14 @@
  * connection, so statements commit one at a time in position order anyway) each append is that one
  * statement alone, without a transaction or lock that would hold the connection between round trips.
  *
+ * Publishing in the append (embedded, `publishInTransaction`): when the bus's log lives in the same embedded
+ * database (the local bus), an append with a topic writes its bus messages in its own transaction instead of
+ * outbox rows: the events and their messages commit together or not at all, which is what the outbox
+ * guarantees, without the claim, publish and mark that move each row later. Concurrent appends then commit
+ * as a group in one transaction (each checked and answered as if alone; if the group fails, each is tried
+ * again alone, so one append's refusal is its own). Rows already in the outbox are still published by the
+ * outbox publisher.
+ *
  * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
  * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
  * claims unpublished rows in id order (which is commit order), and marks them published after the bus
@@ -41,6 +49,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import type { InTransactionPublish, InTransactionPublisher } from '@trustmesh/platform-bus';
 import { prepareSchema, type Database, type MigrateOptions, type SqlExecutor } from '@trustmesh/platform-database';
 import { uuidv7, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
 
@@ -66,6 +75,12 @@ export interface EventStoreOptions {
   outboxLeaseMs?: number;
   /** Clock for new events' `occurredAt` (tests, replays). */
   now?: () => Date;
+  /**
+   * A bus whose log is in this store's embedded database (the local bus on it): appends with a topic
+   * publish to it in their own transaction instead of writing outbox rows. Refused (RangeError) on a
+   * server database or another database: there the outbox carries the events.
+   */
+  publishInTransaction?: InTransactionPublisher;
 }
 
 /** An event with its place in the global order. */
@@ -298,6 +313,9 @@ export class EventStore {
   /** Appends waiting for the group commit under way; they go together in the next one. */
   private readonly waitingAppends: WaitingAppend[] = [];
   private committingGroup = false;
+  private readonly inTransactionPublisher: InTransactionPublisher | undefined;
+  /** The in-transaction publish of each topic appended to, prepared once (it may create the topic). */
+  private readonly topicPublishes = new Map<string, Promise<InTransactionPublish>>();
   /** The token of the outbox lease this store holds (from its last claim); '' when it holds none. */
   private leaseToken = '';
   private closed = false;
@@ -317,7 +335,17 @@ export class EventStore {
     this.settings = { maxEventDataBytes, maxEventsPerAppend, producer: options.producer, defaultTopic: options.defaultTopic, now: options.now ?? (() => new Date()) };
     this.publisherId = options.publisherId ?? uuidv7();
     this.database = database;
+    const publisher = options.publishInTransaction;
+    if (publisher && (database.mode !== 'embedded' || publisher.database.location !== database.location)) {
+      throw new RangeError('publishInTransaction needs a bus on this store\'s own embedded database.');
+    }
+    this.inTransactionPublisher = publisher;
     this.prisma = new PrismaClient({ adapter: database.prismaAdapter(), errorFormat: 'minimal' });
+  }
+
+  /** Whether appends publish to the bus themselves (`publishInTransaction`): the outbox then gets no new rows. */
+  get publishesInTransaction(): boolean {
+    return this.inTransactionPublisher !== undefined;
   }
 
   /**
@@ -358,6 +386,10 @@ export class EventStore {
    * append is tried again alone, so it gets its own answer. Any other failure is every member's.
    */
   private async commitGroup(group: readonly WaitingAppend[]): Promise<void> {
+    if (this.database.mode === 'embedded' && this.inTransactionPublisher) {
+      await this.commitPublishingGroup(group);
+      return;
+    }
     if (this.database.mode === 'embedded') {
       for (const member of group) await this.appendInOneStatement(member.prepared).then(member.resolve, member.reject);
       return;
@@ -422,6 +454,69 @@ export class EventStore {
     } catch (error) {
       throw await this.appendFailure(prepared, error);
     }
+  }
+
+  /**
+   * Embedded, publishing in the append: the group's events and bus messages in one transaction, each append
+   * checked as if alone (a refused one writes nothing and the others commit). If the transaction fails (an
+   * event id already stored, a message the bus refuses), each append is tried again alone for its own answer.
+   */
+  private async commitPublishingGroup(group: readonly WaitingAppend[]): Promise<void> {
+    let outcomes: Array<AppendResult | ConcurrencyError>;
+    try {
+      outcomes = await this.appendAndPublish(group.map((member) => member.prepared));
+    } catch (error) {
+      if (group.length === 1) {
+        const [only] = group as [WaitingAppend];
+        only.reject(await this.appendFailure(only.prepared, error));
+        return;
+      }
+      for (const member of group) await this.commitPublishingGroup([member]);
+      return;
+    }
+    group.forEach((member, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof ConcurrencyError || outcome === undefined) member.reject(outcome ?? this.failure('append', undefined));
+      else member.resolve(outcome);
+    });
+  }
+
+  /**
+   * One transaction on the embedded database: each append's events (no outbox rows) and, if they were
+   * inserted, their bus messages; the consumers are woken once it committed. PGlite is one connection, so
+   * no other statement runs between these and no append lock is needed.
+   */
+  private async appendAndPublish(group: readonly PreparedAppend[]): Promise<Array<AppendResult | ConcurrencyError>> {
+    const publishes = await Promise.all(group.map((prepared) => (prepared.topic === null ? undefined : this.topicPublish(prepared.topic))));
+    const outcomes = await this.database.withConnection((connection) =>
+      connection.transaction(async (tx) => {
+        const placed: Array<AppendResult | ConcurrencyError> = [];
+        for (const [index, prepared] of group.entries()) {
+          const outcome = await this.placeAndInsert(onExecutor(tx), { ...prepared, topic: null });
+          if (!(outcome instanceof ConcurrencyError)) {
+            await publishes[index]?.write(
+              tx,
+              outcome.events.map((event) => event.envelope),
+            );
+          }
+          placed.push(outcome);
+        }
+        return placed;
+      }),
+    );
+    for (const publish of new Set(publishes)) publish?.committed();
+    return outcomes;
+  }
+
+  /** The topic's in-transaction publish, prepared outside any transaction (creating the topic takes one of its own). */
+  private topicPublish(topic: string): Promise<InTransactionPublish> {
+    let known = this.topicPublishes.get(topic);
+    if (!known) {
+      known = (this.inTransactionPublisher as InTransactionPublisher).prepareInTransaction(topic);
+      this.topicPublishes.set(topic, known);
+      known.catch(() => this.topicPublishes.delete(topic));
+    }
+    return known;
   }
 
   private async appendFailure(prepared: PreparedAppend, error: unknown): Promise<EventStoreError> {
