@@ -66,8 +66,8 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     cleanups.push(() => bus.close());
 
     // Embedded with the local bus, the bus's log is in the store's own database: an append writes its bus
-    // messages in its own transaction, and the outbox (claim, publish, mark per batch) only drains rows an
-    // older version left. Closed before the bus (cleanups run in reverse).
+    // messages with its events (one statement), and the outbox (claim, publish, mark per batch) only drains
+    // rows an older version left. Closed before the bus (cleanups run in reverse).
     const publishInTransaction = database.mode === 'embedded' && bus instanceof LocalEventBus ? bus : undefined;
     const store = await openEventStore(database, { producer: config.producer, defaultTopic: SHIELD_CASES_TOPIC, ...(publishInTransaction ? { publishInTransaction } : {}) });
     cleanups.push(() => store.close());

@@ -18,12 +18,12 @@
  * statement alone, without a transaction or lock that would hold the connection between round trips.
  *
  * Publishing in the append (embedded, `publishInTransaction`): when the bus's log lives in the same embedded
- * database (the local bus), an append with a topic writes its bus messages in its own transaction instead of
- * outbox rows: the events and their messages commit together or not at all, which is what the outbox
- * guarantees, without the claim, publish and mark that move each row later. Concurrent appends then commit
- * as a group in one transaction (each checked and answered as if alone; if the group fails, each is tried
- * again alone, so one append's refusal is its own). Rows already in the outbox are still published by the
- * outbox publisher.
+ * database (the local bus), an append with a topic writes its bus messages with its events instead of outbox
+ * rows: the events and their messages commit together or not at all, which is what the outbox guarantees,
+ * without the claim, publish and mark that move each row later. Usually that is still one statement per
+ * append (the bus's write joined to the insert: one stream's events land on one partition); otherwise the
+ * insert and the write share a transaction. Rows already in the outbox are still published by the outbox
+ * publisher.
  *
  * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
  * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
@@ -77,8 +77,8 @@ export interface EventStoreOptions {
   now?: () => Date;
   /**
    * A bus whose log is in this store's embedded database (the local bus on it): appends with a topic
-   * publish to it in their own transaction instead of writing outbox rows. Refused (RangeError) on a
-   * server database or another database: there the outbox carries the events.
+   * publish to it with their events (in the same statement or transaction) instead of writing outbox rows.
+   * Refused (RangeError) on a server database or another database: there the outbox carries the events.
    */
   publishInTransaction?: InTransactionPublisher;
 }
@@ -212,9 +212,10 @@ async function insertEvents(
   expectedVersion: number,
   envelopes: readonly EventEnvelope[],
   topic: string | null,
+  part?: StatementPart,
 ): Promise<{ version: number; positions: string[] }> {
   const column = <T>(pick: (envelope: EventEnvelope) => T): T[] => envelopes.map(pick);
-  const rows = await query<{ version: number; position: string | null }>(INSERT_EVENTS, [
+  const rows = await query<{ version: number; position: string | null }>(part ? `${INSERT_EVENTS_CTES}, ${part.ctes} ${INSERT_EVENTS_RESULT}` : INSERT_EVENTS, [
     streamId,
     column((e) => e.eventId),
     column((e) => e.streamId),
@@ -229,6 +230,7 @@ async function insertEvents(
     column((e) => JSON.stringify(e.data)),
     expectedVersion,
     topic,
+    ...(part?.params ?? []),
   ]);
   return {
     version: Number(rows[0]?.version ?? 0),
@@ -236,8 +238,17 @@ async function insertEvents(
   };
 }
 
-/** The statement of `insertEvents`; its parameters, in order, are the stream, the columns, the expected version and the topic. */
-const INSERT_EVENTS = `
+/** More expressions for `insertEvents`' statement, with parameters from `$15` (`INSERT_EVENTS_PARAMS + 1`) on. */
+interface StatementPart {
+  ctes: string;
+  params: unknown[];
+}
+
+/** How many parameters `insertEvents`' own statement takes. */
+const INSERT_EVENTS_PARAMS = 14;
+
+/** The expressions of `insertEvents`; its parameters, in order, are the stream, the columns, the expected version and the topic. */
+const INSERT_EVENTS_CTES = `
     WITH current AS (
       SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1
     ), inserted AS (
@@ -251,10 +262,12 @@ const INSERT_EVENTS = `
     ), outboxed AS (
       INSERT INTO outbox (topic, event_position)
       SELECT $14::varchar, position FROM inserted WHERE $14::varchar IS NOT NULL ORDER BY position
-    )
+    )`;
+const INSERT_EVENTS_RESULT = `
     SELECT current.version, inserted.position::text AS position
       FROM current LEFT JOIN inserted ON true
      ORDER BY inserted.stream_version`;
+const INSERT_EVENTS = `${INSERT_EVENTS_CTES} ${INSERT_EVENTS_RESULT}`;
 
 /** One statement with `$n` parameters, on a Prisma transaction or the database's SQL port. */
 type RawQuery = <Row>(sql: string, params: readonly unknown[]) => Promise<Row[]>;
@@ -456,56 +469,55 @@ export class EventStore {
     }
   }
 
-  /**
-   * Embedded, publishing in the append: the group's events and bus messages in one transaction, each append
-   * checked as if alone (a refused one writes nothing and the others commit). If the transaction fails (an
-   * event id already stored, a message the bus refuses), each append is tried again alone for its own answer.
-   */
+  /** Embedded, publishing in the append: each append of the group alone, answered as it commits. */
   private async commitPublishingGroup(group: readonly WaitingAppend[]): Promise<void> {
-    let outcomes: Array<AppendResult | ConcurrencyError>;
-    try {
-      outcomes = await this.appendAndPublish(group.map((member) => member.prepared));
-    } catch (error) {
-      if (group.length === 1) {
-        const [only] = group as [WaitingAppend];
-        only.reject(await this.appendFailure(only.prepared, error));
-        return;
+    for (const { prepared, resolve, reject } of group) {
+      try {
+        resolve(await this.appendAndPublish(prepared));
+      } catch (error) {
+        reject(await this.appendFailure(prepared, error));
       }
-      for (const member of group) await this.commitPublishingGroup([member]);
-      return;
     }
-    group.forEach((member, index) => {
-      const outcome = outcomes[index];
-      if (outcome instanceof ConcurrencyError || outcome === undefined) member.reject(outcome ?? this.failure('append', undefined));
-      else member.resolve(outcome);
-    });
   }
 
   /**
-   * One transaction on the embedded database: each append's events (no outbox rows) and, if they were
-   * inserted, their bus messages; the consumers are woken once it committed. PGlite is one connection, so
-   * no other statement runs between these and no append lock is needed.
+   * One append with its bus messages, on the embedded database: one statement when the bus can join its
+   * write to the append's insert (the usual case: one stream's events land on one partition), else the
+   * insert and the write in one transaction. Either way the messages are written only if the events were.
+   * The consumers are woken once it committed. An `'any'` append whose stream moved between its read and
+   * its insert (another store on the same database) numbers its events again, as `appendInOneStatement`.
    */
-  private async appendAndPublish(group: readonly PreparedAppend[]): Promise<Array<AppendResult | ConcurrencyError>> {
-    const publishes = await Promise.all(group.map((prepared) => (prepared.topic === null ? undefined : this.topicPublish(prepared.topic))));
-    const outcomes = await this.database.withConnection((connection) =>
-      connection.transaction(async (tx) => {
-        const placed: Array<AppendResult | ConcurrencyError> = [];
-        for (const [index, prepared] of group.entries()) {
-          const outcome = await this.placeAndInsert(onExecutor(tx), { ...prepared, topic: null });
-          if (!(outcome instanceof ConcurrencyError)) {
-            await publishes[index]?.write(
-              tx,
-              outcome.events.map((event) => event.envelope),
-            );
-          }
-          placed.push(outcome);
-        }
+  private async appendAndPublish(prepared: PreparedAppend): Promise<AppendResult> {
+    const publish = prepared.topic === null ? undefined : await this.topicPublish(prepared.topic);
+    for (let attempt = 1; ; attempt += 1) {
+      const placed = await this.database.withConnection(async (connection) => {
+        const current = prepared.expected === 'any' ? await versionOf(onExecutor(connection), prepared.streamId) : prepared.expected;
+        const envelopes = placeAt(prepared, current);
+        const part = publish?.statementPart(envelopes, INSERT_EVENTS_PARAMS + 1, 'EXISTS (SELECT 1 FROM inserted)');
+        if (!publish || part) return this.insertPlaced(onExecutor(connection), prepared, current, envelopes, part);
+        return connection.transaction(async (tx) => {
+          const outcome = await this.insertPlaced(onExecutor(tx), prepared, current, envelopes);
+          if (!(outcome instanceof ConcurrencyError)) await publish.write(tx, envelopes);
+          return outcome;
+        });
+      });
+      if (!(placed instanceof ConcurrencyError)) {
+        publish?.committed();
         return placed;
-      }),
-    );
-    for (const publish of new Set(publishes)) publish?.committed();
-    return outcomes;
+      }
+      if (prepared.expected !== 'any' || attempt >= ANY_APPEND_ATTEMPTS) throw placed;
+    }
+  }
+
+  /** The append's events at `current` (no outbox rows: the bus gets them from the caller), with `part` in the same statement. */
+  private async insertPlaced(query: RawQuery, prepared: PreparedAppend, current: number, envelopes: EventEnvelope[], part?: StatementPart): Promise<AppendResult | ConcurrencyError> {
+    const { version, positions } = await insertEvents(query, prepared.streamId, current, envelopes, null, part);
+    if (version !== current) return new ConcurrencyError(prepared.streamId, current, version);
+    return {
+      streamId: prepared.streamId,
+      streamVersion: current + envelopes.length,
+      events: envelopes.map((envelope, index) => ({ position: toNumber(positions[index]), envelope })),
+    };
   }
 
   /** The topic's in-transaction publish, prepared outside any transaction (creating the topic takes one of its own). */

@@ -1,6 +1,6 @@
 // Appends that publish to the local bus in their own transaction (`publishInTransaction`, embedded only):
 // each accepted append's events reach the bus exactly once, in order, with no outbox row left to move; a
-// refused append publishes nothing and does not take its neighbours in the same group commit down with it.
+// refused append publishes nothing and does not take appends made at the same time down with it.
 import { createLocalEventBus, type BusRecord, type LocalEventBus } from '@trustmesh/platform-bus';
 import type { Database } from '@trustmesh/platform-database';
 import { createTestDatabase, type TestDatabase } from '@trustmesh/platform-database/testing';
@@ -62,7 +62,7 @@ describe('appends that publish in their own transaction (embedded, local bus)', 
     expect(await store.outboxBacklog()).toBe(0);
   }, 60_000);
 
-  it('answers concurrent appends each as if alone: a conflict or a message the bus refuses costs only its own append', async () => {
+  it('answers concurrent appends each on its own: a conflict or a message the bus refuses costs only its own append', async () => {
     const [taken, fresh, oversized] = [uniqueName('taken'), uniqueName('fresh'), uniqueName('oversized')];
     await store.append(taken, 'no-stream', [{ eventType: 'OrderPlaced', data: {} }]);
 

@@ -30,7 +30,7 @@ import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log'
 import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
 import { serviceTopicName, storedGroupName, storedTopicName, subscribedTopicNames } from '../topic-name';
-import { appendAtomically, appendMessages, ensureTopic } from './local-log.store';
+import { appendAtomically, appendMessages, appendMessagesPart, ensureTopic } from './local-log.store';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
 import { schemaMissingOr } from './schema-missing';
 import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
@@ -77,7 +77,16 @@ export interface InTransactionPublish {
    * when it commits and vanish if it rolls back.
    */
   write(tx: SqlExecutor, envelopes: readonly EventEnvelope[]): Promise<void>;
-  /** After the caller's transaction committed: wakes the topic's consumers (never throws). */
+  /**
+   * The same write as part of the caller's own statement, when it can be one: common table expressions
+   * (named `bus_…`) to add to the caller's `WITH`, appending only when `condition` (an SQL boolean over the
+   * caller's expressions) holds, with parameters from `$firstParam` on. Then the caller needs no transaction
+   * for the two. Undefined when it cannot be (envelopes of several partitions, too many for one statement,
+   * or wake-ups that must be announced in a transaction): use `write` in a transaction. Checks and throws as
+   * `write` does; call `committed` after the statement.
+   */
+  statementPart(envelopes: readonly EventEnvelope[], firstParam: number, condition: string): { ctes: string; params: unknown[] } | undefined;
+  /** After the caller's transaction (or statement) committed: wakes the topic's consumers (never throws). */
   committed(): void;
 }
 
@@ -183,6 +192,11 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
         } catch (error) {
           throw schemaMissingOr(error);
         }
+      },
+      statementPart: (envelopes, firstParam, condition) => {
+        this.assertOpen();
+        if (this.wakeUps.announcesInTransaction) return undefined;
+        return appendMessagesPart(stored, partitions, this.checkedMessages(topic, envelopes), firstParam, condition);
       },
       committed: () => this.wakeUps.committed(announced),
     };
