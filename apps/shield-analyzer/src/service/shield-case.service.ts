@@ -1,10 +1,11 @@
 /**
  * The one application service behind every transport (REST, gRPC, MCP): open, consult, add guidance, close, get,
  * list, and agent tokens. The records library decides (`decide`), the platform event store keeps the
- * events (one stream per case, topic `shield.cases.v1`, the outbox publishing them), and the projections
- * serve lists and the per-account counterparty knowledge.
+ * events (one stream per case, topic `shield.cases.v1`; published by the outbox on a server, by the append
+ * itself on the embedded database), and the projections serve lists and the per-account counterparty knowledge.
  *
- * Reads of one case fold its stream, so a caller always sees its own writes; lists read the projection.
+ * Reads of one case fold its stream (kept folded in memory, see `load`), so a caller always sees its own
+ * writes; lists read the projection.
  *
  * Privacy (§12): the consult `message` and `situationContext` live only in this call's memory and the
  * analyzer's; they are never appended, logged or returned. Logs carry ids, codes and counts.
