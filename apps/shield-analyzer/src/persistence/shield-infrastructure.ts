@@ -7,7 +7,7 @@
  * Schema: in embedded mode every migration set is applied here; on a server they are only verified
  * (`MIGRATIONS_PENDING` until `trustmesh db migrate deploy` ran).
  */
-import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, LocalEventBus, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database, type SqlExecutor } from '@trustmesh/platform-database';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
 import { withContext, type Logger } from '@trustmesh/platform-logging';
@@ -34,6 +34,7 @@ export interface ShieldInfrastructure {
 
 const KAFKA_MAX_WAIT_MS = 250;
 const OUTBOX_LINGER_MS = 5;
+const OUTBOX_LEFTOVERS_IDLE_MS = 1_000;
 
 export interface ShieldInfrastructureOptions {
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
@@ -54,9 +55,6 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
 
     const localBus = config.platform.bus.adapter === 'local';
     await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, SHIELD_ANALYZER_MIGRATIONS]);
-    const store = await openEventStore(database, { producer: config.producer, defaultTopic: SHIELD_CASES_TOPIC });
-    cleanups.push(() => store.close());
-
     const bus: EventBus =
       config.platform.bus.adapter === 'kafka'
         ? createKafkaEventBus(config.platform, {
@@ -67,11 +65,19 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
         : await createLocalEventBus(config.platform, database, { logger: withContext(logger, { component: 'platform-bus.local' }) });
     cleanups.push(() => bus.close());
 
+    // Embedded with the local bus, the bus's log is in the store's own database: an append writes its bus
+    // messages with its events (one statement), and the outbox (claim, publish, mark per batch) only drains
+    // rows an older version left. Closed before the bus (cleanups run in reverse).
+    const publishInTransaction = database.mode === 'embedded' && bus instanceof LocalEventBus ? bus : undefined;
+    const store = await openEventStore(database, { producer: config.producer, defaultTopic: SHIELD_CASES_TOPIC, ...(publishInTransaction ? { publishInTransaction } : {}) });
+    cleanups.push(() => store.close());
+
     const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
     cleanups.push(() => prisma.$disconnect());
 
     const publisher = new OutboxPublisher(store, bus, {
-      idleMs: 100,
+      // With no new outbox rows (publishing in the append), its polling only looks for leftovers.
+      idleMs: store.publishesInTransaction ? OUTBOX_LEFTOVERS_IDLE_MS : 100,
       // Consults come in bursts (an agent's turn, a batch of cases): their events reach the bus and the read
       // model together, a few milliseconds later, instead of each paying its own claim, publish and mark.
       lingerMs: OUTBOX_LINGER_MS,

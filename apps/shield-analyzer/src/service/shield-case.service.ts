@@ -1,10 +1,11 @@
 /**
  * The one application service behind every transport (REST, gRPC, MCP): open, consult, add guidance, close, get,
  * list, and agent tokens. The records library decides (`decide`), the platform event store keeps the
- * events (one stream per case, topic `shield.cases.v1`, the outbox publishing them), and the projections
- * serve lists and the per-account counterparty knowledge.
+ * events (one stream per case, topic `shield.cases.v1`; published by the outbox on a server, by the append
+ * itself on the embedded database), and the projections serve lists and the per-account counterparty knowledge.
  *
- * Reads of one case fold its stream, so a caller always sees its own writes; lists read the projection.
+ * Reads of one case fold its stream (kept folded in memory, see `load`), so a caller always sees its own
+ * writes; lists read the projection.
  *
  * Privacy (§12): the consult `message` and `situationContext` live only in this call's memory and the
  * analyzer's; they are never appended, logged or returned. Logs carry ids, codes and counts.
@@ -30,6 +31,7 @@ import {
   type ShieldAnalysis,
   type ShieldCase,
   type ShieldCaseCommand,
+  type ConsultInput,
   type ShieldCaseEvent,
   type ShieldCaseState,
   type ShieldConsultation,
@@ -45,6 +47,11 @@ import type { ShieldCaller, ShieldCallers } from './shield-callers';
 import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
 
 const CHANGED = 'The case changed during this call; retry it';
+
+/** Where `load` takes a case from: the one kept here when the database allows it, or the store. */
+type LoadSource = 'kept' | 'read';
+const STALE = Symbol('stale');
+type ConsultResult = ServiceResult<{ caseRecord: ShieldCase; consultation: ShieldConsultation }>;
 
 /** DI token of the `ShieldCaseService`. */
 export const SHIELD_CASE_SERVICE = Symbol.for('trustmesh.shield-analyzer.ShieldCaseService');
@@ -142,29 +149,35 @@ export class ShieldCaseService {
     if (scope) return scope;
     const input = validateConsultInput(body);
     if (!input.ok) return fromIssues(input.issues);
-    const loaded = await this.load(caller, caseId);
+    const first = await this.consultOnce(caller, caseId, input.value, 'kept');
+    return first === STALE ? ((await this.consultOnce(caller, caseId, input.value, 'read')) as ConsultResult) : first;
+  }
+
+  /** `STALE`: the case kept here was not read again and another writer had moved it; nothing was appended. */
+  private async consultOnce(caller: ShieldCaller, caseId: string, input: ConsultInput, source: LoadSource): Promise<ConsultResult | typeof STALE> {
+    const loaded = await this.load(caller, caseId, source);
     if (!loaded.ok) return loaded;
     const { state, version, consultations } = loaded.value;
     const now = this.now().toISOString();
-    const items = identifyConsultItems(input.value, this.newId);
-    const merged = mergeConsultInput(state, items, input.value.proposedAction, now);
+    const items = identifyConsultItems(input, this.newId);
+    const merged = mergeConsultInput(state, items, input.proposedAction, now);
     if (!merged.ok) return fromIssues(merged.issues);
     const counterparty = await this.counterpartyKnowledge(caller.accountId, merged.value);
     const { analysis, generation } = await this.deps.analyze({
       caseRecord: merged.value,
-      consult: input.value,
+      consult: input,
       priorConsultations: consultations,
       ...(counterparty ? { counterparty } : {}),
     });
-    const inputDigest = await computeInputDigest(input.value);
+    const inputDigest = await computeInputDigest(input);
     const command: ShieldCaseCommand = {
       type: 'ConsultShieldCase',
-      data: { items, ...(input.value.proposedAction !== undefined ? { proposedAction: input.value.proposedAction } : {}), inputDigest, analysis, generation, now, newId: this.newId },
+      data: { items, ...(input.proposedAction !== undefined ? { proposedAction: input.proposedAction } : {}), inputDigest, analysis, generation, now, newId: this.newId },
     };
     const decision = decide(command, state);
     if (!decision.ok) return fromIssues(decision.issues);
     const appended = await this.appendOrConflict(caseId, version, decision.events, caller.accountId);
-    if (appended) return appended;
+    if (appended) return loaded.value.unread ? STALE : appended;
     const consulted = decision.events.find((event) => event.type === 'ShieldCaseConsulted');
     if (consulted?.type !== 'ShieldCaseConsulted') throw new Error('a consult produced no ShieldCaseConsulted');
     const caseRecord = this.rememberAppended(caseId, loaded.value, decision.events, caller.accountId);
@@ -270,22 +283,34 @@ export class ShieldCaseService {
     caseId: string,
     command: ShieldCaseCommand,
     pick: (state: ShieldCase, events: readonly ShieldCaseEvent[]) => ShieldCase,
+    source: LoadSource = 'kept',
   ): Promise<ServiceResult<ShieldCase>> {
-    const loaded = await this.load(caller, caseId);
+    const loaded = await this.load(caller, caseId, source);
     if (!loaded.ok) return loaded;
     const decision = decide(command, loaded.value.state);
     if (!decision.ok) return fromIssues(decision.issues);
     const appended = await this.appendOrConflict(caseId, loaded.value.version, decision.events, caller.accountId);
+    // Decided on a case kept here that another writer had moved: decide again on the case as stored.
+    if (appended && loaded.value.unread) return this.change(caller, caseId, command, pick, 'read');
     if (appended) return appended;
     const state = this.rememberAppended(caseId, loaded.value, decision.events, caller.accountId);
     this.deps.logger.log('info', 'shield case changed', { caseId, command: command.type });
     return succeed(pick(state, decision.events));
   }
 
-  /** The case as its stream says, if the caller may see it; another account's case does not exist for it. */
-  private async load(caller: ShieldCaller, caseId: string): Promise<ServiceResult<LoadedCase>> {
+  /**
+   * The case as its stream says, if the caller may see it; another account's case does not exist for it.
+   *
+   * `'kept'`, on the embedded database: a case kept here is taken as it is, without asking the store for
+   * events after it (`unread`). The data directory is locked to this process and its appends go through
+   * here, so it is current; should another writer on the same database have moved it all the same, the
+   * store refuses the append at the stale version and the caller decides again on a `'read'` load. On a
+   * server, other replicas append too: the events after the kept version are always read.
+   */
+  private async load(caller: ShieldCaller, caseId: string, source: LoadSource = 'read'): Promise<ServiceResult<LoadedCase & { unread: boolean }>> {
     if (!isCaseId(caseId)) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     const known = this.folded.get(caseId);
+    if (known && source === 'kept' && this.deps.database.mode === 'embedded') return this.visible(caller, known, true);
     const recorded = await this.deps.store.readStream(caseStreamId(caseId), known ? { fromVersion: known.version + 1 } : {});
     let state: ShieldCaseState = known?.state ?? null;
     let owner = known?.owner;
@@ -301,10 +326,14 @@ export class ShieldCaseService {
     if (!state || owner === undefined) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     const loaded: FoldedCase = { state, version: (known?.version ?? 0) + recorded.length, consultations, outcomes, owner };
     this.remember(caseId, loaded);
-    if (owner !== caller.accountId) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
+    return this.visible(caller, loaded, false);
+  }
+
+  private visible(caller: ShieldCaller, loaded: FoldedCase, unread: boolean): ServiceResult<LoadedCase & { unread: boolean }> {
+    if (loaded.owner !== caller.accountId) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     // §13: an agent credential bound to another agent of the same account is refused (403).
-    if (caller.kind === 'agent' && state.agentId !== caller.agentId) return fail('forbidden', 'SHIELD_AGENT_MISMATCH', 'This agent token is bound to another agent');
-    return succeed(loaded);
+    if (caller.kind === 'agent' && loaded.state.agentId !== caller.agentId) return fail('forbidden', 'SHIELD_AGENT_MISMATCH', 'This agent token is bound to another agent');
+    return succeed({ ...loaded, unread });
   }
 
   /** Folds the events just appended onto the case they were decided on, keeps it, and returns its record. */
@@ -343,7 +372,8 @@ export class ShieldCaseService {
       expected,
       events.map((event) => toStored(event, accountId)),
     );
-    this.deps.publisher.kick();
+    // An append that published its events itself left the outbox nothing to claim.
+    if (!this.deps.store.publishesInTransaction) this.deps.publisher.kick();
   }
 
   /** Appends at the version read; a concurrent change to the same case is a conflict the caller may retry. */

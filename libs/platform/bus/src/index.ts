@@ -25,7 +25,14 @@ export { KafkaSubscription, type ConsumerTuning } from './kafka/kafka-subscripti
 export type { ProducerMode } from './kafka/kafka-producer';
 export { jsonLineBusLogger, type BusLogger, type BusLogLevel, type BusLogFields } from './bus-log';
 export { installGracefulShutdown, type GracefulShutdownOptions } from './graceful-shutdown';
-export { LocalEventBus, DEFAULT_LOCAL_CONSUMER_TUNING, DEFAULT_MAX_MESSAGE_BYTES, type LocalEventBusOptions } from './local/local-event-bus';
+export {
+  LocalEventBus,
+  DEFAULT_LOCAL_CONSUMER_TUNING,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type LocalEventBusOptions,
+  type InTransactionPublish,
+  type InTransactionPublisher,
+} from './local/local-event-bus';
 export { createLocalEventBus, type LocalEventBusFactoryOptions } from './local/local-event-bus.factory';
 export { LocalSubscription, type LocalConsumerTuning } from './local/local-subscription';
 export { LOCAL_BUS_MIGRATIONS } from './local/local-bus.migrations';

@@ -17,6 +17,14 @@
  * connection, so statements commit one at a time in position order anyway) each append is that one
  * statement alone, without a transaction or lock that would hold the connection between round trips.
  *
+ * Publishing in the append (embedded, `publishInTransaction`): when the bus's log lives in the same embedded
+ * database (the local bus), an append with a topic writes its bus messages with its events instead of outbox
+ * rows: the events and their messages commit together or not at all, which is what the outbox guarantees,
+ * without the claim, publish and mark that move each row later. Usually that is still one statement per
+ * append (the bus's write joined to the insert: one stream's events land on one partition); otherwise the
+ * insert and the write share a transaction. Rows already in the outbox are still published by the outbox
+ * publisher.
+ *
  * Outbox. One publisher at a time holds a lease (`outbox_leases`, renewed by each claim and, while a batch
  * is being published, by a heartbeat every third of `outboxLeaseMs`; lost when it is not renewed in time),
  * claims unpublished rows in id order (which is commit order), and marks them published after the bus
@@ -41,6 +49,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import type { InTransactionPublish, InTransactionPublisher } from '@trustmesh/platform-bus';
 import { prepareSchema, type Database, type MigrateOptions, type SqlExecutor } from '@trustmesh/platform-database';
 import { uuidv7, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
 
@@ -66,6 +75,12 @@ export interface EventStoreOptions {
   outboxLeaseMs?: number;
   /** Clock for new events' `occurredAt` (tests, replays). */
   now?: () => Date;
+  /**
+   * A bus whose log is in this store's embedded database (the local bus on it): appends with a topic
+   * publish to it with their events (in the same statement or transaction) instead of writing outbox rows.
+   * Refused (RangeError) on a server database or another database: there the outbox carries the events.
+   */
+  publishInTransaction?: InTransactionPublisher;
 }
 
 /** An event with its place in the global order. */
@@ -197,9 +212,10 @@ async function insertEvents(
   expectedVersion: number,
   envelopes: readonly EventEnvelope[],
   topic: string | null,
+  part?: StatementPart,
 ): Promise<{ version: number; positions: string[] }> {
   const column = <T>(pick: (envelope: EventEnvelope) => T): T[] => envelopes.map(pick);
-  const rows = await query<{ version: number; position: string | null }>(INSERT_EVENTS, [
+  const rows = await query<{ version: number; position: string | null }>(part ? `${INSERT_EVENTS_CTES}, ${part.ctes} ${INSERT_EVENTS_RESULT}` : INSERT_EVENTS, [
     streamId,
     column((e) => e.eventId),
     column((e) => e.streamId),
@@ -214,6 +230,7 @@ async function insertEvents(
     column((e) => JSON.stringify(e.data)),
     expectedVersion,
     topic,
+    ...(part?.params ?? []),
   ]);
   return {
     version: Number(rows[0]?.version ?? 0),
@@ -221,8 +238,17 @@ async function insertEvents(
   };
 }
 
-/** The statement of `insertEvents`; its parameters, in order, are the stream, the columns, the expected version and the topic. */
-const INSERT_EVENTS = `
+/** More expressions for `insertEvents`' statement, with parameters from `$15` (`INSERT_EVENTS_PARAMS + 1`) on. */
+interface StatementPart {
+  ctes: string;
+  params: unknown[];
+}
+
+/** How many parameters `insertEvents`' own statement takes. */
+const INSERT_EVENTS_PARAMS = 14;
+
+/** The expressions of `insertEvents`; its parameters, in order, are the stream, the columns, the expected version and the topic. */
+const INSERT_EVENTS_CTES = `
     WITH current AS (
       SELECT COALESCE(MAX(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1
     ), inserted AS (
@@ -236,10 +262,12 @@ const INSERT_EVENTS = `
     ), outboxed AS (
       INSERT INTO outbox (topic, event_position)
       SELECT $14::varchar, position FROM inserted WHERE $14::varchar IS NOT NULL ORDER BY position
-    )
+    )`;
+const INSERT_EVENTS_RESULT = `
     SELECT current.version, inserted.position::text AS position
       FROM current LEFT JOIN inserted ON true
      ORDER BY inserted.stream_version`;
+const INSERT_EVENTS = `${INSERT_EVENTS_CTES} ${INSERT_EVENTS_RESULT}`;
 
 /** One statement with `$n` parameters, on a Prisma transaction or the database's SQL port. */
 type RawQuery = <Row>(sql: string, params: readonly unknown[]) => Promise<Row[]>;
@@ -298,6 +326,9 @@ export class EventStore {
   /** Appends waiting for the group commit under way; they go together in the next one. */
   private readonly waitingAppends: WaitingAppend[] = [];
   private committingGroup = false;
+  private readonly inTransactionPublisher: InTransactionPublisher | undefined;
+  /** The in-transaction publish of each topic appended to, prepared once (it may create the topic). */
+  private readonly topicPublishes = new Map<string, Promise<InTransactionPublish>>();
   /** The token of the outbox lease this store holds (from its last claim); '' when it holds none. */
   private leaseToken = '';
   private closed = false;
@@ -317,7 +348,17 @@ export class EventStore {
     this.settings = { maxEventDataBytes, maxEventsPerAppend, producer: options.producer, defaultTopic: options.defaultTopic, now: options.now ?? (() => new Date()) };
     this.publisherId = options.publisherId ?? uuidv7();
     this.database = database;
+    const publisher = options.publishInTransaction;
+    if (publisher && (database.mode !== 'embedded' || publisher.database.location !== database.location)) {
+      throw new RangeError('publishInTransaction needs a bus on this store\'s own embedded database.');
+    }
+    this.inTransactionPublisher = publisher;
     this.prisma = new PrismaClient({ adapter: database.prismaAdapter(), errorFormat: 'minimal' });
+  }
+
+  /** Whether appends publish to the bus themselves (`publishInTransaction`): the outbox then gets no new rows. */
+  get publishesInTransaction(): boolean {
+    return this.inTransactionPublisher !== undefined;
   }
 
   /**
@@ -358,6 +399,10 @@ export class EventStore {
    * append is tried again alone, so it gets its own answer. Any other failure is every member's.
    */
   private async commitGroup(group: readonly WaitingAppend[]): Promise<void> {
+    if (this.database.mode === 'embedded' && this.inTransactionPublisher) {
+      await this.commitPublishingGroup(group);
+      return;
+    }
     if (this.database.mode === 'embedded') {
       for (const member of group) await this.appendInOneStatement(member.prepared).then(member.resolve, member.reject);
       return;
@@ -422,6 +467,68 @@ export class EventStore {
     } catch (error) {
       throw await this.appendFailure(prepared, error);
     }
+  }
+
+  /** Embedded, publishing in the append: each append of the group alone, answered as it commits. */
+  private async commitPublishingGroup(group: readonly WaitingAppend[]): Promise<void> {
+    for (const { prepared, resolve, reject } of group) {
+      try {
+        resolve(await this.appendAndPublish(prepared));
+      } catch (error) {
+        reject(await this.appendFailure(prepared, error));
+      }
+    }
+  }
+
+  /**
+   * One append with its bus messages, on the embedded database: one statement when the bus can join its
+   * write to the append's insert (the usual case: one stream's events land on one partition), else the
+   * insert and the write in one transaction. Either way the messages are written only if the events were.
+   * The consumers are woken once it committed. An `'any'` append whose stream moved between its read and
+   * its insert (another store on the same database) numbers its events again, as `appendInOneStatement`.
+   */
+  private async appendAndPublish(prepared: PreparedAppend): Promise<AppendResult> {
+    const publish = prepared.topic === null ? undefined : await this.topicPublish(prepared.topic);
+    for (let attempt = 1; ; attempt += 1) {
+      const placed = await this.database.withConnection(async (connection) => {
+        const current = prepared.expected === 'any' ? await versionOf(onExecutor(connection), prepared.streamId) : prepared.expected;
+        const envelopes = placeAt(prepared, current);
+        const part = publish?.statementPart(envelopes, INSERT_EVENTS_PARAMS + 1, 'EXISTS (SELECT 1 FROM inserted)');
+        if (!publish || part) return this.insertPlaced(onExecutor(connection), prepared, current, envelopes, part);
+        return connection.transaction(async (tx) => {
+          const outcome = await this.insertPlaced(onExecutor(tx), prepared, current, envelopes);
+          if (!(outcome instanceof ConcurrencyError)) await publish.write(tx, envelopes);
+          return outcome;
+        });
+      });
+      if (!(placed instanceof ConcurrencyError)) {
+        publish?.committed();
+        return placed;
+      }
+      if (prepared.expected !== 'any' || attempt >= ANY_APPEND_ATTEMPTS) throw placed;
+    }
+  }
+
+  /** The append's events at `current` (no outbox rows: the bus gets them from the caller), with `part` in the same statement. */
+  private async insertPlaced(query: RawQuery, prepared: PreparedAppend, current: number, envelopes: EventEnvelope[], part?: StatementPart): Promise<AppendResult | ConcurrencyError> {
+    const { version, positions } = await insertEvents(query, prepared.streamId, current, envelopes, null, part);
+    if (version !== current) return new ConcurrencyError(prepared.streamId, current, version);
+    return {
+      streamId: prepared.streamId,
+      streamVersion: current + envelopes.length,
+      events: envelopes.map((envelope, index) => ({ position: toNumber(positions[index]), envelope })),
+    };
+  }
+
+  /** The topic's in-transaction publish, prepared outside any transaction (creating the topic takes one of its own). */
+  private topicPublish(topic: string): Promise<InTransactionPublish> {
+    let known = this.topicPublishes.get(topic);
+    if (!known) {
+      known = (this.inTransactionPublisher as InTransactionPublisher).prepareInTransaction(topic);
+      this.topicPublishes.set(topic, known);
+      known.catch(() => this.topicPublishes.delete(topic));
+    }
+    return known;
   }
 
   private async appendFailure(prepared: PreparedAppend, error: unknown): Promise<EventStoreError> {

@@ -8,6 +8,9 @@
  *   appended in one transaction, each on the partition Kafka's default partitioner would choose for its
  *   stream id (`partitioner.ts`), with offsets taken atomically per partition (`local-log.store.ts`). It
  *   resolves after the commit, and the commit wakes the consumers (`wake-ups.ts`).
+ * - publish within another writer's transaction (`prepareInTransaction`): for a writer on the bus's own
+ *   database (the event store's appends, embedded), the messages commit or roll back with that writer's rows,
+ *   so nothing stands between them (no outbox rows to claim, publish and mark). Same checks, same log.
  * - subscribe: a consumer-group member that leases partitions (`local-subscription.ts`) and consumes each
  *   in order (`partition-worker.ts`), with tries, backoff and the DLQ as the kafka adapter has them.
  * - topics carry the configured prefix in the database, services and handlers see the plain names; a
@@ -27,7 +30,7 @@ import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log'
 import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
 import { serviceTopicName, storedGroupName, storedTopicName, subscribedTopicNames } from '../topic-name';
-import { appendAtomically, ensureTopic } from './local-log.store';
+import { appendAtomically, appendMessages, appendMessagesPart, ensureTopic } from './local-log.store';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
 import { schemaMissingOr } from './schema-missing';
 import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
@@ -66,6 +69,37 @@ export const DEFAULT_LOCAL_CONSUMER_TUNING: Readonly<LocalConsumerTuning> = {
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
+/** A publish to one topic that runs inside a transaction of the caller's, on the bus's database. */
+export interface InTransactionPublish {
+  /**
+   * Checks the envelopes as `publish` does (nothing is written if one is refused: it throws `BusError`) and
+   * appends them through `tx`, the caller's open transaction on the bus's database; they become visible
+   * when it commits and vanish if it rolls back.
+   */
+  write(tx: SqlExecutor, envelopes: readonly EventEnvelope[]): Promise<void>;
+  /**
+   * The same write as part of the caller's own statement, when it can be one: common table expressions
+   * (named `bus_…`) to add to the caller's `WITH`, appending only when `condition` (an SQL boolean over the
+   * caller's expressions) holds, with parameters from `$firstParam` on. Then the caller needs no transaction
+   * for the two. Undefined when it cannot be (envelopes of several partitions, too many for one statement,
+   * or wake-ups that must be announced in a transaction): use `write` in a transaction. Checks and throws as
+   * `write` does; call `committed` after the statement.
+   */
+  statementPart(envelopes: readonly EventEnvelope[], firstParam: number, condition: string): { ctes: string; params: unknown[] } | undefined;
+  /** After the caller's transaction (or statement) committed: wakes the topic's consumers (never throws). */
+  committed(): void;
+}
+
+/**
+ * What a writer needs to publish in its own transactions: the database they must run on, and the publish
+ * for a topic. `prepareInTransaction` does what cannot run inside the caller's transaction (creating the
+ * topic: on PGlite a transaction holds the only connection), so call it before opening one.
+ */
+export interface InTransactionPublisher {
+  readonly database: Database;
+  prepareInTransaction(topic: string): Promise<InTransactionPublish>;
+}
+
 function checkOptions(options: LocalEventBusOptions, tuning: LocalConsumerTuning): void {
   new OptionProblems()
     .whole('partitions', options.partitions, 1, 256)
@@ -93,9 +127,9 @@ function messageBytes({ key, value, headers }: EventMessage): number {
   return bytes;
 }
 
-export class LocalEventBus implements EventBus {
+export class LocalEventBus implements EventBus, InTransactionPublisher {
   readonly adapter = 'local' as const;
-  private readonly database: Database;
+  readonly database: Database;
   private readonly logger: BusLogger;
   private readonly prefix: string;
   private readonly maxMessageBytes: number;
@@ -134,22 +168,38 @@ export class LocalEventBus implements EventBus {
     this.assertOpen();
     const stored = storedTopicName(this.prefix, topic);
     if (envelopes.length === 0) return;
-    const messages = publishableMessages(topic, envelopes);
-    messages.forEach((message, index) => {
-      const bytes = messageBytes(message);
-      if (bytes > this.maxMessageBytes) {
-        throw new BusError(
-          'MESSAGE_TOO_LARGE',
-          `Envelope ${index + 1} of ${envelopes.length} for ${topic} is ${bytes} bytes, over the bus limit of ${this.maxMessageBytes}. ` +
-            'Nothing was published; keep large payloads out of events (store them and publish a reference).',
-        );
-      }
-    });
+    const messages = this.checkedMessages(topic, envelopes);
     const partitions = await this.ensureTopic(stored);
     const announced: WakeUp[] = [{ kind: 'messages', topic: stored }];
     const announce = this.wakeUps.announcesInTransaction ? (tx: SqlExecutor) => this.wakeUps.announce(tx, announced) : undefined;
     await this.withDatabase((sql) => appendAtomically(sql, stored, partitions, messages, announce));
     this.wakeUps.committed(announced);
+  }
+
+  async prepareInTransaction(topic: string): Promise<InTransactionPublish> {
+    this.assertOpen();
+    const stored = storedTopicName(this.prefix, topic);
+    const partitions = await this.ensureTopic(stored);
+    const announced: WakeUp[] = [{ kind: 'messages', topic: stored }];
+    return {
+      write: async (tx, envelopes) => {
+        this.assertOpen();
+        if (envelopes.length === 0) return;
+        const messages = this.checkedMessages(topic, envelopes);
+        try {
+          await appendMessages(tx, stored, partitions, messages);
+          if (this.wakeUps.announcesInTransaction) await this.wakeUps.announce(tx, announced);
+        } catch (error) {
+          throw schemaMissingOr(error);
+        }
+      },
+      statementPart: (envelopes, firstParam, condition) => {
+        this.assertOpen();
+        if (this.wakeUps.announcesInTransaction) return undefined;
+        return appendMessagesPart(stored, partitions, this.checkedMessages(topic, envelopes), firstParam, condition);
+      },
+      committed: () => this.wakeUps.committed(announced),
+    };
   }
 
   async subscribe(options: SubscribeOptions): Promise<LocalSubscription> {
@@ -195,6 +245,22 @@ export class LocalEventBus implements EventBus {
       await this.wakeUps.close();
     })();
     return this.closing;
+  }
+
+  /** The messages of a publish call, each within the size limit (else `MESSAGE_TOO_LARGE`, nothing published). */
+  private checkedMessages(topic: string, envelopes: readonly EventEnvelope[]): EventMessage[] {
+    const messages = publishableMessages(topic, envelopes);
+    messages.forEach((message, index) => {
+      const bytes = messageBytes(message);
+      if (bytes > this.maxMessageBytes) {
+        throw new BusError(
+          'MESSAGE_TOO_LARGE',
+          `Envelope ${index + 1} of ${envelopes.length} for ${topic} is ${bytes} bytes, over the bus limit of ${this.maxMessageBytes}. ` +
+            'Nothing was published; keep large payloads out of events (store them and publish a reference).',
+        );
+      }
+    });
+    return messages;
   }
 
   private assertOpen(): void {

@@ -95,6 +95,46 @@ function appendStatementFor(count: number): { sql: string; slots: number } {
 }
 
 /**
+ * `messages` (all of one partition, at most `MAX_MESSAGES_PER_STATEMENT`) as common table expressions to
+ * join to a caller's own data-modifying statement, so that its rows and these messages are one statement
+ * (atomic, no transaction of its own): they are appended only when `condition`, an SQL boolean over the
+ * caller's expressions, holds. Parameters are numbered from `$firstParam`; the same text per slot count,
+ * as `appendStatement`. Undefined when the messages span partitions or are too many for one statement.
+ */
+export function appendMessagesPart(
+  topic: string,
+  partitions: number,
+  messages: readonly LogMessage[],
+  firstParam: number,
+  condition: string,
+): { ctes: string; params: unknown[] } | undefined {
+  const [first] = messages;
+  if (!first || messages.length > MAX_MESSAGES_PER_STATEMENT) return undefined;
+  const partition = partitionForKey(first.key, partitions);
+  if (messages.some((message) => partitionForKey(message.key, partitions) !== partition)) return undefined;
+  let slots = 1;
+  while (slots < messages.length) slots *= 2;
+  const $ = (index: number) => `$${firstParam + index}`;
+  const rows: string[] = [];
+  for (let index = 0; index < slots; index += 1) rows.push(`(${index}, ${$(3 + index * 3)}::text, ${$(4 + index * 3)}::text, ${$(5 + index * 3)}::jsonb)`);
+  const params: unknown[] = [topic, partition, messages.length];
+  for (const message of messages) params.push(message.key, message.value, JSON.stringify(message.headers));
+  for (let unused = messages.length; unused < slots; unused += 1) params.push(null, null, null);
+  const ctes = `bus_claimed AS (
+  UPDATE bus_partitions SET next_offset = next_offset + ${$(2)}::bigint
+  WHERE topic = ${$(0)} AND partition = ${$(1)}::integer AND (${condition})
+  RETURNING next_offset - ${$(2)}::bigint AS first
+), bus_appended AS (
+  INSERT INTO bus_messages (topic, partition, "offset", key, value, headers)
+  SELECT ${$(0)}, ${$(1)}::integer, bus_claimed.first + m.position, m.key, m.value, m.headers
+  FROM bus_claimed, (VALUES ${rows.join(', ')}) AS m(position, key, value, headers)
+  WHERE m.key IS NOT NULL
+  RETURNING 1
+)`;
+  return { ctes, params };
+}
+
+/**
  * Appends `messages` to `topic` (of `partitions` partitions), each on its key's partition, in the given
  * order per partition; returns where each landed, in input order. Run it inside a transaction.
  */
