@@ -40,7 +40,7 @@ const pureSources = ['apps', 'libs']
 const DEP_CONSTRAINTS = [
             { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:protocol', 'type:util'], bannedExternalImports: SERVER_PACKAGES },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:protocol', 'type:util'], bannedExternalImports: SERVER_PACKAGES },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:protocol'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util'] },
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:domain', 'type:protocol', 'type:contracts', 'type:util'] },

@@ -5,4 +5,6 @@ module.exports = {
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   // e2e suites start real servers and databases; two cores are shared with other suites.
   testTimeout: 60_000,
+  // jose (through @trustmesh/cards-signatures) ships ES modules only; compile it like the preset does PGlite.
+  transformIgnorePatterns: ['/node_modules/(?!(@electric-sql/pglite|jose)/)'],
 };

@@ -5,9 +5,9 @@
  * 2. infrastructure (database + migrations, event store, bus, outbox publisher, projection, maintenance);
  * 3. operator credentials: configured `account:sha256hex` pairs, or in embedded mode with none configured a
  *    development credential for account `development`, minted now and printed once (never stored);
- * 4. the services (publishers and namespaces, cards) over the namespace repository;
+ * 4. the services (publishers and namespaces, cards, namespace trust) over the namespace repository;
  * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, then the operator port (/metrics, /healthz, /readyz);
- *    `card registry listening` is logged with the addresses.
+ *    `card registry listening` is logged with the addresses; then the trust re-check task starts.
  *
  * `close()` reverses it.
  */
@@ -38,6 +38,11 @@ import { CardService } from './service/card.service';
 import { NamespaceRepository } from './service/namespace.repository';
 import { PublisherAdminService } from './service/publisher-admin.service';
 import { RegistryCallers } from './service/registry-callers';
+import { NamespaceTrustService } from './trust/namespace-trust.service';
+import { ownershipProofRunner } from './trust/ownership-proofs';
+import { signaturePolicyGate } from './trust/signature-policy.gate';
+import { createTrustNetwork } from './trust/trust-network';
+import { TrustRecheckScheduler } from './trust/trust-recheck.scheduler';
 
 export const DEVELOPMENT_ACCOUNT = 'development';
 
@@ -46,6 +51,9 @@ export interface CardRegistryHandle {
   readonly infrastructure: RegistryInfrastructure;
   readonly cards: CardService;
   readonly admin: PublisherAdminService;
+  readonly trust: NamespaceTrustService;
+  /** Proof re-checks and key-document re-verification (its timer runs every REGISTRY_TRUST_TASK_INTERVAL_MS). */
+  readonly trustRecheck: TrustRecheckScheduler;
   /** `http://host:port` of the HTTP listener. */
   readonly httpUrl: string;
   /** `http://host:port` of the operator port, or null when it is off. */
@@ -64,6 +72,8 @@ export interface StartOptions {
   documents?: CardDocuments;
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
   kafkaSocketFactory?: ISocketFactory;
+  /** The clock of the services (default: the system's); in-process tests move it to pass proof expiries. */
+  now?: () => Date;
 }
 
 export async function startCardRegistry(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<CardRegistryHandle> {
@@ -89,12 +99,24 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   const metrics = new RegistryMetrics();
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
+  let trustRecheck: TrustRecheckScheduler | undefined;
   try {
-    const now = () => new Date();
+    const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
     const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
-    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now });
-    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now });
+    if (config.trust.testOnly) logger.log('warn', 'REGISTRY_TEST_ONLY_* fetch overrides are set: outbound fetching trusts the test CA, host map or loopback; never run a real registry like this', {});
+    const network = createTrustNetwork(config.trust);
+    const proofs = ownershipProofRunner(network, now);
+    const query = <Row>(sql: string, params: unknown[] = []) => infrastructure.database.withConnection((connection) => connection.query<Row>(sql, params));
+    const verifiedNamespaces = async () =>
+      (await query<{ namespace: string }>('SELECT namespace FROM registry_namespace_trust WHERE method IS NOT NULL AND lapsed_at IS NULL AND expires_at > $1::timestamptz', [now().toISOString()])).map((row) => row.namespace);
+    const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
+    const cards = new CardService({ store: infrastructure.store, namespaces, documents: options.documents ?? cardsDocuments(config.maxCardBytes), logger, now, signatures: signaturePolicyGate(network, now) });
+    const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
+        // The grant stands either way: a flag that could not be computed now is not a reason to refuse it.
+        trust.flagLookalikes(namespace).catch((error: unknown) => logger.log('warn', 'look-alike check failed', { namespace, errorName: error instanceof Error ? error.name : 'unknown' })),
+    });
+    trustRecheck = new TrustRecheckScheduler({ store: infrastructure.store, namespaces, proofs, network, query, config: config.trust, replicaId: config.replicaId, logger, now });
     const readiness = () => backboneReadiness(infrastructure);
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
     // Result and catalog URLs: REGISTRY_PUBLIC_URL, else this listener's address (known once it listens).
@@ -102,7 +124,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const baseUrl = () => config.publicUrl ?? listenerUrl;
     const read = { database: infrastructure.database, baseUrl };
     const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, search }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, search }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
@@ -125,25 +147,30 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
     print(`card-registry: HTTP ${httpUrl}/v1${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
+    trustRecheck.start();
 
-    const started = { app, operatorServer };
+    const started = { app, operatorServer, trustRecheck };
     let closing: Promise<void> | undefined;
     return {
       config,
       infrastructure,
       cards,
       admin,
+      trust,
+      trustRecheck,
       httpUrl,
       operatorUrl,
       developmentOperatorCredential,
       close: () =>
         (closing ??= (async () => {
+          await started.trustRecheck.stop();
           await started.app.close();
           await started.operatorServer?.close();
           await infrastructure.close();
         })()),
     };
   } catch (error) {
+    await trustRecheck?.stop().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();

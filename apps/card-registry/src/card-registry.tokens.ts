@@ -2,3 +2,4 @@
 export const CARD_SERVICE = Symbol.for('trustmesh.card-registry.CardService');
 export const PUBLISHER_ADMIN_SERVICE = Symbol.for('trustmesh.card-registry.PublisherAdminService');
 export const REGISTRY_READINESS = Symbol.for('trustmesh.card-registry.Readiness');
+export const NAMESPACE_TRUST_SERVICE = Symbol.for('trustmesh.card-registry.NamespaceTrustService');

@@ -11,6 +11,8 @@
 import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
+import { readTrustConfig, type TrustConfig } from '../trust/trust.config';
+
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
 
@@ -41,6 +43,8 @@ export interface CardRegistryConfig {
   replicaId: string;
   logLevel: LogLevel;
   producer: string;
+  /** Ownership proofs, key re-checks and the test-only fetch overrides (trust/trust.config.ts). */
+  trust: TrustConfig;
 }
 
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
@@ -113,6 +117,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
+    trust: readTrustConfig(envReader(env, problems)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -10,9 +10,11 @@
  * Our choices (README.md): a grant covers exactly one domain (no subdomains); deleted is final for a
  * revision, and a card deleted as a whole is a tombstone that accepts no further publication; a rename
  * leaves the old identifier redirecting and refusing new revisions; `NamespaceVerified` is the event a
- * proof-based grant (libs/cards/ownership) will append, folded like a grant.
+ * proof-based grant appends, folded like a grant; the trust events (proof lapses, signature policy,
+ * look-alike flags, signature re-checks) are folded by namespace-trust.ts.
  */
 import { isVisibleInLatest, latestRevision, type CardStatus, type RevisionOrderFacts } from './card-revision';
+import { emptyTrust, evolveTrust, evolveVerified, type NamespaceTrust, type NamespaceTrustEvent, type NamespaceVerifiedData, type SignatureRecord } from './namespace-trust';
 
 export interface CardSummary {
   kind: string;
@@ -31,7 +33,7 @@ export interface CardSummary {
 
 export type NamespaceEvent =
   | { type: 'NamespaceGranted'; data: { namespace: string; publisherId: string; grantedAt: string } }
-  | { type: 'NamespaceVerified'; data: { namespace: string; publisherId: string; method: string; verifiedAt: string } }
+  | { type: 'NamespaceVerified'; data: NamespaceVerifiedData }
   | { type: 'NamespaceTransferred'; data: { namespace: string; fromPublisherId: string; toPublisherId: string; transferredAt: string } }
   | {
       type: 'CardRevisionPublished';
@@ -50,10 +52,13 @@ export type NamespaceEvent =
         status: CardStatus;
         publisherId: string;
         publishedAt: string;
+        /** The signature outcome at publish (namespace-trust.ts); absent when the policy is off or nothing was signed. */
+        signature?: SignatureRecord;
       };
     }
   | { type: 'CardStatusChanged'; data: { namespace: string; identifier: string; revision: string | null; status: CardStatus; message?: string; publisherId: string; changedAt: string } }
-  | { type: 'CardRenamed'; data: { namespace: string; from: string; to: string; publisherId: string; renamedAt: string } };
+  | { type: 'CardRenamed'; data: { namespace: string; from: string; to: string; publisherId: string; renamedAt: string } }
+  | NamespaceTrustEvent;
 
 export interface RevisionState extends RevisionOrderFacts {
   kind: string;
@@ -64,6 +69,7 @@ export interface RevisionState extends RevisionOrderFacts {
   statusMessage?: string;
   publishedAt: string;
   statusChangedAt: string;
+  signature?: SignatureRecord;
 }
 
 export interface CardState {
@@ -82,9 +88,10 @@ export interface NamespaceState {
   /** The last ownership proof recorded for the current holder, if any. */
   verifiedBy?: { publisherId: string; method: string; at: string };
   cards: Map<string, CardState>;
+  trust: NamespaceTrust;
 }
 
-export const emptyNamespace = (namespace: string): NamespaceState => ({ namespace, publisherId: null, cards: new Map() });
+export const emptyNamespace = (namespace: string): NamespaceState => ({ namespace, publisherId: null, cards: new Map(), trust: emptyTrust() });
 
 export type RefusalKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict';
 export interface Refusal {
@@ -113,6 +120,7 @@ export type NamespaceCommand =
       size: number;
       summary: CardSummary;
       status: CardStatus;
+      signature?: SignatureRecord;
       now: string;
     }
   | { type: 'ChangeStatus'; publisherId: string; identifier: string; revision: string | null; status: CardStatus; message?: string; now: string }
@@ -182,6 +190,7 @@ function decidePublish(command: Extract<NamespaceCommand, { type: 'PublishRevisi
       status: command.status,
       publisherId: command.publisherId,
       publishedAt: command.now,
+      ...(command.signature ? { signature: command.signature } : {}),
     },
   });
 }
@@ -234,6 +243,7 @@ export function evolve(state: NamespaceState, event: NamespaceEvent, version: nu
     case 'NamespaceVerified':
       state.publisherId = event.data.publisherId;
       state.verifiedBy = { publisherId: event.data.publisherId, method: event.data.method, at: event.data.verifiedAt };
+      evolveVerified(state, event.data);
       return state;
     case 'NamespaceTransferred':
       state.publisherId = event.data.toPublisherId;
@@ -255,6 +265,7 @@ export function evolve(state: NamespaceState, event: NamespaceEvent, version: nu
         publishedVersion: version,
         publishedAt: data.publishedAt,
         statusChangedAt: data.publishedAt,
+        ...(data.signature ? { signature: data.signature } : {}),
       });
       card.updatedAt = data.publishedAt;
       state.cards.set(data.identifier, card);
@@ -284,6 +295,9 @@ export function evolve(state: NamespaceState, event: NamespaceEvent, version: nu
       }
       return state;
     }
+    default:
+      evolveTrust(state, event);
+      return state;
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The registry's read models, projected from `registry.cards.v1` (schema: ../../prisma/schema.prisma):
  * publishers, namespaces with their holder, cards (kind, whole-card status, rename target, latest
- * revision) and revisions (exact bytes, digest, summary, status). The runner applies each event once, in
+ * revision) and revisions (exact bytes, digest, summary, status); the trust tables (proofs, policies,
+ * look-alike flags, signature outcomes) through ../trust/trust-read-model.projection.ts. The runner applies each event once, in
  * one transaction with its checkpoint; inserts skip a row already there, so a replay rebuilds the same rows.
  * These tables are what search, catalogs and sync read; single-card reads fold the namespace stream
  * (read-your-writes).
@@ -14,6 +15,7 @@ import type { EventEnvelope } from '@trustmesh/platform-events';
 import type { ProjectionDefinition } from '@trustmesh/platform-projections';
 
 import { latestRevision, type CardStatus } from '../domain/card-revision';
+import { applyTrustReadModel } from '../trust/trust-read-model.projection';
 import { fromStored, NAMESPACE_EVENT_TYPES, REGISTRY_CARDS_TOPIC, type PublisherRegistered } from './registry.stream';
 import { refreshSearchDocument } from './registry-search.projection';
 
@@ -55,6 +57,7 @@ export function registryReadModelProjection(): ProjectionDefinition<SqlExecutor>
       }
       if (!NAMESPACE_EVENT_TYPES.has(envelope.eventType)) return;
       const event = fromStored(envelope.eventType, envelope.data);
+      await applyTrustReadModel(tx, event);
       switch (event.type) {
         case 'NamespaceGranted':
         case 'NamespaceVerified': {

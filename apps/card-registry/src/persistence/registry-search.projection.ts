@@ -11,6 +11,16 @@
  */
 import type { SqlExecutor } from '@trustmesh/platform-database';
 
+/**
+ * Whether the card (row alias `c`) is verified, as the single-card read computes it (README, "Ownership,
+ * look-alikes and signatures"): its latest revision's signature verified, by `did:web:{namespace}`, while the
+ * namespace's proof stands for its holder. Computed at read time: a proof expires without an event.
+ */
+export const CARD_VERIFIED_SQL = `EXISTS (SELECT 1 FROM registry_namespaces vn
+    JOIN registry_namespace_trust vt ON vt.namespace = vn.namespace AND vt.publisher_id = vn.publisher_id AND vt.method IS NOT NULL AND vt.lapsed_at IS NULL AND vt.expires_at > now()
+    JOIN registry_revision_signatures vs ON vs.identifier = c.identifier AND vs.revision = c.latest_revision AND vs.verified AND vs.signer = 'did:web:' || c.namespace
+    WHERE vn.namespace = c.namespace)`;
+
 /** The text-search configuration of documents and queries (stemming for English descriptions). */
 export const SEARCH_TEXT_CONFIG = 'english';
 

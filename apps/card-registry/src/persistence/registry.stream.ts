@@ -8,6 +8,7 @@
  */
 import { sha256Hex } from '@trustmesh/platform-credentials';
 
+import { NAMESPACE_TRUST_EVENT_TYPES } from '../domain/namespace-trust';
 import type { NamespaceEvent } from '../domain/registry-namespace.aggregate';
 
 export const REGISTRY_CARDS_TOPIC = 'registry.cards.v1';
@@ -38,7 +39,7 @@ export interface PublisherCredentialRevoked {
   revokedAt: string;
 }
 
-export const NAMESPACE_EVENT_TYPES: ReadonlySet<string> = new Set(['NamespaceGranted', 'NamespaceVerified', 'NamespaceTransferred', 'CardRevisionPublished', 'CardStatusChanged', 'CardRenamed']);
+export const NAMESPACE_EVENT_TYPES: ReadonlySet<string> = new Set(['NamespaceGranted', 'NamespaceVerified', 'NamespaceTransferred', 'CardRevisionPublished', 'CardStatusChanged', 'CardRenamed', ...NAMESPACE_TRUST_EVENT_TYPES]);
 
 export const toStored = (event: NamespaceEvent) => ({ eventType: event.type, data: event.data });
 export const fromStored = (eventType: string, data: unknown) => ({ type: eventType, data }) as NamespaceEvent;

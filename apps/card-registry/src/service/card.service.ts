@@ -14,9 +14,12 @@ import type { Logger } from '@trustmesh/platform-logging';
 
 import { MAX_IDENTIFIER_LENGTH, namespaceOf } from '../domain/card-identifier';
 import { CARD_STATUSES, type CardStatus } from '../domain/card-revision';
-import { decide, latestOf, type CardState, type NamespaceCommand, type NamespaceEvent, type RevisionState } from '../domain/registry-namespace.aggregate';
+import { isRevisionVerified, type LookalikeFlag, type SignatureRecord } from '../domain/namespace-trust';
+import { decide, latestOf, type CardState, type NamespaceCommand, type NamespaceEvent, type NamespaceState, type RevisionState } from '../domain/registry-namespace.aggregate';
 import { PUBLISHABLE_KINDS, type CardDocuments, type DocumentIssue } from '../documents/card-documents.port';
 import { namespaceStreamId } from '../persistence/registry.stream';
+import type { PublishSignatureGate } from '../trust/signature-policy.gate';
+import { signatureView, type SignatureView } from '../trust/signature.view';
 import type { NamespaceRepository } from './namespace.repository';
 import type { RegistryCaller } from './registry-callers';
 import { fail, fromRefusal, succeed, type ProblemIssue, type ServiceFailure, type ServiceResult } from './registry-service.result';
@@ -43,6 +46,8 @@ export interface PublishedRevision {
   created: boolean;
   dryRun: boolean;
   warnings: ProblemIssue[];
+  /** The signature outcome recorded with the revision (absent: policy off, or nothing signed). */
+  signature?: SignatureView;
 }
 
 export interface RevisionView {
@@ -56,10 +61,11 @@ export interface RevisionView {
   statusChangedAt: string;
   publishedAt: string;
   summary: RevisionState['summary'];
+  signature?: SignatureView;
 }
 
 export type CardRead =
-  | { kind: 'card'; body: { identifier: string; namespace: string; publisherId: string | null; kind: string; latest: RevisionView } }
+  | { kind: 'card'; body: { identifier: string; namespace: string; publisherId: string | null; kind: string; latest: RevisionView; verified: boolean; lookalikeOf: LookalikeFlag[] } }
   | { kind: 'redirect'; location: string; body: { identifier: string; renamedTo: string } };
 
 export interface CardBytes {
@@ -75,6 +81,8 @@ export interface CardServiceDeps {
   documents: CardDocuments;
   logger: Logger;
   now: () => Date;
+  /** The namespace's signature policy on publish (trust/signature-policy.gate.ts); absent: nothing verified. */
+  signatures?: PublishSignatureGate;
 }
 
 const CHANGED = 'The namespace kept changing during this call; retry it';
@@ -107,6 +115,17 @@ export class CardService {
     const updatedAtMs = validation.kind === 'ai-card' ? Date.parse(revision) : undefined;
 
     const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`;
+    let signature: SignatureRecord | undefined;
+    if (this.deps.signatures) {
+      const { state } = await this.deps.namespaces.load(namespace);
+      // Only the holder's documents cost key fetches; anyone else is refused by the decision below.
+      if (state.publisherId === caller.publisherId) {
+        const gate = await this.deps.signatures.check({ kind: validation.kind, document: validation.value, namespace }, state.trust.signaturePolicy);
+        if (!gate.ok) return withWarnings({ ok: false, failure: gate.failure }, warnings);
+        signature = gate.signature;
+        warnings.push(...gate.warnings);
+      }
+    }
     const status: CardStatus = summary.maturity === 'deprecated' ? 'deprecated' : 'active';
     const command = (): NamespaceCommand => ({
       type: 'PublishRevision',
@@ -121,9 +140,10 @@ export class CardService {
       size: content.length,
       summary: { ...summary, identifier },
       status,
+      ...(signature ? { signature } : {}),
       now: this.deps.now().toISOString(),
     });
-    const answer = (created: boolean, dryRun: boolean) => succeed<PublishedRevision>({ identifier, namespace, kind: validation.kind, revision, digest, status, created, dryRun, warnings });
+    const answer = (created: boolean, dryRun: boolean) => succeed<PublishedRevision>({ identifier, namespace, kind: validation.kind, revision, digest, status, created, dryRun, warnings, ...(signature ? { signature: signatureView(signature) } : {}) });
 
     if (query.dryRun) {
       const { state } = await this.deps.namespaces.load(namespace);
@@ -187,13 +207,14 @@ export class CardService {
   async latest(identifier: string): Promise<ServiceResult<CardRead>> {
     const found = await this.card(identifier);
     if (!found.ok) return found;
-    const { card, namespace, publisherId } = found.value;
+    const { card, namespace, state } = found.value;
     if (card.renamedTo !== undefined) return succeed({ kind: 'redirect', location: card.renamedTo, body: { identifier, renamedTo: card.renamedTo } });
     const tombstone = tombstoneOf<CardRead>(card);
     if (tombstone) return tombstone;
     const latest = latestOf(card);
     if (!latest) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
-    return succeed({ kind: 'card', body: { identifier, namespace, publisherId, kind: card.kind, latest: view(latest) } });
+    const verified = isRevisionVerified(state, latest.signature, this.deps.now());
+    return succeed({ kind: 'card', body: { identifier, namespace, publisherId: state.publisherId, kind: card.kind, latest: view(latest), verified, lookalikeOf: state.trust.lookalikes.map((flag) => ({ ...flag })) } });
   }
 
   async revisions(identifier: string): Promise<ServiceResult<{ identifier: string; kind: string; renamedTo?: string; deleted?: { message?: string; at: string }; revisions: RevisionView[] }>> {
@@ -230,12 +251,12 @@ export class CardService {
     return namespaceOf(identifier) ?? (fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier') as Failed);
   }
 
-  private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string; publisherId: string | null }>> {
+  private async card(identifier: string): Promise<ServiceResult<{ card: CardState; namespace: string; state: NamespaceState }>> {
     const namespace = this.namespaceOrRefusal(identifier);
     if (typeof namespace !== 'string') return namespace;
     const { state } = await this.deps.namespaces.load(namespace);
     const card = state.cards.get(identifier);
-    return card ? succeed({ card, namespace, publisherId: state.publisherId }) : fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier');
+    return card ? succeed({ card, namespace, state }) : fail('not_found', 'CARD_NOT_FOUND', 'No card has this identifier', '/identifier');
   }
 }
 
@@ -257,6 +278,7 @@ function view(revision: RevisionState): RevisionView {
     statusChangedAt: revision.statusChangedAt,
     publishedAt: revision.publishedAt,
     summary: revision.summary,
+    ...(revision.signature ? { signature: signatureView(revision.signature) } : {}),
   };
 }
 

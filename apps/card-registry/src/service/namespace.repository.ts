@@ -8,6 +8,7 @@
 import { ConcurrencyError, type EventStore, type OutboxPublisher } from '@trustmesh/platform-event-store';
 
 import { decide, emptyNamespace, evolve, type CardState, type Decision, type NamespaceCommand, type NamespaceEvent, type NamespaceState } from '../domain/registry-namespace.aggregate';
+import { cloneTrust } from '../domain/namespace-trust';
 import { fromStored, namespaceStreamId, toStored } from '../persistence/registry.stream';
 
 interface Folded {
@@ -82,9 +83,15 @@ export class NamespaceRepository {
 }
 
 function cloneCard(card: CardState): CardState {
-  return { ...card, revisions: card.revisions.map((revision) => ({ ...revision })), ...(card.deleted ? { deleted: { ...card.deleted } } : {}) };
+  return { ...card, revisions: card.revisions.map((revision) => ({ ...revision, ...(revision.signature ? { signature: { ...revision.signature } } : {}) })), ...(card.deleted ? { deleted: { ...card.deleted } } : {}) };
 }
 
 function cloneState(state: NamespaceState): NamespaceState {
-  return { namespace: state.namespace, publisherId: state.publisherId, ...(state.verifiedBy ? { verifiedBy: { ...state.verifiedBy } } : {}), cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])) };
+  return {
+    namespace: state.namespace,
+    publisherId: state.publisherId,
+    ...(state.verifiedBy ? { verifiedBy: { ...state.verifiedBy } } : {}),
+    cards: new Map([...state.cards].map(([id, card]) => [id, cloneCard(card)])),
+    trust: cloneTrust(state.trust),
+  };
 }

@@ -31,6 +31,8 @@ export interface PublisherAdminDeps {
   callers: RegistryCallers;
   logger: Logger;
   now: () => Date;
+  /** Runs after a grant that changed the holder (look-alike flags, trust/namespace-trust.service.ts). */
+  onNamespaceGranted?: (namespace: string) => Promise<unknown>;
 }
 
 export class PublisherAdminService {
@@ -98,6 +100,7 @@ export class PublisherAdminService {
     const outcome = await this.deps.namespaces.execute(namespace, () => ({ type: 'GrantNamespace', publisherId, now }));
     if (!outcome.decision) return fail('conflict', 'NAMESPACE_CHANGED', 'The namespace kept changing during this call; retry it');
     if (!outcome.decision.ok) return fromRefusal(outcome.decision.refusal);
+    if (outcome.changed) await this.deps.onNamespaceGranted?.(namespace);
     return succeed({ namespace, publisherId, changed: outcome.changed });
   }
 

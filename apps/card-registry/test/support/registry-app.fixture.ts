@@ -23,12 +23,12 @@ export interface RegistryApp {
   close(): Promise<void>;
 }
 
-export async function startRegistryApp(extraEnv: Record<string, string> = {}, options: { dir?: string } = {}): Promise<RegistryApp> {
+export async function startRegistryApp(extraEnv: Record<string, string> = {}, options: { dir?: string; now?: () => Date } = {}): Promise<RegistryApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'registry-e2e-'));
   const logs: string[] = [];
   const handle = await startCardRegistry(
     { TRUSTMESH_DATA_DIR: dir, REGISTRY_HTTP_PORT: '0', REGISTRY_OPERATOR_PORT: '0', REGISTRY_OPERATOR_CREDENTIALS: OPERATOR_CREDENTIALS, LOG_LEVEL: 'debug', ...extraEnv },
-    { writeLog: (line) => logs.push(line), print: () => undefined },
+    { writeLog: (line) => logs.push(line), print: () => undefined, ...(options.now ? { now: options.now } : {}) },
   );
   return {
     handle,

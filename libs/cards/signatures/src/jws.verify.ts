@@ -1,17 +1,13 @@
 /**
  * The one verification pipeline every profile runs (CARDS.md §3.1–§3.3): form, protected header,
- * signature encoding, key resolution, then the cryptographic check over `b64url(header).b64url(payload)`,
- * the payload rebuilt by the caller from the document (keys imported by `jose`, the check itself in WebCrypto).
+ * signature encoding, key resolution, then the cryptographic check with `jose` over
+ * `b64url(header).b64url(payload)`, the payload rebuilt by the caller from the document.
  */
-import { base64url, importJWK } from 'jose';
+import { base64url, flattenedVerify, importJWK } from 'jose';
 
 import { checkHeader, decodeBase64Url, decodeProtectedHeader, splitDetachedCompact, type DetachedJwsParts, type HeaderRules } from './jws.header';
 import { resolveVerificationKey, type KeyDocumentResolver, type KeySource, type PublicJwk } from './key.resolution';
 import { reject, type SignatureAlg, type SignatureResult } from './signature.codes';
-
-const ENCODER = new TextEncoder();
-const ES256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
-const ED25519 = { name: 'Ed25519' } as const;
 
 export interface DetachedVerification {
   /** The exact bytes signed: the UTF-8 JCS form of the document minus its signature. */
@@ -49,22 +45,16 @@ export async function verifyDetachedParts(parts: DetachedJwsParts, check: Detach
   }
   const jwk = await resolveVerificationKey(keySource, kid, alg, check.resolver, pointer);
   if ('verified' in jwk) return jwk;
+  const joseAlg = decoded.header['alg'] as string;
   let key;
   try {
     key = await importPublicKey(jwk, alg);
   } catch {
     return reject('KEY_INVALID', pointer, `The public key "${kid}" is not a valid ${alg === 'ES256' ? 'P-256' : 'Ed25519'} key.`, known);
   }
-  let valid = false;
   try {
-    // The header was checked above (alg allow-list, crit, b64, typ, kid) and the key imported for exactly `alg`, so the
-    // one step left is the signature over `b64url(header).b64url(payload)`; jose would re-parse and re-encode both.
-    const signingInput = ENCODER.encode(`${parts.protectedB64}.${base64url.encode(check.payload)}`);
-    valid = await crypto.subtle.verify(alg === 'ES256' ? ES256 : ED25519, key as Parameters<typeof crypto.subtle.verify>[1], signature as Uint8Array<ArrayBuffer>, signingInput);
+    await flattenedVerify({ protected: parts.protectedB64, payload: base64url.encode(check.payload), signature: parts.signatureB64 }, key, { algorithms: [joseAlg] });
   } catch {
-    valid = false;
-  }
-  if (!valid) {
     return reject('SIGNATURE_INVALID', pointer, `The signature does not verify with key "${kid}" over the document as given (changed content, or signed with another key).`, known);
   }
   return { verified: true, signer: keySource.signer, kid, alg, verifiedAt: check.now.toISOString() };

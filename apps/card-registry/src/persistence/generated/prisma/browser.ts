@@ -37,3 +37,19 @@ export type RegistryCardView = Prisma.RegistryCardViewModel
  * Every published revision: immutable bytes and digest, plus its mutable status.
  */
 export type RegistryCardRevisionView = Prisma.RegistryCardRevisionViewModel
+/**
+ * Model RegistryNamespaceTrustView
+ * Ownership proof and signature policy of each namespace that has either (NamespaceVerified,
+ * NamespaceProofLapsed, NamespaceSignaturePolicySet): what the re-check task and look-alike detection read.
+ */
+export type RegistryNamespaceTrustView = Prisma.RegistryNamespaceTrustViewModel
+/**
+ * Model RegistryNamespaceLookalikeView
+ * Look-alike flags: `namespace` imitates the verified `lookalikeOf` (NamespaceLookalikeFlagged / Cleared).
+ */
+export type RegistryNamespaceLookalikeView = Prisma.RegistryNamespaceLookalikeViewModel
+/**
+ * Model RegistryRevisionSignatureView
+ * The signature outcome of each signed revision (CardRevisionPublished, CardSignatureRechecked).
+ */
+export type RegistryRevisionSignatureView = Prisma.RegistryRevisionSignatureViewModel

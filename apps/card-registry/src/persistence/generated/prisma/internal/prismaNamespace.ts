@@ -393,7 +393,10 @@ export const ModelName = {
   RegistryPublisherView: 'RegistryPublisherView',
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
-  RegistryCardRevisionView: 'RegistryCardRevisionView'
+  RegistryCardRevisionView: 'RegistryCardRevisionView',
+  RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
+  RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
+  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -409,7 +412,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView"
+    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView" | "registryNamespaceTrustView" | "registryNamespaceLookalikeView" | "registryRevisionSignatureView"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -709,6 +712,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RegistryNamespaceTrustView: {
+      payload: Prisma.$RegistryNamespaceTrustViewPayload<ExtArgs>
+      fields: Prisma.RegistryNamespaceTrustViewFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RegistryNamespaceTrustViewFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RegistryNamespaceTrustViewFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>
+        }
+        findFirst: {
+          args: Prisma.RegistryNamespaceTrustViewFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RegistryNamespaceTrustViewFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>
+        }
+        findMany: {
+          args: Prisma.RegistryNamespaceTrustViewFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>[]
+        }
+        create: {
+          args: Prisma.RegistryNamespaceTrustViewCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>
+        }
+        createMany: {
+          args: Prisma.RegistryNamespaceTrustViewCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RegistryNamespaceTrustViewCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>[]
+        }
+        delete: {
+          args: Prisma.RegistryNamespaceTrustViewDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>
+        }
+        update: {
+          args: Prisma.RegistryNamespaceTrustViewUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>
+        }
+        deleteMany: {
+          args: Prisma.RegistryNamespaceTrustViewDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RegistryNamespaceTrustViewUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RegistryNamespaceTrustViewUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>[]
+        }
+        upsert: {
+          args: Prisma.RegistryNamespaceTrustViewUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceTrustViewPayload>
+        }
+        aggregate: {
+          args: Prisma.RegistryNamespaceTrustViewAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRegistryNamespaceTrustView>
+        }
+        groupBy: {
+          args: Prisma.RegistryNamespaceTrustViewGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryNamespaceTrustViewGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RegistryNamespaceTrustViewCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryNamespaceTrustViewCountAggregateOutputType> | number
+        }
+      }
+    }
+    RegistryNamespaceLookalikeView: {
+      payload: Prisma.$RegistryNamespaceLookalikeViewPayload<ExtArgs>
+      fields: Prisma.RegistryNamespaceLookalikeViewFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RegistryNamespaceLookalikeViewFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RegistryNamespaceLookalikeViewFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>
+        }
+        findFirst: {
+          args: Prisma.RegistryNamespaceLookalikeViewFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RegistryNamespaceLookalikeViewFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>
+        }
+        findMany: {
+          args: Prisma.RegistryNamespaceLookalikeViewFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>[]
+        }
+        create: {
+          args: Prisma.RegistryNamespaceLookalikeViewCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>
+        }
+        createMany: {
+          args: Prisma.RegistryNamespaceLookalikeViewCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RegistryNamespaceLookalikeViewCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>[]
+        }
+        delete: {
+          args: Prisma.RegistryNamespaceLookalikeViewDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>
+        }
+        update: {
+          args: Prisma.RegistryNamespaceLookalikeViewUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>
+        }
+        deleteMany: {
+          args: Prisma.RegistryNamespaceLookalikeViewDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RegistryNamespaceLookalikeViewUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RegistryNamespaceLookalikeViewUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>[]
+        }
+        upsert: {
+          args: Prisma.RegistryNamespaceLookalikeViewUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryNamespaceLookalikeViewPayload>
+        }
+        aggregate: {
+          args: Prisma.RegistryNamespaceLookalikeViewAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRegistryNamespaceLookalikeView>
+        }
+        groupBy: {
+          args: Prisma.RegistryNamespaceLookalikeViewGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryNamespaceLookalikeViewGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RegistryNamespaceLookalikeViewCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryNamespaceLookalikeViewCountAggregateOutputType> | number
+        }
+      }
+    }
+    RegistryRevisionSignatureView: {
+      payload: Prisma.$RegistryRevisionSignatureViewPayload<ExtArgs>
+      fields: Prisma.RegistryRevisionSignatureViewFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RegistryRevisionSignatureViewFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RegistryRevisionSignatureViewFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>
+        }
+        findFirst: {
+          args: Prisma.RegistryRevisionSignatureViewFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RegistryRevisionSignatureViewFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>
+        }
+        findMany: {
+          args: Prisma.RegistryRevisionSignatureViewFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>[]
+        }
+        create: {
+          args: Prisma.RegistryRevisionSignatureViewCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>
+        }
+        createMany: {
+          args: Prisma.RegistryRevisionSignatureViewCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RegistryRevisionSignatureViewCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>[]
+        }
+        delete: {
+          args: Prisma.RegistryRevisionSignatureViewDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>
+        }
+        update: {
+          args: Prisma.RegistryRevisionSignatureViewUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>
+        }
+        deleteMany: {
+          args: Prisma.RegistryRevisionSignatureViewDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RegistryRevisionSignatureViewUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RegistryRevisionSignatureViewUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>[]
+        }
+        upsert: {
+          args: Prisma.RegistryRevisionSignatureViewUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryRevisionSignatureViewPayload>
+        }
+        aggregate: {
+          args: Prisma.RegistryRevisionSignatureViewAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRegistryRevisionSignatureView>
+        }
+        groupBy: {
+          args: Prisma.RegistryRevisionSignatureViewGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryRevisionSignatureViewGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RegistryRevisionSignatureViewCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryRevisionSignatureViewCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -776,7 +1001,6 @@ export const RegistryCardViewScalarFieldEnum = {
   renamedTo: 'renamedTo',
   latestRevision: 'latestRevision',
   updatedAt: 'updatedAt',
-  verified: 'verified',
   searchRevision: 'searchRevision',
   searchStatus: 'searchStatus',
   contentType: 'contentType',
@@ -804,6 +1028,47 @@ export const RegistryCardRevisionViewScalarFieldEnum = {
 } as const
 
 export type RegistryCardRevisionViewScalarFieldEnum = (typeof RegistryCardRevisionViewScalarFieldEnum)[keyof typeof RegistryCardRevisionViewScalarFieldEnum]
+
+
+export const RegistryNamespaceTrustViewScalarFieldEnum = {
+  namespace: 'namespace',
+  publisherId: 'publisherId',
+  method: 'method',
+  verifiedAt: 'verifiedAt',
+  expiresAt: 'expiresAt',
+  lapsedAt: 'lapsedAt',
+  signaturePolicy: 'signaturePolicy',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryNamespaceTrustViewScalarFieldEnum = (typeof RegistryNamespaceTrustViewScalarFieldEnum)[keyof typeof RegistryNamespaceTrustViewScalarFieldEnum]
+
+
+export const RegistryNamespaceLookalikeViewScalarFieldEnum = {
+  namespace: 'namespace',
+  lookalikeOf: 'lookalikeOf',
+  reason: 'reason',
+  flaggedAt: 'flaggedAt'
+} as const
+
+export type RegistryNamespaceLookalikeViewScalarFieldEnum = (typeof RegistryNamespaceLookalikeViewScalarFieldEnum)[keyof typeof RegistryNamespaceLookalikeViewScalarFieldEnum]
+
+
+export const RegistryRevisionSignatureViewScalarFieldEnum = {
+  identifier: 'identifier',
+  revision: 'revision',
+  namespace: 'namespace',
+  verified: 'verified',
+  signer: 'signer',
+  kid: 'kid',
+  alg: 'alg',
+  code: 'code',
+  checkedAt: 'checkedAt',
+  keyUrl: 'keyUrl',
+  keyDigest: 'keyDigest'
+} as const
+
+export type RegistryRevisionSignatureViewScalarFieldEnum = (typeof RegistryRevisionSignatureViewScalarFieldEnum)[keyof typeof RegistryRevisionSignatureViewScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -881,13 +1146,6 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
- * Reference to a field of type 'Boolean'
- */
-export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
-    
-
-
-/**
  * Reference to a field of type 'Bytes'
  */
 export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
@@ -912,6 +1170,13 @@ export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'J
  * Reference to a field of type 'QueryMode'
  */
 export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 
@@ -1019,6 +1284,9 @@ export type GlobalOmitConfig = {
   registryNamespaceView?: Prisma.RegistryNamespaceViewOmit
   registryCardView?: Prisma.RegistryCardViewOmit
   registryCardRevisionView?: Prisma.RegistryCardRevisionViewOmit
+  registryNamespaceTrustView?: Prisma.RegistryNamespaceTrustViewOmit
+  registryNamespaceLookalikeView?: Prisma.RegistryNamespaceLookalikeViewOmit
+  registryRevisionSignatureView?: Prisma.RegistryRevisionSignatureViewOmit
 }
 
 /* Types for Logging */

@@ -52,7 +52,10 @@ export const ModelName = {
   RegistryPublisherView: 'RegistryPublisherView',
   RegistryNamespaceView: 'RegistryNamespaceView',
   RegistryCardView: 'RegistryCardView',
-  RegistryCardRevisionView: 'RegistryCardRevisionView'
+  RegistryCardRevisionView: 'RegistryCardRevisionView',
+  RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
+  RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
+  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -99,7 +102,6 @@ export const RegistryCardViewScalarFieldEnum = {
   renamedTo: 'renamedTo',
   latestRevision: 'latestRevision',
   updatedAt: 'updatedAt',
-  verified: 'verified',
   searchRevision: 'searchRevision',
   searchStatus: 'searchStatus',
   contentType: 'contentType',
@@ -127,6 +129,47 @@ export const RegistryCardRevisionViewScalarFieldEnum = {
 } as const
 
 export type RegistryCardRevisionViewScalarFieldEnum = (typeof RegistryCardRevisionViewScalarFieldEnum)[keyof typeof RegistryCardRevisionViewScalarFieldEnum]
+
+
+export const RegistryNamespaceTrustViewScalarFieldEnum = {
+  namespace: 'namespace',
+  publisherId: 'publisherId',
+  method: 'method',
+  verifiedAt: 'verifiedAt',
+  expiresAt: 'expiresAt',
+  lapsedAt: 'lapsedAt',
+  signaturePolicy: 'signaturePolicy',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RegistryNamespaceTrustViewScalarFieldEnum = (typeof RegistryNamespaceTrustViewScalarFieldEnum)[keyof typeof RegistryNamespaceTrustViewScalarFieldEnum]
+
+
+export const RegistryNamespaceLookalikeViewScalarFieldEnum = {
+  namespace: 'namespace',
+  lookalikeOf: 'lookalikeOf',
+  reason: 'reason',
+  flaggedAt: 'flaggedAt'
+} as const
+
+export type RegistryNamespaceLookalikeViewScalarFieldEnum = (typeof RegistryNamespaceLookalikeViewScalarFieldEnum)[keyof typeof RegistryNamespaceLookalikeViewScalarFieldEnum]
+
+
+export const RegistryRevisionSignatureViewScalarFieldEnum = {
+  identifier: 'identifier',
+  revision: 'revision',
+  namespace: 'namespace',
+  verified: 'verified',
+  signer: 'signer',
+  kid: 'kid',
+  alg: 'alg',
+  code: 'code',
+  checkedAt: 'checkedAt',
+  keyUrl: 'keyUrl',
+  keyDigest: 'keyDigest'
+} as const
+
+export type RegistryRevisionSignatureViewScalarFieldEnum = (typeof RegistryRevisionSignatureViewScalarFieldEnum)[keyof typeof RegistryRevisionSignatureViewScalarFieldEnum]
 
 
 export const SortOrder = {
