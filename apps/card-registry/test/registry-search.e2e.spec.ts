@@ -125,6 +125,26 @@ describe('card registry: search, sync and catalogs', () => {
       expect(identifiersOf(await search('verified=false&publisherDomain=globex.example'))).toEqual(['urn:air:globex.example:agent:quotes']);
     });
 
+    it('reads verified from the trust read model: a standing proof of the holder and a verified signature of the latest revision', async () => {
+      const quotes = 'urn:air:globex.example:agent:quotes';
+      const sql = (text: string, params: unknown[]) => app.handle.infrastructure.database.withConnection((connection) => connection.query(text, params));
+      // The rows the trust projection writes for a proved namespace and a verified signature (its own suites cover how).
+      await sql(`INSERT INTO registry_namespace_trust (namespace, publisher_id, method, verified_at, expires_at, updated_at) VALUES ('globex.example', 'globex', 'dns-txt', now(), now() + interval '1 day', now())`, []);
+      await sql(`INSERT INTO registry_revision_signatures (identifier, revision, namespace, verified, signer, checked_at) VALUES ($1, '1.0.0', 'globex.example', true, 'did:web:globex.example', now())`, [quotes]);
+      try {
+        const verified = await search('verified=true');
+        expect(identifiersOf(verified)).toEqual([quotes]);
+        expect(verified.body.items[0].verified).toBe(true);
+        expect((await search('q=quote')).body.facets.verified).toEqual([{ value: 'true', count: 1 }]);
+        // A lapsed proof drops it, as on the single-card read.
+        await sql(`UPDATE registry_namespace_trust SET lapsed_at = now() WHERE namespace = 'globex.example'`, []);
+        expect(identifiersOf(await search('verified=true'))).toEqual([]);
+      } finally {
+        await sql(`DELETE FROM registry_revision_signatures WHERE identifier = $1`, [quotes]);
+        await sql(`DELETE FROM registry_namespace_trust WHERE namespace = 'globex.example'`, []);
+      }
+    });
+
     it('counts facets over the filtered set on the first page', async () => {
       const reply = await search('tag=finance');
       expect(reply.body.facetsCapped).toBe(false);

@@ -11,6 +11,18 @@
  */
 import type { SqlExecutor } from '@trustmesh/platform-database';
 
+/**
+ * Whether the card (row alias `c`) is verified, as the single-card read computes it (README, "Ownership,
+ * look-alikes and signatures"): its latest revision's signature verified, by `did:web:{namespace}`, while the
+ * namespace's proof stands for its holder. Computed at read time: a proof expires without an event.
+ * Uncorrelated, so Postgres builds the verified set once per statement (a hashed subplan), not once per row.
+ */
+export const CARD_VERIFIED_SQL = `c.identifier IN (SELECT vs.identifier FROM registry_revision_signatures vs
+    JOIN registry_cards vc ON vc.identifier = vs.identifier AND vc.latest_revision = vs.revision
+    JOIN registry_namespaces vn ON vn.namespace = vc.namespace
+    JOIN registry_namespace_trust vt ON vt.namespace = vn.namespace AND vt.publisher_id = vn.publisher_id AND vt.method IS NOT NULL AND vt.lapsed_at IS NULL AND vt.expires_at > now()
+    WHERE vs.verified AND vs.signer = 'did:web:' || vc.namespace)`;
+
 /** The text-search configuration of documents and queries (stemming for English descriptions). */
 export const SEARCH_TEXT_CONFIG = 'english';
 

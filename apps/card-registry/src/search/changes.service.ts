@@ -11,6 +11,7 @@
  */
 import type { Database } from '@trustmesh/platform-database';
 
+import { CARD_VERIFIED_SQL } from '../persistence/registry-search.projection';
 import type { ServiceResult } from '../service/registry-service.result';
 import { fail, succeed } from '../service/registry-service.result';
 import { decodeCursor, encodeCursor } from './search.cursor';
@@ -106,7 +107,7 @@ export class ChangesService {
     params.push(query.limit + 1);
     const cards = await this.deps.database.withConnection((sql) =>
       sql.query<CardRow>(
-        `SELECT c.identifier, c.namespace, c.kind, c.search_status, c.status_message, c.renamed_to, c.latest_revision, c.verified, c.updated_at
+        `SELECT c.identifier, c.namespace, c.kind, c.search_status, c.status_message, c.renamed_to, c.latest_revision, ${CARD_VERIFIED_SQL} AS verified, c.updated_at
          FROM registry_cards c WHERE ${where.join(' AND ')} ORDER BY c.updated_at, c.identifier LIMIT $${params.length}`,
         params,
       ),

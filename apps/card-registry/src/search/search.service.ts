@@ -14,7 +14,7 @@
  */
 import type { Database } from '@trustmesh/platform-database';
 
-import { SEARCH_TEXT_CONFIG } from '../persistence/registry-search.projection';
+import { CARD_VERIFIED_SQL, SEARCH_TEXT_CONFIG } from '../persistence/registry-search.projection';
 import type { ServiceResult } from '../service/registry-service.result';
 import { fail, succeed } from '../service/registry-service.result';
 import { decodeCursor, encodeCursor, type CursorKey } from './search.cursor';
@@ -101,12 +101,12 @@ function filtered(query: SearchQuery, params: unknown[]): string {
   if (query.protocols.length > 0) where.push(`c.protocols && ${list(query.protocols)}`);
   if (query.tags.length > 0) where.push(`c.tags && ${list(query.tags)}`);
   if (query.publisherDomains.length > 0) where.push(`c.namespace = ANY(${list(query.publisherDomains)})`);
-  if (query.verified.length === 1) where.push(`c.verified = ${add(query.verified[0])}`);
+  if (query.verified.length === 1) where.push(`${CARD_VERIFIED_SQL} = ${add(query.verified[0])}`);
   if (query.q !== null) where.push(`c.search_document @@ websearch_to_tsquery('${SEARCH_TEXT_CONFIG}', ${add(query.q)})`);
   return where.join(' AND ');
 }
 
-const COLUMNS = 'c.identifier, c.namespace, c.kind, c.content_type, c.name, c.description, c.tags, c.protocols, c.search_status, c.verified, c.search_revision, c.updated_at';
+const COLUMNS = `c.identifier, c.namespace, c.kind, c.content_type, c.name, c.description, c.tags, c.protocols, c.search_status, ${CARD_VERIFIED_SQL} AS verified, c.search_revision, c.updated_at`;
 
 /**
  * The statements of one page: the page itself (limit + 1 rows, to know whether another page follows) and,
@@ -139,7 +139,7 @@ export function searchStatements(query: SearchQuery, after: CursorKey | null): {
   const facets =
     after === null
       ? {
-          sql: `WITH f AS MATERIALIZED (SELECT c.kind, c.protocols, c.tags, c.namespace, c.search_status, c.verified FROM registry_cards c WHERE ${where} LIMIT ${FACET_CAP + 1})
+          sql: `WITH f AS MATERIALIZED (SELECT c.kind, c.protocols, c.tags, c.namespace, c.search_status, ${CARD_VERIFIED_SQL} AS verified FROM registry_cards c WHERE ${where} LIMIT ${FACET_CAP + 1})
   SELECT 'total' AS facet, '' AS value, count(*)::int AS count FROM f
   UNION ALL SELECT 'kind', kind, count(*)::int FROM f GROUP BY kind
   UNION ALL SELECT 'protocol', p, count(*)::int FROM f CROSS JOIN LATERAL unnest(f.protocols) AS p GROUP BY p

@@ -6,8 +6,7 @@ ADD COLUMN     "protocols" TEXT[] DEFAULT ARRAY[]::TEXT[],
 ADD COLUMN     "search_document" tsvector,
 ADD COLUMN     "search_revision" TEXT,
 ADD COLUMN     "search_status" TEXT,
-ADD COLUMN     "tags" TEXT[] DEFAULT ARRAY[]::TEXT[],
-ADD COLUMN     "verified" BOOLEAN NOT NULL DEFAULT false;
+ADD COLUMN     "tags" TEXT[] DEFAULT ARRAY[]::TEXT[];
 
 -- CreateIndex
 CREATE INDEX "registry_cards_search_document_idx" ON "registry_cards" USING GIN ("search_document");

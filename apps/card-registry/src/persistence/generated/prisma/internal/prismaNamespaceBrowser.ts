@@ -103,7 +103,6 @@ export const RegistryCardViewScalarFieldEnum = {
   renamedTo: 'renamedTo',
   latestRevision: 'latestRevision',
   updatedAt: 'updatedAt',
-  verified: 'verified',
   searchRevision: 'searchRevision',
   searchStatus: 'searchStatus',
   contentType: 'contentType',

@@ -33,7 +33,6 @@ export type RegistryCardViewMinAggregateOutputType = {
   renamedTo: string | null
   latestRevision: string | null
   updatedAt: Date | null
-  verified: boolean | null
   searchRevision: string | null
   searchStatus: string | null
   contentType: string | null
@@ -50,7 +49,6 @@ export type RegistryCardViewMaxAggregateOutputType = {
   renamedTo: string | null
   latestRevision: string | null
   updatedAt: Date | null
-  verified: boolean | null
   searchRevision: string | null
   searchStatus: string | null
   contentType: string | null
@@ -67,7 +65,6 @@ export type RegistryCardViewCountAggregateOutputType = {
   renamedTo: number
   latestRevision: number
   updatedAt: number
-  verified: number
   searchRevision: number
   searchStatus: number
   contentType: number
@@ -88,7 +85,6 @@ export type RegistryCardViewMinAggregateInputType = {
   renamedTo?: true
   latestRevision?: true
   updatedAt?: true
-  verified?: true
   searchRevision?: true
   searchStatus?: true
   contentType?: true
@@ -105,7 +101,6 @@ export type RegistryCardViewMaxAggregateInputType = {
   renamedTo?: true
   latestRevision?: true
   updatedAt?: true
-  verified?: true
   searchRevision?: true
   searchStatus?: true
   contentType?: true
@@ -122,7 +117,6 @@ export type RegistryCardViewCountAggregateInputType = {
   renamedTo?: true
   latestRevision?: true
   updatedAt?: true
-  verified?: true
   searchRevision?: true
   searchStatus?: true
   contentType?: true
@@ -214,7 +208,6 @@ export type RegistryCardViewGroupByOutputType = {
   renamedTo: string | null
   latestRevision: string | null
   updatedAt: Date
-  verified: boolean
   searchRevision: string | null
   searchStatus: string | null
   contentType: string | null
@@ -254,7 +247,6 @@ export type RegistryCardViewWhereInput = {
   renamedTo?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   latestRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   updatedAt?: Prisma.DateTimeFilter<"RegistryCardView"> | Date | string
-  verified?: Prisma.BoolFilter<"RegistryCardView"> | boolean
   searchRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   searchStatus?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   contentType?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
@@ -273,7 +265,6 @@ export type RegistryCardViewOrderByWithRelationInput = {
   renamedTo?: Prisma.SortOrderInput | Prisma.SortOrder
   latestRevision?: Prisma.SortOrderInput | Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  verified?: Prisma.SortOrder
   searchRevision?: Prisma.SortOrderInput | Prisma.SortOrder
   searchStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   contentType?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -295,7 +286,6 @@ export type RegistryCardViewWhereUniqueInput = Prisma.AtLeast<{
   renamedTo?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   latestRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   updatedAt?: Prisma.DateTimeFilter<"RegistryCardView"> | Date | string
-  verified?: Prisma.BoolFilter<"RegistryCardView"> | boolean
   searchRevision?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   searchStatus?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
   contentType?: Prisma.StringNullableFilter<"RegistryCardView"> | string | null
@@ -314,7 +304,6 @@ export type RegistryCardViewOrderByWithAggregationInput = {
   renamedTo?: Prisma.SortOrderInput | Prisma.SortOrder
   latestRevision?: Prisma.SortOrderInput | Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  verified?: Prisma.SortOrder
   searchRevision?: Prisma.SortOrderInput | Prisma.SortOrder
   searchStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   contentType?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -339,7 +328,6 @@ export type RegistryCardViewScalarWhereWithAggregatesInput = {
   renamedTo?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
   latestRevision?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"RegistryCardView"> | Date | string
-  verified?: Prisma.BoolWithAggregatesFilter<"RegistryCardView"> | boolean
   searchRevision?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
   searchStatus?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
   contentType?: Prisma.StringNullableWithAggregatesFilter<"RegistryCardView"> | string | null
@@ -358,7 +346,6 @@ export type RegistryCardViewCreateInput = {
   renamedTo?: string | null
   latestRevision?: string | null
   updatedAt: Date | string
-  verified?: boolean
   searchRevision?: string | null
   searchStatus?: string | null
   contentType?: string | null
@@ -377,7 +364,6 @@ export type RegistryCardViewUncheckedCreateInput = {
   renamedTo?: string | null
   latestRevision?: string | null
   updatedAt: Date | string
-  verified?: boolean
   searchRevision?: string | null
   searchStatus?: string | null
   contentType?: string | null
@@ -396,7 +382,6 @@ export type RegistryCardViewUpdateInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
   searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -415,7 +400,6 @@ export type RegistryCardViewUncheckedUpdateInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
   searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -434,7 +418,6 @@ export type RegistryCardViewCreateManyInput = {
   renamedTo?: string | null
   latestRevision?: string | null
   updatedAt: Date | string
-  verified?: boolean
   searchRevision?: string | null
   searchStatus?: string | null
   contentType?: string | null
@@ -453,7 +436,6 @@ export type RegistryCardViewUpdateManyMutationInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
   searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -472,7 +454,6 @@ export type RegistryCardViewUncheckedUpdateManyInput = {
   renamedTo?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   latestRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  verified?: Prisma.BoolFieldUpdateOperationsInput | boolean
   searchRevision?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   searchStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contentType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -499,7 +480,6 @@ export type RegistryCardViewCountOrderByAggregateInput = {
   renamedTo?: Prisma.SortOrder
   latestRevision?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  verified?: Prisma.SortOrder
   searchRevision?: Prisma.SortOrder
   searchStatus?: Prisma.SortOrder
   contentType?: Prisma.SortOrder
@@ -518,7 +498,6 @@ export type RegistryCardViewMaxOrderByAggregateInput = {
   renamedTo?: Prisma.SortOrder
   latestRevision?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  verified?: Prisma.SortOrder
   searchRevision?: Prisma.SortOrder
   searchStatus?: Prisma.SortOrder
   contentType?: Prisma.SortOrder
@@ -535,7 +514,6 @@ export type RegistryCardViewMinOrderByAggregateInput = {
   renamedTo?: Prisma.SortOrder
   latestRevision?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  verified?: Prisma.SortOrder
   searchRevision?: Prisma.SortOrder
   searchStatus?: Prisma.SortOrder
   contentType?: Prisma.SortOrder
@@ -553,10 +531,6 @@ export type RegistryCardViewCreateprotocolsInput = {
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
-}
-
-export type BoolFieldUpdateOperationsInput = {
-  set?: boolean
 }
 
 export type RegistryCardViewUpdatetagsInput = {
@@ -580,7 +554,6 @@ export type RegistryCardViewSelect<ExtArgs extends runtime.Types.Extensions.Inte
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
-  verified?: boolean
   searchRevision?: boolean
   searchStatus?: boolean
   contentType?: boolean
@@ -599,7 +572,6 @@ export type RegistryCardViewSelectCreateManyAndReturn<ExtArgs extends runtime.Ty
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
-  verified?: boolean
   searchRevision?: boolean
   searchStatus?: boolean
   contentType?: boolean
@@ -618,7 +590,6 @@ export type RegistryCardViewSelectUpdateManyAndReturn<ExtArgs extends runtime.Ty
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
-  verified?: boolean
   searchRevision?: boolean
   searchStatus?: boolean
   contentType?: boolean
@@ -637,7 +608,6 @@ export type RegistryCardViewSelectScalar = {
   renamedTo?: boolean
   latestRevision?: boolean
   updatedAt?: boolean
-  verified?: boolean
   searchRevision?: boolean
   searchStatus?: boolean
   contentType?: boolean
@@ -647,7 +617,7 @@ export type RegistryCardViewSelectScalar = {
   protocols?: boolean
 }
 
-export type RegistryCardViewOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"identifier" | "namespace" | "kind" | "status" | "statusMessage" | "renamedTo" | "latestRevision" | "updatedAt" | "verified" | "searchRevision" | "searchStatus" | "contentType" | "name" | "description" | "tags" | "protocols", ExtArgs["result"]["registryCardView"]>
+export type RegistryCardViewOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"identifier" | "namespace" | "kind" | "status" | "statusMessage" | "renamedTo" | "latestRevision" | "updatedAt" | "searchRevision" | "searchStatus" | "contentType" | "name" | "description" | "tags" | "protocols", ExtArgs["result"]["registryCardView"]>
 
 export type $RegistryCardViewPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "RegistryCardView"
@@ -664,10 +634,6 @@ export type $RegistryCardViewPayload<ExtArgs extends runtime.Types.Extensions.In
     renamedTo: string | null
     latestRevision: string | null
     updatedAt: Date
-    /**
-     * The card's signature/ownership verdict (filled by the trust side; search filters and facets on it).
-     */
-    verified: boolean
     /**
      * Search document (registry-search.projection.ts): the current revision (latest visible, else newest).
      */
@@ -1118,7 +1084,6 @@ export interface RegistryCardViewFieldRefs {
   readonly renamedTo: Prisma.FieldRef<"RegistryCardView", 'String'>
   readonly latestRevision: Prisma.FieldRef<"RegistryCardView", 'String'>
   readonly updatedAt: Prisma.FieldRef<"RegistryCardView", 'DateTime'>
-  readonly verified: Prisma.FieldRef<"RegistryCardView", 'Boolean'>
   readonly searchRevision: Prisma.FieldRef<"RegistryCardView", 'String'>
   readonly searchStatus: Prisma.FieldRef<"RegistryCardView", 'String'>
   readonly contentType: Prisma.FieldRef<"RegistryCardView", 'String'>

@@ -443,6 +443,10 @@ export type RegistryRevisionSignatureViewMinOrderByAggregateInput = {
   keyDigest?: Prisma.SortOrder
 }
 
+export type BoolFieldUpdateOperationsInput = {
+  set?: boolean
+}
+
 
 
 export type RegistryRevisionSignatureViewSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
