@@ -3,37 +3,8 @@
  * (README.md), until SIGINT or SIGTERM, then shuts down gracefully. A bad configuration stops it with a
  * message naming each variable at fault (exit code 78, EX_CONFIG).
  */
-import { ConfigError } from '@trustmesh/platform-config';
+import { runServiceProcess } from '@trustmesh/platform-backbone';
 
 import { startShieldAnalyzer } from './shield-analyzer.bootstrap';
 
-async function main(): Promise<void> {
-  let analyzer: Awaited<ReturnType<typeof startShieldAnalyzer>>;
-  try {
-    analyzer = await startShieldAnalyzer(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`shield-analyzer: ${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`shield-analyzer: ${signal} received, shutting down\n`);
-    analyzer.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-}
-
-main().catch((error: unknown) => {
-  // The platform's errors (DATABASE_UNREACHABLE, MIGRATIONS_PENDING, …) carry actionable messages without secrets.
-  process.stderr.write(`shield-analyzer: failed to start: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error'}\n`);
-  process.exit(1);
-});
+runServiceProcess('shield-analyzer', startShieldAnalyzer);

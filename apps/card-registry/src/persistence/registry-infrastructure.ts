@@ -1,18 +1,16 @@
 /**
- * Opens (and closes, in reverse) everything the registry runs on, exactly as the relay gateway does with the
- * platform libraries: the platform database, the event store (topic `registry.cards.v1`), the event bus, the
- * registry's Prisma client, the outbox publisher, the projection runner of the read models, and the
- * platform's maintenance scheduler.
- *
- * Schema: in embedded mode every migration set is applied here; on a server they are only verified
- * (`MIGRATIONS_PENDING` until `trustmesh db migrate deploy` ran).
+ * Everything the registry runs on, opened by the platform backbone (`@trustmesh/platform-backbone`): the
+ * platform database, the event store (topic `registry.cards.v1`), the event bus, the registry's Prisma
+ * client, the outbox publisher, the projection runner of the read models, and the platform's maintenance
+ * scheduler. What is the registry's own: its migrations, topic, read model, Prisma client type, and the
+ * event bound that follows the card bound.
  */
-import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
-import { openDatabase, prepareSchema, type Database, type SqlExecutor } from '@trustmesh/platform-database';
-import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
-import { withContext, type Logger } from '@trustmesh/platform-logging';
-import { MaintenanceScheduler, platformMaintenanceTasks } from '@trustmesh/platform-maintenance';
-import { PROJECTION_MIGRATIONS, ProjectionRunner, sqlTransactions } from '@trustmesh/platform-projections';
+import { openAppBackbone } from '@trustmesh/platform-backbone';
+import type { EventBus } from '@trustmesh/platform-bus';
+import type { Database, SqlExecutor } from '@trustmesh/platform-database';
+import type { EventStore, OutboxPublisher } from '@trustmesh/platform-event-store';
+import type { Logger } from '@trustmesh/platform-logging';
+import type { ProjectionRunner } from '@trustmesh/platform-projections';
 import type { ISocketFactory } from 'kafkajs';
 
 import type { CardRegistryConfig } from '../config/card-registry.config';
@@ -32,76 +30,21 @@ export interface RegistryInfrastructure {
   close(): Promise<void>;
 }
 
-const KAFKA_MAX_WAIT_MS = 250;
-const OUTBOX_LINGER_MS = 5;
-
 export interface RegistryInfrastructureOptions {
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
   kafkaSocketFactory?: ISocketFactory;
 }
 
 export async function openRegistryInfrastructure(config: CardRegistryConfig, logger: Logger, options: RegistryInfrastructureOptions = {}): Promise<RegistryInfrastructure> {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const closeAll = async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) {
-      await cleanup().catch((error: unknown) => logger.log('warn', 'shutdown step failed', { errorName: error instanceof Error ? error.name : 'unknown' }));
-    }
-  };
-  try {
-    const database = await openDatabase(config.platform.database);
-    cleanups.push(() => database.close());
-    logger.log('info', 'database open', { mode: database.mode, location: database.location });
-
-    const localBus = config.platform.bus.adapter === 'local';
-    await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, CARD_REGISTRY_MIGRATIONS]);
+  const backbone = await openAppBackbone(config, logger, {
+    migrations: [CARD_REGISTRY_MIGRATIONS],
+    defaultTopic: REGISTRY_CARDS_TOPIC,
+    projections: [registryReadModelProjection()],
+    openClient: (database) => new PrismaClient({ adapter: database.prismaAdapter() }),
     // A card's exact bytes travel in its CardRevisionPublished event (base64): the event bound follows the card bound.
-    const store = await openEventStore(database, { producer: config.producer, defaultTopic: REGISTRY_CARDS_TOPIC, maxEventDataBytes: config.maxEventDataBytes });
-    cleanups.push(() => store.close());
-
-    const bus: EventBus =
-      config.platform.bus.adapter === 'kafka'
-        ? createKafkaEventBus(config.platform, {
-            logger: withContext(logger, { component: 'platform-bus.kafka' }),
-            consumer: { maxWaitTimeMs: KAFKA_MAX_WAIT_MS },
-            ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
-          })
-        : await createLocalEventBus(config.platform, database, { logger: withContext(logger, { component: 'platform-bus.local' }) });
-    cleanups.push(() => bus.close());
-
-    const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
-    cleanups.push(() => prisma.$disconnect());
-
-    const publisher = new OutboxPublisher(store, bus, {
-      idleMs: 100,
-      // Publishes come in bursts (a CI run, a catalog sync): their events reach the bus together.
-      lingerMs: OUTBOX_LINGER_MS,
-      onError: (code, attempt) => logger.log('warn', 'outbox publish failed', { errorCode: code, attempt }),
-    });
-    publisher.start();
-    cleanups.push(() => publisher.stop());
-
-    const readModel = registryReadModelProjection();
-    const readModelTransactions = sqlTransactions(database);
-    const projection = new ProjectionRunner(readModel, readModelTransactions, bus);
-    await projection.start();
-    cleanups.push(() => projection.stop());
-
-    const maintenance = new MaintenanceScheduler({
-      intervalMs: config.platform.maintenance.intervalMs,
-      logger: withContext(logger, { component: 'platform-maintenance' }),
-      tasks: platformMaintenanceTasks(config.platform.maintenance, {
-        store,
-        projections: { transactions: readModelTransactions, names: [readModel.name] },
-        ...(localBus ? { localBus: database } : {}),
-      }),
-    });
-    maintenance.start();
-    cleanups.push(() => maintenance.stop());
-
-    let closing: Promise<void> | undefined;
-    return { database, store, bus, prisma, publisher, projection, close: () => (closing ??= closeAll()) };
-  } catch (error) {
-    await closeAll();
-    throw error;
-  }
+    storeOptions: { maxEventDataBytes: config.maxEventDataBytes },
+    ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
+  });
+  const { database, store, bus, client, publisher, projections, close } = backbone;
+  return { database, store, bus, prisma: client, publisher, projection: projections[0], close };
 }
