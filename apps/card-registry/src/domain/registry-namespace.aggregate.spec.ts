@@ -89,13 +89,9 @@ describe('namespace aggregate', () => {
     expect(refusalOf({ type: 'TransferNamespace', toPublisherId: 'acme', now: NOW }, emptyNamespace('other.example'))).toBe('NAMESPACE_NOT_GRANTED');
   });
 
-  it('records a proof-based grant as NamespaceVerified, once per holder and method, and never over another holder', () => {
-    const verify = (publisherId: string, method = 'dns-txt'): NamespaceCommand => ({ type: 'VerifyNamespace', publisherId, method, now: NOW });
-    const state = run(emptyNamespace('acme.example'), verify('acme'));
+  it('takes a NamespaceVerified (written by the trust decisions) as a grant with its proof, and a transfer drops the proof', () => {
+    const state = evolve(emptyNamespace('acme.example'), { type: 'NamespaceVerified', data: { namespace: 'acme.example', publisherId: 'acme', method: 'dns-txt', verifiedAt: NOW } }, 1);
     expect(state).toMatchObject({ publisherId: 'acme', verifiedBy: { publisherId: 'acme', method: 'dns-txt' } });
-    expect(decide(verify('acme'), state)).toEqual({ ok: true, events: [] });
-    expect(decide(verify('acme', 'did-web'), state).ok).toBe(true);
-    expect(refusalOf(verify('globex'), state)).toBe('NAMESPACE_TAKEN');
     expect(run(state, { type: 'TransferNamespace', toPublisherId: 'globex', now: NOW }).verifiedBy).toBeUndefined();
   });
 });

@@ -118,8 +118,6 @@ export type Decision = { ok: true; events: NamespaceEvent[] } | { ok: false; ref
 export type NamespaceCommand =
   | { type: 'GrantNamespace'; publisherId: string; now: string }
   | { type: 'TransferNamespace'; toPublisherId: string; now: string }
-  /** A proof-based grant (DNS TXT, well-known file, did:web: `libs/cards/ownership`). */
-  | { type: 'VerifyNamespace'; publisherId: string; method: string; now: string }
   | {
       type: 'PublishRevision';
       publisherId: string;
@@ -149,11 +147,6 @@ export function decide(command: NamespaceCommand, state: NamespaceState): Decisi
       if (state.publisherId === command.publisherId) return accept();
       if (state.publisherId !== null) return refuse('conflict', 'NAMESPACE_TAKEN', `Namespace ${namespace} is held by another publisher; transfer it instead`, '/namespace');
       return accept({ type: 'NamespaceGranted', data: { namespace, publisherId: command.publisherId, grantedAt: command.now } });
-    case 'VerifyNamespace':
-      // A proof does not take a namespace from its holder: the operator transfers it first.
-      if (state.publisherId !== null && state.publisherId !== command.publisherId) return refuse('conflict', 'NAMESPACE_TAKEN', `Namespace ${namespace} is held by another publisher; transfer it instead`, '/namespace');
-      if (state.verifiedBy?.publisherId === command.publisherId && state.verifiedBy.method === command.method) return accept();
-      return accept({ type: 'NamespaceVerified', data: { namespace, publisherId: command.publisherId, method: command.method, verifiedAt: command.now } });
     case 'TransferNamespace':
       if (state.publisherId === null) return refuse('not_found', 'NAMESPACE_NOT_GRANTED', `Namespace ${namespace} is not granted to any publisher`);
       if (state.publisherId === command.toPublisherId) return accept();
