@@ -7,9 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 
-import { REFUSED, REGISTRY_HTTP_EDGE, send, sendFailure, type RegistryHttpEdge } from '../http/registry-http.edge';
-import type { RegistryCaller } from '../service/registry-callers';
-import type { ServiceResult } from '../service/registry-service.result';
+import { REGISTRY_HTTP_EDGE, send, sendFailure, type RegistryHttpEdge } from '../http/registry-http.edge';
 import type { FederationService } from './federation.service';
 
 export const FEDERATION_SERVICE = Symbol.for('trustmesh.card-registry.FederationService');
@@ -21,42 +19,30 @@ export class FederationController {
     @Inject(REGISTRY_HTTP_EDGE) private readonly edge: RegistryHttpEdge,
   ) {}
 
-  private run<T>(request: IncomingMessage, response: ServerResponse, template: string, takesBody: boolean, status: number | ((value: T) => number), work: (caller: RegistryCaller, body: unknown) => Promise<ServiceResult<T>>): Promise<void> {
-    return this.edge.guarded(request, response, template, async () => {
-      const caller = await this.edge.caller(request, response);
-      if (caller === REFUSED) return;
-      let body: unknown;
-      if (takesBody) {
-        body = await this.edge.jsonBody(request, response);
-        if (body === REFUSED) return;
-      } else request.resume();
-      this.edge.answer(response, await work(caller, body), status);
-    });
-  }
 
   @Post()
   add(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/sources', true, (value: { created: boolean }) => (value.created ? 201 : 200), (caller, body) => this.federation.addSource(caller, body));
+    return this.edge.authenticated(request, response, '/v1/operator/sources', true, (value: { created: boolean }) => (value.created ? 201 : 200), (caller, body) => this.federation.addSource(caller, body));
   }
 
   @Get()
   list(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/sources', false, 200, (caller) => this.federation.listSources(caller));
+    return this.edge.authenticated(request, response, '/v1/operator/sources', false, 200, (caller) => this.federation.listSources(caller));
   }
 
   @Get(':sourceId')
   get(@Param('sourceId') sourceId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/sources/:sourceId', false, 200, (caller) => this.federation.getSource(caller, sourceId));
+    return this.edge.authenticated(request, response, '/v1/operator/sources/:sourceId', false, 200, (caller) => this.federation.getSource(caller, sourceId));
   }
 
   @Delete(':sourceId')
   remove(@Param('sourceId') sourceId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/sources/:sourceId', false, 200, (caller) => this.federation.removeSource(caller, sourceId));
+    return this.edge.authenticated(request, response, '/v1/operator/sources/:sourceId', false, 200, (caller) => this.federation.removeSource(caller, sourceId));
   }
 
   @Post(':sourceId/crawl')
   crawl(@Param('sourceId') sourceId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/sources/:sourceId/crawl', false, 200, (caller) => this.federation.crawlNow(caller, sourceId));
+    return this.edge.authenticated(request, response, '/v1/operator/sources/:sourceId/crawl', false, 200, (caller) => this.federation.crawlNow(caller, sourceId));
   }
 }
 

@@ -8,10 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 
 import { PUBLISHER_ADMIN_SERVICE } from '../card-registry.tokens';
-import type { RegistryCaller } from '../service/registry-callers';
 import type { NamespaceHolding, PublisherAdminService } from '../service/publisher-admin.service';
-import type { ServiceResult } from '../service/registry-service.result';
-import { REFUSED, REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './registry-http.edge';
+import { REGISTRY_HTTP_EDGE, type RegistryHttpEdge } from './registry-http.edge';
 
 @Controller('v1/operator')
 export class OperatorController {
@@ -20,46 +18,34 @@ export class OperatorController {
     @Inject(REGISTRY_HTTP_EDGE) private readonly edge: RegistryHttpEdge,
   ) {}
 
-  private run<T>(request: IncomingMessage, response: ServerResponse, template: string, takesBody: boolean, status: number | ((value: T) => number), work: (caller: RegistryCaller, body: unknown) => Promise<ServiceResult<T>>): Promise<void> {
-    return this.edge.guarded(request, response, template, async () => {
-      const caller = await this.edge.caller(request, response);
-      if (caller === REFUSED) return;
-      let body: unknown;
-      if (takesBody) {
-        body = await this.edge.jsonBody(request, response);
-        if (body === REFUSED) return;
-      } else request.resume();
-      this.edge.answer(response, await work(caller, body), status);
-    });
-  }
 
   @Post('publishers')
   register(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/publishers', true, 201, (caller, body) => this.admin.registerPublisher(caller, body));
+    return this.edge.authenticated(request, response, '/v1/operator/publishers', true, 201, (caller, body) => this.admin.registerPublisher(caller, body));
   }
 
   @Get('publishers/:publisherId')
   get(@Param('publisherId') publisherId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/publishers/:publisherId', false, 200, (caller) => this.admin.getPublisher(caller, publisherId));
+    return this.edge.authenticated(request, response, '/v1/operator/publishers/:publisherId', false, 200, (caller) => this.admin.getPublisher(caller, publisherId));
   }
 
   @Post('publishers/:publisherId/credentials')
   issue(@Param('publisherId') publisherId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/publishers/:publisherId/credentials', true, 201, (caller, body) => this.admin.issueCredential(caller, publisherId, body));
+    return this.edge.authenticated(request, response, '/v1/operator/publishers/:publisherId/credentials', true, 201, (caller, body) => this.admin.issueCredential(caller, publisherId, body));
   }
 
   @Delete('publishers/:publisherId/credentials/:credentialId')
   revoke(@Param('publisherId') publisherId: string, @Param('credentialId') credentialId: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/publishers/:publisherId/credentials/:credentialId', false, 200, (caller) => this.admin.revokeCredential(caller, publisherId, credentialId));
+    return this.edge.authenticated(request, response, '/v1/operator/publishers/:publisherId/credentials/:credentialId', false, 200, (caller) => this.admin.revokeCredential(caller, publisherId, credentialId));
   }
 
   @Post('namespaces')
   grant(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/namespaces', true, (value: NamespaceHolding) => (value.changed ? 201 : 200), (caller, body) => this.admin.grantNamespace(caller, body));
+    return this.edge.authenticated(request, response, '/v1/operator/namespaces', true, (value: NamespaceHolding) => (value.changed ? 201 : 200), (caller, body) => this.admin.grantNamespace(caller, body));
   }
 
   @Post('namespaces/:namespace/transfer')
   transfer(@Param('namespace') namespace: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.run(request, response, '/v1/operator/namespaces/:namespace/transfer', true, 200, (caller, body) => this.admin.transferNamespace(caller, namespace, body));
+    return this.edge.authenticated(request, response, '/v1/operator/namespaces/:namespace/transfer', true, 200, (caller, body) => this.admin.transferNamespace(caller, namespace, body));
   }
 }

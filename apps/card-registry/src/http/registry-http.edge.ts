@@ -136,6 +136,23 @@ export class RegistryHttpEdge {
   }
 
   /** Answers a service result: `status` with the value as JSON, or the failure as a problem document. */
+  /**
+   * A route for an authenticated caller: its credential checked, its JSON body read within the bound when
+   * the route takes one (else drained), then `work`'s result answered with `status`.
+   */
+  authenticated<T>(request: IncomingMessage, response: ServerResponse, template: string, takesBody: boolean, status: number | ((value: T) => number), work: (caller: RegistryCaller, body: unknown) => Promise<ServiceResult<T>>): Promise<void> {
+    return this.guarded(request, response, template, async () => {
+      const caller = await this.caller(request, response);
+      if (caller === REFUSED) return;
+      let body: unknown;
+      if (takesBody) {
+        body = await this.jsonBody(request, response);
+        if (body === REFUSED) return;
+      } else request.resume();
+      this.answer(response, await work(caller, body), status);
+    });
+  }
+
   answer<T>(response: ServerResponse, result: ServiceResult<T>, status: number | ((value: T) => number) = 200): void {
     if (result.ok) sendJson(response, typeof status === 'number' ? status : status(result.value), result.value);
     else sendFailure(response, result.failure);
