@@ -44,11 +44,11 @@ export interface ShieldInfrastructureOptions {
 
 export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, logger: Logger, options: ShieldInfrastructureOptions = {}): Promise<ShieldInfrastructure> {
   // The projection may apply events before the backbone returns: nothing is kept in memory before then.
-  let counterparty: CounterpartyOutcomes | undefined;
+  const late: { counterparty?: CounterpartyOutcomes } = {};
   const backbone = await openAppBackbone(config, logger, {
     migrations: [SHIELD_ANALYZER_MIGRATIONS],
     defaultTopic: SHIELD_CASES_TOPIC,
-    projections: [shieldReadModelProjection({ counterpartyOutcome: (accountId, reference) => counterparty?.changed(accountId, reference) })],
+    projections: [shieldReadModelProjection({ counterpartyOutcome: (accountId, reference) => late.counterparty?.changed(accountId, reference) })],
     openClient: (database) => new PrismaClient({ adapter: database.prismaAdapter() }),
     // Embedded with the local bus, an append writes its bus messages with its events (one statement), and
     // the outbox only drains rows an older version left: its polling only looks for leftovers.
@@ -59,6 +59,7 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
   const { database, store, bus, client, publisher, projections, close } = backbone;
   // Kept only on the embedded database: its directory is locked to this process, whose projection writes
   // every outcome; on a server, other replicas' projections write them too.
-  counterparty = new CounterpartyOutcomes(database, COUNTERPARTY_OUTCOMES, database.mode === 'embedded');
+  const counterparty = new CounterpartyOutcomes(database, COUNTERPARTY_OUTCOMES, database.mode === 'embedded');
+  late.counterparty = counterparty;
   return { database, store, bus, prisma: client, publisher, projection: projections[0], counterparty, close };
 }
