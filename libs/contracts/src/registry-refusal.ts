@@ -3,6 +3,11 @@
 // metadata `registry-issues-bin`, the shield's `shield-issues-bin` convention with a stable top-level code.
 // One definition here so the server that writes the trailer and every client that reads it agree.
 export const REGISTRY_ISSUES_METADATA = 'registry-issues-bin';
+/**
+ * With ABORTED `CATALOG_PARTIALLY_STORED` (PublishCatalog): the binary-encoded `PublishCatalogResponse`,
+ * each namespace's and each entry's outcome, so a client knows exactly what was stored.
+ */
+export const REGISTRY_CATALOG_RESULT_METADATA = 'registry-catalog-result-bin';
 
 export interface RegistryRefusalIssue {
   /** JSON Pointer into the document or the request; '' for the whole. */

@@ -3,8 +3,12 @@
  * reading what a publish stored. `publish` validates the catalog whole (422, every issue), flattens it
  * (catalog-publish.plan.ts), checks that the caller holds every entry's namespace (403 naming each entry
  * outside them, before anything is verified or stored), verifies signatures under each namespace's policy
- * with the trust code the card route uses, decides every namespace first and then appends each namespace's
- * batch at once (catalog-publish.decision.ts). Reads fold the namespace stream (read-your-writes).
+ * with the trust code the card route uses, decides every namespace (on its state as it is after that) and
+ * only then appends each namespace's batch at once (catalog-publish.decision.ts), namespace after namespace.
+ * A refusal known before appending stores nothing anywhere; one that a concurrent writer causes after
+ * earlier namespaces were appended stops there and answers `CATALOG_PARTIALLY_STORED` with every
+ * namespace's and entry's outcome (catalog-publish.report.ts). One path for REST and gRPC. Reads fold the
+ * namespace stream (read-your-writes).
  *
  * Signatures (README.md "AI Catalogs"): the root `signature` (Catalog Profile: typ ai-catalog+jws,
  * host.identifier === signer) goes through the policy gate under the strictest policy of the namespaces
@@ -32,6 +36,9 @@ import { signatureView, type SignatureView } from '../trust/signature.view';
 import type { TrustNetwork } from '../trust/trust-network';
 import { decideCatalog, type CatalogBatch, type CatalogDecision, type CatalogEntryRecord, type CatalogPublishedData, type ManifestOutcome } from './catalog-publish.decision';
 import { planCatalog, type PlannedEntry } from './catalog-publish.plan';
+import { identifierPointer, partiallyStored, recordHref, reportCatalog, type CatalogReportInput, type NamespaceApplied, type NamespaceRefused, type PublishedCatalog } from './catalog-publish.report';
+
+export type { PublishedCatalog, PublishedCatalogEntry } from './catalog-publish.report';
 
 const POLICY_RANK: Record<SignaturePolicy, number> = { off: 0, 'verify-if-present': 1, require: 2 };
 const CATALOG_ID = /^sha256:[0-9a-f]{64}$/;
@@ -52,24 +59,6 @@ export interface CatalogPublishServiceDeps {
   quota?: DailyPublishQuota;
 }
 
-export interface PublishedCatalogEntry extends CatalogEntryRecord {
-  namespace: string;
-  /** True when this call stored the entry's revision (references: never, they are part of the record). */
-  created: boolean;
-}
-
-export interface PublishedCatalog {
-  catalogId: string;
-  form: string;
-  created: boolean;
-  dryRun: boolean;
-  /** Where each namespace's record of this publish is read. */
-  records: { namespace: string; href: string }[];
-  entries: PublishedCatalogEntry[];
-  signature?: SignatureView;
-  warnings: ProblemIssue[];
-}
-
 export interface CatalogRecordView extends Omit<CatalogPublishedData, 'signature'> {
   signature?: SignatureView;
 }
@@ -77,8 +66,6 @@ export interface CatalogRecordView extends Omit<CatalogPublishedData, 'signature
 type Failed = { ok: false; failure: ServiceFailure };
 
 const unprocessable = (code: string, detail: string, issues: ProblemIssue[], extra?: Record<string, unknown>): Failed => ({ ok: false, failure: { kind: 'unprocessable', code, detail, issues, ...(extra ? { extra } : {}) } });
-const recordHref = (namespace: string, catalogId: string) => `/v1/namespaces/${encodeURIComponent(namespace)}/catalogs/${encodeURIComponent(catalogId)}`;
-const identifierPointer = (entry: PlannedEntry) => `${entry.pointer}/${entry.pointer.startsWith('/entries') ? 'identifier' : 'id'}`;
 
 export class CatalogPublishService {
   constructor(private readonly deps: CatalogPublishServiceDeps) {}
@@ -116,39 +103,61 @@ export class CatalogPublishService {
       batches.set(namespace, { catalogId, form, ...(host ? { host } : {}), entries, records, signatures: checked.signatures, ...(checked.signature ? { signature: checked.signature } : {}), publisherId: caller.publisherId, now });
     }
 
-    // Every namespace decided before any is appended: a refusal anywhere stores nothing anywhere.
+    // Every namespace decided, on its state as it is now (verifying signatures may have taken a while),
+    // before any is appended: a refusal anywhere stores nothing anywhere.
+    for (const namespace of states.keys()) states.set(namespace, (await this.deps.namespaces.load(namespace)).state);
     const decided = [...batches].map(([namespace, batch]) => decideCatalog(batch, states.get(namespace) as NamespaceState));
     const refused = refusalOf(decided, warnings);
     if (refused) return refused;
 
-    const created = new Set<string>();
-    let changed = false;
-    if (!query.dryRun) {
-      for (const [namespace, batch] of batches) {
-        let outcome: CatalogDecision | undefined;
-        const appended = await this.deps.namespaces.execute(namespace, (state) => {
-          outcome = decideCatalog(batch, state);
-          return outcome.ok ? { ok: true, events: outcome.events } : { ok: false, refusal: (outcome.refusals[0] as { refusal: Refusal }).refusal };
-        });
-        if (!appended.decision) return fail('conflict', 'NAMESPACE_CHANGED', `Namespace ${namespace} kept changing while this catalog was published; retry (namespaces before it are stored)`);
-        // A writer that won a race since the check above: refused like the check would have (earlier namespaces stand).
-        if (!outcome?.ok) return refusalOf([outcome as CatalogDecision], warnings) as Failed;
-        outcome.created.forEach((key) => created.add(key));
-        for (let spent = 0; spent < outcome.created.size; spent += 1) this.deps.quota?.spend(caller.publisherId);
-        changed ||= appended.changed;
-      }
-      if (changed) this.deps.logger.log('info', 'catalog published', { catalogId, namespaces: batches.size, entries: plan.entries.length, publisherId: caller.publisherId });
-    }
-    return succeed({
+    const applied = new Map<string, NamespaceApplied>();
+    const report: CatalogReportInput = {
       catalogId,
       form,
-      created: changed,
       dryRun: query.dryRun,
-      records: [...batches.keys()].map((namespace) => ({ namespace, href: recordHref(namespace, catalogId) })),
-      entries: plan.entries.map((entry) => ({ namespace: entry.namespace, ...recordOf(entry, checked.manifests.get(entry.pointer)), created: !entry.reference && created.has(`${entry.identifier}\u0000${entry.revision}`) })),
+      namespaces: [...batches.keys()],
+      entries: plan.entries,
+      recordOf: (entry) => recordOf(entry, checked.manifests.get(entry.pointer)),
+      applied,
       ...(checked.signature ? { signature: signatureView(checked.signature) } : {}),
       warnings,
+    };
+    if (query.dryRun) {
+      for (const namespace of batches.keys()) applied.set(namespace, { outcome: 'validated', recorded: false, created: new Set() });
+      return succeed(reportCatalog(report));
+    }
+    // Appended namespace after namespace (one stream each). Only a writer racing in since the decision
+    // above can refuse one now; earlier namespaces then stand, and the answer says exactly what was stored.
+    for (const [namespace, batch] of batches) {
+      const outcome = await this.appendNamespace(namespace, batch);
+      if ('refusals' in outcome) {
+        const stopped: NamespaceRefused = { namespace, refusals: outcome.refusals };
+        const stored = [...applied].filter(([, done]) => done.outcome === 'stored').map(([name]) => name);
+        if (stored.length === 0) return refusalOf([{ ok: false, refusals: stopped.refusals }], warnings) as Failed;
+        this.deps.logger.log('warn', 'catalog partially stored', { catalogId, publisherId: caller.publisherId, storedNamespaces: stored.length, refusedNamespace: namespace, code: outcome.refusals[0]?.refusal.code });
+        return { ok: false, failure: partiallyStored(reportCatalog(report, stopped), stopped) };
+      }
+      applied.set(namespace, outcome);
+      for (let spent = 0; spent < outcome.created.size; spent += 1) this.deps.quota?.spend(caller.publisherId);
+    }
+    const published = reportCatalog(report);
+    if (published.created) this.deps.logger.log('info', 'catalog published', { catalogId, namespaces: batches.size, entries: plan.entries.length, publisherId: caller.publisherId });
+    return succeed(published);
+  }
+
+  /** Appends one namespace's batch, re-deciding on a concurrent change; its refusals when it no longer holds. */
+  private async appendNamespace(namespace: string, batch: CatalogBatch): Promise<NamespaceApplied | Pick<NamespaceRefused, 'refusals'>> {
+    let outcome: CatalogDecision | undefined;
+    const appended = await this.deps.namespaces.execute(namespace, (state) => {
+      outcome = decideCatalog(batch, state);
+      return outcome.ok ? { ok: true, events: outcome.events } : { ok: false, refusal: (outcome.refusals[0] as { refusal: Refusal }).refusal };
     });
+    if (!appended.decision || !outcome) {
+      const message = `Namespace ${namespace} kept changing while this catalog was published (retry)`;
+      return { refusals: [{ entry: undefined, refusal: { kind: 'conflict', code: 'NAMESPACE_CHANGED', message, path: '' } }] };
+    }
+    if (!outcome.ok) return { refusals: outcome.refusals };
+    return { outcome: appended.changed ? 'stored' : 'unchanged', recorded: outcome.events.some((event) => event.type === 'CatalogPublished'), created: outcome.created };
   }
 
   /** The catalog publishes recorded in `namespace`, oldest first (the last 100). */

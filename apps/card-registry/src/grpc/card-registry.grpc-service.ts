@@ -3,12 +3,14 @@
  * same rules and refusals, only the shapes differ. Publish takes the document's raw bytes; GetCard follows
  * renames (setting `renamed_from`) and answers a deleted card or revision as its tombstone (status DELETED,
  * no document); ListRevisions pages newest first. SearchCards and SyncChanges are in
- * card-registry-search.grpc-service.ts.
+ * card-registry-search.grpc-service.ts, PublishCatalog in card-registry-catalogs.grpc-service.ts.
  */
 import { cardRegistryV1GrpcJs as v1, timestampFromDate } from '@trustmesh/contracts';
 
+import type { CatalogPublishService } from '../catalogs/catalog-publish.service';
 import type { CardService, RevisionView } from '../service/card.service';
 import { fail, succeed, type ServiceResult } from '../service/registry-service.result';
+import { catalogGrpcHandlers } from './card-registry-catalogs.grpc-service';
 import { searchGrpcHandlers, type RegistrySearchServices } from './card-registry-search.grpc-service';
 import { kindFromProto, kindToProto, statusFromProto, statusToProto } from './registry-grpc.enums';
 import { failure, type RegistryGrpcEdge } from './registry-grpc.edge';
@@ -37,12 +39,13 @@ function revisionMessage(identifier: string, view: RevisionView, latest: string 
 
 export interface CardRegistryGrpcDeps {
   cards: CardService;
+  catalogPublish: CatalogPublishService;
   edge: RegistryGrpcEdge;
   maxCardBytes: number;
   search: RegistrySearchServices;
 }
 
-export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: CardRegistryGrpcDeps): v1.CardRegistryServer {
+export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBytes, search }: CardRegistryGrpcDeps): v1.CardRegistryServer {
   /**
    * The identifier a card answers to now (renames followed), with its revisions; a named revision is
    * served where it was published (a renamed card keeps its revisions under the old identifier).
@@ -156,6 +159,7 @@ export function cardRegistryGrpcService({ cards, edge, maxCardBytes, search }: C
       return renamed.ok ? succeed({ identifier: renamed.value.renamedTo, renamedFrom: renamed.value.identifier }) : renamed;
     }),
 
+    ...catalogGrpcHandlers(catalogPublish, edge, maxCardBytes),
     ...searchGrpcHandlers(search, edge),
   };
 }

@@ -57,12 +57,18 @@ function statusOf(failure: ServiceFailure): grpc.status {
       if (failure.code === 'REVISION_CONFLICT' || failure.code === 'PUBLISHER_EXISTS') return grpc.status.ALREADY_EXISTS;
       // A race lost inside the registry: the same call again is the fix.
       if (failure.code === 'NAMESPACE_CHANGED') return grpc.status.ABORTED;
+      // A catalog a concurrent change stopped after earlier namespaces were stored: the same bytes again finish it.
+      if (failure.code === 'CATALOG_PARTIALLY_STORED') return grpc.status.ABORTED;
       return grpc.status.FAILED_PRECONDITION;
   }
 }
 
-function refusalOf(code: grpc.status, failure: ServiceFailure): Partial<grpc.StatusObject> {
+/** Trailers an RPC adds to a refusal beside `registry-issues-bin` (PublishCatalog's partial result). */
+export type RefusalTrailers = (failure: ServiceFailure) => Record<string, Buffer>;
+
+function refusalOf(code: grpc.status, failure: ServiceFailure, trailers?: RefusalTrailers): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(trailers?.(failure) ?? {})) metadata.set(key, value);
   const retryAfterSeconds = failure.extra?.['retryAfterSeconds'];
   metadata.set(
     REGISTRY_ISSUES_METADATA,
@@ -71,7 +77,7 @@ function refusalOf(code: grpc.status, failure: ServiceFailure): Partial<grpc.Sta
   return { code, details: failure.detail, metadata };
 }
 
-const refusal = (failure: ServiceFailure): Partial<grpc.StatusObject> => refusalOf(statusOf(failure), failure);
+const refusal = (failure: ServiceFailure, trailers?: RefusalTrailers): Partial<grpc.StatusObject> => refusalOf(statusOf(failure), failure, trailers);
 
 export function failure(kind: ServiceFailure['kind'], code: string, message: string, path = ''): ServiceFailure {
   return { kind, code, detail: message, issues: [{ path, code, severity: 'error', message }] };
@@ -100,16 +106,16 @@ export class RegistryGrpcEdge {
   }
 
   /** An RPC that needs a bearer credential (publisher or operator: the service decides which it accepts). */
-  write<Req, Res>(method: string, run: (caller: RegistryCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> {
-    return this.unary(method, 'write', (caller, request: Req) => run(caller as RegistryCaller, request));
+  write<Req, Res>(method: string, run: (caller: RegistryCaller, request: Req) => Promise<ServiceResult<Res>>, trailers?: RefusalTrailers): grpc.handleUnaryCall<Req, Res> {
+    return this.unary(method, 'write', (caller, request: Req) => run(caller as RegistryCaller, request), trailers);
   }
 
-  private unary<Req, Res>(method: string, routeClass: RouteClass, run: RpcHandler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  private unary<Req, Res>(method: string, routeClass: RouteClass, run: RpcHandler<Req, Res>, trailers?: RefusalTrailers): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
       void this.handle(method, routeClass, call, run).then(
         (outcome) => {
           if (outcome.ok) callback(null, outcome.value);
-          else callback(refusal(outcome.failure));
+          else callback(refusal(outcome.failure, trailers));
           this.options.logger.log('info', 'registry grpc call', { method, code: outcome.ok ? grpc.status.OK : statusOf(outcome.failure) });
         },
         (error: unknown) => {

@@ -57,6 +57,8 @@ export const protobufFileName = "trustmesh/registry/v1/card_registry.proto";
  *   FAILED_PRECONDITION 409      REVISION_STALE (an ai-card `updatedAt` not after the latest), a status
  *                                change that is not allowed (e.g. leaving `deleted`), a rename onto an
  *                                existing identifier
+ *   ABORTED             409      NAMESPACE_CHANGED (a race lost; the same call again is the fix);
+ *                                CATALOG_PARTIALLY_STORED (PublishCatalog, see there)
  *   RESOURCE_EXHAUSTED  413/429  DOCUMENT_TOO_LARGE; RATE_LIMITED (with `retryAfterSeconds`)
  *   UNAVAILABLE         503      the registry cannot reach its store; nothing was stored, retry later
  */
@@ -311,6 +313,142 @@ export function publishOutcomeToJSON(object: PublishOutcome): string {
   }
 }
 
+/** What happened to one namespace a catalog touches. */
+export enum CatalogNamespaceOutcome {
+  UNSPECIFIED = 0,
+  /** STORED - This call appended the namespace's new entries and its record of the catalog. */
+  STORED = 1,
+  /** UNCHANGED - The namespace already held this catalog (the same bytes): nothing appended. */
+  UNCHANGED = 2,
+  /** VALIDATED - dry_run: it would be stored; nothing was. */
+  VALIDATED = 3,
+  /** REFUSED - CATALOG_PARTIALLY_STORED only: refused (its entries' issues say why); nothing stored in it. */
+  REFUSED = 4,
+  /** NOT_STORED - CATALOG_PARTIALLY_STORED only: not attempted after an earlier namespace was refused; nothing stored. */
+  NOT_STORED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function catalogNamespaceOutcomeFromJSON(object: any): CatalogNamespaceOutcome {
+  switch (object) {
+    case 0:
+    case "CATALOG_NAMESPACE_OUTCOME_UNSPECIFIED":
+      return CatalogNamespaceOutcome.UNSPECIFIED;
+    case 1:
+    case "CATALOG_NAMESPACE_OUTCOME_STORED":
+      return CatalogNamespaceOutcome.STORED;
+    case 2:
+    case "CATALOG_NAMESPACE_OUTCOME_UNCHANGED":
+      return CatalogNamespaceOutcome.UNCHANGED;
+    case 3:
+    case "CATALOG_NAMESPACE_OUTCOME_VALIDATED":
+      return CatalogNamespaceOutcome.VALIDATED;
+    case 4:
+    case "CATALOG_NAMESPACE_OUTCOME_REFUSED":
+      return CatalogNamespaceOutcome.REFUSED;
+    case 5:
+    case "CATALOG_NAMESPACE_OUTCOME_NOT_STORED":
+      return CatalogNamespaceOutcome.NOT_STORED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CatalogNamespaceOutcome.UNRECOGNIZED;
+  }
+}
+
+export function catalogNamespaceOutcomeToJSON(object: CatalogNamespaceOutcome): string {
+  switch (object) {
+    case CatalogNamespaceOutcome.UNSPECIFIED:
+      return "CATALOG_NAMESPACE_OUTCOME_UNSPECIFIED";
+    case CatalogNamespaceOutcome.STORED:
+      return "CATALOG_NAMESPACE_OUTCOME_STORED";
+    case CatalogNamespaceOutcome.UNCHANGED:
+      return "CATALOG_NAMESPACE_OUTCOME_UNCHANGED";
+    case CatalogNamespaceOutcome.VALIDATED:
+      return "CATALOG_NAMESPACE_OUTCOME_VALIDATED";
+    case CatalogNamespaceOutcome.REFUSED:
+      return "CATALOG_NAMESPACE_OUTCOME_REFUSED";
+    case CatalogNamespaceOutcome.NOT_STORED:
+      return "CATALOG_NAMESPACE_OUTCOME_NOT_STORED";
+    case CatalogNamespaceOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What happened to one entry (nested entries included). */
+export enum CatalogEntryOutcome {
+  UNSPECIFIED = 0,
+  /** CREATED - A new card revision was stored. */
+  CREATED = 1,
+  /** UNCHANGED - The same bytes were already stored for this revision (a reference: already recorded); nothing changed. */
+  UNCHANGED = 2,
+  /** VALIDATED - dry_run: it would be accepted; nothing was stored. */
+  VALIDATED = 3,
+  /** RECORDED - A reference (`url`, seed `cardUrl`): recorded in its namespace's catalog record by this call, never fetched. */
+  RECORDED = 4,
+  /** REFUSED - CATALOG_PARTIALLY_STORED only: this entry is why its namespace was refused (see issues). */
+  REFUSED = 5,
+  /**
+   * NOT_STORED - CATALOG_PARTIALLY_STORED only: its namespace was not stored; publish the same bytes again once the
+   * refusal is resolved.
+   */
+  NOT_STORED = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function catalogEntryOutcomeFromJSON(object: any): CatalogEntryOutcome {
+  switch (object) {
+    case 0:
+    case "CATALOG_ENTRY_OUTCOME_UNSPECIFIED":
+      return CatalogEntryOutcome.UNSPECIFIED;
+    case 1:
+    case "CATALOG_ENTRY_OUTCOME_CREATED":
+      return CatalogEntryOutcome.CREATED;
+    case 2:
+    case "CATALOG_ENTRY_OUTCOME_UNCHANGED":
+      return CatalogEntryOutcome.UNCHANGED;
+    case 3:
+    case "CATALOG_ENTRY_OUTCOME_VALIDATED":
+      return CatalogEntryOutcome.VALIDATED;
+    case 4:
+    case "CATALOG_ENTRY_OUTCOME_RECORDED":
+      return CatalogEntryOutcome.RECORDED;
+    case 5:
+    case "CATALOG_ENTRY_OUTCOME_REFUSED":
+      return CatalogEntryOutcome.REFUSED;
+    case 6:
+    case "CATALOG_ENTRY_OUTCOME_NOT_STORED":
+      return CatalogEntryOutcome.NOT_STORED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CatalogEntryOutcome.UNRECOGNIZED;
+  }
+}
+
+export function catalogEntryOutcomeToJSON(object: CatalogEntryOutcome): string {
+  switch (object) {
+    case CatalogEntryOutcome.UNSPECIFIED:
+      return "CATALOG_ENTRY_OUTCOME_UNSPECIFIED";
+    case CatalogEntryOutcome.CREATED:
+      return "CATALOG_ENTRY_OUTCOME_CREATED";
+    case CatalogEntryOutcome.UNCHANGED:
+      return "CATALOG_ENTRY_OUTCOME_UNCHANGED";
+    case CatalogEntryOutcome.VALIDATED:
+      return "CATALOG_ENTRY_OUTCOME_VALIDATED";
+    case CatalogEntryOutcome.RECORDED:
+      return "CATALOG_ENTRY_OUTCOME_RECORDED";
+    case CatalogEntryOutcome.REFUSED:
+      return "CATALOG_ENTRY_OUTCOME_REFUSED";
+    case CatalogEntryOutcome.NOT_STORED:
+      return "CATALOG_ENTRY_OUTCOME_NOT_STORED";
+    case CatalogEntryOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum VerifiedFilter {
   /** UNSPECIFIED - Verified or not. */
   UNSPECIFIED = 0,
@@ -454,6 +592,63 @@ export interface PublishCardResponse {
   status: CardStatus;
   outcome: PublishOutcome;
   /** Warnings only: errors refuse the publish (INVALID_ARGUMENT). */
+  warnings: Issue[];
+}
+
+export interface PublishCatalogRequest {
+  /**
+   * The catalog's raw bytes (UTF-8 JSON, seed or final form). RESOURCE_EXHAUSTED (DOCUMENT_TOO_LARGE)
+   * over the registry's card bound.
+   */
+  catalog: Buffer;
+  /** Validate, check permissions and decide every entry; store nothing. */
+  dryRun: boolean;
+}
+
+export interface CatalogNamespaceResult {
+  namespace: string;
+  outcome: CatalogNamespaceOutcome;
+  /** The REST path of this namespace's record of the catalog (`/v1/namespaces/{ns}/catalogs/{catalog_id}`). */
+  recordPath: string;
+}
+
+export interface CatalogEntryResult {
+  /** JSON Pointer of the entry in the catalog (e.g. "/entries/3/data/entries/0", "/aiCards/1"). */
+  pointer: string;
+  identifier: string;
+  namespace: string;
+  /** The identifier of the nested-catalog entry holding it; empty at the root. */
+  parent: string;
+  /** True for a reference (`url`): recorded, not stored as a revision. */
+  reference: boolean;
+  /** UNSPECIFIED for a reference and for an inline artifact of a type the registry does not index. */
+  kind: CardKind;
+  /** The revision key stored (empty for a reference). */
+  revision: string;
+  /** `sha256:<hex>` of the stored bytes (a reference: the digest its entry states, if any). */
+  digest: string;
+  /** A reference's url; else empty. */
+  url: string;
+  outcome: CatalogEntryOutcome;
+  /** Why it was refused (REFUSED only). */
+  issues: Issue[];
+}
+
+export interface PublishCatalogResponse {
+  /** `sha256:<hex>` of the catalog bytes: the publish's id. */
+  catalogId: string;
+  /** "seed" or "final". */
+  form: string;
+  dryRun: boolean;
+  /** Every namespace the catalog touches, in the order they are stored. */
+  namespaces: CatalogNamespaceResult[];
+  /** Every entry, in catalog order (nested entries after their parent). */
+  entries: CatalogEntryResult[];
+  /** The root signature's check, when the catalog carries one. */
+  signature?:
+    | SignatureVerification
+    | null;
+  /** Warnings only: errors refuse the publish. */
   warnings: Issue[];
 }
 
@@ -1909,6 +2104,620 @@ export const PublishCardResponse: MessageFns<PublishCardResponse> = {
     message.kind = object.kind ?? 0;
     message.status = object.status ?? 0;
     message.outcome = object.outcome ?? 0;
+    message.warnings = object.warnings?.map((e) => Issue.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePublishCatalogRequest(): PublishCatalogRequest {
+  return { catalog: Buffer.alloc(0), dryRun: false };
+}
+
+export const PublishCatalogRequest: MessageFns<PublishCatalogRequest> = {
+  encode(message: PublishCatalogRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.catalog.length !== 0) {
+      writer.uint32(10).bytes(message.catalog);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(16).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishCatalogRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishCatalogRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.catalog = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishCatalogRequest {
+    return {
+      catalog: isSet(object.catalog) ? Buffer.from(bytesFromBase64(object.catalog)) : Buffer.alloc(0),
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: PublishCatalogRequest): unknown {
+    const obj: any = {};
+    if (message.catalog.length !== 0) {
+      obj.catalog = base64FromBytes(message.catalog);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishCatalogRequest>): PublishCatalogRequest {
+    return PublishCatalogRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishCatalogRequest>): PublishCatalogRequest {
+    const message = createBasePublishCatalogRequest();
+    message.catalog = object.catalog ?? Buffer.alloc(0);
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseCatalogNamespaceResult(): CatalogNamespaceResult {
+  return { namespace: "", outcome: 0, recordPath: "" };
+}
+
+export const CatalogNamespaceResult: MessageFns<CatalogNamespaceResult> = {
+  encode(message: CatalogNamespaceResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.outcome !== 0) {
+      writer.uint32(16).int32(message.outcome);
+    }
+    if (message.recordPath !== "") {
+      writer.uint32(26).string(message.recordPath);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogNamespaceResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogNamespaceResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recordPath = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogNamespaceResult {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      outcome: isSet(object.outcome) ? catalogNamespaceOutcomeFromJSON(object.outcome) : 0,
+      recordPath: isSet(object.recordPath)
+        ? globalThis.String(object.recordPath)
+        : isSet(object.record_path)
+        ? globalThis.String(object.record_path)
+        : "",
+    };
+  },
+
+  toJSON(message: CatalogNamespaceResult): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.outcome !== 0) {
+      obj.outcome = catalogNamespaceOutcomeToJSON(message.outcome);
+    }
+    if (message.recordPath !== "") {
+      obj.recordPath = message.recordPath;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CatalogNamespaceResult>): CatalogNamespaceResult {
+    return CatalogNamespaceResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CatalogNamespaceResult>): CatalogNamespaceResult {
+    const message = createBaseCatalogNamespaceResult();
+    message.namespace = object.namespace ?? "";
+    message.outcome = object.outcome ?? 0;
+    message.recordPath = object.recordPath ?? "";
+    return message;
+  },
+};
+
+function createBaseCatalogEntryResult(): CatalogEntryResult {
+  return {
+    pointer: "",
+    identifier: "",
+    namespace: "",
+    parent: "",
+    reference: false,
+    kind: 0,
+    revision: "",
+    digest: "",
+    url: "",
+    outcome: 0,
+    issues: [],
+  };
+}
+
+export const CatalogEntryResult: MessageFns<CatalogEntryResult> = {
+  encode(message: CatalogEntryResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pointer !== "") {
+      writer.uint32(10).string(message.pointer);
+    }
+    if (message.identifier !== "") {
+      writer.uint32(18).string(message.identifier);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(26).string(message.namespace);
+    }
+    if (message.parent !== "") {
+      writer.uint32(34).string(message.parent);
+    }
+    if (message.reference !== false) {
+      writer.uint32(40).bool(message.reference);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(48).int32(message.kind);
+    }
+    if (message.revision !== "") {
+      writer.uint32(58).string(message.revision);
+    }
+    if (message.digest !== "") {
+      writer.uint32(66).string(message.digest);
+    }
+    if (message.url !== "") {
+      writer.uint32(74).string(message.url);
+    }
+    if (message.outcome !== 0) {
+      writer.uint32(80).int32(message.outcome);
+    }
+    for (const v of message.issues) {
+      Issue.encode(v!, writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogEntryResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogEntryResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.pointer = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.identifier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.parent = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.reference = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.digest = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.issues.push(Issue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogEntryResult {
+    return {
+      pointer: isSet(object.pointer) ? globalThis.String(object.pointer) : "",
+      identifier: isSet(object.identifier) ? globalThis.String(object.identifier) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      parent: isSet(object.parent) ? globalThis.String(object.parent) : "",
+      reference: isSet(object.reference) ? globalThis.Boolean(object.reference) : false,
+      kind: isSet(object.kind) ? cardKindFromJSON(object.kind) : 0,
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      digest: isSet(object.digest) ? globalThis.String(object.digest) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      outcome: isSet(object.outcome) ? catalogEntryOutcomeFromJSON(object.outcome) : 0,
+      issues: globalThis.Array.isArray(object?.issues) ? object.issues.map((e: any) => Issue.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CatalogEntryResult): unknown {
+    const obj: any = {};
+    if (message.pointer !== "") {
+      obj.pointer = message.pointer;
+    }
+    if (message.identifier !== "") {
+      obj.identifier = message.identifier;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.parent !== "") {
+      obj.parent = message.parent;
+    }
+    if (message.reference !== false) {
+      obj.reference = message.reference;
+    }
+    if (message.kind !== 0) {
+      obj.kind = cardKindToJSON(message.kind);
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.digest !== "") {
+      obj.digest = message.digest;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.outcome !== 0) {
+      obj.outcome = catalogEntryOutcomeToJSON(message.outcome);
+    }
+    if (message.issues?.length) {
+      obj.issues = message.issues.map((e) => Issue.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CatalogEntryResult>): CatalogEntryResult {
+    return CatalogEntryResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CatalogEntryResult>): CatalogEntryResult {
+    const message = createBaseCatalogEntryResult();
+    message.pointer = object.pointer ?? "";
+    message.identifier = object.identifier ?? "";
+    message.namespace = object.namespace ?? "";
+    message.parent = object.parent ?? "";
+    message.reference = object.reference ?? false;
+    message.kind = object.kind ?? 0;
+    message.revision = object.revision ?? "";
+    message.digest = object.digest ?? "";
+    message.url = object.url ?? "";
+    message.outcome = object.outcome ?? 0;
+    message.issues = object.issues?.map((e) => Issue.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePublishCatalogResponse(): PublishCatalogResponse {
+  return { catalogId: "", form: "", dryRun: false, namespaces: [], entries: [], signature: null, warnings: [] };
+}
+
+export const PublishCatalogResponse: MessageFns<PublishCatalogResponse> = {
+  encode(message: PublishCatalogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.catalogId !== "") {
+      writer.uint32(10).string(message.catalogId);
+    }
+    if (message.form !== "") {
+      writer.uint32(18).string(message.form);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(24).bool(message.dryRun);
+    }
+    for (const v of message.namespaces) {
+      CatalogNamespaceResult.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.entries) {
+      CatalogEntryResult.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.signature !== undefined && message.signature !== null) {
+      SignatureVerification.encode(message.signature, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.warnings) {
+      Issue.encode(v!, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishCatalogResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishCatalogResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.catalogId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.form = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.namespaces.push(CatalogNamespaceResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.entries.push(CatalogEntryResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.signature = SignatureVerification.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.warnings.push(Issue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishCatalogResponse {
+    return {
+      catalogId: isSet(object.catalogId)
+        ? globalThis.String(object.catalogId)
+        : isSet(object.catalog_id)
+        ? globalThis.String(object.catalog_id)
+        : "",
+      form: isSet(object.form) ? globalThis.String(object.form) : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+      namespaces: globalThis.Array.isArray(object?.namespaces)
+        ? object.namespaces.map((e: any) => CatalogNamespaceResult.fromJSON(e))
+        : [],
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => CatalogEntryResult.fromJSON(e))
+        : [],
+      signature: isSet(object.signature) ? SignatureVerification.fromJSON(object.signature) : null,
+      warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => Issue.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: PublishCatalogResponse): unknown {
+    const obj: any = {};
+    if (message.catalogId !== "") {
+      obj.catalogId = message.catalogId;
+    }
+    if (message.form !== "") {
+      obj.form = message.form;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    if (message.namespaces?.length) {
+      obj.namespaces = message.namespaces.map((e) => CatalogNamespaceResult.toJSON(e));
+    }
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => CatalogEntryResult.toJSON(e));
+    }
+    if (message.signature !== undefined && message.signature !== null) {
+      obj.signature = SignatureVerification.toJSON(message.signature);
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings.map((e) => Issue.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishCatalogResponse>): PublishCatalogResponse {
+    return PublishCatalogResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishCatalogResponse>): PublishCatalogResponse {
+    const message = createBasePublishCatalogResponse();
+    message.catalogId = object.catalogId ?? "";
+    message.form = object.form ?? "";
+    message.dryRun = object.dryRun ?? false;
+    message.namespaces = object.namespaces?.map((e) => CatalogNamespaceResult.fromPartial(e)) || [];
+    message.entries = object.entries?.map((e) => CatalogEntryResult.fromPartial(e)) || [];
+    message.signature = (object.signature !== undefined && object.signature !== null)
+      ? SignatureVerification.fromPartial(object.signature)
+      : null;
     message.warnings = object.warnings?.map((e) => Issue.fromPartial(e)) || [];
     return message;
   },
@@ -5118,6 +5927,30 @@ export const CardRegistryService = {
     responseDeserialize: (value: Buffer): PublishCardResponse => PublishCardResponse.decode(value),
   },
   /**
+   * Publishes an AI Catalog (§2.1 seed, §2.3 final): the same service and refusals as REST
+   * `POST /v1/catalogs`. The whole catalog is validated, every namespace it touches must be held by the
+   * caller, and every namespace's entries are decided before anything is stored, so a refusal known before
+   * storing stores nothing anywhere (INVALID_ARGUMENT, PERMISSION_DENIED, ALREADY_EXISTS, ... with every
+   * entry at fault in `registry-issues-bin`). Then each namespace's entries and its catalog record are
+   * appended at once, namespace after namespace (one event stream each): a namespace gets all of its
+   * entries or none. When a concurrent change refuses a namespace after earlier ones were stored, the call
+   * fails with ABORTED (CATALOG_PARTIALLY_STORED; the refused entries in `registry-issues-bin`) and also
+   * carries the trailer `registry-catalog-result-bin`: this message, binary-encoded, with each namespace's
+   * and each entry's outcome (STORED/CREATED, REFUSED, NOT_STORED). Publishing the same bytes again is
+   * idempotent: namespaces already stored answer UNCHANGED, so a retry stores only what is missing.
+   */
+  publishCatalog: {
+    path: "/trustmesh.registry.v1.CardRegistry/PublishCatalog" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PublishCatalogRequest): Buffer =>
+      Buffer.from(PublishCatalogRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PublishCatalogRequest => PublishCatalogRequest.decode(value),
+    responseSerialize: (value: PublishCatalogResponse): Buffer =>
+      Buffer.from(PublishCatalogResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PublishCatalogResponse => PublishCatalogResponse.decode(value),
+  },
+  /**
    * One revision of a card: the latest (highest SemVer, else newest `updatedAt`; never a yanked or deleted
    * revision) or the one named. A yanked revision is still served when named exactly. A card that was
    * renamed is answered under its new identifier, with `renamed_from` set. A deleted card or revision is
@@ -5208,6 +6041,20 @@ export interface CardRegistryServer extends UntypedServiceImplementation {
    */
   publishCard: handleUnaryCall<PublishCardRequest, PublishCardResponse>;
   /**
+   * Publishes an AI Catalog (§2.1 seed, §2.3 final): the same service and refusals as REST
+   * `POST /v1/catalogs`. The whole catalog is validated, every namespace it touches must be held by the
+   * caller, and every namespace's entries are decided before anything is stored, so a refusal known before
+   * storing stores nothing anywhere (INVALID_ARGUMENT, PERMISSION_DENIED, ALREADY_EXISTS, ... with every
+   * entry at fault in `registry-issues-bin`). Then each namespace's entries and its catalog record are
+   * appended at once, namespace after namespace (one event stream each): a namespace gets all of its
+   * entries or none. When a concurrent change refuses a namespace after earlier ones were stored, the call
+   * fails with ABORTED (CATALOG_PARTIALLY_STORED; the refused entries in `registry-issues-bin`) and also
+   * carries the trailer `registry-catalog-result-bin`: this message, binary-encoded, with each namespace's
+   * and each entry's outcome (STORED/CREATED, REFUSED, NOT_STORED). Publishing the same bytes again is
+   * idempotent: namespaces already stored answer UNCHANGED, so a retry stores only what is missing.
+   */
+  publishCatalog: handleUnaryCall<PublishCatalogRequest, PublishCatalogResponse>;
+  /**
    * One revision of a card: the latest (highest SemVer, else newest `updatedAt`; never a yanked or deleted
    * revision) or the one named. A yanked revision is still served when named exactly. A card that was
    * renamed is answered under its new identifier, with `renamed_from` set. A deleted card or revision is
@@ -5261,6 +6108,34 @@ export interface CardRegistryClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PublishCardResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Publishes an AI Catalog (§2.1 seed, §2.3 final): the same service and refusals as REST
+   * `POST /v1/catalogs`. The whole catalog is validated, every namespace it touches must be held by the
+   * caller, and every namespace's entries are decided before anything is stored, so a refusal known before
+   * storing stores nothing anywhere (INVALID_ARGUMENT, PERMISSION_DENIED, ALREADY_EXISTS, ... with every
+   * entry at fault in `registry-issues-bin`). Then each namespace's entries and its catalog record are
+   * appended at once, namespace after namespace (one event stream each): a namespace gets all of its
+   * entries or none. When a concurrent change refuses a namespace after earlier ones were stored, the call
+   * fails with ABORTED (CATALOG_PARTIALLY_STORED; the refused entries in `registry-issues-bin`) and also
+   * carries the trailer `registry-catalog-result-bin`: this message, binary-encoded, with each namespace's
+   * and each entry's outcome (STORED/CREATED, REFUSED, NOT_STORED). Publishing the same bytes again is
+   * idempotent: namespaces already stored answer UNCHANGED, so a retry stores only what is missing.
+   */
+  publishCatalog(
+    request: PublishCatalogRequest,
+    callback: (error: ServiceError | null, response: PublishCatalogResponse) => void,
+  ): ClientUnaryCall;
+  publishCatalog(
+    request: PublishCatalogRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PublishCatalogResponse) => void,
+  ): ClientUnaryCall;
+  publishCatalog(
+    request: PublishCatalogRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PublishCatalogResponse) => void,
   ): ClientUnaryCall;
   /**
    * One revision of a card: the latest (highest SemVer, else newest `updatedAt`; never a yanked or deleted

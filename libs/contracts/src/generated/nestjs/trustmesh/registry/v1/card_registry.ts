@@ -47,6 +47,8 @@ export const protobufFileName = "trustmesh/registry/v1/card_registry.proto";
  *   FAILED_PRECONDITION 409      REVISION_STALE (an ai-card `updatedAt` not after the latest), a status
  *                                change that is not allowed (e.g. leaving `deleted`), a rename onto an
  *                                existing identifier
+ *   ABORTED             409      NAMESPACE_CHANGED (a race lost; the same call again is the fix);
+ *                                CATALOG_PARTIALLY_STORED (PublishCatalog, see there)
  *   RESOURCE_EXHAUSTED  413/429  DOCUMENT_TOO_LARGE; RATE_LIMITED (with `retryAfterSeconds`)
  *   UNAVAILABLE         503      the registry cannot reach its store; nothing was stored, retry later
  */
@@ -108,6 +110,43 @@ export enum PublishOutcome {
   UNCHANGED = 2,
   /** VALIDATED - dry_run: the document would be accepted; nothing was stored. */
   VALIDATED = 3,
+  UNRECOGNIZED = -1,
+}
+
+/** What happened to one namespace a catalog touches. */
+export enum CatalogNamespaceOutcome {
+  UNSPECIFIED = 0,
+  /** STORED - This call appended the namespace's new entries and its record of the catalog. */
+  STORED = 1,
+  /** UNCHANGED - The namespace already held this catalog (the same bytes): nothing appended. */
+  UNCHANGED = 2,
+  /** VALIDATED - dry_run: it would be stored; nothing was. */
+  VALIDATED = 3,
+  /** REFUSED - CATALOG_PARTIALLY_STORED only: refused (its entries' issues say why); nothing stored in it. */
+  REFUSED = 4,
+  /** NOT_STORED - CATALOG_PARTIALLY_STORED only: not attempted after an earlier namespace was refused; nothing stored. */
+  NOT_STORED = 5,
+  UNRECOGNIZED = -1,
+}
+
+/** What happened to one entry (nested entries included). */
+export enum CatalogEntryOutcome {
+  UNSPECIFIED = 0,
+  /** CREATED - A new card revision was stored. */
+  CREATED = 1,
+  /** UNCHANGED - The same bytes were already stored for this revision (a reference: already recorded); nothing changed. */
+  UNCHANGED = 2,
+  /** VALIDATED - dry_run: it would be accepted; nothing was stored. */
+  VALIDATED = 3,
+  /** RECORDED - A reference (`url`, seed `cardUrl`): recorded in its namespace's catalog record by this call, never fetched. */
+  RECORDED = 4,
+  /** REFUSED - CATALOG_PARTIALLY_STORED only: this entry is why its namespace was refused (see issues). */
+  REFUSED = 5,
+  /**
+   * NOT_STORED - CATALOG_PARTIALLY_STORED only: its namespace was not stored; publish the same bytes again once the
+   * refusal is resolved.
+   */
+  NOT_STORED = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -222,6 +261,63 @@ export interface PublishCardResponse {
   status: CardStatus;
   outcome: PublishOutcome;
   /** Warnings only: errors refuse the publish (INVALID_ARGUMENT). */
+  warnings: Issue[];
+}
+
+export interface PublishCatalogRequest {
+  /**
+   * The catalog's raw bytes (UTF-8 JSON, seed or final form). RESOURCE_EXHAUSTED (DOCUMENT_TOO_LARGE)
+   * over the registry's card bound.
+   */
+  catalog: Buffer;
+  /** Validate, check permissions and decide every entry; store nothing. */
+  dryRun: boolean;
+}
+
+export interface CatalogNamespaceResult {
+  namespace: string;
+  outcome: CatalogNamespaceOutcome;
+  /** The REST path of this namespace's record of the catalog (`/v1/namespaces/{ns}/catalogs/{catalog_id}`). */
+  recordPath: string;
+}
+
+export interface CatalogEntryResult {
+  /** JSON Pointer of the entry in the catalog (e.g. "/entries/3/data/entries/0", "/aiCards/1"). */
+  pointer: string;
+  identifier: string;
+  namespace: string;
+  /** The identifier of the nested-catalog entry holding it; empty at the root. */
+  parent: string;
+  /** True for a reference (`url`): recorded, not stored as a revision. */
+  reference: boolean;
+  /** UNSPECIFIED for a reference and for an inline artifact of a type the registry does not index. */
+  kind: CardKind;
+  /** The revision key stored (empty for a reference). */
+  revision: string;
+  /** `sha256:<hex>` of the stored bytes (a reference: the digest its entry states, if any). */
+  digest: string;
+  /** A reference's url; else empty. */
+  url: string;
+  outcome: CatalogEntryOutcome;
+  /** Why it was refused (REFUSED only). */
+  issues: Issue[];
+}
+
+export interface PublishCatalogResponse {
+  /** `sha256:<hex>` of the catalog bytes: the publish's id. */
+  catalogId: string;
+  /** "seed" or "final". */
+  form: string;
+  dryRun: boolean;
+  /** Every namespace the catalog touches, in the order they are stored. */
+  namespaces: CatalogNamespaceResult[];
+  /** Every entry, in catalog order (nested entries after their parent). */
+  entries: CatalogEntryResult[];
+  /** The root signature's check, when the catalog carries one. */
+  signature?:
+    | SignatureVerification
+    | null;
+  /** Warnings only: errors refuse the publish. */
   warnings: Issue[];
 }
 
@@ -459,6 +555,22 @@ export interface CardRegistryClient {
   publishCard(request: PublishCardRequest, metadata?: Metadata): Observable<PublishCardResponse>;
 
   /**
+   * Publishes an AI Catalog (§2.1 seed, §2.3 final): the same service and refusals as REST
+   * `POST /v1/catalogs`. The whole catalog is validated, every namespace it touches must be held by the
+   * caller, and every namespace's entries are decided before anything is stored, so a refusal known before
+   * storing stores nothing anywhere (INVALID_ARGUMENT, PERMISSION_DENIED, ALREADY_EXISTS, ... with every
+   * entry at fault in `registry-issues-bin`). Then each namespace's entries and its catalog record are
+   * appended at once, namespace after namespace (one event stream each): a namespace gets all of its
+   * entries or none. When a concurrent change refuses a namespace after earlier ones were stored, the call
+   * fails with ABORTED (CATALOG_PARTIALLY_STORED; the refused entries in `registry-issues-bin`) and also
+   * carries the trailer `registry-catalog-result-bin`: this message, binary-encoded, with each namespace's
+   * and each entry's outcome (STORED/CREATED, REFUSED, NOT_STORED). Publishing the same bytes again is
+   * idempotent: namespaces already stored answer UNCHANGED, so a retry stores only what is missing.
+   */
+
+  publishCatalog(request: PublishCatalogRequest, metadata?: Metadata): Observable<PublishCatalogResponse>;
+
+  /**
    * One revision of a card: the latest (highest SemVer, else newest `updatedAt`; never a yanked or deleted
    * revision) or the one named. A yanked revision is still served when named exactly. A card that was
    * renamed is answered under its new identifier, with `renamed_from` set. A deleted card or revision is
@@ -514,6 +626,25 @@ export interface CardRegistryController {
     request: PublishCardRequest,
     metadata?: Metadata,
   ): Promise<PublishCardResponse> | Observable<PublishCardResponse> | PublishCardResponse;
+
+  /**
+   * Publishes an AI Catalog (§2.1 seed, §2.3 final): the same service and refusals as REST
+   * `POST /v1/catalogs`. The whole catalog is validated, every namespace it touches must be held by the
+   * caller, and every namespace's entries are decided before anything is stored, so a refusal known before
+   * storing stores nothing anywhere (INVALID_ARGUMENT, PERMISSION_DENIED, ALREADY_EXISTS, ... with every
+   * entry at fault in `registry-issues-bin`). Then each namespace's entries and its catalog record are
+   * appended at once, namespace after namespace (one event stream each): a namespace gets all of its
+   * entries or none. When a concurrent change refuses a namespace after earlier ones were stored, the call
+   * fails with ABORTED (CATALOG_PARTIALLY_STORED; the refused entries in `registry-issues-bin`) and also
+   * carries the trailer `registry-catalog-result-bin`: this message, binary-encoded, with each namespace's
+   * and each entry's outcome (STORED/CREATED, REFUSED, NOT_STORED). Publishing the same bytes again is
+   * idempotent: namespaces already stored answer UNCHANGED, so a retry stores only what is missing.
+   */
+
+  publishCatalog(
+    request: PublishCatalogRequest,
+    metadata?: Metadata,
+  ): Promise<PublishCatalogResponse> | Observable<PublishCatalogResponse> | PublishCatalogResponse;
 
   /**
    * One revision of a card: the latest (highest SemVer, else newest `updatedAt`; never a yanked or deleted
@@ -579,6 +710,7 @@ export function CardRegistryControllerMethods() {
   return function (constructor: Function) {
     const grpcMethods: string[] = [
       "publishCard",
+      "publishCatalog",
       "getCard",
       "listRevisions",
       "setStatus",
