@@ -126,6 +126,7 @@ describe('card registry through broker and database outages', () => {
     const refused: unknown[] = [];
     try {
       expect(await outage.down()).toBeGreaterThan(0);
+      await waitUntil(async () => (await probe(registry.operatorUrl, '/readyz')).status === 503, { ...WAIT, what: '/readyz to report the outage' });
       const started = Date.now();
       for (let i = 0; Date.now() - started < OUTAGE_MS; i += 1) {
         const round = [
