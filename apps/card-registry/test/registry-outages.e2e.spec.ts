@@ -8,8 +8,9 @@
  *   recovers, the outbox drains and search finds every acknowledged card, each once;
  * - the database gone (new sessions refused, every open one terminated): publishes, reads, search and
  *   operator calls answer 503 `REGISTRY_UNAVAILABLE` (gRPC: UNAVAILABLE, same code) without internal text, /healthz stays 200 while
- *   /readyz says the database is unavailable; once it is back everything works again and every card
- *   acknowledged before the outage is still there.
+ *   /readyz says the database is unavailable; once it is back everything works again, every card
+ *   acknowledged before the outage is still there, and the cards published just before it (whose events
+ *   may reach the projection while it cannot write) are searchable: held, never dead-lettered.
  */
 import { status } from '@grpc/grpc-js';
 import { databaseOutage } from '@trustmesh/platform-database/testing';
@@ -112,8 +113,9 @@ describe('card registry through broker and database outages', () => {
     const projected = await placement.query<{ identifier: string; n: string }>('SELECT identifier, count(*)::text AS n FROM registry_card_revisions GROUP BY identifier');
     expect(projected.map((row) => row.identifier).sort()).toEqual([...acknowledged].sort());
     expect(projected.every((row) => row.n === '1')).toBe(true);
-    // The process never went away: it still takes writes.
+    // The process never went away: it still takes writes. An outage is never a reason to dead-letter.
     expect((await publish('after')).status).toBe(201);
+    expect(registry.logs.filter((line) => line.includes('dead-lettered'))).toEqual([]);
   }, TEST_TIMEOUT);
 
   it('answers 503 REGISTRY_UNAVAILABLE while the database is down, stays alive but not ready, and serves everything again once it is back', async () => {
@@ -122,6 +124,9 @@ describe('card registry through broker and database outages', () => {
     await waitUntil(async () => (await searchable(registry)).length === 1, { ...WAIT, what: 'the first card searchable' });
 
     const outage = await databaseOutage(placement.database);
+    // Acknowledged moments before the outage: their events are on their way to the projection when it starts.
+    const burst = await Promise.all([0, 1, 2, 3, 4].map((i) => publish(`burst-${i}`)));
+    for (const reply of burst) expect(reply.status).toBe(201);
     const rpc = registryGrpcClient(registry.grpcAddress);
     const refused: unknown[] = [];
     try {
@@ -182,8 +187,10 @@ describe('card registry through broker and database outages', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.revisions.map((revision: { revision: string }) => revision.revision)).toEqual([before.body.revision]);
     expect(listed.body.revisions[0].status).toBe('active');
-    await waitUntil(async () => (await searchable(registry)).length === 2, { ...WAIT, what: 'search after the outage' });
-    expect(await searchable(registry)).toEqual([identifierOf('after'), identifierOf('before')].sort());
+    const expected = ['after', 'before', ...[0, 1, 2, 3, 4].map((i) => `burst-${i}`)].map(identifierOf).sort();
+    await waitUntil(async () => (await searchable(registry)).length === expected.length, { ...WAIT, what: 'search after the outage' });
+    expect(await searchable(registry)).toEqual(expected);
     expect(accepted).toEqual([identifierOf('after')]);
+    expect(registry.logs.filter((line) => line.includes('dead-lettered'))).toEqual([]);
   }, TEST_TIMEOUT);
 });
