@@ -23,7 +23,7 @@ import { safeFetcherPort } from '@trustmesh/cards-federation';
 import { ConfigError } from '@trustmesh/platform-config';
 import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
-import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
+import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
 import { CardRegistryModule } from './card-registry.module';
@@ -149,14 +149,16 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
       crawlDeadlineMs: config.federation.crawlDeadlineMs,
       maxDocumentBytes: config.maxCardBytes,
     });
-    const readiness = () => backboneReadiness(infrastructure);
+    // One readiness for both ports, checked at most once a second whatever the probe traffic.
+    const readiness = cachedReadiness(() => backboneReadiness(infrastructure));
+    const probes = new PublicProbes({ readiness, trustedProxies: config.limits.trustedProxies });
     const edge = new RegistryHttpEdge({ callers, logger, maxBodyBytes: config.maxBodyBytes, maxCardBytes: config.maxCardBytes, limits, onAnswered: (method, route, status) => metrics.request(method, route, status) });
     // Result and catalog URLs: REGISTRY_PUBLIC_URL, else this listener's address (known once it listens).
     let listenerUrl = '';
     const baseUrl = () => config.publicUrl ?? listenerUrl;
     const read = { database: infrastructure.database, baseUrl };
     const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, readiness, trust, federation, search, catalogPublish }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, probes, trust, federation, search, catalogPublish }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,

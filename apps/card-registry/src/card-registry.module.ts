@@ -1,14 +1,15 @@
 /**
  * The Nest module of the registry's HTTP side: the card, operator and probe controllers, given the
- * services, the shared HTTP edge and the readiness check built by the bootstrap (the operator port runs
+ * services, the shared HTTP edge and the probes built by the bootstrap (the operator port runs
  * beside Nest on its own listener, as in the Shield analyzer).
  */
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { PublicProbes } from '@trustmesh/platform-operator-http';
 
-import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_READINESS } from './card-registry.tokens';
+import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_PROBES } from './card-registry.tokens';
 import { FEDERATION_SERVICE, FederationController, RemoteCardsController } from './federation/federation.controller';
 import type { FederationService } from './federation/federation.service';
-import { RegistryHealthController, type RegistryReadinessCheck } from './health/registry-health.controller';
+import { RegistryHealthController } from './health/registry-health.controller';
 import type { CatalogPublishService } from './catalogs/catalog-publish.service';
 import { CardsController } from './http/cards.controller';
 import { CatalogPublishController } from './http/catalog-publish.controller';
@@ -24,7 +25,7 @@ export interface CardRegistryModuleDeps {
   cards: CardService;
   admin: PublisherAdminService;
   edge: RegistryHttpEdge;
-  readiness: RegistryReadinessCheck;
+  probes: PublicProbes;
   federation: FederationService;
   trust: NamespaceTrustService;
   search: SearchRoutes;
@@ -41,7 +42,7 @@ export class CardRegistryModule {
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
-        { provide: REGISTRY_READINESS, useValue: deps.readiness },
+        { provide: REGISTRY_PROBES, useValue: deps.probes },
         { provide: FEDERATION_SERVICE, useValue: deps.federation },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
         { provide: SEARCH_ROUTES, useValue: deps.search },

@@ -2,18 +2,20 @@
  * `trustmesh cards publish|get|status|search|crawl` as a user runs them: the card registry started here as
  * its own process (embedded PGlite in a temporary directory, an operator credential configured as its
  * digest), a publisher onboarded over the operator API, and the real bin called with TRUSTMESH_REGISTRY_URL
- * and TRUSTMESH_REGISTRY_TOKEN (or --token-file). `crawl` calls the federation's route
- * (`POST /v1/operator/sources/{id}/crawl`), which this branch's registry does not serve yet: it runs against
- * a small stand-in that records what the CLI sent and answers as that route does.
+ * and TRUSTMESH_REGISTRY_TOKEN (or --token-file). `crawl` asks the same registry to crawl a federation
+ * source now (`POST /v1/operator/sources/{id}/crawl`): the source is a real HTTPS site on 127.0.0.1 with a
+ * certificate from a test CA, which the registry reaches only through its REGISTRY_TEST_ONLY_* fetch
+ * overrides (the test CA, a host table, loopback admitted); its scheduler is off, so only the CLI crawls.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { createTestCa, startHttpsServer, type TestHttpsServer } from '@trustmesh/cards-fetcher/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -25,6 +27,10 @@ let registry: ChildProcess;
 let registryOut = '';
 let registryUrl: string;
 let publisherToken: string;
+/** The federation source the registry crawls: `https://crawl.test:<port>`. */
+let site: TestHttpsServer;
+const SITE_HOST = 'crawl.test';
+const REMOTE_CARD = 'https://crawl.example/agents/remote-ledger';
 
 async function rest(method: string, path: string, token: string, body?: unknown): Promise<any> {
   const response = await fetch(`${registryUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
@@ -34,6 +40,19 @@ async function rest(method: string, path: string, token: string, body?: unknown)
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trustmesh-cli-cards-registry-'));
+  const ca = await createTestCa();
+  let origin = '';
+  site = await startHttpsServer(
+    {
+      '/.well-known/ai-catalog.json': () => ({
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ $schema: 'https://schemas.example.org/ai-catalog/v1.json', host: { name: 'Crawl Example' }, aiCards: [{ id: REMOTE_CARD, name: 'Remote ledger', description: 'A ledger agent this host lists', cardUrl: `${origin}/cards/ledger.json`, updatedAt: '2026-02-01T10:00:00Z' }] }),
+      }),
+      '/cards/ledger.json': { headers: { 'content-type': 'application/json' }, body: card({ id: REMOTE_CARD, name: 'Remote ledger', publisher: { id: 'did:web:crawl.example', name: 'Crawl Example' } }) },
+    },
+    { ca, hostnames: [SITE_HOST] },
+  );
+  origin = site.origin;
   registry = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', 'card-registry', 'src', 'main.ts')], {
     cwd: ROOT,
     env: {
@@ -45,6 +64,10 @@ beforeAll(async () => {
       REGISTRY_GRPC_PORT: '0',
       REGISTRY_OPERATOR_PORT: 'off',
       REGISTRY_OPERATOR_CREDENTIALS: `ops:${createHash('sha256').update(OPERATOR).digest('hex')}`,
+      REGISTRY_FEDERATION_SCHEDULER: 'off',
+      REGISTRY_TEST_ONLY_FETCH_CA_PEM: ca.cert,
+      REGISTRY_TEST_ONLY_FETCH_HOSTS: `${SITE_HOST}=127.0.0.1`,
+      REGISTRY_TEST_ONLY_ADMIT_LOOPBACK: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -66,6 +89,7 @@ afterAll(async () => {
     registry.kill('SIGTERM');
     await exited;
   }
+  await site?.close();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -100,7 +124,7 @@ interface Run {
   json(): any;
 }
 
-/** Runs the bin without blocking this process (the stand-in registry answers from it). */
+/** Runs the bin without blocking this process (the federation site answers the registry from it). */
 function cards(args: string[], options: { token?: string | null; url?: string; input?: string } = {}): Promise<Run> {
   const token = options.token === undefined ? publisherToken : options.token;
   const child = spawn(process.execPath, [BIN, 'cards', ...args], {
@@ -210,28 +234,42 @@ describe('trustmesh cards (against a running registry)', () => {
     expect(refused.stderr).toMatch(/refused \(HTTP 400 LIMIT_INVALID\)/);
   }, 120_000);
 
-  describe('crawl (a stand-in for the federation route)', () => {
-    let server: Server;
-    let url: string;
-    const seen: Array<{ method: string; url: string; authorization?: string }> = [];
+  it('crawls a federation source now with the operator credential from --token-file, and the crawled card is served as remote', async () => {
+    const operatorFile = file('operator.txt', OPERATOR);
+    const added = await rest('POST', '/v1/operator/sources', OPERATOR, { url: site.origin });
+    const sourceId = added.sourceId as string;
 
-    beforeAll(async () => {
-      server = createServer((request: IncomingMessage, response) => {
-        seen.push({ method: request.method ?? '', url: request.url ?? '', ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}) });
-        request.resume();
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ sourceId: 'acme-crawl', state: 'done' }));
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    });
-    afterAll(() => new Promise((resolve) => server.close(resolve)));
+    const crawled = await cards(['crawl', sourceId, '--json', '--token-file', operatorFile], { token: null });
+    expect(crawled.stderr).toBe('');
+    expect(crawled.code).toBe(0);
+    expect(crawled.json()).toMatchObject({ sourceId, url: `${site.origin}/`, problems: [], stored: [REMOTE_CARD] });
+    expect(site.requests.map((request) => request.path)).toEqual(expect.arrayContaining(['/.well-known/ai-catalog.json', '/cards/ledger.json']));
+    // The crawl's records reach the read model: the card is listed as remote, with where it came from.
+    await waitUntil(
+      async () => {
+        const response = await fetch(`${registryUrl}/v1/cards/${encodeURIComponent(REMOTE_CARD)}?origin=remote`);
+        return response.status === 200 && ((await response.json()) as { mirrors: Array<{ sourceId: string }> }).mirrors.some((mirror) => mirror.sourceId === sourceId);
+      },
+      { timeoutMs: 60_000, what: 'the crawled card in the read model' },
+    );
 
-    it('asks for a crawl with the operator credential from --token-file', async () => {
-      const crawled = await cards(['crawl', 'acme-crawl', '--json', '--token-file', file('operator.txt', OPERATOR)], { url, token: null });
-      expect(crawled.code).toBe(0);
-      expect(crawled.json()).toEqual({ sourceId: 'acme-crawl', state: 'done' });
-      expect(seen.at(-1)).toEqual({ method: 'POST', url: '/v1/operator/sources/acme-crawl/crawl', authorization: `Bearer ${OPERATOR}` });
-    }, 60_000);
-  });
+    // Again, as a person reads it: nothing changed at the source, nothing new stored.
+    const again = await cards(['crawl', sourceId, '--token-file', operatorFile], { token: null });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^crawl of ${sourceId} done: \\{.*"sourceId":"${sourceId}".*\\}\n$`));
+    expect(JSON.parse(again.stdout.slice(again.stdout.indexOf('{')))).toMatchObject({ sourceId, stored: [], problems: [] });
+  }, 120_000);
+
+  it('reports a crawl the registry refuses: an unknown source, a publisher credential (exit 1)', async () => {
+    const operatorFile = file('operator-refusals.txt', OPERATOR);
+    const unknown = await cards(['crawl', '0123456789abcdef0123456789abcdef', '--token-file', operatorFile], { token: null });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/refused \(HTTP 404 SOURCE_NOT_FOUND\)/);
+    // Adding the same URL again answers the source that exists.
+    const { sourceId } = (await rest('POST', '/v1/operator/sources', OPERATOR, { url: site.origin })) as { sourceId: string };
+    const asPublisher = await cards(['crawl', sourceId]);
+    expect(asPublisher.code).toBe(1);
+    expect(asPublisher.stderr).toMatch(/refused \(HTTP 403 OPERATOR_ONLY\)/);
+  }, 120_000);
 });

@@ -28,7 +28,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 import { sha256 } from '@trustmesh/platform-credentials';
-import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
+import { OperatorServer, type PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
@@ -42,6 +42,7 @@ import { DataPlane } from './data-plane/data-plane';
 import { loadDataPlaneConfig } from './data-plane/data-plane.config';
 import { DATA_PLANE } from './data-plane/data-plane.module';
 import { securityHeaders } from './http/security-headers';
+import { RELAY_PROBES } from './health/health.controller';
 import { StartupProbeServer } from './health/startup-probe.server';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
@@ -182,7 +183,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     let operatorUrl: string | null = null;
     if (config.operator) {
       const dataPlane = app.get<DataPlane>(DATA_PLANE);
-      operatorServer = new OperatorServer({ metricsText: () => dataPlane.metricsText(), readiness: () => backboneReadiness(infrastructure), headers });
+      operatorServer = new OperatorServer({ metricsText: () => dataPlane.metricsText(), readiness: app.get<PublicProbes>(RELAY_PROBES).readiness, headers });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
 

@@ -21,7 +21,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
 import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
-import { backboneReadiness, OperatorServer } from '@trustmesh/platform-operator-http';
+import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
@@ -103,9 +103,12 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       },
       logger,
     });
-    const readiness = () => backboneReadiness(infrastructure);
+    // One readiness for both ports, checked at most once a second whatever the probe traffic.
+    const readiness = cachedReadiness(() => backboneReadiness(infrastructure));
+    // The analyzer reads no X-Forwarded-For: each peer address is a source of its own.
+    const probes = new PublicProbes({ readiness });
     const edge = new ShieldHttpEdge({ service, logger, maxBodyBytes: config.maxBodyBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, readiness }), {
+    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, probes }), {
       logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
       // Every route reads its own bounded body through the edge: no parser may buffer or echo one (§12).
       bodyParser: false,

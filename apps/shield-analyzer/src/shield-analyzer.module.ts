@@ -1,11 +1,12 @@
 /**
  * The Nest module of the analyzer's HTTP side: the REST, MCP and probe controllers, given the application
- * service, the shared HTTP edge and the readiness check built by the bootstrap (the gRPC server and the
+ * service, the shared HTTP edge and the probes built by the bootstrap (the gRPC server and the
  * operator port run beside Nest on their own listeners, as in the relay gateway).
  */
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { PublicProbes } from '@trustmesh/platform-operator-http';
 
-import { SHIELD_READINESS, ShieldHealthController, type ShieldReadinessCheck } from './health/shield-health.controller';
+import { SHIELD_PROBES, ShieldHealthController } from './health/shield-health.controller';
 import { ShieldCasesController } from './http/shield-cases.controller';
 import { SHIELD_HTTP_EDGE, type ShieldHttpEdge } from './http/shield-http.edge';
 import { ShieldMcpController } from './mcp/shield-mcp.controller';
@@ -14,7 +15,7 @@ import { SHIELD_CASE_SERVICE, type ShieldCaseService } from './service/shield-ca
 export interface ShieldAnalyzerModuleDeps {
   service: ShieldCaseService;
   edge: ShieldHttpEdge;
-  readiness: ShieldReadinessCheck;
+  probes: PublicProbes;
 }
 
 @Module({})
@@ -26,7 +27,7 @@ export class ShieldAnalyzerModule {
       providers: [
         { provide: SHIELD_CASE_SERVICE, useValue: deps.service },
         { provide: SHIELD_HTTP_EDGE, useValue: deps.edge },
-        { provide: SHIELD_READINESS, useValue: deps.readiness },
+        { provide: SHIELD_PROBES, useValue: deps.probes },
       ],
     };
   }

@@ -1,29 +1,26 @@
 /**
  * GET /healthz (the process answers) and GET /readyz (database and bus ready) on the data port, where load
- * balancers look for them; the operator port serves copies beside /metrics.
+ * balancers look for them; the operator port serves copies beside /metrics. Both follow the platform's probe
+ * rules (`PublicProbes`): constant cost, and a generous limit per source address on this public port only.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import type { ReadinessAnswer } from '@trustmesh/platform-operator-http';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { PublicProbes } from '@trustmesh/platform-operator-http';
 
-import { REGISTRY_READINESS } from '../card-registry.tokens';
-import { sendJson } from '../http/registry-http.edge';
-
-export type RegistryReadinessCheck = () => Promise<ReadinessAnswer>;
+import { REGISTRY_PROBES } from '../card-registry.tokens';
 
 @Controller()
 export class RegistryHealthController {
-  constructor(@Inject(REGISTRY_READINESS) private readonly readiness: RegistryReadinessCheck) {}
+  constructor(@Inject(REGISTRY_PROBES) private readonly probes: PublicProbes) {}
 
   @Get('healthz')
-  health(@Res() response: ServerResponse): void {
-    sendJson(response, 200, { status: 'ok' });
+  health(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.probes.answer('healthz', request, response);
   }
 
   @Get('readyz')
-  async ready(@Res() response: ServerResponse): Promise<void> {
-    const { status, body } = await this.readiness().catch(() => ({ status: 503, body: { status: 'not-ready' } }));
-    sendJson(response, status, body);
+  ready(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.probes.answer('readyz', request, response);
   }
 }

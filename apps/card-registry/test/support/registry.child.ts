@@ -3,7 +3,8 @@
  * with the migrations deployed (as `trustmesh db migrate deploy` would), the bus either Kafka (the spec
  * file's librdkafka mock cluster, under a topic prefix of the test's own) or the local bus over the same
  * database, and each replica a child process (`registry.process.ts`) configured only by environment
- * variables, with the HTTP client a user has and its log lines.
+ * variables, with the HTTP client a user has, its log lines, its operator port and its broker gate (the
+ * outage suite cuts its Kafka connections off and on).
  */
 import { join } from 'node:path';
 
@@ -14,7 +15,7 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
-import { MOCK_CLUSTER_SESSION, startServiceChild, uniqueName } from '@trustmesh/platform-testing';
+import { MOCK_CLUSTER_SESSION, startServiceChild, uniqueName, type RemoteBrokerGate } from '@trustmesh/platform-testing';
 
 import { CARD_REGISTRY_MIGRATIONS } from '../../src/persistence/card-registry.migrations';
 import { GENEROUS_LIMITS, OPERATOR_CREDENTIALS } from './registry-app.fixture';
@@ -56,8 +57,12 @@ export interface RegistryChild {
   readonly httpUrl: string;
   /** `host:port` of its gRPC listener. */
   readonly grpcAddress: string;
+  /** `http://host:port` of its operator port (/metrics, /healthz, /readyz). */
+  readonly operatorUrl: string;
   readonly call: Call;
   readonly logs: string[];
+  /** Cuts the process's Kafka connections off (`down`) and lets them through again (`up`). */
+  readonly brokerGate: RemoteBrokerGate;
   stderr(): string;
   /** SIGKILL: a crash, nothing flushed. */
   kill(): Promise<void>;
@@ -91,8 +96,10 @@ export async function startRegistryChild(placement: RegistryPlacement, replicaId
     replicaId,
     httpUrl: child.ready.httpUrl,
     grpcAddress: child.ready.grpcAddress,
+    operatorUrl: child.ready.operatorUrl,
     call: registryClient(child.ready.httpUrl),
     logs,
+    brokerGate: child.brokerGate,
     stderr: child.stderr,
     kill: () => child.kill(),
     stop: () => child.stop(),

@@ -4,29 +4,46 @@
  * reports ready (else 503 with the failing check named, never internal error text). Before that, while the
  * database, the bus and its consumers are still being opened, the same paths are answered by the startup
  * probe (startup-probe.server.ts): /healthz 200, /readyz 503 `{"checks":{"startup":"<step>"}}`.
+ *
+ * Both follow the platform's probe rules (`PublicProbes`): constant cost (one readiness check a second at
+ * most, shared with the operator port), and a generous limit per source address on this public port only.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Controller, Get, Inject, Module, Res } from '@nestjs/common';
-import { backboneReadiness, sendJson } from '@trustmesh/platform-operator-http';
+import { Controller, Get, Inject, Module, Req, Res } from '@nestjs/common';
+import { backboneReadiness, cachedReadiness, PublicProbes } from '@trustmesh/platform-operator-http';
 
+import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
 import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from '../persistence/relay-infrastructure';
+
+/** DI token of the public port's probes (the bootstrap gives their readiness to the operator port). */
+export const RELAY_PROBES = Symbol.for('trustmesh.relay-gateway.PublicProbes');
 
 @Controller()
 export class HealthController {
-  constructor(@Inject(RELAY_INFRASTRUCTURE) private readonly infra: RelayInfrastructure) {}
+  constructor(@Inject(RELAY_PROBES) private readonly probes: PublicProbes) {}
 
   @Get('healthz')
-  healthz(@Res() response: ServerResponse): void {
-    sendJson(response, 200, { status: 'ok' });
+  healthz(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.probes.answer('healthz', request, response);
   }
 
   @Get('readyz')
-  async readyz(@Res() response: ServerResponse): Promise<void> {
-    const { status, body } = await backboneReadiness(this.infra);
-    sendJson(response, status, body);
+  readyz(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.probes.answer('readyz', request, response);
   }
 }
 
-@Module({ controllers: [HealthController] })
+@Module({
+  controllers: [HealthController],
+  providers: [
+    {
+      provide: RELAY_PROBES,
+      inject: [RELAY_INFRASTRUCTURE, RELAY_CONFIG],
+      useFactory: (infra: RelayInfrastructure, config: RelayGatewayConfig) =>
+        new PublicProbes({ readiness: cachedReadiness(() => backboneReadiness(infra)), trustedProxies: config.trustedProxies }),
+    },
+  ],
+  exports: [RELAY_PROBES],
+})
 export class HealthModule {}

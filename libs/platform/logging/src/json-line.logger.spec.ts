@@ -39,10 +39,26 @@ describe('the JSON-lines logger', () => {
     nest.error(new TypeError('peer text'), 'Error: peer text\n    at stack', 'ExceptionsHandler');
     nest.verbose('detail', { workspaceId: 'w' });
     expect(sink.lines).toEqual([
-      expect.objectContaining({ level: 'info', msg: 'Mapped {/healthz, GET} route', context: 'RouterExplorer' }),
+      expect.objectContaining({ level: 'debug', msg: 'Mapped {/healthz, GET} route', context: 'RouterExplorer' }),
       expect.objectContaining({ level: 'error', msg: 'TypeError', context: 'ExceptionsHandler' }),
       expect.objectContaining({ level: 'debug', msg: 'detail', workspaceId: 'w' }),
     ]);
     expect(JSON.stringify(sink.lines)).not.toContain('peer text');
+  });
+
+  it("keeps Nest's start and stop lines at info and writes its start-up inventory (modules, controllers, routes) at debug only", () => {
+    const sink = capture();
+    const nest = nestLoggerAdapter(createJsonLineLogger({ service: 's', replica: 'r', level: 'info', write: sink.write }));
+    nest.log('Starting Nest application...', 'NestFactory');
+    nest.log('AppModule dependencies initialized', 'InstanceLoader');
+    nest.log('CardsController {/v1}:', 'RoutesResolver');
+    nest.log('Mapped {/v1/cards, POST} route', 'RouterExplorer');
+    nest.warn('Unsupported route path', 'RouterExplorer');
+    nest.log('Nest application successfully started', 'NestApplication');
+    expect(sink.lines.map((line) => [line['level'], line['msg']])).toEqual([
+      ['info', 'Starting Nest application...'],
+      ['warn', 'Unsupported route path'],
+      ['info', 'Nest application successfully started'],
+    ]);
   });
 });

@@ -5,6 +5,11 @@
  * Nest calls `log(message, ...optionalParams)` with its context (a class name) as the last string; that
  * becomes the `context` field. An Error message is logged as its class name and stack traces stay out: they
  * can carry peer text.
+ *
+ * Nest's start-up inventory (every module initialised, every controller and every route mapped: dozens of
+ * lines per start, once per replica) goes out at debug: it says nothing an operator acts on, and at info it
+ * buries the lines that do. Nest's own start and stop lines (`NestFactory`, `NestApplication`,
+ * `NestMicroservice`), its warnings and its errors keep their level.
  */
 import type { LogFields, Logger, LogLevel } from './logger.port';
 
@@ -31,10 +36,15 @@ export function nestLine(message: unknown, rest: readonly unknown[]): { message:
   return { message: text, fields };
 }
 
+/** Nest's contexts whose info lines are the start-up inventory (modules, controllers, routes). */
+const INVENTORY_CONTEXTS: ReadonlySet<string> = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
 export function nestLoggerAdapter(logger: Logger): NestLoggerLike {
   const at = (level: LogLevel) => (message: unknown, ...rest: unknown[]) => {
     const line = nestLine(message, rest);
-    logger.log(level, line.message, line.fields);
+    const context = line.fields['context'];
+    const demoted = level === 'info' && typeof context === 'string' && INVENTORY_CONTEXTS.has(context);
+    logger.log(demoted ? 'debug' : level, line.message, line.fields);
   };
   return { log: at('info'), error: at('error'), warn: at('warn'), debug: at('debug'), verbose: at('debug'), fatal: at('error') };
 }
