@@ -6,11 +6,10 @@
  * for HTTP and the Shield analyzer.
  */
 import * as grpc from '@grpc/grpc-js';
-import { cardRegistryV1GrpcJs } from '@trustmesh/contracts';
+import { cardRegistryV1GrpcJs, tolerantDecoding } from '@trustmesh/contracts';
 
 import { cardRegistryOperatorGrpcService, type CardRegistryOperatorGrpcDeps } from './card-registry-operator.grpc-service';
 import { cardRegistryGrpcService, type CardRegistryGrpcDeps } from './card-registry.grpc-service';
-import { tolerant } from './registry-grpc.edge';
 
 /** Room for the request's other fields (identifier, kind, flags) around the document. */
 const ENVELOPE_BYTES = 16 * 1024;
@@ -22,8 +21,8 @@ export class RegistryGrpcServer {
 
   constructor(deps: RegistryGrpcDeps) {
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': deps.maxCardBytes + ENVELOPE_BYTES });
-    this.server.addService(tolerant(cardRegistryV1GrpcJs.CardRegistryService), cardRegistryGrpcService(deps));
-    this.server.addService(tolerant(cardRegistryV1GrpcJs.CardRegistryOperatorService), cardRegistryOperatorGrpcService(deps));
+    this.server.addService(tolerantDecoding(cardRegistryV1GrpcJs.CardRegistryService), cardRegistryGrpcService(deps));
+    this.server.addService(tolerantDecoding(cardRegistryV1GrpcJs.CardRegistryOperatorService), cardRegistryOperatorGrpcService(deps));
   }
 
   /** Binds; resolves with the port (the one chosen when `port` is 0). */
