@@ -24,6 +24,7 @@ export type { Timestamp } from './generated/nestjs/google/protobuf/timestamp';
 export { PROTO_LOADER_OPTIONS, PROTO_ROOT, protoFilePath, protoRootCandidates, resolveProtoRoot } from './proto-files';
 export { dateFromTimestamp, timestampFromDate } from './timestamps';
 export { callUnary, type UnaryInvoker } from './unary-call';
+export { bindPlaintext, shutdownGracefully } from './grpc-server.lifecycle';
 export {
   bearerCredentialOf,
   GRPC_STATUS_OF_REFUSAL,

@@ -6,7 +6,7 @@
  * for HTTP and the Shield analyzer.
  */
 import * as grpc from '@grpc/grpc-js';
-import { cardRegistryV1GrpcJs, tolerantDecoding } from '@trustmesh/contracts';
+import { bindPlaintext, cardRegistryV1GrpcJs, shutdownGracefully, tolerantDecoding } from '@trustmesh/contracts';
 
 import { cardRegistryOperatorGrpcService, type CardRegistryOperatorGrpcDeps } from './card-registry-operator.grpc-service';
 import { cardRegistryGrpcService, type CardRegistryGrpcDeps } from './card-registry.grpc-service';
@@ -27,18 +27,10 @@ export class RegistryGrpcServer {
 
   /** Binds; resolves with the port (the one chosen when `port` is 0). */
   start(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-    });
+    return bindPlaintext(this.server, host, port);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.tryShutdown(() => resolve());
-      setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2_000).unref();
-    });
+    return shutdownGracefully(this.server);
   }
 }

@@ -7,7 +7,18 @@
  * `unary-edge.ts` of @trustmesh/contracts, shared with the registry's edge.
  */
 import * as grpc from '@grpc/grpc-js';
-import { bearerCredentialOf, GRPC_STATUS_OF_REFUSAL, isUndecodable, serveUnary, shieldAnalyzerV1GrpcJs, tolerantDecoding, type UnaryEdge, type UnaryRefusal } from '@trustmesh/contracts';
+import {
+  bearerCredentialOf,
+  bindPlaintext,
+  GRPC_STATUS_OF_REFUSAL,
+  isUndecodable,
+  serveUnary,
+  shieldAnalyzerV1GrpcJs,
+  shutdownGracefully,
+  tolerantDecoding,
+  type UnaryEdge,
+  type UnaryRefusal,
+} from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
@@ -114,18 +125,10 @@ export class ShieldAnalyzerGrpcServer {
 
   /** Binds (plaintext: TLS is the deployment's proxy's, as for REST in this slice); resolves with the port. */
   start(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-    });
+    return bindPlaintext(this.server, host, port);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.tryShutdown(() => resolve());
-      setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2_000).unref();
-    });
+    return shutdownGracefully(this.server);
   }
 }
