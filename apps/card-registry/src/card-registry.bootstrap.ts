@@ -21,7 +21,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { safeFetcherPort } from '@trustmesh/cards-federation';
 import { ConfigError } from '@trustmesh/platform-config';
-import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
+import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
@@ -54,8 +54,6 @@ import { ownershipProofRunner } from './trust/ownership-proofs';
 import { signaturePolicyGate } from './trust/signature-policy.gate';
 import { createTrustNetwork } from './trust/trust-network';
 import { TrustRecheckScheduler } from './trust/trust-recheck.scheduler';
-
-export const DEVELOPMENT_ACCOUNT = 'development';
 
 export interface CardRegistryHandle {
   readonly config: CardRegistryConfig;
@@ -100,14 +98,9 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     ...(options.writeLog ? { write: options.writeLog } : {}),
   });
 
-  let developmentOperatorCredential: string | null = null;
-  const operators = [...config.operatorCredentials];
-  if (operators.length === 0) {
-    // The configuration refuses this outside embedded development; never mint a live credential there.
-    if (!config.embedded) throw new ConfigError([{ variable: 'REGISTRY_OPERATOR_CREDENTIALS', message: 'is required in server mode' }]);
-    developmentOperatorCredential = mintSecret();
-    operators.push({ accountId: DEVELOPMENT_ACCOUNT, digest: sha256(developmentOperatorCredential) });
-  }
+  // The configuration refuses no operators outside embedded development; never mint a live credential there.
+  if (config.operatorCredentials.length === 0 && !config.embedded) throw new ConfigError([{ variable: 'REGISTRY_OPERATOR_CREDENTIALS', message: 'is required in server mode' }]);
+  const { operators, developmentCredential: developmentOperatorCredential } = withDevelopmentOperator(config.operatorCredentials);
 
   const infrastructure = await openRegistryInfrastructure(config, logger, options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {});
   const metrics = new RegistryMetrics();
@@ -183,7 +176,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     }
     logger.log('info', 'card registry listening', { http: httpUrl, grpc: grpcAddress, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });
     if (developmentOperatorCredential) {
-      print(`card-registry: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
+      print(`card-registry: development operator credential (account "${DEVELOPMENT_OPERATOR_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
     print(`card-registry: HTTP ${httpUrl}/v1, gRPC ${grpcAddress}${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
     if (config.federation.scheduler) {

@@ -1,12 +1,13 @@
 /**
  * The card registry's REST API (`/v1`, apps/card-registry/README.md) as the command line calls it: one
  * request per call, the bearer credential when there is one, answers bounded in size and time, redirects
- * never followed here (the command decides). Refusals are RFC 7807 documents
+ * never followed here (the command decides; bounded-http.request.ts). Refusals are RFC 7807 documents
  * `{ code, detail, issues: [{ path, code, severity, message }] }`; a registry that cannot be reached or
  * answers something else is a `RegistryUnreachable`, whose message never carries the answer's text.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+
+import { sendBoundedRequest } from './bounded-http.request';
 
 export interface RegistryIssue {
   path: string;
@@ -50,57 +51,29 @@ export class RegistryRestClient {
   }
 
   /** `path` is relative to the base (no leading slash), so a base path prefix is kept. */
-  call(method: 'GET' | 'POST', path: string, options: RegistryRequest = {}): Promise<RegistryAnswer> {
-    const url = new URL(path, this.base);
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const request = send(
-        url,
-        {
-          method,
-          timeout: REQUEST_TIMEOUT_MS,
-          headers: {
-            accept: 'application/json, application/problem+json',
-            ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-            ...(options.body ? { 'content-type': options.contentType ?? 'application/json', 'content-length': options.body.length } : {}),
-          },
-        },
-        (response) => readAnswer(response, this.base.origin).then(resolve, reject),
-      );
-      request.on('timeout', () => request.destroy(new RegistryUnreachable(`the registry at ${this.base.origin} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      request.on('error', (error: NodeJS.ErrnoException) => {
-        reject(error instanceof RegistryUnreachable ? error : new RegistryUnreachable(`cannot reach the registry at ${this.base.origin}${error.code ? ` (${error.code})` : ''}`));
-      });
-      request.end(options.body);
+  async call(method: 'GET' | 'POST', path: string, options: RegistryRequest = {}): Promise<RegistryAnswer> {
+    const answer = await sendBoundedRequest({
+      method,
+      url: new URL(path, this.base),
+      headers: {
+        accept: 'application/json, application/problem+json',
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.body ? { 'content-type': options.contentType ?? 'application/json' } : {}),
+      },
+      ...(options.body ? { body: options.body } : {}),
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      service: 'the registry',
+      unreachable: (message) => new RegistryUnreachable(message),
     });
+    let json: unknown;
+    try {
+      json = answer.bytes.length === 0 ? undefined : JSON.parse(answer.bytes.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    return { ...answer, json };
   }
-}
-
-function readAnswer(response: IncomingMessage, origin: string): Promise<RegistryAnswer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) {
-        response.destroy();
-        reject(new RegistryUnreachable(`the registry's answer exceeds ${MAX_ANSWER_BYTES} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    response.on('error', () => reject(new RegistryUnreachable(`the registry at ${origin} closed the connection mid-answer`)));
-    response.on('end', () => {
-      const bytes = Buffer.concat(chunks);
-      let json: unknown;
-      try {
-        json = bytes.length === 0 ? undefined : JSON.parse(bytes.toString('utf8'));
-      } catch {
-        json = undefined;
-      }
-      resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes, json });
-    });
-  });
 }
 
 /** The problem document's code, message and issues, or a generic line when the answer is not one. */

@@ -1,12 +1,11 @@
 /**
  * The Shield analyzer's REST API (`/v0.1`, SHIELD.md §13) as the command line calls it: one JSON request per
- * call with the bearer credential, answers bounded in size and time. A refusal comes back as the service's
- * `{ error, issues: [{ code, path, message }] }` (stable codes, JSON pointers into the input); a service that
- * cannot be reached or answers something else is a `ShieldUnreachable`, whose message never carries the
- * answer's text.
+ * call with the bearer credential, answers bounded in size and time (bounded-http.request.ts). A refusal comes
+ * back as the service's `{ error, issues: [{ code, path, message }] }` (stable codes, JSON pointers into the
+ * input); a service that cannot be reached or answers something else is a `ShieldUnreachable`, whose
+ * message never carries the answer's text.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { sendBoundedRequest } from './bounded-http.request';
 
 export interface ShieldIssue {
   code: string;
@@ -65,66 +64,30 @@ export class ShieldRestClient {
   }
 
   /** `path` is relative to the base (no leading slash), so a base path prefix is kept. */
-  private call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ShieldAnswer> {
-    const url = new URL(path, this.base);
+  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ShieldAnswer> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const request = send(
-        url,
-        {
-          method,
-          timeout: REQUEST_TIMEOUT_MS,
-          headers: {
-            authorization: `Bearer ${this.credential}`,
-            accept: 'application/json',
-            ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
-          },
-        },
-        (response) => readAnswer(response).then(resolve, reject),
-      );
-      request.on('timeout', () => request.destroy(new ShieldUnreachable(`the shield at ${this.base.origin} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      request.on('error', (error: NodeJS.ErrnoException) => {
-        reject(error instanceof ShieldUnreachable ? error : new ShieldUnreachable(`cannot reach the shield at ${this.base.origin}${error.code ? ` (${error.code})` : ''}`));
-      });
-      request.end(payload);
+    const { status, bytes } = await sendBoundedRequest({
+      method,
+      url: new URL(path, this.base),
+      headers: { authorization: `Bearer ${this.credential}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
+      ...(payload ? { body: payload } : {}),
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      service: 'the shield',
+      unreachable: (message) => new ShieldUnreachable(message),
     });
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new ShieldUnreachable(`the shield answered HTTP ${status} without JSON (is the URL a shield analyzer's?)`);
+    }
+    if (status >= 200 && status < 300) return { ok: true, status, value };
+    const refusal = value as { error?: unknown; issues?: unknown };
+    const issues = Array.isArray(refusal.issues) ? refusal.issues.filter(isIssue).map(({ code, path, message }) => ({ code, path, message })) : [];
+    const error = typeof refusal.error === 'string' ? refusal.error : `HTTP ${status}`;
+    return { ok: false, status, error, issues: issues.length > 0 ? issues : [{ code: `HTTP_${status}`, path: '', message: error }] };
   }
-}
-
-function readAnswer(response: IncomingMessage): Promise<ShieldAnswer> {
-  return new Promise((resolve, reject) => {
-    const status = response.statusCode ?? 0;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) {
-        response.destroy();
-        reject(new ShieldUnreachable(`the shield's answer exceeds ${MAX_ANSWER_BYTES} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    response.on('error', () => reject(new ShieldUnreachable('the shield closed the connection mid-answer')));
-    response.on('end', () => {
-      let value: unknown;
-      try {
-        value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        reject(new ShieldUnreachable(`the shield answered HTTP ${status} without JSON (is the URL a shield analyzer's?)`));
-        return;
-      }
-      if (status >= 200 && status < 300) {
-        resolve({ ok: true, status, value });
-        return;
-      }
-      const refusal = value as { error?: unknown; issues?: unknown };
-      const issues = Array.isArray(refusal.issues) ? refusal.issues.filter(isIssue).map(({ code, path, message }) => ({ code, path, message })) : [];
-      const error = typeof refusal.error === 'string' ? refusal.error : `HTTP ${status}`;
-      resolve({ ok: false, status, error, issues: issues.length > 0 ? issues : [{ code: `HTTP_${status}`, path: '', message: error }] });
-    });
-  });
 }
 
 function isIssue(value: unknown): value is ShieldIssue {

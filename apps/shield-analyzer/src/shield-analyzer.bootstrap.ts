@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
-import { mintSecret, sha256 } from '@trustmesh/platform-credentials';
+import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
@@ -34,8 +34,6 @@ import { ShieldAgentTokens } from './service/shield-agent-tokens';
 import { ShieldCallers } from './service/shield-callers';
 import { ShieldCaseService } from './service/shield-case.service';
 import { ShieldAnalyzerModule } from './shield-analyzer.module';
-
-export const DEVELOPMENT_ACCOUNT = 'development';
 
 export interface ShieldAnalyzerHandle {
   readonly config: ShieldAnalyzerConfig;
@@ -73,14 +71,9 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     ...(options.writeLog ? { write: options.writeLog } : {}),
   });
 
-  let developmentOperatorCredential: string | null = null;
-  const operators = [...config.operatorCredentials];
-  if (operators.length === 0) {
-    // The configuration refuses this outside embedded development; never mint a live credential there.
-    if (!config.embedded) throw new ConfigError([{ variable: 'SHIELD_OPERATOR_CREDENTIALS', message: 'is required in server mode' }]);
-    developmentOperatorCredential = mintSecret();
-    operators.push({ accountId: DEVELOPMENT_ACCOUNT, digest: sha256(developmentOperatorCredential) });
-  }
+  // The configuration refuses no operators outside embedded development; never mint a live credential there.
+  if (config.operatorCredentials.length === 0 && !config.embedded) throw new ConfigError([{ variable: 'SHIELD_OPERATOR_CREDENTIALS', message: 'is required in server mode' }]);
+  const { operators, developmentCredential: developmentOperatorCredential } = withDevelopmentOperator(config.operatorCredentials);
 
   const infrastructure = await openShieldInfrastructure(config, logger, options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {});
   const metrics = new ShieldMetrics();
@@ -138,7 +131,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       model: config.model ? config.model.provider : 'none',
     });
     if (developmentOperatorCredential) {
-      print(`shield-analyzer: development operator credential (account "${DEVELOPMENT_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
+      print(`shield-analyzer: development operator credential (account "${DEVELOPMENT_OPERATOR_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
     }
     print(`shield-analyzer: REST ${httpUrl}/v0.1, gRPC ${grpcAddress}${operatorUrl ? `, operator ${operatorUrl}` : ''}`);
 

@@ -24,4 +24,16 @@ export type { Timestamp } from './generated/nestjs/google/protobuf/timestamp';
 export { PROTO_LOADER_OPTIONS, PROTO_ROOT, protoFilePath, protoRootCandidates, resolveProtoRoot } from './proto-files';
 export { dateFromTimestamp, timestampFromDate } from './timestamps';
 export { callUnary, type UnaryInvoker } from './unary-call';
+export { bindPlaintext, shutdownGracefully } from './grpc-server.lifecycle';
+export {
+  bearerCredentialOf,
+  GRPC_STATUS_OF_REFUSAL,
+  isUndecodable,
+  serveUnary,
+  tolerantDecoding,
+  type RefusalKind,
+  type UnaryAnswer,
+  type UnaryEdge,
+  type UnaryRefusal,
+} from './unary-edge';
 export { decodeRegistryRefusal, encodeRegistryRefusal, REGISTRY_CATALOG_RESULT_METADATA, REGISTRY_ISSUES_METADATA, type RegistryRefusal, type RegistryRefusalIssue } from './registry-refusal';

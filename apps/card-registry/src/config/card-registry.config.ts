@@ -9,6 +9,7 @@
  * is set, like the Shield analyzer).
  */
 import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
 import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
@@ -18,11 +19,6 @@ import { collectRegistryLimitsConfig, type RegistryLimitsConfig } from '../limit
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
 
-export interface OperatorCredential {
-  accountId: string;
-  /** SHA-256 of the bearer credential (32 bytes). */
-  digest: Buffer;
-}
 
 export interface CardRegistryConfig {
   platform: PlatformConfig;
@@ -55,8 +51,6 @@ export interface CardRegistryConfig {
   trust: TrustConfig;
 }
 
-const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
-const SHA256_HEX = /^[0-9a-f]{64}$/i;
 /** Base64 grows bytes by 4/3; the rest of the event (summary, ids) stays well under this margin. */
 const EVENT_MARGIN_BYTES = 256 * 1024;
 /** Beyond this a card's event would pass 1 MiB, which Kafka brokers refuse by default (message.max.bytes). */
@@ -94,20 +88,12 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
       ? null
       : { host: host('REGISTRY_OPERATOR_HOST', '127.0.0.1'), port: integer('REGISTRY_OPERATOR_PORT', embedded ? 0 : 9470, 0, 65535) };
 
-  const operatorCredentials: OperatorCredential[] = [];
+  let operatorCredentials: OperatorCredential[] = [];
   const credentialsRaw = value('REGISTRY_OPERATOR_CREDENTIALS');
   if (credentialsRaw !== undefined) {
-    let bad = 0;
-    for (const entry of credentialsRaw.split(/[\s,]+/).filter(Boolean)) {
-      const separator = entry.lastIndexOf(':');
-      const account = entry.slice(0, separator);
-      const digest = entry.slice(separator + 1);
-      if (separator < 1 || !ACCOUNT.test(account) || !SHA256_HEX.test(digest)) bad += 1;
-      else operatorCredentials.push({ accountId: account, digest: Buffer.from(digest, 'hex') });
-    }
-    // Never echo the entries: a misplaced plaintext credential must not reach the logs.
-    if (bad > 0) fail('REGISTRY_OPERATOR_CREDENTIALS', `must hold account:sha256hex pairs separated by commas (${bad} entr${bad === 1 ? 'y is' : 'ies are'} not)`);
-    else if (operatorCredentials.length === 0) fail('REGISTRY_OPERATOR_CREDENTIALS', 'is set but holds no account:sha256hex pair');
+    const parsed = parseOperatorCredentials(credentialsRaw);
+    if (parsed.ok) operatorCredentials = parsed.credentials;
+    else fail('REGISTRY_OPERATOR_CREDENTIALS', parsed.problem);
   } else if (!embedded) {
     fail('REGISTRY_OPERATOR_CREDENTIALS', 'is required in server mode (DATABASE_URL set): account:sha256hex pairs of the operator bearer credentials');
   }

@@ -3,10 +3,22 @@
  * rate limit (the same counters as HTTP), decoding that never blames the server for a client's bytes,
  * `authorization: Bearer` metadata, the per-credential limit on writes, refusals as a status code plus the
  * `registry-issues-bin` trailer (`encodeRegistryRefusal`), UNAVAILABLE when the database is unreachable,
- * and one log line per call (method and status code only, never a credential or a document).
+ * and one log line per call (method and status code only, never a credential or a document). What the
+ * shield's edge shares (decoding, bearer, statuses, the answer and its log line) is `unary-edge.ts` of
+ * @trustmesh/contracts.
  */
 import * as grpc from '@grpc/grpc-js';
-import { encodeRegistryRefusal, REGISTRY_ISSUES_METADATA } from '@trustmesh/contracts';
+import {
+  bearerCredentialOf,
+  encodeRegistryRefusal,
+  GRPC_STATUS_OF_REFUSAL,
+  isUndecodable,
+  REGISTRY_ISSUES_METADATA,
+  serveUnary,
+  type UnaryAnswer,
+  type UnaryEdge,
+  type UnaryRefusal,
+} from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
 import { grpcPeerAddress, sourceAddressOf } from '@trustmesh/platform-rate-limits';
 
@@ -14,59 +26,21 @@ import type { RegistryLimits, RouteClass } from '../limits/registry-limits';
 import type { RegistryCaller, RegistryCallers } from '../service/registry-callers';
 import { isUnavailable, UNAVAILABLE, type ServiceFailure, type ServiceResult } from '../service/registry-service.result';
 
-/** What a request that is not a protobuf message of its method decodes to (see `tolerant`). */
-const UNDECODABLE = Symbol('undecodable request');
-
-/**
- * The service definition with decoders that never throw: grpc-js answers a decoder's exception with
- * INTERNAL; here such a request reaches the edge as UNDECODABLE and is refused with INVALID_ARGUMENT.
- */
-export function tolerant<D extends grpc.ServiceDefinition>(definition: D): D {
-  const methods = Object.entries(definition).map(([name, method]) => [
-    name,
-    {
-      ...method,
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return method.requestDeserialize(bytes);
-        } catch {
-          return UNDECODABLE;
-        }
-      },
-    },
-  ]);
-  return Object.fromEntries(methods) as D;
-}
-
 /** The status a failure is answered with (the REST status each stands for is in the proto's header). */
 function statusOf(failure: ServiceFailure): grpc.status {
-  switch (failure.kind) {
-    case 'invalid':
-    case 'unprocessable':
-      return grpc.status.INVALID_ARGUMENT;
-    case 'unauthenticated':
-      return grpc.status.UNAUTHENTICATED;
-    case 'forbidden':
-      return grpc.status.PERMISSION_DENIED;
-    case 'not_found':
-    case 'gone':
-      return grpc.status.NOT_FOUND;
-    case 'exhausted':
-      return grpc.status.RESOURCE_EXHAUSTED;
-    case 'conflict':
-      if (failure.code === 'REVISION_CONFLICT' || failure.code === 'PUBLISHER_EXISTS') return grpc.status.ALREADY_EXISTS;
-      // A race lost inside the registry: the same call again is the fix.
-      if (failure.code === 'NAMESPACE_CHANGED') return grpc.status.ABORTED;
-      // A catalog a concurrent change stopped after earlier namespaces were stored: the same bytes again finish it.
-      if (failure.code === 'CATALOG_PARTIALLY_STORED') return grpc.status.ABORTED;
-      return grpc.status.FAILED_PRECONDITION;
-  }
+  if (failure.kind !== 'conflict') return GRPC_STATUS_OF_REFUSAL[failure.kind];
+  if (failure.code === 'REVISION_CONFLICT' || failure.code === 'PUBLISHER_EXISTS') return grpc.status.ALREADY_EXISTS;
+  // A race lost inside the registry: the same call again is the fix.
+  if (failure.code === 'NAMESPACE_CHANGED') return grpc.status.ABORTED;
+  // A catalog a concurrent change stopped after earlier namespaces were stored: the same bytes again finish it.
+  if (failure.code === 'CATALOG_PARTIALLY_STORED') return grpc.status.ABORTED;
+  return grpc.status.FAILED_PRECONDITION;
 }
 
 /** Trailers an RPC adds to a refusal beside `registry-issues-bin` (PublishCatalog's partial result). */
 export type RefusalTrailers = (failure: ServiceFailure) => Record<string, Buffer>;
 
-function refusalOf(code: grpc.status, failure: ServiceFailure, trailers?: RefusalTrailers): Partial<grpc.StatusObject> {
+function refusalOf(code: grpc.status, failure: ServiceFailure, trailers?: RefusalTrailers): UnaryRefusal {
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(trailers?.(failure) ?? {})) metadata.set(key, value);
   const retryAfterSeconds = failure.extra?.['retryAfterSeconds'];
@@ -77,16 +51,8 @@ function refusalOf(code: grpc.status, failure: ServiceFailure, trailers?: Refusa
   return { code, details: failure.detail, metadata };
 }
 
-const refusal = (failure: ServiceFailure, trailers?: RefusalTrailers): Partial<grpc.StatusObject> => refusalOf(statusOf(failure), failure, trailers);
-
 export function failure(kind: ServiceFailure['kind'], code: string, message: string, path = ''): ServiceFailure {
   return { kind, code, detail: message, issues: [{ path, code, severity: 'error', message }] };
-}
-
-function bearerOf(metadata: grpc.Metadata): string | undefined {
-  const value = metadata.get('authorization')[0];
-  const match = typeof value === 'string' ? /^Bearer ([\x21-\x7e]{1,512})$/i.exec(value) : null;
-  return match?.[1];
 }
 
 type RpcHandler<Req, Res> = (caller: RegistryCaller | null, request: Req) => Promise<ServiceResult<Res>>;
@@ -98,7 +64,16 @@ export interface RegistryGrpcEdgeOptions {
 }
 
 export class RegistryGrpcEdge {
-  constructor(private readonly options: RegistryGrpcEdgeOptions) {}
+  private readonly edge: UnaryEdge;
+
+  constructor(private readonly options: RegistryGrpcEdgeOptions) {
+    this.edge = {
+      name: 'registry',
+      log: (level, message, fields) => options.logger.log(level, message, fields),
+      isUnavailable,
+      unavailable: () => refusalOf(grpc.status.UNAVAILABLE, failure('invalid', UNAVAILABLE.code, UNAVAILABLE.message)),
+    };
+  }
 
   /** An anonymous read RPC (the more generous per-source limit). */
   read<Req, Res>(method: string, run: (request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> {
@@ -111,21 +86,10 @@ export class RegistryGrpcEdge {
   }
 
   private unary<Req, Res>(method: string, routeClass: RouteClass, run: RpcHandler<Req, Res>, trailers?: RefusalTrailers): grpc.handleUnaryCall<Req, Res> {
-    return (call, callback) => {
-      void this.handle(method, routeClass, call, run).then(
-        (outcome) => {
-          if (outcome.ok) callback(null, outcome.value);
-          else callback(refusal(outcome.failure, trailers));
-          this.options.logger.log('info', 'registry grpc call', { method, code: outcome.ok ? grpc.status.OK : statusOf(outcome.failure) });
-        },
-        (error: unknown) => {
-          // An unreachable database is the caller's to retry (UNAVAILABLE), not a fault of the service.
-          const unavailable = isUnavailable(error);
-          this.options.logger.log(unavailable ? 'warn' : 'error', 'registry grpc call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
-          callback(unavailable ? refusalOf(grpc.status.UNAVAILABLE, failure('invalid', UNAVAILABLE.code, UNAVAILABLE.message)) : { code: grpc.status.INTERNAL, details: 'Internal error' });
-        },
-      );
-    };
+    return serveUnary(this.edge, method, async (call): Promise<UnaryAnswer<Res>> => {
+      const outcome = await this.handle(method, routeClass, call, run);
+      return outcome.ok ? outcome : { ok: false, refusal: refusalOf(statusOf(outcome.failure), outcome.failure, trailers) };
+    });
   }
 
   private async handle<Req, Res>(method: string, routeClass: RouteClass, call: grpc.ServerUnaryCall<Req, Res>, run: RpcHandler<Req, Res>): Promise<ServiceResult<Res>> {
@@ -137,12 +101,12 @@ export class RegistryGrpcEdge {
     }
     let caller: RegistryCaller | null = null;
     if (routeClass === 'write') {
-      caller = await callers.authenticate(bearerOf(call.metadata));
+      caller = await callers.authenticate(bearerCredentialOf(call.metadata));
       if (!caller) return { ok: false, failure: failure('unauthenticated', 'UNAUTHENTICATED', 'A valid bearer credential is required (metadata authorization: Bearer …)') };
       const limited = limits?.admitCaller(caller);
       if (limited) return { ok: false, failure: limited };
     }
-    if ((call.request as unknown) === UNDECODABLE) return { ok: false, failure: failure('invalid', 'MESSAGE_INVALID', `The request is not a ${method}Request message`) };
+    if (isUndecodable(call.request)) return { ok: false, failure: failure('invalid', 'MESSAGE_INVALID', `The request is not a ${method}Request message`) };
     return run(caller, call.request);
   }
 }

@@ -6,11 +6,10 @@
  * for HTTP and the Shield analyzer.
  */
 import * as grpc from '@grpc/grpc-js';
-import { cardRegistryV1GrpcJs } from '@trustmesh/contracts';
+import { bindPlaintext, cardRegistryV1GrpcJs, shutdownGracefully, tolerantDecoding } from '@trustmesh/contracts';
 
 import { cardRegistryOperatorGrpcService, type CardRegistryOperatorGrpcDeps } from './card-registry-operator.grpc-service';
 import { cardRegistryGrpcService, type CardRegistryGrpcDeps } from './card-registry.grpc-service';
-import { tolerant } from './registry-grpc.edge';
 
 /** Room for the request's other fields (identifier, kind, flags) around the document. */
 const ENVELOPE_BYTES = 16 * 1024;
@@ -22,24 +21,16 @@ export class RegistryGrpcServer {
 
   constructor(deps: RegistryGrpcDeps) {
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': deps.maxCardBytes + ENVELOPE_BYTES });
-    this.server.addService(tolerant(cardRegistryV1GrpcJs.CardRegistryService), cardRegistryGrpcService(deps));
-    this.server.addService(tolerant(cardRegistryV1GrpcJs.CardRegistryOperatorService), cardRegistryOperatorGrpcService(deps));
+    this.server.addService(tolerantDecoding(cardRegistryV1GrpcJs.CardRegistryService), cardRegistryGrpcService(deps));
+    this.server.addService(tolerantDecoding(cardRegistryV1GrpcJs.CardRegistryOperatorService), cardRegistryOperatorGrpcService(deps));
   }
 
   /** Binds; resolves with the port (the one chosen when `port` is 0). */
   start(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-    });
+    return bindPlaintext(this.server, host, port);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.tryShutdown(() => resolve());
-      setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2_000).unref();
-    });
+    return shutdownGracefully(this.server);
   }
 }

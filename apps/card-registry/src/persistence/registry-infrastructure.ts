@@ -2,8 +2,8 @@
  * Everything the registry runs on, opened by the platform backbone (`@trustmesh/platform-backbone`): the
  * platform database, the event store (topic `registry.cards.v1`), the event bus, the registry's Prisma
  * client, the outbox publisher, the projection runner of the read models, and the platform's maintenance
- * scheduler. What is the registry's own: its migrations, topic, read model, Prisma client type, and the
- * event bound that follows the card bound.
+ * scheduler. What is the registry's own: its migrations, topic, read model, Prisma client type, the
+ * event bound that follows the card bound, and the search backfill of an upgraded database.
  */
 import { openAppBackbone } from '@trustmesh/platform-backbone';
 import type { EventBus } from '@trustmesh/platform-bus';
@@ -18,6 +18,7 @@ import { PrismaClient } from './generated/prisma/client';
 import { CARD_REGISTRY_MIGRATIONS } from './card-registry.migrations';
 import { REGISTRY_CARDS_TOPIC } from './registry.stream';
 import { registryReadModelProjection } from './registry-read-model.projection';
+import { backfillSearchDocuments } from './registry-search.backfill';
 
 export interface RegistryInfrastructure {
   readonly database: Database;
@@ -46,5 +47,12 @@ export async function openRegistryInfrastructure(config: CardRegistryConfig, log
     ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
   });
   const { database, store, bus, client, publisher, projections, close } = backbone;
+  try {
+    // Cards projected before the search columns existed (an upgraded database) become searchable.
+    await backfillSearchDocuments(database, { logger });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return { database, store, bus, prisma: client, publisher, projection: projections[0], close };
 }

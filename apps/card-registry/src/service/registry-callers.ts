@@ -7,10 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { digestsEqual, indexOfDigest, mintSecret, sha256, sha256Hex } from '@trustmesh/platform-credentials';
+import { digestsEqual, indexOfDigest, mintSecret, sha256, sha256Hex, type OperatorCredential } from '@trustmesh/platform-credentials';
 import type { EventStore } from '@trustmesh/platform-event-store';
 
-import type { OperatorCredential } from '../config/card-registry.config';
 import { credentialStreamId, type PublisherCredentialIssued, type PublisherCredentialRevoked } from '../persistence/registry.stream';
 
 export const PUBLISHER_CREDENTIAL_PREFIX = 'tmrp_';

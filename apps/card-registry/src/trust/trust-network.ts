@@ -2,17 +2,15 @@
  * Every outbound call the trust features make, built once from the configuration: the SafeFetcher (CARDS.md
  * §3.3 "Safe fetching": HTTPS only, private and loopback addresses refused, bounded size and time), the TXT
  * lookup of DNS proofs, and key documents (DID documents) fetched as strict JSON with the SHA-256 of their
- * exact bytes, which re-verification compares to notice a changed document.
+ * exact bytes (`jsonDocumentFetch` of @trustmesh/cards-fetcher), which re-verification compares to notice a
+ * changed document.
  *
  * The test-only overrides (trust.config.ts) swap the CA store, the host lookup, the DNS servers and the
  * HTTPS port, and admit 127.0.0.1; production wiring never sets them.
  */
-import { createHash } from 'node:crypto';
-
-import { SafeFetcher, type LookupAll } from '@trustmesh/cards-fetcher';
+import { jsonDocumentFetch, SafeFetcher, type JsonDocumentOutcome, type LookupAll } from '@trustmesh/cards-fetcher';
 import { createTxtLookup, type TxtLookup } from '@trustmesh/cards-ownership';
 import type { KeyDocumentResolver } from '@trustmesh/cards-signatures';
-import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { TrustConfig } from './trust.config';
 
@@ -21,7 +19,7 @@ const KEY_DOCUMENT_MAX_BYTES = 128 * 1024;
 const KEY_DOCUMENT_TIMEOUT_MS = 10_000;
 const KEY_DOCUMENT_MAX_DEPTH = 32;
 
-export type KeyDocumentFetch = { ok: true; document: unknown; digest: string } | { ok: false; code: string };
+export type KeyDocumentFetch = JsonDocumentOutcome;
 
 export interface TrustNetwork {
   readonly fetcher: SafeFetcher;
@@ -64,21 +62,9 @@ export function createTrustNetwork(config: TrustConfig): TrustNetwork {
   const txtLookup = createTxtLookup(overrides?.dnsServers ? { servers: overrides.dnsServers } : {});
   const httpsPortForTests = overrides?.httpsPort;
 
-  const fetchKeyDocument = async (url: string): Promise<KeyDocumentFetch> => {
-    const outcome = await fetcher.fetch(onPort(url, httpsPortForTests), { maxBytes: KEY_DOCUMENT_MAX_BYTES, timeoutMs: KEY_DOCUMENT_TIMEOUT_MS, accept: 'application/did+json, application/json' });
-    if (!outcome.ok) return { ok: false, code: outcome.error.code };
-    if (outcome.response.status !== 200) return { ok: false, code: 'FETCH_HTTP_STATUS' };
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(outcome.response.bytes);
-    } catch {
-      return { ok: false, code: 'KEY_DOCUMENT_NOT_UTF8' };
-    }
-    // Duplicate keys or rounded integers must not decide which key verifies.
-    const parsed = parseStrictJson(text, { maxDepth: KEY_DOCUMENT_MAX_DEPTH, loneSurrogates: 'refuse', unsafeIntegers: 'refuse' });
-    if (!parsed.ok) return { ok: false, code: 'KEY_DOCUMENT_NOT_JSON' };
-    return { ok: true, document: parsed.value, digest: `sha256:${createHash('sha256').update(outcome.response.bytes).digest('hex')}` };
-  };
+  // No cache: a proof or a re-check must see the document as it is now.
+  const fetchDocument = jsonDocumentFetch(fetcher, { maxBytes: KEY_DOCUMENT_MAX_BYTES, timeoutMs: KEY_DOCUMENT_TIMEOUT_MS, maxDepth: KEY_DOCUMENT_MAX_DEPTH, accept: 'application/did+json, application/json' });
+  const fetchKeyDocument = (url: string): Promise<KeyDocumentFetch> => fetchDocument(onPort(url, httpsPortForTests));
 
   return {
     fetcher,

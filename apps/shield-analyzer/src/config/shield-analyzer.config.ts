@@ -9,6 +9,7 @@
  * is set, like the relay gateway's service credential).
  */
 import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { MODEL_PROVIDER_KINDS, type ModelProviderKind } from '@trustmesh/shield-model';
 
@@ -16,12 +17,6 @@ export const SHIELD_ANALYZER_SERVICE_NAME = 'shield-analyzer';
 export const SHIELD_ANALYZER_APP_VERSION = '0.1.0';
 
 
-export interface OperatorCredential {
-  /** The operator account every case opened with this credential belongs to. */
-  accountId: string;
-  /** SHA-256 of the bearer credential (32 bytes). */
-  digest: Buffer;
-}
 
 export interface ShieldModelConfig {
   provider: ModelProviderKind;
@@ -51,8 +46,6 @@ export interface ShieldAnalyzerConfig {
   producer: string;
 }
 
-const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
-const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
 /** Reads and validates the analyzer's configuration; throws a `ConfigError` naming every bad variable. */
 export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
@@ -70,21 +63,12 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
       ? null
       : { host: host('SHIELD_OPERATOR_HOST', '127.0.0.1'), port: integer('SHIELD_OPERATOR_PORT', embedded ? 0 : 9465, 0, 65535) };
 
-  const operatorCredentials: OperatorCredential[] = [];
+  let operatorCredentials: OperatorCredential[] = [];
   const credentialsRaw = value('SHIELD_OPERATOR_CREDENTIALS');
   if (credentialsRaw !== undefined) {
-    const entries = credentialsRaw.split(/[\s,]+/).filter(Boolean);
-    let bad = 0;
-    for (const entry of entries) {
-      const separator = entry.lastIndexOf(':');
-      const account = entry.slice(0, separator);
-      const digest = entry.slice(separator + 1);
-      if (separator < 1 || !ACCOUNT.test(account) || !SHA256_HEX.test(digest)) bad += 1;
-      else operatorCredentials.push({ accountId: account, digest: Buffer.from(digest, 'hex') });
-    }
-    // Never echo the entries: a misplaced plaintext credential must not reach the logs.
-    if (bad > 0) fail('SHIELD_OPERATOR_CREDENTIALS', `must hold account:sha256hex pairs (account 1-64 of A-Z a-z 0-9 . _ -, then 64 hex characters), separated by commas (${bad} entr${bad === 1 ? 'y is' : 'ies are'} not)`);
-    else if (operatorCredentials.length === 0) fail('SHIELD_OPERATOR_CREDENTIALS', 'is set but holds no account:sha256hex pair');
+    const parsed = parseOperatorCredentials(credentialsRaw);
+    if (parsed.ok) operatorCredentials = parsed.credentials;
+    else fail('SHIELD_OPERATOR_CREDENTIALS', parsed.problem);
   } else if (!embedded) {
     fail('SHIELD_OPERATOR_CREDENTIALS', 'is required in server mode (DATABASE_URL set): account:sha256hex pairs of the operator bearer credentials');
   }

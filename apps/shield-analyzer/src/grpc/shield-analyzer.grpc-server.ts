@@ -3,57 +3,37 @@
  * agent tokens, on plain @grpc/grpc-js with the generated codecs of `@trustmesh/contracts`: the same
  * application service as REST, the same refusals. Bearer credentials travel in the `authorization` metadata; a refusal's
  * `{ error, issues }` travels in the trailing metadata `shield-issues-bin` (JSON, UTF-8). Logs carry the
- * method and status code only (§12).
+ * method and status code only (§12). Decoding, the bearer, statuses and the answer with its log line are
+ * `unary-edge.ts` of @trustmesh/contracts, shared with the registry's edge.
  */
 import * as grpc from '@grpc/grpc-js';
-import { shieldAnalyzerV1GrpcJs } from '@trustmesh/contracts';
+import {
+  bearerCredentialOf,
+  bindPlaintext,
+  GRPC_STATUS_OF_REFUSAL,
+  isUndecodable,
+  serveUnary,
+  shieldAnalyzerV1GrpcJs,
+  shutdownGracefully,
+  tolerantDecoding,
+  type UnaryEdge,
+  type UnaryRefusal,
+} from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
 import type { ShieldCaseService } from '../service/shield-case.service';
-import { fail, isUnavailable, notJsonIssue, succeed, UNAVAILABLE, type ServiceResult, type ShieldFailure, type ShieldFailureKind } from '../service/shield-service.result';
-
-const CODES: Record<ShieldFailureKind, grpc.status> = {
-  invalid: grpc.status.INVALID_ARGUMENT,
-  unauthenticated: grpc.status.UNAUTHENTICATED,
-  forbidden: grpc.status.PERMISSION_DENIED,
-  not_found: grpc.status.NOT_FOUND,
-  conflict: grpc.status.ABORTED,
-};
+import { fail, isUnavailable, notJsonIssue, succeed, UNAVAILABLE, type ServiceResult, type ShieldFailure } from '../service/shield-service.result';
 
 export const SHIELD_ISSUES_METADATA = 'shield-issues-bin';
 
-/** What a request that is not a protobuf message of its method decodes to (see `tolerant`). */
-const UNDECODABLE = Symbol('undecodable request');
-
-/**
- * The service definition with decoders that never throw: grpc-js answers a decoder's exception with
- * INTERNAL, which would blame the server for a client's bytes. A request that does not decode reaches its
- * handler as `UNDECODABLE` and is refused there like any other bad input (INVALID_ARGUMENT).
- */
-function tolerant<D extends grpc.ServiceDefinition>(definition: D): D {
-  const methods = Object.entries(definition).map(([name, method]) => [
-    name,
-    {
-      ...method,
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return method.requestDeserialize(bytes);
-        } catch {
-          return UNDECODABLE;
-        }
-      },
-    },
-  ]);
-  return Object.fromEntries(methods) as D;
+function refusal(failure: ShieldFailure): UnaryRefusal {
+  // A conflict is a case changed by another call meanwhile: the same call again is the fix.
+  return withIssues(failure.kind === 'conflict' ? grpc.status.ABORTED : GRPC_STATUS_OF_REFUSAL[failure.kind], failure.error, failure.issues);
 }
 
-function refusal(failure: ShieldFailure): Partial<grpc.StatusObject> {
-  return withIssues(CODES[failure.kind], failure.error, failure.issues);
-}
-
-function withIssues(code: grpc.status, error: string, issues: ShieldFailure['issues']): Partial<grpc.StatusObject> {
+function withIssues(code: grpc.status, error: string, issues: ShieldFailure['issues']): UnaryRefusal {
   const metadata = new grpc.Metadata();
   metadata.set(SHIELD_ISSUES_METADATA, Buffer.from(JSON.stringify({ error, issues }), 'utf8'));
   return { code, details: error, metadata };
@@ -69,12 +49,6 @@ function parseJson(text: string): ServiceResult<unknown> {
   return fail('invalid', issue.code, issue.message, issue.path);
 }
 
-function bearerOf(metadata: grpc.Metadata): string | undefined {
-  const value = metadata.get('authorization')[0];
-  const match = typeof value === 'string' ? /^Bearer ([\x21-\x7e]{1,512})$/i.exec(value) : null;
-  return match?.[1];
-}
-
 export class ShieldAnalyzerGrpcServer {
   private readonly server: grpc.Server;
 
@@ -84,32 +58,22 @@ export class ShieldAnalyzerGrpcServer {
     maxMessageBytes: number,
   ) {
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes });
-    const unary = <Req, Res>(method: string, run: (caller: ShieldCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> => {
-      return (call, callback) => {
-        void (async () => {
-          const caller = await this.service.authenticate(bearerOf(call.metadata));
-          if (!caller) return refusal({ kind: 'unauthenticated', error: 'A valid bearer credential is required', issues: [{ code: 'SHIELD_UNAUTHENTICATED', path: '', message: 'A valid bearer credential is required' }] });
-          if ((call.request as unknown) === UNDECODABLE) {
-            return refusal({ kind: 'invalid', error: `The request is not a ${method}Request message`, issues: [{ code: 'SHIELD_MESSAGE_INVALID', path: '', message: `The request is not a ${method}Request message` }] });
-          }
-          const result = await run(caller, call.request);
-          if (!result.ok) return refusal(result.failure);
-          callback(null, result.value);
-          return null;
-        })().then(
-          (failed) => {
-            if (failed) callback(failed);
-            this.logger.log('info', 'shield grpc call', { method, code: failed?.code ?? grpc.status.OK });
-          },
-          (error: unknown) => {
-            // An unreachable database is the caller's to retry (UNAVAILABLE), not a fault of the service.
-            const unavailable = isUnavailable(error);
-            this.logger.log(unavailable ? 'warn' : 'error', 'shield grpc call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
-            callback(unavailable ? withIssues(grpc.status.UNAVAILABLE, UNAVAILABLE.message, [UNAVAILABLE]) : { code: grpc.status.INTERNAL, details: 'Internal error' });
-          },
-        );
-      };
+    const edge: UnaryEdge = {
+      name: 'shield',
+      log: (level, message, fields) => this.logger.log(level, message, fields),
+      isUnavailable,
+      unavailable: () => withIssues(grpc.status.UNAVAILABLE, UNAVAILABLE.message, [UNAVAILABLE]),
     };
+    const unary = <Req, Res>(method: string, run: (caller: ShieldCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> =>
+      serveUnary(edge, method, async (call: grpc.ServerUnaryCall<Req, Res>) => {
+        const caller = await this.service.authenticate(bearerCredentialOf(call.metadata));
+        if (!caller) return { ok: false, refusal: refusal({ kind: 'unauthenticated', error: 'A valid bearer credential is required', issues: [{ code: 'SHIELD_UNAUTHENTICATED', path: '', message: 'A valid bearer credential is required' }] }) };
+        if (isUndecodable(call.request)) {
+          return { ok: false, refusal: refusal({ kind: 'invalid', error: `The request is not a ${method}Request message`, issues: [{ code: 'SHIELD_MESSAGE_INVALID', path: '', message: `The request is not a ${method}Request message` }] }) };
+        }
+        const result = await run(caller, call.request);
+        return result.ok ? result : { ok: false, refusal: refusal(result.failure) };
+      });
     const json = (value: unknown) => JSON.stringify(value);
     const implementation: shieldAnalyzerV1GrpcJs.ShieldAnalyzerServer = {
       openCase: unary('OpenCase', async (caller, request: shieldAnalyzerV1GrpcJs.OpenCaseRequest) => {
@@ -156,23 +120,15 @@ export class ShieldAnalyzerGrpcServer {
         return result.ok ? { ok: true, value: { agentTokenJson: json(result.value) } } : result;
       }),
     };
-    this.server.addService(tolerant(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService), implementation);
+    this.server.addService(tolerantDecoding(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService), implementation);
   }
 
   /** Binds (plaintext: TLS is the deployment's proxy's, as for REST in this slice); resolves with the port. */
   start(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-    });
+    return bindPlaintext(this.server, host, port);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.tryShutdown(() => resolve());
-      setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2_000).unref();
-    });
+    return shutdownGracefully(this.server);
   }
 }

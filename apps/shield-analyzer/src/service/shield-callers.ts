@@ -3,9 +3,8 @@
  * configured as SHA-256 digests, and agent tokens an operator issues for one of its agents
  * (`shield-agent-tokens.ts`). Comparisons are constant-time over digests.
  */
-import { indexOfDigest, sha256 } from '@trustmesh/platform-credentials';
+import { indexOfDigest, sha256, type OperatorCredential } from '@trustmesh/platform-credentials';
 
-import type { OperatorCredential } from '../config/shield-analyzer.config';
 import { AGENT_TOKEN_PREFIX, type AgentTokenHolder, type ShieldAgentTokens } from './shield-agent-tokens';
 
 export type ShieldCaller = { kind: 'operator'; accountId: string } | ({ kind: 'agent' } & AgentTokenHolder);

@@ -16,9 +16,13 @@ export {
 } from './safe-fetch.types';
 export { classifyAddress, isIpLiteral, parseIpv4Literal, parseIpv6Literal, type AddressClass, type AddressVerdict } from './address.classifier';
 export {
+  jsonDocumentFetch,
   jsonDocumentResolver,
   JSON_DOCUMENT_DEFAULTS,
   type JsonDocumentCacheOptions,
+  type JsonDocumentFailureCode,
+  type JsonDocumentFetch,
+  type JsonDocumentOutcome,
   type JsonDocumentResolver,
   type JsonDocumentResolverOptions,
 } from './json-document.resolver';

@@ -1,4 +1,6 @@
-import { jsonDocumentResolver } from './json-document.resolver';
+import { createHash } from 'node:crypto';
+
+import { jsonDocumentFetch, jsonDocumentResolver } from './json-document.resolver';
 import { SafeFetcher } from './safe-fetcher';
 import { admitLoopbackForTests, createTestCa, lookupFromMap, startHttpsServer, type TestCa, type TestHttpsServer } from './testing';
 
@@ -54,6 +56,31 @@ describe('jsonDocumentResolver over SafeFetcher', () => {
   it('refuses the loopback test server itself when the fetcher does not admit it', async () => {
     const strict = jsonDocumentResolver(new SafeFetcher({ lookup, ca: ca.cert }));
     expect(await strict(at('/.well-known/did.json'))).toBeUndefined();
+  });
+
+  it('with jsonDocumentFetch, gives the SHA-256 of the exact bytes, and a changed document a new digest', async () => {
+    const fetch = jsonDocumentFetch(fetcher);
+    const body = '{"id":"did:web:acme.test","verificationMethod":[{"id":"#k1"}]}';
+    expect(await fetch(at('/.well-known/did.json'))).toEqual({ ok: true, document: JSON.parse(body), digest: `sha256:${createHash('sha256').update(body).digest('hex')}` });
+    version = 1;
+    const before = await fetch(at('/changing.json'));
+    version = 2;
+    const after = await fetch(at('/changing.json'));
+    expect(before.ok && after.ok && before.digest !== after.digest).toBe(true);
+  });
+
+  it('with jsonDocumentFetch, names why a document could not be had', async () => {
+    const fetch = jsonDocumentFetch(fetcher, { maxBytes: 2048 });
+    const codes = [];
+    for (const path of ['/duplicate.json', '/not-json.json', '/not-utf8.json', '/big.json', '/missing.json']) codes.push([path, await fetch(at(path))]);
+    expect(codes).toEqual([
+      ['/duplicate.json', { ok: false, code: 'KEY_DOCUMENT_NOT_JSON' }],
+      ['/not-json.json', { ok: false, code: 'KEY_DOCUMENT_NOT_JSON' }],
+      ['/not-utf8.json', { ok: false, code: 'KEY_DOCUMENT_NOT_UTF8' }],
+      ['/big.json', { ok: false, code: 'FETCH_TOO_LARGE' }],
+      ['/missing.json', { ok: false, code: 'FETCH_HTTP_STATUS' }],
+    ]);
+    expect(await fetch('https://evil.test/.well-known/did.json')).toEqual({ ok: false, code: 'FETCH_ADDRESS_REFUSED' });
   });
 
   it('hands out frozen documents, so one caller cannot alter what the next verifies with', async () => {

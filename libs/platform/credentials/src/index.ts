@@ -3,3 +3,4 @@
  * comparison, shared by every app that issues or checks credentials.
  */
 export { digestsEqual, indexOfDigest, looksLikeSecret, matchesAnyDigest, mintSecret, sha256, sha256Hex } from './secrets';
+export { DEVELOPMENT_OPERATOR_ACCOUNT, parseOperatorCredentials, withDevelopmentOperator, type OperatorCredential } from './operator-credentials';

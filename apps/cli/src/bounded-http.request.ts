@@ -1,0 +1,67 @@
+/**
+ * One HTTP(S) request of a REST client of the command line (registry-rest.client.ts, shield-rest.client.ts): the
+ * answer bounded in size and time, redirects never followed, and every way the service cannot be had (refused
+ * connection, no answer in time, an oversized answer, a connection closed mid-answer) one error of the caller's
+ * type, whose message names the service and its origin and never carries the answer's text.
+ */
+import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export interface BoundedHttpRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  headers: OutgoingHttpHeaders;
+  body?: Uint8Array;
+  timeoutMs: number;
+  maxAnswerBytes: number;
+  /** How messages name the service: `the registry`, `the shield`. */
+  service: string;
+  /** The caller's error type for a service that cannot be had. */
+  unreachable: (message: string) => Error;
+}
+
+export interface BoundedHttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  bytes: Buffer;
+}
+
+export function sendBoundedRequest(options: BoundedHttpRequest): Promise<BoundedHttpAnswer> {
+  const { url, service, unreachable, maxAnswerBytes } = options;
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    let timedOut = false;
+    const request = send(
+      url,
+      {
+        method: options.method,
+        timeout: options.timeoutMs,
+        headers: { ...options.headers, ...(options.body ? { 'content-length': options.body.length } : {}) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxAnswerBytes) {
+            response.destroy();
+            reject(unreachable(`${service}'s answer exceeds ${maxAnswerBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('error', () => reject(unreachable(`${service} at ${url.origin} closed the connection mid-answer`)));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }));
+      },
+    );
+    request.on('timeout', () => {
+      timedOut = true;
+      request.destroy();
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (timedOut) reject(unreachable(`${service} at ${url.origin} did not answer within ${options.timeoutMs / 1000} s`));
+      else reject(unreachable(`cannot reach ${service} at ${url.origin}${error.code ? ` (${error.code})` : ''}`));
+    });
+    request.end(options.body);
+  });
+}
