@@ -119,7 +119,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   try {
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
-    const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
+    const namespaces = new NamespaceRepository(infrastructure.store, { capacity: config.namespaceCacheEntries, onAppended: () => infrastructure.publisher.kick() });
     if (config.trust.testOnly) logger.log('warn', 'REGISTRY_TEST_ONLY_* fetch overrides are set: outbound fetching trusts the test CA, host map or loopback; never run a real registry like this', {});
     const network = createTrustNetwork(config.trust);
     const proofs = ownershipProofRunner(network, now);
