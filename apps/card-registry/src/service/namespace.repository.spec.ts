@@ -116,6 +116,16 @@ describe('NamespaceRepository (the folded-namespace cache)', () => {
     expect(await store.streamVersion(namespaceStreamId(namespace))).toBe(4);
   });
 
+  it('runs the commands of one namespace in this process one at a time: a burst never races itself', async () => {
+    const namespace = newNamespace();
+    const repository = new NamespaceRepository(store);
+    await granted(repository, namespace);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => repository.execute(namespace, () => publish(namespace, `card-${index}`, '1.0.0', `sha256:${index}`))));
+    expect(outcomes.map((outcome) => outcome.decision !== null && outcome.decision.ok && outcome.changed)).toEqual(outcomes.map(() => true));
+    expect(repository.counters.conflicts).toBe(0);
+    expect(await store.streamVersion(namespaceStreamId(namespace))).toBe(21);
+  });
+
   it('leaves the cached state untouched when a command is refused', async () => {
     const namespace = newNamespace();
     const repository = new NamespaceRepository(store);

@@ -59,6 +59,8 @@ export interface NamespaceCacheCounters {
 
 export class NamespaceRepository {
   private readonly folded = new Map<string, Folded>();
+  /** The tail of each namespace's queue of commands in this process. */
+  private readonly running = new Map<string, Promise<void>>();
   private readonly capacity: number;
   private readonly onAppended: () => void;
   readonly counters: NamespaceCacheCounters = { hits: 0, misses: 0, eventsFolded: 0, conflicts: 0, evictions: 0 };
@@ -100,6 +102,31 @@ export class NamespaceRepository {
    * up and deciding again after a concurrent change; `{ decision: null }` when it kept meeting changes.
    */
   async execute(namespace: string, command: (state: NamespaceState) => NamespaceCommand | Decision): Promise<AppendOutcome> {
+    return this.oneAtATime(namespace, () => this.decideAndAppend(namespace, command));
+  }
+
+  /**
+   * Runs the commands of one namespace one after another in this process: racing each other on the
+   * stream's version, a burst of publishes into one namespace would make most of them lose, catch up and
+   * retry, and the unlucky ones run out of attempts (NAMESPACE_CHANGED). Other replicas still race us, and
+   * the expected version settles that.
+   */
+  private async oneAtATime<T>(namespace: string, work: () => Promise<T>): Promise<T> {
+    const before = this.running.get(namespace) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.set(namespace, tail);
+    try {
+      return await mine;
+    } finally {
+      if (this.running.get(namespace) === tail) this.running.delete(namespace);
+    }
+  }
+
+  private async decideAndAppend(namespace: string, command: (state: NamespaceState) => NamespaceCommand | Decision): Promise<AppendOutcome> {
     for (let attempt = 1; attempt <= DECIDE_ATTEMPTS; attempt += 1) {
       const { state, version } = await this.load(namespace);
       const built = command(state);
