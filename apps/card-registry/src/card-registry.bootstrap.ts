@@ -129,7 +129,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
-    const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay);
+    const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay, (sql, params) => query(sql, params), logger, () => now().getTime());
     const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, quota);
     const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now, quota });
     const limits = new RegistryLimits(config.limits);
