@@ -120,6 +120,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
     const namespaces = new NamespaceRepository(infrastructure.store, { capacity: config.namespaceCacheEntries, onAppended: () => infrastructure.publisher.kick() });
+    metrics.observeNamespaceCache(namespaces);
     if (config.trust.testOnly) logger.log('warn', 'REGISTRY_TEST_ONLY_* fetch overrides are set: outbound fetching trusts the test CA, host map or loopback; never run a real registry like this', {});
     const network = createTrustNetwork(config.trust);
     const proofs = ownershipProofRunner(network, now);

@@ -71,5 +71,9 @@ describe('card registry: twin publishes from two sessions of one publisher', () 
     const [spent] = await app.handle.infrastructure.database.withConnection((sql) => sql.query<{ count: number }>('SELECT sum(count)::int AS count FROM registry_publish_quota WHERE publisher_id = $1', ['twins']));
     expect(spent?.count).toBe(stored.length);
     expect(stored).toHaveLength(22);
+    // One namespace, folded once and kept: every later command caught up from the cache.
+    const metrics = await (await fetch(`${app.handle.operatorUrl}/metrics`)).text();
+    expect(metrics).toContain('registry_namespace_cache_entries 1\n');
+    expect(metrics).toMatch(/registry_namespace_cache_misses_total 1\n/);
   });
 });
