@@ -24,7 +24,8 @@ describe('card registry replicas: namespace caches and the shared publish quota'
 
   beforeAll(async () => {
     placement = await createRegistryPlacement(null, 'registry-cache-quota');
-    [a, b] = await Promise.all(['registry-a', 'registry-b'].map((id) => startRegistryChild(placement, id, { REGISTRY_PUBLISH_QUOTA_PER_DAY: String(QUOTA) })));
+    const started = await Promise.all(['registry-a', 'registry-b'].map((id) => startRegistryChild(placement, id, { REGISTRY_PUBLISH_QUOTA_PER_DAY: String(QUOTA) })));
+    [a, b] = started as [RegistryChild, RegistryChild];
   }, 120_000);
   afterAll(async () => {
     await a?.kill();
