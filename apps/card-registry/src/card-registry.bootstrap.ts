@@ -112,7 +112,8 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   try {
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
-    const namespaces = new NamespaceRepository(infrastructure.store, infrastructure.publisher);
+    const namespaces = new NamespaceRepository(infrastructure.store, { capacity: config.namespaceCacheEntries, onAppended: () => infrastructure.publisher.kick() });
+    metrics.observeNamespaceCache(namespaces);
     if (config.trust.testOnly) logger.log('warn', 'REGISTRY_TEST_ONLY_* fetch overrides are set: outbound fetching trusts the test CA, host map or loopback; never run a real registry like this', {});
     const network = createTrustNetwork(config.trust);
     const proofs = ownershipProofRunner(network, now);
@@ -122,7 +123,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
-    const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay);
+    const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay, (sql, params) => query(sql, params), logger, () => now().getTime());
     const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, quota);
     const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now, quota });
     const limits = new RegistryLimits(config.limits);

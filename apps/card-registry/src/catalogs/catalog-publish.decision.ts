@@ -53,9 +53,9 @@ export interface CatalogPublishedEvent {
 
 export const CATALOG_EVENT_TYPES = ['CatalogPublished'] as const;
 
-/** Folds a catalog publish into the namespace (the records are immutable, shared by copies of the state). */
+/** Folds a catalog publish into the namespace (in place, as every event is: namespace.repository.ts). */
 export function evolveCatalog(state: NamespaceState, data: CatalogPublishedData): void {
-  state.catalogs = new Map(state.catalogs ?? []);
+  state.catalogs ??= new Map();
   state.catalogs.set(data.catalogId, data);
 }
 

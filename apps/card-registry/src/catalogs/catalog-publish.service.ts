@@ -72,7 +72,7 @@ export class CatalogPublishService {
 
   async publish(caller: RegistryCaller, content: Buffer, query: { dryRun: boolean }): Promise<ServiceResult<PublishedCatalog>> {
     if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Publishing needs a publisher credential (tmrp_…)');
-    const exhausted = query.dryRun ? null : this.deps.quota?.exhausted(caller.publisherId);
+    const exhausted = query.dryRun ? null : await this.deps.quota?.exhausted(caller.publisherId);
     if (exhausted) return { ok: false, failure: rateLimited(exhausted, `Your publisher stored its ${this.deps.quota?.perDay} revisions for today (UTC); retry after ${exhausted.retryAfterSeconds} s`, PUBLISH_QUOTA_EXCEEDED) };
     const validation = this.deps.documents.validate(content, { kind: 'ai-catalog' });
     const warnings: ProblemIssue[] = validation.warnings.map((found) => ({ ...found }));
@@ -138,7 +138,7 @@ export class CatalogPublishService {
         return { ok: false, failure: partiallyStored(reportCatalog(report, stopped), stopped) };
       }
       applied.set(namespace, outcome);
-      for (let spent = 0; spent < outcome.created.size; spent += 1) this.deps.quota?.spend(caller.publisherId);
+      await this.deps.quota?.spend(caller.publisherId, outcome.created.size);
     }
     const published = reportCatalog(report);
     if (published.created) this.deps.logger.log('info', 'catalog published', { catalogId, namespaces: batches.size, entries: plan.entries.length, publisherId: caller.publisherId });

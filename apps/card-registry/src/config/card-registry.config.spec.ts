@@ -30,4 +30,10 @@ describe('loadCardRegistryConfig', () => {
     expect(config.operatorCredentials.map((credential) => credential.accountId)).toEqual(['ops', 'audit']);
     expect(config.http.host).toBe('0.0.0.0');
   });
+
+  it('bounds the namespace cache: 512 by default, REGISTRY_NAMESPACE_CACHE_ENTRIES at least 1', () => {
+    expect(loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x' }).namespaceCacheEntries).toBe(512);
+    expect(loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_NAMESPACE_CACHE_ENTRIES: '20000' }).namespaceCacheEntries).toBe(20_000);
+    expect(() => loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_NAMESPACE_CACHE_ENTRIES: '0' })).toThrow(/REGISTRY_NAMESPACE_CACHE_ENTRIES/);
+  });
 });

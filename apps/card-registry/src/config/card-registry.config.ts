@@ -15,6 +15,7 @@ import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
 import { readTrustConfig, type TrustConfig } from '../trust/trust.config';
 import { collectRegistryLimitsConfig, type RegistryLimitsConfig } from '../limits/registry-limits.config';
+import { DEFAULT_CACHED_NAMESPACES } from '../service/namespace.repository';
 
 export const CARD_REGISTRY_SERVICE_NAME = 'card-registry';
 export const CARD_REGISTRY_APP_VERSION = '0.1.0';
@@ -37,6 +38,8 @@ export interface CardRegistryConfig {
   maxBodyBytes: number;
   /** The event store's bound on one event's data: a card's bytes travel base64 in its event. */
   maxEventDataBytes: number;
+  /** Namespaces kept folded in memory (service/namespace.repository.ts), least recently used dropped first. */
+  namespaceCacheEntries: number;
   /**
    * REGISTRY_PUBLIC_URL: the registry's public base URL (`https://registry.example`, no query or fragment),
    * used in the URLs served catalogs and search results point at; null: the HTTP listener's own address.
@@ -110,6 +113,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     maxCardBytes,
     maxBodyBytes: integer('REGISTRY_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     maxEventDataBytes: Math.ceil((maxCardBytes * 4) / 3) + EVENT_MARGIN_BYTES,
+    namespaceCacheEntries: integer('REGISTRY_NAMESPACE_CACHE_ENTRIES', DEFAULT_CACHED_NAMESPACES, 1, 1_000_000),
     publicUrl: publicUrlOf(value('REGISTRY_PUBLIC_URL'), fail),
     replicaId: replicaIdOf('REGISTRY_REPLICA_ID', `registry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

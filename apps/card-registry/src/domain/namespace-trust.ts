@@ -82,12 +82,6 @@ export interface NamespaceVerifiedData {
 
 export const emptyTrust = (): NamespaceTrust => ({ verification: null, signaturePolicy: DEFAULT_SIGNATURE_POLICY, lookalikes: [] });
 
-export const cloneTrust = (trust: NamespaceTrust): NamespaceTrust => ({
-  verification: trust.verification ? { ...trust.verification, ...(trust.verification.lapsed ? { lapsed: { ...trust.verification.lapsed } } : {}) } : null,
-  signaturePolicy: trust.signaturePolicy,
-  lookalikes: trust.lookalikes.map((flag) => ({ ...flag })),
-});
-
 /** Folds a `NamespaceVerified` into the trust part (the aggregate folds the holding). */
 export function evolveVerified(state: NamespaceState, data: NamespaceVerifiedData): void {
   if (data.expiresAt === undefined || data.token === undefined) return;

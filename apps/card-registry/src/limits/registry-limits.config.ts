@@ -2,7 +2,8 @@
  * The registry's limits, read from the environment with the rest of its configuration (CARDS.md §5 "Rate
  * limits": per-IP and per-credential buckets, publish quotas): a per-source limit on every route (reads
  * far more generous than writes), a per-credential limit on the publisher's writes, a daily publish quota
- * per publisher, and the proxies whose `X-Forwarded-For` is believed. Every number is per replica.
+ * per publisher, and the proxies whose `X-Forwarded-For` is believed. The rate limits count per replica; the
+ * publish quota counts in the database, once for all replicas (publish-quota.ts).
  */
 import type { ConfigProblem, Env } from '@trustmesh/platform-config';
 import { envReader } from '@trustmesh/platform-config';
@@ -20,7 +21,7 @@ export interface RegistryLimitsConfig {
   sourceReads: PerMinuteAndHour;
   /** Per publisher credential on publish, status and rename. */
   credential: PerMinuteAndHour;
-  /** Revisions a publisher may newly store per UTC day. */
+  /** Revisions a publisher may newly store per UTC day, across every replica. */
   publishQuotaPerDay: number;
   trustedProxies: TrustedProxies;
 }

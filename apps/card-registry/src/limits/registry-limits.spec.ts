@@ -1,6 +1,5 @@
 import type { ConfigProblem } from '@trustmesh/platform-config';
 
-import { DailyPublishQuota } from './publish-quota';
 import { RegistryLimits } from './registry-limits';
 import { collectRegistryLimitsConfig } from './registry-limits.config';
 
@@ -52,19 +51,5 @@ describe('RegistryLimits', () => {
     expect(subject.admitCaller({ ...publisher, credentialId: 'c2' })).toBeNull();
     const operator = { kind: 'operator', accountId: 'ops' } as const;
     expect([subject.admitCaller(operator), subject.admitCaller(operator)]).toEqual([null, null]);
-  });
-});
-
-describe('DailyPublishQuota', () => {
-  it('refuses once the day is spent, says how long until UTC midnight, and starts afresh the next day', () => {
-    const clock = { ms: Date.parse('2026-12-03T23:59:00Z') };
-    const quota = new DailyPublishQuota(2, () => clock.ms);
-    quota.spend('acme');
-    expect(quota.exhausted('acme')).toBeNull();
-    quota.spend('acme');
-    expect(quota.exhausted('acme')).toEqual({ retryAfterSeconds: 60 });
-    expect(quota.exhausted('globex')).toBeNull();
-    clock.ms = Date.parse('2026-12-04T00:00:00Z');
-    expect(quota.exhausted('acme')).toBeNull();
   });
 });

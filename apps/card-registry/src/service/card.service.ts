@@ -90,7 +90,7 @@ export interface CardServiceDeps {
 const CHANGED = 'The namespace kept changing during this call; retry it';
 
 export class CardService {
-  constructor(private readonly deps: CardServiceDeps) {}
+  constructor(protected readonly deps: CardServiceDeps) {}
 
   async publish(caller: RegistryCaller, content: Buffer, query: PublishQuery): Promise<ServiceResult<PublishedRevision>> {
     if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Publishing needs a publisher credential (tmrp_…)');

@@ -81,3 +81,10 @@ export type RegistryNamespaceLookalikeView = Prisma.RegistryNamespaceLookalikeVi
  * The signature outcome of each signed revision (CardRevisionPublished, CardSignatureRechecked).
  */
 export type RegistryRevisionSignatureView = Prisma.RegistryRevisionSignatureViewModel
+/**
+ * Model RegistryPublishQuota
+ * The daily publish quota, counted for every replica at once (limits/publish-quota.ts): revisions a publisher
+ * reserved on a UTC day (days since the epoch). Reserved by one conditional upsert before a publish, given
+ * back when the publish stored nothing; rows of past days are swept.
+ */
+export type RegistryPublishQuota = Prisma.RegistryPublishQuotaModel

@@ -397,7 +397,8 @@ export const ModelName = {
   RegistryRemoteCardView: 'RegistryRemoteCardView',
   RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
   RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
-  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
+  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView',
+  RegistryPublishQuota: 'RegistryPublishQuota'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -413,7 +414,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView" | "registryRemoteCardView" | "registryNamespaceTrustView" | "registryNamespaceLookalikeView" | "registryRevisionSignatureView"
+    modelProps: "registryPublisherView" | "registryNamespaceView" | "registryCardView" | "registryCardRevisionView" | "registryRemoteCardView" | "registryNamespaceTrustView" | "registryNamespaceLookalikeView" | "registryRevisionSignatureView" | "registryPublishQuota"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1009,6 +1010,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RegistryPublishQuota: {
+      payload: Prisma.$RegistryPublishQuotaPayload<ExtArgs>
+      fields: Prisma.RegistryPublishQuotaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RegistryPublishQuotaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RegistryPublishQuotaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>
+        }
+        findFirst: {
+          args: Prisma.RegistryPublishQuotaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RegistryPublishQuotaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>
+        }
+        findMany: {
+          args: Prisma.RegistryPublishQuotaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>[]
+        }
+        create: {
+          args: Prisma.RegistryPublishQuotaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>
+        }
+        createMany: {
+          args: Prisma.RegistryPublishQuotaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RegistryPublishQuotaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>[]
+        }
+        delete: {
+          args: Prisma.RegistryPublishQuotaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>
+        }
+        update: {
+          args: Prisma.RegistryPublishQuotaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>
+        }
+        deleteMany: {
+          args: Prisma.RegistryPublishQuotaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RegistryPublishQuotaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RegistryPublishQuotaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>[]
+        }
+        upsert: {
+          args: Prisma.RegistryPublishQuotaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RegistryPublishQuotaPayload>
+        }
+        aggregate: {
+          args: Prisma.RegistryPublishQuotaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRegistryPublishQuota>
+        }
+        groupBy: {
+          args: Prisma.RegistryPublishQuotaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryPublishQuotaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RegistryPublishQuotaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RegistryPublishQuotaCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1169,6 +1244,15 @@ export const RegistryRevisionSignatureViewScalarFieldEnum = {
 } as const
 
 export type RegistryRevisionSignatureViewScalarFieldEnum = (typeof RegistryRevisionSignatureViewScalarFieldEnum)[keyof typeof RegistryRevisionSignatureViewScalarFieldEnum]
+
+
+export const RegistryPublishQuotaScalarFieldEnum = {
+  publisherId: 'publisherId',
+  day: 'day',
+  count: 'count'
+} as const
+
+export type RegistryPublishQuotaScalarFieldEnum = (typeof RegistryPublishQuotaScalarFieldEnum)[keyof typeof RegistryPublishQuotaScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1402,6 +1486,7 @@ export type GlobalOmitConfig = {
   registryNamespaceTrustView?: Prisma.RegistryNamespaceTrustViewOmit
   registryNamespaceLookalikeView?: Prisma.RegistryNamespaceLookalikeViewOmit
   registryRevisionSignatureView?: Prisma.RegistryRevisionSignatureViewOmit
+  registryPublishQuota?: Prisma.RegistryPublishQuotaOmit
 }
 
 /* Types for Logging */

@@ -56,7 +56,8 @@ export const ModelName = {
   RegistryRemoteCardView: 'RegistryRemoteCardView',
   RegistryNamespaceTrustView: 'RegistryNamespaceTrustView',
   RegistryNamespaceLookalikeView: 'RegistryNamespaceLookalikeView',
-  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView'
+  RegistryRevisionSignatureView: 'RegistryRevisionSignatureView',
+  RegistryPublishQuota: 'RegistryPublishQuota'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -196,6 +197,15 @@ export const RegistryRevisionSignatureViewScalarFieldEnum = {
 } as const
 
 export type RegistryRevisionSignatureViewScalarFieldEnum = (typeof RegistryRevisionSignatureViewScalarFieldEnum)[keyof typeof RegistryRevisionSignatureViewScalarFieldEnum]
+
+
+export const RegistryPublishQuotaScalarFieldEnum = {
+  publisherId: 'publisherId',
+  day: 'day',
+  count: 'count'
+} as const
+
+export type RegistryPublishQuotaScalarFieldEnum = (typeof RegistryPublishQuotaScalarFieldEnum)[keyof typeof RegistryPublishQuotaScalarFieldEnum]
 
 
 export const SortOrder = {
