@@ -78,7 +78,7 @@ describe('card registry: rate limits and publish quota', () => {
     expect((await dryRun(other)).status).toBe(200);
   });
 
-  it('refuses a publisher past its daily quota with 429 PUBLISH_QUOTA_EXCEEDED and stores nothing; re-sending stored bytes and dry runs cost nothing', async () => {
+  it('refuses a publisher past its daily quota with 429 PUBLISH_QUOTA_EXCEEDED and stores nothing; re-sending stored bytes (answered 200 even past the quota) and dry runs cost nothing', async () => {
     const globex = await onboard(app.call, 'globex', ['globex.example']);
     const second = (await app.call('POST', '/v1/operator/publishers/globex/credentials', { token: OPERATOR_TOKEN, json: {} })).body.credential as string;
     const identifier = 'https://globex.example/agents/quota';
@@ -95,6 +95,15 @@ describe('card registry: rate limits and publish quota', () => {
     expect(overGrpc.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(overGrpc.refusal?.code).toBe('PUBLISH_QUOTA_EXCEEDED');
     expect((await app.call('POST', '/v1/cards?dryRun=true', { token: second, raw: card(3) })).status).toBe(200);
+    // A retry of bytes stored earlier (its answer lost, say) still learns they are stored. A third credential
+    // of the publisher: the other two spent their per-minute allowance above.
+    const third = (await app.call('POST', '/v1/operator/publishers/globex/credentials', { token: OPERATOR_TOKEN, json: {} })).body.credential as string;
+    const retried = await app.call('POST', '/v1/cards', { token: third, raw: card(2) });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ identifier, revision: '2026-03-02T00:00:00Z', created: false, dryRun: false });
+    // Still refused for anything new, and a refused document is still told why.
+    expectRateLimited(await app.call('POST', '/v1/cards', { token: third, raw: card(4) }), 'PUBLISH_QUOTA_EXCEEDED');
+    expect((await app.call('POST', '/v1/cards', { token: third, raw: bytesOf({ ...aiCard('globex.example', { id: identifier }), name: 7 }) })).status).toBe(422);
 
     // This address spent its reads in the first test: read what was stored through the service.
     const stored = await app.handle.cards.revisions(identifier);

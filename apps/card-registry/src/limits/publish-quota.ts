@@ -6,8 +6,9 @@
  * `registry_publish_quota` (publisher, day): `INSERT … ON CONFLICT DO UPDATE SET count = count + 1 WHERE
  * count < perDay RETURNING count`. Postgres (and PGlite) lock the row for the update, so of many calls racing
  * for the last unit, on one replica or several, exactly one gets a row back; the others are refused (429 /
- * RESOURCE_EXHAUSTED, PUBLISH_QUOTA_EXCEEDED, wait until the next UTC midnight) before their document is
- * validated. A publish that stores nothing (the same bytes again, a refused document, a lost race that met
+ * RESOURCE_EXHAUSTED, PUBLISH_QUOTA_EXCEEDED, wait until the next UTC midnight) unless their document is a
+ * revision stored already (the same bytes again, e.g. a retry after a lost answer): that one still gets its
+ * 200, since it stores nothing. A publish that stores nothing (the same bytes again, a refused document, a lost race that met
  * its twin) gives its unit back, so only stored revisions cost quota; a dry run reserves nothing. A replica
  * that dies between reserving and giving back leaks that one unit for the rest of the day.
  *
@@ -109,7 +110,11 @@ export class QuotaCardService extends CardService {
   override async publish(caller: RegistryCaller, content: Buffer, query: PublishQuery): Promise<ServiceResult<PublishedRevision>> {
     if (caller.kind !== 'publisher' || query.dryRun) return super.publish(caller, content, query);
     const reservation = await this.quota.reserve(caller.publisherId);
-    if (!reservation.reserved) return { ok: false, failure: rateLimited(reservation, `Your publisher stored its ${this.quota.perDay} revisions for today (UTC); retry after ${reservation.retryAfterSeconds} s`, PUBLISH_QUOTA_EXCEEDED) };
+    if (!reservation.reserved) {
+      // Spent: only what would store a revision is refused; a retry of bytes stored earlier still gets its 200.
+      const spent = rateLimited(reservation, `Your publisher stored its ${this.quota.perDay} revisions for today (UTC); retry after ${reservation.retryAfterSeconds} s`, PUBLISH_QUOTA_EXCEEDED);
+      return super.publish(caller, content, { ...query, refuseStoring: spent });
+    }
     let result: ServiceResult<PublishedRevision>;
     try {
       result = await super.publish(caller, content, query);

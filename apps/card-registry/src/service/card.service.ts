@@ -33,6 +33,11 @@ export interface PublishQuery {
   dryRun: boolean;
   kind?: string;
   identifier?: string;
+  /**
+   * Set by the registry itself, never from a request: a publish that would store something is refused with
+   * this failure instead (the daily quota is spent), while the same bytes again still answer as stored.
+   */
+  refuseStoring?: ServiceFailure;
 }
 
 export interface PublishedRevision {
@@ -147,10 +152,13 @@ export class CardService {
     });
     const answer = (created: boolean, dryRun: boolean) => succeed<PublishedRevision>({ identifier, namespace, kind: validation.kind, revision, digest, status, created, dryRun, warnings, ...(signature ? { signature: signatureView(signature) } : {}) });
 
-    if (query.dryRun) {
+    if (query.dryRun || query.refuseStoring) {
       const { state } = await this.deps.namespaces.load(namespace);
       const decision = decide(command(), state);
-      return decision.ok ? answer(false, true) : withWarnings(fromRefusal(decision.refusal), warnings);
+      if (!decision.ok) return withWarnings(fromRefusal(decision.refusal), warnings);
+      if (query.dryRun) return answer(false, true);
+      // Nothing to append: this exact revision is stored already, so a retry learns that it was.
+      return decision.events.length === 0 ? answer(false, false) : { ok: false, failure: query.refuseStoring as ServiceFailure };
     }
     const outcome = await this.deps.namespaces.execute(namespace, command);
     if (!outcome.decision) return fail('conflict', 'NAMESPACE_CHANGED', CHANGED);
