@@ -25,7 +25,7 @@ import { deadLetterHeaders } from '../dead-letter';
 import { within } from '../deadline';
 import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
 import { defaultAdapterLogger, type BusLogger, type BusLogLevel } from '../bus-log';
-import { kafkaLogCreator, toKafkaLogLevel } from './kafka-log';
+import { kafkaClientLog, toKafkaLogLevel, type KafkaClientLog } from './kafka-log';
 import { BusProducer, type ProducerMode } from './kafka-producer';
 import { KafkaSubscription, type ConsumerTuning, type DeadLetter, type SubscriptionPlan, type SubscriptionRuntime } from './kafka-subscription';
 import { TopicProvisioner } from './kafka-topics';
@@ -97,6 +97,8 @@ export class KafkaEventBus implements EventBus {
   readonly adapter = 'kafka' as const;
   private readonly kafka: Kafka;
   private readonly logger: BusLogger;
+  /** kafkajs' lines, with their repeats collapsed; told of each success so it can say the cluster is back. */
+  private readonly clientLog: KafkaClientLog;
   private readonly prefix: string;
   private readonly provisioner: TopicProvisioner;
   private readonly runtime: SubscriptionRuntime;
@@ -114,11 +116,12 @@ export class KafkaEventBus implements EventBus {
     checkOptions(options, tuning);
     this.logger = options.logger ?? defaultAdapterLogger('kafka');
     this.prefix = options.topicPrefix ?? '';
+    this.clientLog = kafkaClientLog(this.logger);
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],
       logLevel: toKafkaLogLevel(options.clientLogLevel ?? 'warn'),
-      logCreator: kafkaLogCreator(this.logger),
+      logCreator: this.clientLog.logCreator,
       connectionTimeout: options.connectionTimeoutMs ?? 3_000,
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.socketFactory ? { socketFactory: options.socketFactory } : {}),
@@ -129,6 +132,7 @@ export class KafkaEventBus implements EventBus {
       admin: () => this.admin(),
       deadLetter: (letter) => this.writeDeadLetter(letter),
       logger: this.logger,
+      answered: () => this.clientLog.answered(),
       tuning,
       retryBackoffMs: options.retryBackoffMs,
       maxRetryBackoffMs: options.maxRetryBackoffMs ?? 30_000,
@@ -150,6 +154,7 @@ export class KafkaEventBus implements EventBus {
     const producer = await this.connectedProducer();
     await this.provisioner.ensure([clusterTopic]);
     await producer.send({ topic: clusterTopic, acks: -1, messages });
+    this.clientLog.answered();
   }
 
   async subscribe(options: SubscribeOptions): Promise<KafkaSubscription> {
@@ -171,6 +176,7 @@ export class KafkaEventBus implements EventBus {
         this.admin().then((admin) => admin.describeCluster()),
         this.options.healthTimeoutMs ?? 5_000,
       );
+      this.clientLog.answered();
       return { adapter: 'kafka', ready: true, ...(this.producerMode === 'acks-all' ? { degraded: ['PRODUCER_NOT_IDEMPOTENT'] } : {}) };
     } catch {
       return { adapter: 'kafka', ready: false, reason: 'BROKER_UNREACHABLE' };

@@ -55,6 +55,7 @@ it('replaces a member kafkajs gives up on, also when the replacement is given up
     },
     deadLetter: () => Promise.reject(new Error('no dead letters expected')),
     logger,
+    answered: () => undefined,
     tuning: { ...KAFKA_TEST_TUNING, partitionsConsumedConcurrently: 1 },
     retryBackoffMs: 20,
     maxRetryBackoffMs: 200,

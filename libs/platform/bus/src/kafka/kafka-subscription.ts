@@ -79,6 +79,8 @@ export interface SubscriptionRuntime {
   admin: () => Promise<Admin>;
   deadLetter: (letter: DeadLetter) => Promise<void>;
   logger: BusLogger;
+  /** The cluster answered (a group join): kafkajs' log says so once after connection failures (`kafka-log.ts`). */
+  answered: () => void;
   tuning: ConsumerTuning;
   retryBackoffMs: number;
   maxRetryBackoffMs: number;
@@ -241,6 +243,7 @@ export class KafkaSubscription implements Subscription {
         partitions: this.assignment.reduce((sum, { partitions }) => sum + partitions.length, 0),
       });
       this.markJoined();
+      runtime.answered();
     });
     consumer.on(consumer.events.GROUP_JOIN, () => {
       if (consumer === this.consumer) this.clusterId = undefined;
