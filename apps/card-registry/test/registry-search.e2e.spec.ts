@@ -213,7 +213,7 @@ describe('card registry: search, sync and catalogs', () => {
         bytesOf(card('bulk.example', `agent-${String(index).padStart(5, '0')}`, { name: `Bulk agent ${index}`, description: index % 2 === 0 ? 'Reconciles bank statements' : 'Reconciles bank statements and invoices', tags: [`group-${index % 7}`, 'bulk'] })),
       );
       await seedDocuments({ store: app.handle.infrastructure.store, kick: () => app.handle.infrastructure.publisher.kick() }, 'bulk.example', 'bulk', documents, Date.parse('2026-06-01T00:00:00Z'));
-      // About 40 s on an idle machine (the projection applies each event in its own transaction); generous for a busy CI.
+      // About 10 s on an idle machine (the projection writes each run of publications set-based); generous for a busy CI.
       await waitForProjection(query(), 'bulk.example', BULK, 600_000);
     }, 660_000);
 

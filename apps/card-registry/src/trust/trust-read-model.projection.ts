@@ -10,6 +10,8 @@ import type { SqlExecutor } from '@trustmesh/platform-database';
 import type { SignatureRecord } from '../domain/namespace-trust';
 import type { NamespaceEvent } from '../domain/registry-namespace.aggregate';
 
+type PublishedRevision = Extract<NamespaceEvent, { type: 'CardRevisionPublished' }>['data'];
+
 async function recordSignature(tx: SqlExecutor, namespace: string, identifier: string, revision: string, signature: SignatureRecord): Promise<void> {
   await tx.query(
     `INSERT INTO registry_revision_signatures (identifier, revision, namespace, verified, signer, kid, alg, code, checked_at, key_url, key_digest)
@@ -20,7 +22,46 @@ async function recordSignature(tx: SqlExecutor, namespace: string, identifier: s
   );
 }
 
-/** Applies `event` to the trust tables (a no-op for events they do not follow). */
+/**
+ * Records the signature outcome of each signed revision among `publications` (consecutive
+ * `CardRevisionPublished` events, in order) in one statement: when one revision appears twice, its last
+ * outcome stands, as when each event overwrites the row in turn.
+ */
+export async function recordPublishedSignatures(tx: SqlExecutor, publications: readonly PublishedRevision[]): Promise<void> {
+  const last = new Map<string, Record<string, unknown>>();
+  for (const { namespace, identifier, revision, signature } of publications) {
+    if (!signature) continue;
+    const key = JSON.stringify([identifier, revision]);
+    last.delete(key);
+    last.set(key, {
+      identifier,
+      revision,
+      namespace,
+      verified: signature.verified,
+      signer: signature.signer ?? null,
+      kid: signature.kid ?? null,
+      alg: signature.alg ?? null,
+      code: signature.code ?? null,
+      checked_at: signature.checkedAt,
+      key_url: signature.keyUrl ?? null,
+      key_digest: signature.keyDigest ?? null,
+    });
+  }
+  if (last.size === 0) return;
+  await tx.query(
+    `INSERT INTO registry_revision_signatures (identifier, revision, namespace, verified, signer, kid, alg, code, checked_at, key_url, key_digest)
+     SELECT identifier, revision, namespace, verified, signer, kid, alg, code, checked_at, key_url, key_digest
+       FROM json_to_recordset($1::json) AS s(identifier text, revision text, namespace text, verified boolean, signer text, kid text, alg text, code text, checked_at timestamptz, key_url text, key_digest text)
+     ON CONFLICT (identifier, revision) DO UPDATE SET verified = EXCLUDED.verified, signer = EXCLUDED.signer, kid = EXCLUDED.kid, alg = EXCLUDED.alg,
+       code = EXCLUDED.code, checked_at = EXCLUDED.checked_at, key_url = EXCLUDED.key_url, key_digest = EXCLUDED.key_digest`,
+    [JSON.stringify([...last.values()])],
+  );
+}
+
+/**
+ * Applies `event` to the trust tables (a no-op for events they do not follow). The signature outcomes of
+ * card publications are recorded in lots, `recordPublishedSignatures`.
+ */
 export async function applyTrustReadModel(tx: SqlExecutor, event: NamespaceEvent): Promise<void> {
   switch (event.type) {
     case 'NamespaceVerified': {
@@ -50,9 +91,6 @@ export async function applyTrustReadModel(tx: SqlExecutor, event: NamespaceEvent
       return;
     case 'NamespaceLookalikeCleared':
       await tx.query('DELETE FROM registry_namespace_lookalikes WHERE namespace = $1 AND lookalike_of = $2', [event.data.namespace, event.data.lookalikeOf]);
-      return;
-    case 'CardRevisionPublished':
-      if (event.data.signature) await recordSignature(tx, event.data.namespace, event.data.identifier, event.data.revision, event.data.signature);
       return;
     case 'CardSignatureRechecked':
       await recordSignature(tx, event.data.namespace, event.data.identifier, event.data.revision, event.data.signature);

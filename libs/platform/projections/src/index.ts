@@ -21,6 +21,7 @@ export {
   activeVersion,
   type ProjectionDefinition,
   type ProjectionContext,
+  type ProjectionRunContext,
   type ProjectionTransactions,
   type ProjectionRunnerOptions,
   type ProjectionStatus,

@@ -35,7 +35,8 @@
  * Runs: where the bus hands over a partition's consecutive records at once (the local bus's `batchHandler`),
  * the runner applies them in one transaction with one checkpoint write (`handleRun`), deciding each event
  * as above; at anything but "next in its stream" or "a verified copy" the run rolls back and the bus
- * delivers its records one by one, so every outcome above stays exactly as described.
+ * delivers its records one by one, so every outcome above stays exactly as described. A projection may
+ * apply a run's events in one call (`applyRun`, set-based statements) instead of one `apply` each.
  *
  * Each version of a projection has its own checkpoints and its own consumer group, so a rebuild fills
  * version n+1 from the beginning of the log while version n keeps serving; `activate` then switches
@@ -64,6 +65,20 @@ export interface ProjectionDefinition<Tx> {
    */
   topics: readonly string[];
   apply(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void>;
+  /**
+   * Optional: applies a run's events (see "Runs" above: each one next in its stream, in offset order) in one
+   * go through `tx`, e.g. with set-based statements, leaving the read model exactly as `apply` on each of them
+   * in turn would. Without it a run calls `apply` per event. It is only ever called inside a run's
+   * transaction: if it throws or times out, the run rolls back and its events go one by one to `apply`.
+   */
+  applyRun?(envelopes: readonly EventEnvelope[], context: ProjectionRunContext<Tx>): Promise<void>;
+}
+
+export interface ProjectionRunContext<Tx> {
+  /** The run's transaction, which its checkpoint will be written in. */
+  tx: Tx;
+  /** The records of the events to apply, in the same order as the envelopes. */
+  records: readonly BusRecord[];
 }
 
 /**
@@ -395,11 +410,12 @@ export class ProjectionRunner<Tx> {
   /**
    * A run of one partition's consecutive records (the bus's `batchHandler`) in ONE transaction: the
    * checkpoint and the run's streams locked in one statement each, the stream versions and event ids
-   * written in one statement, `apply` per event, one checkpoint write. Only events that are simply
-   * next in their stream, or verified copies, pass this way: at anything else (a gap, a conflicting copy,
-   * a failing or slow `apply`, a contended new stream, the database) the whole run rolls back and the bus
-   * hands its records one by one to `handle`, which decides each of them exactly as if no run had been
-   * tried. So a run's events are committed once, together, or not at all.
+   * written in one statement, the events applied (`applyRun` once, else `apply` per event), one checkpoint
+   * write. Only events that are simply next in their stream, or verified copies, pass this way: at anything
+   * else (a gap, a conflicting copy, a failing or slow `apply` or `applyRun`, a contended new stream, the
+   * database) the whole run rolls back and the bus hands its records one by one to `handle`, which decides
+   * each of them exactly as if no run had been tried. So a run's events are committed once, together, or
+   * not at all.
    */
   private async handleRun(records: readonly BusRecord[]): Promise<void> {
     const run = await this.applyRun(records);
@@ -425,7 +441,7 @@ export class ProjectionRunner<Tx> {
       const plan = planRun(records, streams);
       const unverifiedCopies = await this.verifyRunCopies(sql, first.topic, plan.storedCopies);
       await this.advanceStreams(sql, first.topic, plan.streams, plan.applied);
-      for (const record of plan.applied) await this.applyWithin(record.envelope, { tx, record });
+      await this.applyRunOf(tx, plan.applied);
       await this.writeCheckpoint(sql, last);
       return { checkpoint, applied: plan.applied, copies: plan.copiesInRun + plan.storedCopies.length - unverifiedCopies.length, unverifiedCopies };
     });
@@ -500,13 +516,34 @@ export class ProjectionRunner<Tx> {
     if (advanced.length !== moves.length) throw new RunDeclined('another runner applied a stream of the run first');
   }
 
+  /**
+   * A run's events: through the projection's `applyRun` when it has one (one call, given `applyTimeoutMs`
+   * as one `apply` is), else `apply` per event.
+   */
+  private async applyRunOf(tx: Tx, records: readonly BusRecord[]): Promise<void> {
+    const [first] = records;
+    if (!first) return;
+    const { applyRun } = this.definition;
+    if (applyRun) {
+      const envelopes = records.map((record) => record.envelope);
+      await this.within(first, () => applyRun.call(this.definition, envelopes, { tx, records }));
+      return;
+    }
+    for (const record of records) await this.applyWithin(record.envelope, { tx, record });
+  }
+
   /** The projection's `apply`, given at most `applyTimeoutMs`. */
-  private async applyWithin(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void> {
+  private applyWithin(envelope: EventEnvelope, context: ProjectionContext<Tx>): Promise<void> {
+    return this.within(context.record, () => this.definition.apply(envelope, context));
+  }
+
+  /** Runs `work` (the projection's own code), given at most `applyTimeoutMs`; `record` names where in the logs. */
+  private async within(record: BusRecord, work: () => Promise<void>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.logger.log('error', 'projection: apply did not finish in time (does it write outside its transaction?); rolled back', {
-          ...this.where(context.record),
+          ...this.where(record),
           code: PROJECTION_APPLY_TIMEOUT,
           applyTimeoutMs: this.applyTimeoutMs,
         });
@@ -514,7 +551,7 @@ export class ProjectionRunner<Tx> {
       }, this.applyTimeoutMs);
     });
     try {
-      await Promise.race([this.definition.apply(envelope, context), timedOut]);
+      await Promise.race([work(), timedOut]);
     } finally {
       clearTimeout(timer);
     }

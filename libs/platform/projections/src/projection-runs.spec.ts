@@ -44,6 +44,29 @@ function countingProjection(topic: string, calls: ApplyCall[], fail?: (envelope:
   };
 }
 
+/**
+ * The same read model with `applyRun`: notes the versions of each run it is handed; `failRun` may refuse a
+ * run (its events then come one by one to `apply`, noted in `calls`).
+ */
+function runAwareProjection(topic: string, runs: number[][], calls: ApplyCall[], failRun?: (envelopes: readonly EventEnvelope[]) => boolean): ProjectionDefinition<SqlExecutor> {
+  const base = countingProjection(topic, calls);
+  return {
+    ...base,
+    async applyRun(envelopes, { tx, records }) {
+      runs.push(envelopes.map((event) => event.streamVersion));
+      expect(records.map((record) => record.envelope)).toEqual(envelopes);
+      if (failRun?.(envelopes)) throw new Error('read model refused the run');
+      for (const event of envelopes) {
+        await tx.query(
+          `INSERT INTO run_counts (projection, stream_id, events, last_version) VALUES ($1, $2, 1, $3)
+           ON CONFLICT (projection, stream_id) DO UPDATE SET events = run_counts.events + 1, last_version = EXCLUDED.last_version`,
+          [base.name, event.streamId, event.streamVersion],
+        );
+      }
+    },
+  };
+}
+
 function envelope(streamId: string, streamVersion: number): EventEnvelope {
   return createEnvelope({ eventType: 'CounterIncremented', data: { by: 1 } }, { streamId, streamVersion, producer: 'test@1' });
 }
@@ -201,5 +224,38 @@ describe.each(TEST_DATABASE_KINDS)('the projection runner applying runs of a par
     expect(new Set(run?.map((call) => call.txid)).size).toBe(1);
     expect(oneByOne.map((call) => call.streamVersion)).toEqual([1, 2, 3, 3, 3]);
     expect(new Set(oneByOne.map((call) => call.txid)).size).toBe(5);
+  }, 120_000);
+
+  it("hands a run's events to the projection's applyRun in one call, copies left out; a refused run goes one by one to apply", async () => {
+    const topic = uniqueName('runs.apply-run');
+    const runs: number[][] = [];
+    const calls: ApplyCall[] = [];
+    const definition = runAwareProjection(topic, runs, calls);
+    const [v1, v2, v3, v4] = [1, 2, 3, 4].map((version) => envelope('lot', version));
+    await bus.publish(topic, [v1, v2, v2, v3, v4].filter((event): event is EventEnvelope => event !== undefined));
+    const runner = new ProjectionRunner(definition, sqlTransactions(database), bus);
+    await runner.start();
+    await runner.catchUp(60_000);
+    await runner.stop();
+    expect(runs).toEqual([[1, 2, 3, 4]]);
+    expect(calls).toEqual([]);
+    expect(runner.counters).toEqual({ applied: 4, skipped: 1 });
+    expect(await readModel(definition.name)).toEqual({ lot: [4, 4] });
+    expect(await kept(definition.name, 'lot')).toEqual({ version: 4, ids: [1, 2, 3, 4] });
+
+    const refusedTopic = uniqueName('runs.apply-run-refused');
+    const refusedRuns: number[][] = [];
+    const oneByOne: ApplyCall[] = [];
+    const refusing = runAwareProjection(refusedTopic, refusedRuns, oneByOne, () => true);
+    await bus.publish(refusedTopic, [1, 2, 3].map((version) => envelope('refused', version)));
+    const second = new ProjectionRunner(refusing, sqlTransactions(database), bus);
+    await second.start();
+    await second.catchUp(60_000);
+    await second.stop();
+    expect(refusedRuns).toEqual([[1, 2, 3]]);
+    expect(oneByOne.map((call) => call.streamVersion)).toEqual([1, 2, 3]);
+    expect(new Set(oneByOne.map((call) => call.txid)).size).toBe(3);
+    expect(await readModel(refusing.name)).toEqual({ refused: [3, 3] });
+    expect(second.counters).toEqual({ applied: 3, skipped: 0 });
   }, 120_000);
 });
