@@ -45,5 +45,7 @@ describe('sign -> verify round trip', () => {
       }),
       { numRuns: 60 },
     );
-  });
+    // 60 signatures and 120 verifications: well under a second alone, but Jest's default 5 s was once
+    // exceeded on a loaded two-core CI machine.
+  }, 30_000);
 });
