@@ -13,6 +13,14 @@ const NOW = new Date('2026-10-01T12:00:00Z');
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 }).filter((value) => !Object.is(value, -0));
 
+function canonicalOrNull(value: unknown): string | null {
+  try {
+    return canonicalJson(value);
+  } catch {
+    return null;
+  }
+}
+
 describe('sign -> verify round trip', () => {
   let key: TestSigningKey;
   let resolver: ReturnType<typeof didWebResolver>;
@@ -39,13 +47,12 @@ describe('sign -> verify round trip', () => {
           return; // the changed bytes are no longer a JSON document, so there is nothing to present
         }
         const result = await verifyAiCardSignature({ ...(changed as object), signature: signed['signature'] }, { resolver, now: NOW });
-        // A change that parses to the same canonical text (e.g. an escape spelled differently) is the same document.
-        const same = changed !== null && typeof changed === 'object' && !Array.isArray(changed) && canonicalJson(changed) === canonicalJson(card);
+        // A change that parses to the same canonical text (e.g. an escape spelled differently) is the same document;
+        // one that has no canonical text (a digit that pushes a number past a double's range) is not.
+        const same = changed !== null && typeof changed === 'object' && !Array.isArray(changed) && canonicalOrNull(changed) === canonicalJson(card);
         expect(result.verified).toBe(same);
       }),
       { numRuns: 60 },
     );
-    // 60 signatures and 120 verifications: well under a second alone, but Jest's default 5 s was once
-    // exceeded on a loaded two-core CI machine.
-  }, 30_000);
+  });
 });
