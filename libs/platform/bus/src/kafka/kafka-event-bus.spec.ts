@@ -2,7 +2,8 @@
  * What only the Kafka adapter does, against a real Kafka-protocol cluster (librdkafka's mock, or
  * KAFKA_BROKERS): the producer's mode, a member that leaves its group on SIGTERM, and rebalances (members
  * joining and leaving a group) logged below error, as the normal events they are, a producer that asks
- * again for idempotence after a fallback, and a dead-letter write that fails holding only its own partition. The port's
+ * again for idempotence after a fallback, a dead-letter write that fails holding only its own partition, and a
+ * close that does not wait for a cluster that is away. The port's
  * semantics, which the local adapter shares, are `../event-bus.contract.spec.ts`'s.
  */
 import type { EventEnvelope } from '@trustmesh/platform-events';
@@ -10,7 +11,7 @@ import { createBrokerGate, readTopic, uniqueName, useKafkaCluster, waitUntil } f
 
 import { DLQ_HEADERS, deadLetterTopic, type PartitionLag } from '../event-bus.port';
 import { partitionForKey } from '../partitioner';
-import { event, eventKey, expectSeamlessHandover, interleavedEvents, recorder, streamIds, versionsByStream } from '../test/bus-events';
+import { event, eventKey, expectSeamlessHandover, interleavedEvents, latch, recorder, streamIds, versionsByStream } from '../test/bus-events';
 import { startConsumerProcess } from '../test/consumer-process';
 import { KAFKA_TEST_TUNING } from '../testing/test-buses';
 import { testBus, withAdmin } from './test/kafka-bus.harness';
@@ -126,6 +127,55 @@ describe('the Kafka bus', () => {
     const lines = [...first.logger.lines, ...second.logger.lines];
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
   }, 240_000);
+
+  it('closes without the cluster: it finishes the message in hand, then lets a member that cannot leave its group go after its bound, with a warning', async () => {
+    const topic = uniqueName('close.away');
+    const gate = createBrokerGate();
+    const publisher = testBus(cluster.brokers);
+    // kafkajs would go on retrying the member's commit, its leave and its reconnects for as long as the cluster is away.
+    const member = testBus(cluster.brokers, {
+      socketFactory: gate.socketFactory,
+      connectionTimeoutMs: 500,
+      retry: { retries: 20, initialRetryTime: 50, maxRetryTime: 200 },
+      consumer: { disconnectTimeoutMs: 500 },
+      clientLogLevel: 'info',
+    });
+    // kafkajs says when it is done with the member the bus let go of (it goes on in the background).
+    const letGo = () => member.logger.lines.some(({ fields }) => fields['code'] === 'CONSUMER_LEAVE_TIMEOUT');
+    const endedByKafkajs = () => member.logger.lines.some(({ message }) => /kafkajs Consumer: (Stopped|Caught error when stopping)/.test(message));
+    const entered = latch();
+    const release = latch();
+    const happened: string[] = [];
+    const handled = recorder(async () => {
+      entered.open();
+      await release.promise;
+      happened.push('handled');
+    });
+    try {
+      await member.bus.subscribe({ groupId: uniqueName('close-away'), topics: [topic], handler: handled.handler });
+      await publisher.bus.publish(topic, [event('slow', 1)]);
+      await entered.promise;
+      gate.down();
+      const closing = member.bus.close().then(() => happened.push('closed'));
+      // The close waits for the message in hand, well past its bound for the cluster...
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      expect(happened).toEqual([]);
+      release.open();
+      // ...and then not for the cluster, which stays away: kafkajs alone would retry for seconds (20 retries).
+      await closing;
+      expect(happened).toEqual(['handled', 'closed']);
+      expect(gate.stats.refused).toBeGreaterThan(0);
+      expect(member.logger.lines).toContainEqual(
+        expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ code: 'CONSUMER_LEAVE_TIMEOUT', groupId: expect.stringContaining('close-away'), timeoutMs: 500 }) }),
+      );
+    } finally {
+      release.open();
+      gate.up();
+      await member.bus.close();
+      if (letGo()) await waitUntil(endedByKafkajs, { timeoutMs: 30_000, what: 'kafkajs to end the member the bus let go of' });
+      await publisher.bus.close();
+    }
+  }, 60_000);
 
   it('holds only the partition whose dead-letter write fails: the others go on, and the message reaches the DLQ once it takes writes again', async () => {
     const topic = uniqueName('dlq.refused');

@@ -13,7 +13,8 @@
  * - health: ready when a broker answers a metadata request within the health timeout; `degraded` says
  *   `PRODUCER_NOT_IDEMPOTENT` while the producer is the non-idempotent fallback.
  * - close: stops every subscription (each finishes its message in hand, commits and leaves its
- *   group), then disconnects the producer and the admin client.
+ *   group, waiting for the cluster at most `consumer.disconnectTimeoutMs`, then warns
+ *   `CONSUMER_LEAVE_TIMEOUT` and goes on), then disconnects the producer and the admin client.
  */
 import { Kafka, type Admin, type ISocketFactory, type RetryOptions } from 'kafkajs';
 
@@ -76,6 +77,7 @@ export const DEFAULT_CONSUMER_TUNING: Readonly<ConsumerTuning> = {
   maxWaitTimeMs: 5_000,
   joinTimeoutMs: 90_000,
   partitionsConsumedConcurrently: 1,
+  disconnectTimeoutMs: 5_000,
 };
 
 

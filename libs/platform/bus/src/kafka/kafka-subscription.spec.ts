@@ -56,7 +56,7 @@ it('replaces a member kafkajs gives up on, also when the replacement is given up
     deadLetter: () => Promise.reject(new Error('no dead letters expected')),
     logger,
     answered: () => undefined,
-    tuning: { ...KAFKA_TEST_TUNING, partitionsConsumedConcurrently: 1 },
+    tuning: { ...KAFKA_TEST_TUNING, partitionsConsumedConcurrently: 1, disconnectTimeoutMs: 5_000 },
     retryBackoffMs: 20,
     maxRetryBackoffMs: 200,
     serviceTopic: (clusterTopic) => clusterTopic,

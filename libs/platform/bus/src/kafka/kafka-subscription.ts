@@ -36,6 +36,15 @@
  *
  * A member cannot heartbeat while its handler runs: a handler must finish well within the session
  * timeout, or the group drops the member and its partitions move on without it.
+ *
+ * Stop: the handler calls in progress finish first, however long the broker takes; then the member commits,
+ * leaves its group and disconnects, waiting at most `disconnectTimeoutMs` for that. kafkajs' disconnect waits
+ * for the cluster to answer (its retries, a request in flight up to its 30 s timeout), and a cluster that is
+ * away or mid-rebalance would hold the whole shutdown of an app. Past the bound the member warns
+ * (`CONSUMER_LEAVE_TIMEOUT`) and the stop resolves; kafkajs goes on disconnecting in the background. Nothing
+ * is lost: each message's offset is committed right after it was handled (above), so what a member that
+ * did not leave leaves behind is at most an offset whose commit was still in flight, and that message is
+ * delivered again; its partitions move on after the session timeout.
  */
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
@@ -63,6 +72,11 @@ export interface ConsumerTuning {
   joinTimeoutMs: number;
   /** Partitions whose batches are handled at once; 1 keeps at most one message in hand. */
   partitionsConsumedConcurrently: number;
+  /**
+   * On stop, how long a member waits for its commit, its leave and its disconnect once its handlers are done
+   * (default 5 s); past it, the stop goes on without them (`CONSUMER_LEAVE_TIMEOUT`).
+   */
+  disconnectTimeoutMs: number;
 }
 
 /** What a dead-lettered message carries, from where it came. */
@@ -160,6 +174,8 @@ export class KafkaSubscription implements Subscription {
    */
   private clusterId?: Promise<string>;
   private markPositioned: () => void = () => undefined;
+  /** The handler calls in progress: the messages in hand, which `stop` lets finish. */
+  private readonly handling = new Set<Promise<void>>();
 
   private constructor(
     private readonly runtime: SubscriptionRuntime,
@@ -329,20 +345,47 @@ export class KafkaSubscription implements Subscription {
     return this.assignment.map(({ topic, partitions }) => ({ topic, partitions: [...partitions] }));
   }
 
-  /** Finishes the message in hand, commits, leaves the group and disconnects. Idempotent. */
+  /**
+   * Finishes the message in hand, commits, leaves the group and disconnects; the commit, the leave and the
+   * disconnect get `disconnectTimeoutMs` (see the file's comment). Idempotent.
+   */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping.abort();
       for (const parked of [...this.parked.values()]) this.unpark(parked);
       try {
         // A recreation in progress ends at the abort; then the consumer it left is the one to disconnect.
-        await this.recovering;
-        await this.consumer.disconnect();
+        const left = (async () => {
+          await this.recovering;
+          await this.consumer.disconnect();
+        })();
+        await Promise.allSettled([...this.handling]);
+        await this.boundedLeave(left);
       } finally {
         this.registry.removed(this);
       }
     })();
     return this.stopped;
+  }
+
+  /** Waits for `left` up to `disconnectTimeoutMs`; past it, warns and resolves (`left` settles unobserved). */
+  private async boundedLeave(left: Promise<void>): Promise<void> {
+    const timeoutMs = this.runtime.tuning.disconnectTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => resolve('expired'), timeoutMs);
+    });
+    try {
+      if ((await Promise.race([left.then(() => 'left' as const), expired])) === 'left') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    left.catch(() => undefined);
+    this.runtime.logger.log('warn', 'kafka consumer: the cluster did not let the member leave its group in time; stopping without it', {
+      groupId: this.plan.groupId,
+      code: 'CONSUMER_LEAVE_TIMEOUT',
+      timeoutMs,
+    });
   }
 
   retrying(): RetryingPartition[] {
@@ -439,7 +482,7 @@ export class KafkaSubscription implements Subscription {
       for (let attempt = resumed?.attempt ?? 1; ; ) {
         let failure: unknown;
         try {
-          await this.plan.handler({ ...record, attempt });
+          await this.handle({ ...record, attempt });
           succeeded = true;
           return 'done';
         } catch (error) {
@@ -467,6 +510,21 @@ export class KafkaSubscription implements Subscription {
       if (!parked) this.transient.settled(position, succeeded);
     }
     return this.deadLetter({ originTopic: topic, originPartition: partition, message, attempts: this.plan.maxAttempts, code, failedWrites: 0 }, partitionControl);
+  }
+
+  /** Runs the handler, known to `stop` while it runs. */
+  private async handle(record: BusRecord): Promise<void> {
+    const call = (async () => this.plan.handler(record))();
+    const settled = call.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.handling.add(settled);
+    try {
+      await call;
+    } finally {
+      this.handling.delete(settled);
+    }
   }
 
   private backoffMs(failures: number): number {
