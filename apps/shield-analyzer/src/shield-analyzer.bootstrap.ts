@@ -87,7 +87,6 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       publisher: infrastructure.publisher,
       prisma: infrastructure.prisma,
       database: infrastructure.database,
-      counterparty: infrastructure.counterparty,
       callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store)),
       analyze: async (request) => {
         const result = await analyze(request);

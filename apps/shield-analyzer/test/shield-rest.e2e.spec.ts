@@ -173,8 +173,8 @@ describe('Shield analyzer REST /v0.1', () => {
   it("raises a later case's risk when an earlier case with the same counterparty ended badly, within one account only", async () => {
     const message = 'Please send the signed purchase order for the 20 replacement pumps so we can ship next week.';
     const first = await app.call('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput({ counterparty: { type: 'agent', reference: 'pump-vendor-17' }, facts: [], evidence: [], policies: [] }));
-    // Consulted before it ends: the app (embedded) now holds "no earlier outcomes" for this counterparty, and
-    // must let go of it when the outcome below is projected.
+    // Consulted before it ends: an answer of "no earlier outcomes" for this counterparty must not outlive the
+    // outcome below.
     const before = await app.call('POST', `/v0.1/shield/cases/${first.body.caseId}/consult`, ACME_TOKEN, { message });
     expect(before.status).toBe(200);
     await app.call('POST', `/v0.1/shield/cases/${first.body.caseId}/close`, ACME_TOKEN, { result: 'unsuccessful', acceptedAdvice: false, actionTaken: 'Paid; the goods never came.' });

@@ -15,7 +15,6 @@ import type { ISocketFactory } from 'kafkajs';
 
 import type { ShieldAnalyzerConfig } from '../config/shield-analyzer.config';
 import { PrismaClient } from './generated/prisma/client';
-import { CounterpartyOutcomes } from './shield-counterparty.queries';
 import { SHIELD_ANALYZER_MIGRATIONS } from './shield-analyzer.migrations';
 import { SHIELD_CASES_TOPIC } from './shield-case.stream';
 import { shieldReadModelProjection } from './shield-read-model.projection';
@@ -27,15 +26,11 @@ export interface ShieldInfrastructure {
   readonly prisma: PrismaClient;
   readonly publisher: OutboxPublisher;
   readonly projection: ProjectionRunner<SqlExecutor>;
-  /** The counterparty knowledge a consult reads, kept in memory on the embedded database. */
-  readonly counterparty: CounterpartyOutcomes;
   /** Stops the loops and releases every connection; idempotent. */
   close(): Promise<void>;
 }
 
 const OUTBOX_LEFTOVERS_IDLE_MS = 1_000;
-/** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
-const COUNTERPARTY_OUTCOMES = 20;
 
 export interface ShieldInfrastructureOptions {
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
@@ -43,12 +38,10 @@ export interface ShieldInfrastructureOptions {
 }
 
 export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, logger: Logger, options: ShieldInfrastructureOptions = {}): Promise<ShieldInfrastructure> {
-  // The projection may apply events before the backbone returns: nothing is kept in memory before then.
-  const late: { counterparty?: CounterpartyOutcomes } = {};
   const backbone = await openAppBackbone(config, logger, {
     migrations: [SHIELD_ANALYZER_MIGRATIONS],
     defaultTopic: SHIELD_CASES_TOPIC,
-    projections: [shieldReadModelProjection({ counterpartyOutcome: (accountId, reference) => late.counterparty?.changed(accountId, reference) })],
+    projections: [shieldReadModelProjection()],
     openClient: (database) => new PrismaClient({ adapter: database.prismaAdapter() }),
     // Embedded with the local bus, an append writes its bus messages with its events (one statement), and
     // the outbox only drains rows an older version left: its polling only looks for leftovers.
@@ -57,9 +50,5 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
   });
   const { database, store, bus, client, publisher, projections, close } = backbone;
-  // Kept only on the embedded database: its directory is locked to this process, whose projection writes
-  // every outcome; on a server, other replicas' projections write them too.
-  const counterparty = new CounterpartyOutcomes(database, COUNTERPARTY_OUTCOMES, database.mode === 'embedded');
-  late.counterparty = counterparty;
-  return { database, store, bus, prisma: client, publisher, projection: projections[0], counterparty, close };
+  return { database, store, bus, prisma: client, publisher, projection: projections[0], close };
 }

@@ -53,12 +53,7 @@ async function updateCase(sql: SqlExecutor, current: ShieldCase | null, event: S
   return record;
 }
 
-export interface ShieldReadModelHooks {
-  /** An outcome of `reference` is being written for `accountId` (in the projection's transaction). */
-  counterpartyOutcome?(accountId: string, reference: string): void;
-}
-
-export function shieldReadModelProjection(hooks: ShieldReadModelHooks = {}): ProjectionDefinition<SqlExecutor> {
+export function shieldReadModelProjection(): ProjectionDefinition<SqlExecutor> {
   return {
     name: SHIELD_READ_MODEL_PROJECTION,
     version: 1,
@@ -103,7 +98,6 @@ export function shieldReadModelProjection(hooks: ShieldReadModelHooks = {}): Pro
           const record = await updateCase(tx, current, event);
           const reference = record?.counterparty.reference;
           if (record && reference !== undefined) {
-            hooks.counterpartyOutcome?.(accountId, reference);
             await tx.query(
               `INSERT INTO shield_counterparty_outcomes (case_id, account_id, reference, result, accepted_advice, latest_disposition, risk_tier, closed_at)
                VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::timestamptz)

@@ -41,7 +41,7 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
-import type { CounterpartyOutcomes } from '../persistence/shield-counterparty.queries';
+import { counterpartyOutcomes } from '../persistence/shield-counterparty.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
 import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
@@ -75,10 +75,8 @@ export interface ShieldCaseServiceDeps {
   store: EventStore;
   publisher: OutboxPublisher;
   prisma: PrismaClient;
-  /** The platform database: whether cases kept here may be taken without asking the store (`load`). */
+  /** The platform database, for the read model's reads on the consult path (`counterpartyOutcomes`). */
   database: Database;
-  /** Earlier outcomes with a counterparty, from the read model. */
-  counterparty: CounterpartyOutcomes;
   callers: ShieldCallers;
   analyze: ShieldAnalyze;
   logger: Logger;
@@ -105,6 +103,8 @@ interface FoldedCase extends LoadedCase {
 const CACHED_CASES = 256;
 const CACHED_CONSULTATIONS_MAX = 20;
 
+/** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
+const COUNTERPARTY_OUTCOMES = 20;
 const AGENT_ID_MAX = 200;
 
 export class ShieldCaseService {
@@ -363,7 +363,7 @@ export class ShieldCaseService {
   private async counterpartyKnowledge(accountId: string, caseRecord: ShieldCase): Promise<CounterpartyKnowledge | undefined> {
     const reference = caseRecord.counterparty.reference;
     if (reference === undefined) return undefined;
-    return { reference, outcomes: await this.deps.counterparty.of(accountId, reference, caseRecord.caseId) };
+    return { reference, outcomes: await counterpartyOutcomes(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES) };
   }
 
   private async append(caseId: string, expected: number | 'no-stream', events: readonly ShieldCaseEvent[], accountId: string): Promise<void> {
