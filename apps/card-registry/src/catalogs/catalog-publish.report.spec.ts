@@ -1,20 +1,9 @@
+import { A2A_TYPE as A2A, a2aAgent as agent } from '../../test/support/catalog-documents';
 import { cardsDocuments } from '../documents/cards-documents.adapter';
 import { planCatalog, type PlannedEntry } from './catalog-publish.plan';
 import { CATALOG_PARTIALLY_STORED, partiallyStored, partialReportOf, reportCatalog, revisionKey, type CatalogReportInput, type NamespaceApplied } from './catalog-publish.report';
 
 const documents = cardsDocuments(1 << 20);
-const A2A = 'application/a2a-agent-card+json';
-const agent = (domain: string, name: string) => ({
-  name,
-  description: `The ${name} agent`,
-  url: `https://${domain}/a2a/${name}`,
-  version: '1.0.0',
-  protocolVersion: '0.3.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: name, name, description: 'Does it', tags: ['t'] }],
-});
 const CATALOG_ID = `sha256:${'c'.repeat(64)}`;
 
 /** One inline card and one reference in each of a.example, b.example and c.example, in that order. */
