@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { SILENT_LOGGER } from '@trustmesh/platform-logging';
+import { SILENT_LOGGER, type Logger } from '@trustmesh/platform-logging';
 
 import { backfillSearchDocuments } from '../src/persistence/registry-search.backfill';
 import { onboard, startRegistryApp, type RegistryApp } from './support/registry-app.fixture';
@@ -106,6 +106,20 @@ describe.each([
     expect(await found('status=yanked')).toEqual([WITHDRAWN]);
     expect(await found('')).toEqual([LEDGER, INVOICES].sort());
   }, 120_000);
+
+  it('gives up on a card its rows cannot fill after a bounded number of passes, with a warning, instead of looping', async () => {
+    // A row the projection never writes: the latest revision names a revision that is not there.
+    await sql(`UPDATE registry_cards SET latest_revision = 'no-such-revision', search_revision = NULL WHERE identifier = '${INVOICES}'`);
+    const lines: string[] = [];
+    const logger: Logger = { log: (level, message, fields) => void lines.push(JSON.stringify({ level, message, ...fields })) };
+    const refreshes = await backfillSearchDocuments(app!.handle.infrastructure.database, { logger, maxPasses: 3 });
+    expect(refreshes).toBe(3);
+    expect(lines.some((line) => line.includes('SEARCH_BACKFILL_INCOMPLETE') && line.includes('"left":1'))).toBe(true);
+    // Put right again for the next test (a later projection of the card would do the same).
+    await sql(`UPDATE registry_cards SET latest_revision = (SELECT revision FROM registry_card_revisions WHERE identifier = '${INVOICES}' LIMIT 1) WHERE identifier = '${INVOICES}'`);
+    await backfillSearchDocuments(app!.handle.infrastructure.database, { logger: SILENT_LOGGER });
+    expect(await pending()).toBe(0);
+  }, 60_000);
 
   it('backfills nothing on a later start', async () => {
     await stop();
