@@ -59,7 +59,11 @@ async function refreshLatest(tx: SqlExecutor, touched: ReadonlyMap<string, strin
     [identifiers],
   );
   const byCard = new Map<string, RevisionRow[]>();
-  for (const row of rows) byCard.set(row.identifier, [...(byCard.get(row.identifier) ?? []), row]);
+  for (const row of rows) {
+    const revisions = byCard.get(row.identifier);
+    if (revisions) revisions.push(row);
+    else byCard.set(row.identifier, [row]);
+  }
   const updates = [...touched].map(([identifier, at]) => {
     const latest = latestRevision(
       (byCard.get(identifier) ?? []).map((row, index) => {
