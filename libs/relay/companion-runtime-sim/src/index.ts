@@ -46,6 +46,7 @@ export {
   COUNTERPARTY_REQUESTS,
   COUNTERPARTY_REQUEST_NAMES,
   UNASSESSED_EXPLANATION,
+  counterpartyRequestScenario,
   counterpartyTurnScript,
   resolveCounterpartyRequest,
   type CounterpartyAnswer,

@@ -10,6 +10,7 @@
  * host's business.
  */
 import type { ApprovalScript, JsonValue, TurnScript } from '../runtime/turn-script';
+import type { Scenario } from './scenario.types';
 
 export type CounterpartyType = 'human' | 'agent' | 'service' | 'unknown';
 
@@ -100,4 +101,14 @@ export const COUNTERPARTY_TURN_STEPS = 2;
 /** The turn's input: what arrived at the machine, attributed to the counterparty. */
 export function counterpartyTurnInput(request: CounterpartyRequest): string {
   return `Message from ${request.counterparty.reference} (${request.counterparty.type}): ${request.message}`;
+}
+
+/** A scenario that plays one built-in request on a thread of its own (the simulator CLI's `--counterparty-request`). */
+export function counterpartyRequestScenario(name: CounterpartyRequestName): Scenario {
+  return {
+    version: 1,
+    name: `counterparty-request ${name}`,
+    threads: [{ key: 'inbox', title: 'Counterparty requests' }],
+    steps: [{ kind: 'counterpartyRequest', thread: 'inbox', request: name }],
+  };
 }
