@@ -213,19 +213,22 @@ describe('counterparty requests checked by the real Shield, answered in a real b
     }
   });
 
-  it('still asks the person when the Shield is unreachable or silent, saying the request was not checked', async () => {
-    // A port nothing listens on, and a server that accepts connections but never answers (the deadline ends the wait).
+  it('still asks the person when the Shield is unreachable, silent or refuses the credential, saying the request was not checked', async () => {
+    // A port nothing listens on, a server that accepts connections but never answers (the deadline ends the
+    // wait), and the real Shield given a credential it does not know.
     const closedPort = await freePort();
     const held: Socket[] = [];
     const silent: Server = createServer((socket) => held.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const silentAddress = `127.0.0.1:${(silent.address() as { port: number }).port}`;
     try {
-      for (const [address, phrase] of [
-        [`127.0.0.1:${closedPort}`, 'unreachable'],
-        [silentAddress, 'no answer in time'],
+      const wrongCredential = 'not-a-credential-of-this-shield-0000';
+      for (const [address, credential, phrase] of [
+        [`127.0.0.1:${closedPort}`, SHIELD_CREDENTIAL, 'unreachable'],
+        [silentAddress, SHIELD_CREDENTIAL, 'no answer in time'],
+        [shield.grpcAddress, wrongCredential, 'credential refused'],
       ] as const) {
-        const { host, workspaceId, logs } = await startSimulator({ SIMULATOR_SHIELD_ADDRESS: address, SIMULATOR_SHIELD_CREDENTIAL: SHIELD_CREDENTIAL, SIMULATOR_SHIELD_DEADLINE_MS: '1000' });
+        const { host, workspaceId, logs } = await startSimulator({ SIMULATOR_SHIELD_ADDRESS: address, SIMULATOR_SHIELD_CREDENTIAL: credential, SIMULATOR_SHIELD_DEADLINE_MS: '1000' });
         const browser = await connectBrowser(workspaceId);
         const control = simulatorControl(host);
         try {
@@ -236,7 +239,8 @@ describe('counterparty requests checked by the real Shield, answered in a real b
           expect(await browser.toolCompleted).toMatchObject({ outcome: { kind: 'success' } });
           await scenarioCompleted(control);
           expect(host.simulator.stats().state).toBe('connected');
-          expect(logs.join('\n')).not.toContain(SHIELD_CREDENTIAL);
+          expect(logs.join('\n')).not.toContain(credential);
+          expect(logs.some((line) => line.startsWith('shield could not be consulted (SHIELD_'))).toBe(true);
         } finally {
           control.close();
         }
