@@ -168,7 +168,7 @@ describe('counterparty requests checked by the real Shield, answered in a real b
       const explanation = offered.request.projection.explanation ?? '';
       expect(offered.request.projection).toMatchObject({ agentName: 'assistant', toolName: 'pay_invoice' });
       expect(explanation.startsWith('Shield: do not proceed, critical risk. Signs: identity deception')).toBe(true);
-      expect(explanation).toContain('urgency');
+      expect(explanation).toMatch(/, urgency \+\d+\. Ask: When called back/);
       expect(Array.from(explanation).length).toBeLessThanOrEqual(APPROVAL_EXPLANATION_MAX);
 
       expect(await browser.client.interactions.reject(offered.interactionId)).toMatchObject({ accepted: true });

@@ -33,13 +33,14 @@ describe('the Shield verdict in an approval', () => {
         rationale: ['The payment destination differs from the records.'],
         manipulationSignals: [
           { tactic: 'urgency', significance: 'high', observation: 'x', confidence: 0.9 },
+          { tactic: 'authority_claim', significance: 'medium', observation: 'x', confidence: 0.7 },
           { tactic: 'identity_deception', significance: 'critical', observation: 'x', confidence: 0.8 },
         ],
         questionsToAsk: ['When called back on the number already on record, does the counterparty confirm the change?'],
       }),
     );
     const text = verdictExplanation(verdict!);
-    expect(text.startsWith('Shield: do not proceed, critical risk. Signs: identity deception, urgency. Ask: When called back')).toBe(true);
+    expect(text.startsWith('Shield: do not proceed, critical risk. Signs: identity deception, urgency +1. Ask: When called back')).toBe(true);
     expect(points(text)).toBe(APPROVAL_EXPLANATION_MAX);
     expect(text.endsWith('…')).toBe(true);
   });

@@ -3,8 +3,9 @@
  *
  * - the verdict a person sees. The relay protocol gives an approval one free-text field, `explanation`,
  *   of 1..100 characters (BEHAVIOUR.md §8; the wire schema is fixed), so the verdict is written compactly
- *   in order of importance: disposition and risk tier first (always whole), then the strongest manipulation
- *   signals, then the first question to ask (or the first reason), cut at the bound with an ellipsis;
+ *   in order of importance: disposition and risk tier first (always whole), then the two strongest
+ *   manipulation signals (and how many more), then the first question to ask (or the first reason), cut at
+ *   the bound with an ellipsis;
  * - the plain sentence when the Shield could not be consulted, so the person knows the check did not run;
  * - the case the Companion opens for a counterparty request, and the outcome it reports when the person
  *   answers (SHIELD.md §3, §7).
@@ -30,6 +31,7 @@ export type Disposition = keyof typeof DISPOSITIONS;
 const RISK_TIERS = ['low', 'medium', 'high', 'critical'] as const;
 export type RiskTier = (typeof RISK_TIERS)[number];
 const SIGNIFICANCE_ORDER = ['critical', 'high', 'medium', 'low'] as const;
+const SHOWN_SIGNALS = 2;
 
 /** The part of a consultation's analysis (SHIELD.md §9) the Companion shows. */
 export interface ShieldVerdict {
@@ -58,7 +60,9 @@ export function verdictExplanation(verdict: ShieldVerdict): string {
     .sort((a, b) => SIGNIFICANCE_ORDER.indexOf(a.significance) - SIGNIFICANCE_ORDER.indexOf(b.significance))
     .map((signal) => signal.tactic.replace(/_/g, ' '));
   const parts = [head];
-  if (tactics.length > 0) parts.push(`Signs: ${[...new Set(tactics)].join(', ')}.`);
+  const distinct = [...new Set(tactics)];
+  // Two signals at most, so the first question still has room; the count says how many more there are.
+  if (distinct.length > 0) parts.push(`Signs: ${distinct.slice(0, SHOWN_SIGNALS).join(', ')}${distinct.length > SHOWN_SIGNALS ? ` +${distinct.length - SHOWN_SIGNALS}` : ''}.`);
   const question = verdict.questionsToAsk[0];
   const reason = verdict.rationale[0];
   if (question !== undefined) parts.push(`Ask: ${question}`);
