@@ -1,7 +1,8 @@
 /**
  * Composes a running simulator from its configuration: the enrolled Companion (core + simulated runtime +
- * transport, optional cipher), the load mode when the gateway's RelayControl is configured, and the NestJS
- * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
+ * transport, optional cipher), the Shield client that checks counterparty requests when one is configured,
+ * the load mode when the gateway's RelayControl is configured, and the NestJS application serving
+ * SimulatorControl. Used by `run` and `scenario`, and by tests.
  */
 import type { Logger } from '@trustmesh/platform-logging';
 import type { DiagnosticSink } from '@trustmesh/relay-companion';
