@@ -31,7 +31,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+import { ConfigError, variablesRead, type ConfigProblem } from '@trustmesh/platform-config';
 
 export { ConfigError, type ConfigProblem };
 
@@ -349,3 +349,6 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
+
+/** Every variable the simulator reads from `env` for `mode`, as its reader looks them up: manifests are checked against it. */
+export const simulatorVariables = (env: Env, mode: SimulatorMode): string[] => variablesRead((recorded) => loadSimulatorConfig(recorded, mode), env);

@@ -25,3 +25,15 @@ export {
 } from './service-child';
 export { waitUntil, type WaitOptions } from './wait-until';
 export { uniqueName } from './unique-name';
+export {
+  renderKustomization,
+  renderCompose,
+  manifestObject,
+  containerEnvironment,
+  composeEnvironment,
+  composeTargetPorts,
+  DOCKER_DIR,
+  KUBERNETES_OVERLAYS,
+  type ManifestObject,
+  type ComposeService,
+} from './deployment-manifests';
