@@ -21,6 +21,7 @@ export interface ManifestObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any kind's fields; the specs check their shape
   [field: string]: any;
 }
 
