@@ -1,8 +1,9 @@
 /**
  * @trustmesh/platform-testing: what integration tests share: librdkafka's mock cluster (started and
  * stopped through kcat), a Jest fixture that provides a Kafka cluster per spec file, a broker outage
- * for a client under test, services run as child processes, a topic reader for raw messages, and small
- * helpers for unique names and polling.
+ * for a client under test, services run as child processes, a topic reader for raw messages, the
+ * deployment files under docker/ as kubectl and docker-compose render them, and small helpers for unique
+ * names and polling.
  */
 export { startKafkaMock, KafkaMockError, type KafkaMock, type KafkaMockOptions, type KafkaMockErrorCode } from './kafka-mock';
 export {
