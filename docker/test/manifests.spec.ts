@@ -7,7 +7,9 @@
  * Dockerfile runs the bundle commands. Each app's spec (apps/<app>/src/config/*.deployment.spec.ts) checks
  * the environments and ports against the app's own configuration reader.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { DOCKER_DIR, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization, type ManifestObject } from '@trustmesh/platform-testing';
@@ -289,5 +291,43 @@ describe('the Dockerfile', () => {
   it('leaves dependencies, build output, history and local data out of the build context', () => {
     const ignored = readFileSync(resolve(DOCKER_DIR, '../.dockerignore'), 'utf8').split('\n');
     expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', 'dist', '.git', '**/.data', 'docker/.env']));
+  });
+});
+
+describe('the README', () => {
+  const readme = readFileSync(join(DOCKER_DIR, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+
+  it('gives the commands these specs run', () => {
+    const commands = blocks.join('').split('\n').map((line) => line.trim());
+    expect(commands).toContain('kubectl kustomize docker/kubernetes/overlays/prod');
+    expect(commands).toContain('kubectl apply -k docker/kubernetes/overlays/prod -l app.kubernetes.io/component=migration');
+    expect(commands).toContain('kubectl apply -k docker/kubernetes/kafka');
+    expect(commands).toContain('docker-compose -f docker/compose.yaml --env-file docker/.env config');
+  });
+
+  it('makes a docker/.env that compose accepts, holding digests rather than the credentials it prints', () => {
+    const recipe = blocks.find((block) => block.includes('> docker/.env'))!;
+    const dir = mkdtempSync(join(tmpdir(), 'trustmesh-readme-'));
+    try {
+      mkdirSync(join(dir, 'docker'));
+      const result = spawnSync('bash', ['-euo', 'pipefail', '-c', recipe], { cwd: dir, encoding: 'utf8' });
+      expect(result.status).toBe(0);
+      const variables = Object.fromEntries(
+        readFileSync(join(dir, 'docker/.env'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
+      expect(Object.keys(variables).sort()).toEqual(Object.keys(COMPOSE_VARIABLES).sort());
+      expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']).toMatch(/^[0-9a-f]{64}$/);
+      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64}$/);
+      const printed = result.stdout.match(/[0-9a-f]{64}/g) ?? [];
+      expect(printed).toHaveLength(3);
+      expect(Object.values(variables).filter((value) => printed.some((credential) => value.includes(credential)) && value !== variables['SIMULATOR_CONTROL_CREDENTIAL'])).toEqual([]);
+      expect(Object.keys(renderCompose(variables).services)).toContain('relay-gateway');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
