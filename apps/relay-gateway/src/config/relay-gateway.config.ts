@@ -225,8 +225,9 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
 
 /**
  * Every variable the gateway reads from `env` (its own, the platform's and the data plane's), as the readers
- * themselves look them up: deployment manifests are checked against it.
+ * themselves look them up: deployment manifests are checked against it. A digests file is named, not read.
  */
 export function relayGatewayVariables(env: Env): string[] {
-  return [...new Set([...variablesRead((recorded) => loadRelayGatewayConfig(recorded, { readFile: () => '' }), env), ...variablesRead(loadDataPlaneConfig, env)])].sort();
+  const own = variablesRead((recorded) => loadRelayGatewayConfig(recorded, { readFile: () => '' }), env);
+  return [...new Set([...own, ...variablesRead(loadDataPlaneConfig, env)])].sort();
 }
