@@ -37,7 +37,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+import { ConfigError, variablesRead, type ConfigProblem } from '@trustmesh/platform-config';
 import { COUNTERPARTY_REQUEST_NAMES, type CounterpartyRequestName } from '@trustmesh/relay-companion-sim';
 
 export { ConfigError, type ConfigProblem };
@@ -420,3 +420,6 @@ function shieldTarget(
   }
   return ok && credential !== undefined ? { address, credential, tls, agentId, deadlineMs } : null;
 }
+
+/** Every variable the simulator reads from `env` for `mode`, as its reader looks them up: manifests are checked against it. */
+export const simulatorVariables = (env: Env, mode: SimulatorMode): string[] => variablesRead((recorded) => loadSimulatorConfig(recorded, mode), env);

@@ -10,9 +10,11 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 
-import { collectPlatformConfig, ConfigError, envReader, isHost, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { collectPlatformConfig, ConfigError, envReader, isHost, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { TrustedProxies } from '@trustmesh/platform-rate-limits';
+
+import { loadDataPlaneConfig } from '../data-plane/data-plane.config';
 
 export type TlsMode = 'files' | 'self-signed' | 'terminated-by-proxy' | 'off';
 
@@ -219,4 +221,13 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Every variable the gateway reads from `env` (its own, the platform's and the data plane's), as the readers
+ * themselves look them up: deployment manifests are checked against it. A digests file is named, not read.
+ */
+export function relayGatewayVariables(env: Env): string[] {
+  const own = variablesRead((recorded) => loadRelayGatewayConfig(recorded, { readFile: () => '' }), env);
+  return [...new Set([...own, ...variablesRead(loadDataPlaneConfig, env)])].sort();
 }
