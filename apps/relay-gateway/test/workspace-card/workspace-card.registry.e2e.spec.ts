@@ -11,6 +11,7 @@
  * publishes a new revision pointing there. Refusals: another person's workspace (WORKSPACE_NOT_OWNED) and a
  * relay with no publisher credential (CARD_PUBLISHING_NOT_CONFIGURED). The credential never reaches a log.
  */
+import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -114,6 +115,21 @@ describe('relay → registry: a workspace publishes its Companion agent as an AI
     }
   };
 
+  /** `trustmesh relay publish-card` as a person runs it: its own process, the service credential from the environment. */
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(workspaceRoot, 'bin', 'trustmesh.js'), 'relay', 'publish-card', '--relay-control-address', gateway!.grpcAddress, ...args], {
+        cwd: workspaceRoot,
+        env: { PATH: process.env['PATH'] ?? '', RELAY_CONTROL_CREDENTIAL: SERVICE_CREDENTIAL },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out = { stdout: '', stderr: '' };
+      child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, ...out }));
+    });
+
   beforeAll(async () => {
     registryDir = await createTempDataDir('workspace-card-registry');
     relayDir = await createTempDataDir('workspace-card-relay');
@@ -177,8 +193,11 @@ describe('relay → registry: a workspace publishes its Companion agent as an AI
     // The same content again publishes nothing new; other content is a new revision.
     const again = await publish(workspaceId);
     expect(again).toMatchObject({ revision: pending.revision, delivery: relay.WorkspaceCardDelivery.PUBLISHED });
-    const renamed = await publish(workspaceId, { name: 'Ada\'s pair programmer' });
-    expect(renamed.delivery).toBe(relay.WorkspaceCardDelivery.PUBLISHED);
+    // Through the command line this time.
+    const published = await cli(['--workspace', workspaceId, '--owner', OWNER, '--name', 'Ada\'s pair programmer', '--description', 'Writes and reviews code on Ada\'s laptop.', '--tags', 'coding']);
+    expect(published.code).toBe(0);
+    const renamed = JSON.parse(published.stdout) as { identifier: string; revision: string; delivery: string; status: string };
+    expect(renamed).toMatchObject({ identifier, delivery: 'published', status: 'active' });
     expect(renamed.revision > pending.revision).toBe(true);
     expect((await getCard(identifier)).card).toMatchObject({ revision: renamed.revision });
 
@@ -221,6 +240,9 @@ describe('relay → registry: a workspace publishes its Companion agent as an AI
     await stopGateway();
     await startGateway({});
     expect(await refusalOf(publish(workspaceId))).toBe('FAILED_PRECONDITION CARD_PUBLISHING_NOT_CONFIGURED');
+    const unconfigured = await cli(['--workspace', workspaceId, '--owner', OWNER, '--name', 'Agent', '--description', 'An agent']);
+    expect(unconfigured.code).toBe(1);
+    expect(unconfigured.stderr).toContain('FAILED_PRECONDITION (CARD_PUBLISHING_NOT_CONFIGURED)');
 
     // The publisher credential never reached a log line.
     await stopGateway();
