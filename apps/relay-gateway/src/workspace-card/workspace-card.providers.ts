@@ -27,7 +27,6 @@ export const WORKSPACE_CARD_DELIVERY = Symbol.for('trustmesh.relay-gateway.Works
 @Injectable()
 export class WorkspaceCardProcess implements OnApplicationBootstrap, OnModuleDestroy {
   private runner: ProjectionRunner<RelayPrismaTx> | undefined;
-  private starting: Promise<void> | undefined;
 
   constructor(
     @Inject(RELAY_INFRASTRUCTURE) private readonly infra: RelayInfrastructure,
@@ -44,14 +43,17 @@ export class WorkspaceCardProcess implements OnApplicationBootstrap, OnModuleDes
     });
     this.runner = runner;
     delivery.start();
-    this.starting = runner
+    void runner
       .start()
       .then(() => this.service.followEndpoint())
       .catch((error: unknown) => this.logger.warn('workspace cards did not start following', { errorName: error instanceof Error ? error.name : 'unknown' }));
   }
 
+  /**
+   * Not awaiting the start: a consumer group that never joined (no broker) must not hold the shutdown; what it
+   * would still open goes with the bus, which the bootstrap closes next.
+   */
   async onModuleDestroy(): Promise<void> {
-    await this.starting;
     await this.delivery?.stop();
     await this.runner?.stop();
   }

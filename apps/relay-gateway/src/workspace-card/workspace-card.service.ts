@@ -41,6 +41,7 @@ export interface PublishedWorkspaceCard {
 
 /** The card content the stream holds now (null before the first publish). */
 interface CardContent {
+  identifier: string;
   name: string;
   description: string;
   tags: string[];
@@ -66,13 +67,14 @@ function tagsArgument(tags: readonly string[] | undefined): string[] {
 function contentOf(events: ReadonlyArray<{ eventType: string; data: unknown }>): CardContent | null {
   let content = null as CardContent | null;
   for (const event of events) {
-    if (isControlEvent(event, 'WorkspaceCardPublished')) content = { name: event.data.name, description: event.data.description, tags: event.data.tags, endpoint: event.data.endpoint };
-    else if (isControlEvent(event, 'WorkspaceCardEndpointMoved') && content !== null) content = { name: content.name, description: content.description, tags: content.tags, endpoint: event.data.endpoint };
+    if (isControlEvent(event, 'WorkspaceCardPublished')) content = { identifier: event.data.identifier, name: event.data.name, description: event.data.description, tags: event.data.tags, endpoint: event.data.endpoint };
+    else if (isControlEvent(event, 'WorkspaceCardEndpointMoved') && content !== null) content = { ...content, endpoint: event.data.endpoint };
   }
   return content;
 }
 
 const sameContent = (a: CardContent, b: CardContent) =>
+  a.identifier === b.identifier &&
   a.name === b.name && a.description === b.description && a.endpoint === b.endpoint && a.tags.length === b.tags.length && a.tags.every((tag, index) => tag === b.tags[index]);
 
 export class WorkspaceCardService {
@@ -102,7 +104,7 @@ export class WorkspaceCardService {
       throw new ControlError('PERMISSION_DENIED', 'requested_by_user_id is not the owner of this workspace: only its owner may publish its agent', 'WORKSPACE_NOT_OWNED');
     }
     const identifier = workspaceCardIdentifier(this.config.namespace, workspaceId);
-    const content: CardContent = { ...wanted, endpoint: this.endpoints.publicBaseUrl };
+    const content: CardContent = { identifier, ...wanted, endpoint: this.endpoints.publicBaseUrl };
     const stream = streams.workspaceCard(workspaceId);
     for (let attempt = 1; ; attempt += 1) {
       const events = await this.control.read(stream);
@@ -112,7 +114,6 @@ export class WorkspaceCardService {
         await this.control.append(stream, events.length === 0 ? 'no-stream' : events.length, [
           controlEvent('WorkspaceCardPublished', {
             workspaceId,
-            identifier,
             ...content,
             endToEndEncrypted: workspace.endToEndEncrypted,
             requestedByUserId,
@@ -159,7 +160,7 @@ export class WorkspaceCardService {
       const row = await this.prisma.relayWorkspaceCard.findUnique({ where: { workspaceId } });
       const latest = contentOf(await this.control.read(streams.workspaceCard(workspaceId)));
       // The projection trails the store: a row counts once it reflects the stream's latest content.
-      const projected = row !== null && latest !== null && row.endpoint === latest.endpoint && row.name === latest.name && row.description === latest.description;
+      const projected = row !== null && latest !== null && row.identifier === latest.identifier && row.endpoint === latest.endpoint && row.name === latest.name && row.description === latest.description;
       if (projected && row.refusalCode) return this.answer(identifier, row, 'refused');
       if (projected && row.deliveredVersion >= row.desiredVersion) return this.answer(identifier, row, 'published');
       if (Date.now() >= deadline) {

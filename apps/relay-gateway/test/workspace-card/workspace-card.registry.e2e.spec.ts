@@ -8,8 +8,9 @@
  * the card waits (PENDING) and the relay retries until the registry is back, then the registry serves it.
  * Revoking the workspace's only device deprecates the card (GetCard, SearchCards); while the registry is
  * down again the change waits and is delivered when it returns. A relay restart with a new public endpoint
- * publishes a new revision pointing there. Refusals: another person's workspace (WORKSPACE_NOT_OWNED) and a
- * relay with no publisher credential (CARD_PUBLISHING_NOT_CONFIGURED). The credential never reaches a log.
+ * publishes a new revision pointing there. Refusals: another person's workspace (WORKSPACE_NOT_OWNED), a
+ * namespace the registry did not grant (REFUSED with the registry's code) and a relay with no publisher
+ * credential (CARD_PUBLISHING_NOT_CONFIGURED). The credential never reaches a log.
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -235,6 +236,13 @@ describe('relay → registry: a workspace publishes its Companion agent as an AI
     const moved = JSON.parse(Buffer.from((await getCard(identifier)).card!.document).toString('utf8')) as Record<string, any>;
     expect(moved['services']['roll-relay']['protocolSpecific']['endpoint']).toBe('wss://relay-b.example.com/v1/browser');
     expect(moved['name']).toBe('Ada\'s pair programmer');
+
+    // A namespace the registry did not grant the relay: the registry refuses for good, and says why.
+    await stopGateway();
+    await startGateway({ ...cardEnv(), RELAY_PUBLIC_BASE_URL: 'https://relay-b.example.com', RELAY_CARD_NAMESPACE: 'elsewhere.example.org' });
+    const foreign = await publish(workspaceId, { name: 'Ada\'s pair programmer' });
+    expect(foreign).toMatchObject({ identifier: `https://elsewhere.example.org/relay/workspaces/${workspaceId}`, delivery: relay.WorkspaceCardDelivery.REFUSED });
+    expect(foreign.registryRefusalCode).toMatch(/^[A-Z_]+$/);
 
     // A relay with no publisher credential refuses with a stable code.
     await stopGateway();
