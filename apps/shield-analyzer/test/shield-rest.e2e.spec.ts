@@ -247,6 +247,12 @@ describe('Shield analyzer REST /v0.1', () => {
     const metrics = await (await fetch(`${operator}/metrics`)).text();
     expect(metrics).toMatch(/shield_consultations_total\{mode="fallback"\} \d+/);
     expect(metrics).toContain('route="/v0.1/shield/cases/:id/consult"');
+    // prom-client's process metrics, and the backbone's lags read at the scrape.
+    expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
+    expect(metrics).toMatch(/^outbox_backlog_rows \d+$/m);
+    expect(metrics).toMatch(/^projection_lag_events\{projection="[\w-]+"\} \d+$/m);
+    expect(metrics).toMatch(/^bus_consumer_lag_messages\{topic="shield\.cases\.v1",partition="\d+"\} \d+$/m);
   });
 });
 

@@ -3,7 +3,7 @@
  * transport, optional cipher), the load mode when the gateway's RelayControl is configured, and the NestJS
  * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
  */
-import type { Logger } from '@trustmesh/platform-logging';
+import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import type { DiagnosticSink } from '@trustmesh/relay-companion';
 import type { Scenario } from '@trustmesh/relay-companion-sim';
 
@@ -30,7 +30,7 @@ export interface SimulatorHostOptions {
   scenario?: Scenario;
   log?: TransportLog;
   /** Where Nest's lines go: the platform logger (one line shape with the transport's), `false` for none (default: Nest's console). */
-  logger?: false | Logger;
+  logger?: false | PinoPortLogger;
   /** The Companion core's diagnostics (dropped frames with their codes, e.g. `ENVELOPE_REPLAYED`). */
   onDiagnostic?: DiagnosticSink;
   /** Stop on SIGTERM/SIGINT (the CLI sets it). */
