@@ -157,7 +157,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const baseUrl = () => config.publicUrl ?? listenerUrl;
     const read = { database: infrastructure.database, baseUrl };
     const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, probes, trust, federation, search, catalogPublish }), {
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, probes, trust, federation, search, catalogPublish, logger }), {
       logger: nestLogger(logger, { component: 'nest' }),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,

@@ -105,7 +105,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     // The analyzer reads no X-Forwarded-For: each peer address is a source of its own.
     const probes = new PublicProbes({ readiness });
     const edge = new ShieldHttpEdge({ service, logger, maxBodyBytes: config.maxBodyBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, probes }), {
+    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, probes, logger }), {
       logger: nestLogger(logger, { component: 'nest' }),
       // Every route reads its own bounded body through the edge: no parser may buffer or echo one (§12).
       bodyParser: false,

@@ -181,6 +181,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
         });
         io.stdout(`companion-simulator: device ${enrollment.deviceId} of workspace ${enrollment.workspaceId} connecting to ${loaded.gateway.companionUrl} (Wire ${loaded.wireVersion})\n`);
         if (host.app.address) io.stdout(`companion-simulator: SimulatorControl on ${host.app.address}\n`);
+        if (host.operatorUrl) io.stdout(`companion-simulator: operator port (/metrics, /healthz, /readyz) on ${host.operatorUrl}\n`);
         let code: number = EXIT.ok;
         if (parsed.command === 'scenario') {
           const finished = host.simulator.scenarioFinished();

@@ -185,4 +185,15 @@ describe('simulator configuration', () => {
     const problems = problemsOf({ ...base, SIMULATOR_REQUEST_POLICY: 'open', SIMULATOR_DENY_METHODS: 'rm -rf', SIMULATOR_APPROVAL_POLICY: 'maybe', SIMULATOR_APP_RESULT_GRANTS: 'tool', SIMULATOR_SEED: 'x' });
     expect(Object.keys(problems).sort()).toEqual(['SIMULATOR_APPROVAL_POLICY', 'SIMULATOR_APP_RESULT_GRANTS', 'SIMULATOR_DENY_METHODS', 'SIMULATOR_REQUEST_POLICY', 'SIMULATOR_SEED']);
   });
+
+  it('serves the operator port only when SIMULATOR_OPERATOR_ADDRESS names a host:port', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c' };
+    expect(loadSimulatorConfig(base, 'enroll').operator).toBeNull();
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_OPERATOR_ADDRESS: '0.0.0.0:9466' }, 'enroll').operator).toEqual({ host: '0.0.0.0', port: 9466 });
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_OPERATOR_ADDRESS: '[::1]:0' }, 'enroll').operator).toEqual({ host: '::1', port: 0 });
+    expect(problemsOf({ ...base, SIMULATOR_OPERATOR_ADDRESS: '9466', SIMULATOR_SEED: 'x' })).toEqual({
+      SIMULATOR_OPERATOR_ADDRESS: expect.stringContaining('host:port'),
+      SIMULATOR_SEED: expect.any(String),
+    });
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * Composes a running simulator from its configuration: the enrolled Companion (core + simulated runtime +
  * transport, optional cipher), the load mode when the gateway's RelayControl is configured, and the NestJS
- * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
+ * application serving SimulatorControl, and the operator port when `SIMULATOR_OPERATOR_ADDRESS` is set. Used by
+ * `run` and `scenario`, and by tests.
  */
 import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import type { DiagnosticSink } from '@trustmesh/relay-companion';
@@ -11,6 +12,7 @@ import { loadSimulatorConfig, type Env, type SimulatorConfig } from '../config/s
 import type { StoredEnrollment } from '../enrollment/credential.store';
 import { ensureEnrollment } from '../enrollment/device-enrollment.service';
 import { startSimulatorApp, type SimulatorApp } from '../grpc/simulator-control.server';
+import { startSimulatorOperator } from '../health/simulator-operator';
 import { startLoad } from '../load/load-driver';
 import { simulatorLoadStack } from '../load/load-stack';
 import type { TransportLog } from '../transport/companion.transport';
@@ -22,6 +24,8 @@ export interface SimulatorHost {
   simulator: CompanionSimulator;
   control: SimulatorControlService;
   app: SimulatorApp;
+  /** `http://host:port` of the operator port (/metrics, /healthz, /readyz), or null when it is off. */
+  operatorUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -83,7 +87,18 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
     await simulator.stop();
     throw error;
   }
-  return { simulator, control, app, close: () => app.close() };
+  let operator: Awaited<ReturnType<typeof startSimulatorOperator>> | null = null;
+  try {
+    operator = config.operator ? await startSimulatorOperator(simulator, config.operator) : null;
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const close = async () => {
+    await operator?.server.close();
+    await app.close();
+  };
+  return { simulator, control, app, operatorUrl: operator?.url ?? null, close };
 }
 
 /**
