@@ -100,7 +100,8 @@ export function nestLogger(logger: PinoPortLogger, bindings: pino.Bindings = {})
   return new AppNestLogger(new AppPinoLogger(logger.pino.child(bindings)), {});
 }
 
-const LEVEL_BY_STATUS = (status: number): pino.Level => (status >= 500 ? 'warn' : status >= 400 ? 'info' : 'debug');
+/** A request line's level by its status: successes at debug (probes and scrapes would flood info). */
+const levelOfStatus = (status: number): pino.Level => (status >= 500 ? 'warn' : status >= 400 ? 'info' : 'debug');
 
 /** The request as logged: its method and path only. */
 function requestFields(request: IncomingMessage): { method: string | undefined; path: string } {
@@ -113,7 +114,7 @@ export function httpLogModule(logger: PinoPortLogger): DynamicModule {
     pinoHttp: {
       logger: logger.pino,
       quietReqLogger: true,
-      customLogLevel: (_request: IncomingMessage, response: ServerResponse, error?: Error) => (error ? 'warn' : LEVEL_BY_STATUS(response.statusCode)),
+      customLogLevel: (_request: IncomingMessage, response: ServerResponse, error?: Error) => (error ? 'warn' : levelOfStatus(response.statusCode)),
       serializers: {
         req: requestFields,
         res: (response: ServerResponse) => ({ statusCode: response.statusCode }),
