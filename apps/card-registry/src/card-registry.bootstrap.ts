@@ -22,7 +22,10 @@ import { NestFactory } from '@nestjs/core';
 import { safeFetcherPort } from '@trustmesh/cards-federation';
 import { ConfigError } from '@trustmesh/platform-config';
 import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
-import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
+import { createPinoLogger, withContext, type PinoPortLogger } from '@trustmesh/platform-logging';
+import { nestLogger } from '@trustmesh/platform-logging/nest';
+import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
+import { createMetricsRegistry } from '@trustmesh/platform-metrics';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
@@ -91,7 +94,7 @@ export interface StartOptions {
 export async function startCardRegistry(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<CardRegistryHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadCardRegistryConfig(env);
-  const logger: Logger = createJsonLineLogger({
+  const logger: PinoPortLogger = createPinoLogger({
     service: CARD_REGISTRY_SERVICE_NAME,
     replica: config.replicaId,
     level: config.logLevel,
@@ -103,7 +106,9 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   const { operators, developmentCredential: developmentOperatorCredential } = withDevelopmentOperator(config.operatorCredentials);
 
   const infrastructure = await openRegistryInfrastructure(config, logger, options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {});
-  const metrics = new RegistryMetrics();
+  const registry = createMetricsRegistry();
+  const metrics = new RegistryMetrics(registry);
+  registerBackboneMetrics(registry, { bus: infrastructure.bus, store: infrastructure.store, projections: [infrastructure.projection] });
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let scheduler: FederationScheduler | undefined;
@@ -152,8 +157,8 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const baseUrl = () => config.publicUrl ?? listenerUrl;
     const read = { database: infrastructure.database, baseUrl };
     const search = { search: new SearchService(read), changes: new ChangesService(read), catalogs: new CatalogService(read) };
-    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, probes, trust, federation, search, catalogPublish }), {
-      logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
+    app = await NestFactory.create(CardRegistryModule.forRoot({ cards, admin, edge, probes, trust, federation, search, catalogPublish, logger }), {
+      logger: nestLogger(logger, { component: 'nest' }),
       // Every route reads its own bounded body through the edge: a card's exact bytes are what is stored.
       bodyParser: false,
     });
@@ -172,7 +177,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
 
     let operatorUrl: string | null = null;
     if (config.operator) {
-      operatorServer = new OperatorServer({ metricsText: () => metrics.text(), readiness });
+      operatorServer = new OperatorServer({ registry, readiness });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
     logger.log('info', 'card registry listening', { http: httpUrl, grpc: grpcAddress, operator: operatorUrl, bus: config.platform.bus.adapter, database: config.platform.database.mode });

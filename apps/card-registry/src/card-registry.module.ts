@@ -4,6 +4,8 @@
  * beside Nest on its own listener, as in the Shield analyzer).
  */
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { PinoPortLogger } from '@trustmesh/platform-logging';
+import { httpLogModule } from '@trustmesh/platform-logging/nest';
 import type { PublicProbes } from '@trustmesh/platform-operator-http';
 
 import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_PROBES } from './card-registry.tokens';
@@ -22,6 +24,8 @@ import type { PublisherAdminService } from './service/publisher-admin.service';
 import type { NamespaceTrustService } from './trust/namespace-trust.service';
 
 export interface CardRegistryModuleDeps {
+  /** The process logger: one line per HTTP request through it (nestjs-pino). */
+  logger: PinoPortLogger;
   cards: CardService;
   admin: PublisherAdminService;
   edge: RegistryHttpEdge;
@@ -37,6 +41,7 @@ export class CardRegistryModule {
   static forRoot(deps: CardRegistryModuleDeps): DynamicModule {
     return {
       module: CardRegistryModule,
+      imports: [httpLogModule(deps.logger)],
       controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController, SearchController, CatalogPublishController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },

@@ -155,6 +155,14 @@ describe('card registry: lifecycle, rename, transfer and bad input', () => {
     expect((await app.call('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await app.call('GET', '/readyz')).status).toBe(200);
     const metrics = await fetch(`${app.handle.operatorUrl}/metrics`);
-    expect(await metrics.text()).toContain('registry_http_requests_total{method="POST",route="/v1/cards",status="201"}');
+    const text = await metrics.text();
+    expect(text).toContain('registry_http_requests_total{method="POST",route="/v1/cards",status="201"}');
+    expect(text).toMatch(/^registry_namespace_cache_entries \d+$/m);
+    expect(text).toMatch(/^registry_namespace_cache_hits_total \d+$/m);
+    // prom-client's process metrics, and the backbone's lags read at the scrape.
+    expect(text).toMatch(/^process_cpu_seconds_total [\d.e-]+$/m);
+    expect(text).toMatch(/^outbox_backlog_rows \d+$/m);
+    expect(text).toMatch(/^projection_lag_events\{projection="[\w-]+"\} \d+$/m);
+    expect(text).toMatch(/^bus_consumer_lag_messages\{topic="registry\.cards\.v1",partition="\d+"\} \d+$/m);
   });
 });

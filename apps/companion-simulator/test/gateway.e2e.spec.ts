@@ -61,6 +61,7 @@ describe('the companion simulator against the real relay gateway', () => {
       SIMULATOR_WIRE_VERSION: '1.2',
       SIMULATOR_CONTROL_CREDENTIAL: CONTROL_CREDENTIAL,
       SIMULATOR_CONTROL_ADDRESS: '127.0.0.1:0',
+      SIMULATOR_OPERATOR_ADDRESS: '127.0.0.1:0',
       SIMULATOR_SENTINEL: 'relay-security-sentinel',
     };
   });
@@ -90,6 +91,17 @@ describe('the companion simulator against the real relay gateway', () => {
   it('connects and serves a browser\'s thread.list and a turn through the gateway', async () => {
     host = await startSimulatorFromEnv(env, { logger: false });
     await waitUntil(() => host!.simulator.stats().state === 'connected', { timeoutMs: 30_000, what: 'the Companion to connect' });
+
+    // The operator port: ready while connected, with the process metrics and the Companion's own.
+    const operator = host.operatorUrl as string;
+    expect(operator).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${operator}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${operator}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', checks: { relay: 'connected' } }]);
+    const metrics = await (await fetch(`${operator}/metrics`)).text();
+    expect(metrics).toMatch(/^process_cpu_seconds_total [\d.e-]+$/m);
+    expect(metrics).toContain('\nsimulator_connected 1\n');
+    expect(metrics).toMatch(/^simulator_frames_sent_total \d+$/m);
 
     const ca = readFileSync(gateway.certFile);
     const received: string[] = [];

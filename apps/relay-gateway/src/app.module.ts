@@ -5,6 +5,7 @@
  * Data plane: the WebSocket servers (src/data-plane), which inject RELAY_DIRECTORY.
  */
 import { Module, type DynamicModule } from '@nestjs/common';
+import { httpLogModule } from '@trustmesh/platform-logging/nest';
 
 import { ControlModule } from './control/control.module';
 import { DataPlaneModule } from './data-plane/data-plane.module';
@@ -18,6 +19,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        // One line per HTTP request (enrollment, sessions, probes) through the gateway's logger.
+        httpLogModule(runtime.logger.port),
         PersistenceModule.forRoot(runtime),
         ControlModule,
         EnrollmentModule,

@@ -28,6 +28,8 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 import { sha256 } from '@trustmesh/platform-credentials';
+import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
+import { createMetricsRegistry, Registry } from '@trustmesh/platform-metrics';
 import { OperatorServer, type PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
@@ -182,8 +184,8 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
 
     let operatorUrl: string | null = null;
     if (config.operator) {
-      const dataPlane = app.get<DataPlane>(DATA_PLANE);
-      operatorServer = new OperatorServer({ metricsText: () => dataPlane.metricsText(), readiness: app.get<PublicProbes>(RELAY_PROBES).readiness, headers });
+      const registry = gatewayMetrics(infrastructure, app.get<DataPlane>(DATA_PLANE));
+      operatorServer = new OperatorServer({ registry, readiness: app.get<PublicProbes>(RELAY_PROBES).readiness, headers });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
 
@@ -240,4 +242,11 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     await infrastructure.close();
     throw error;
   }
+}
+
+/** The gateway's one registry: process metrics, the backbone's lags and the data plane's families. */
+function gatewayMetrics(infrastructure: RelayInfrastructure, dataPlane: DataPlane): Registry {
+  const registry = createMetricsRegistry();
+  registerBackboneMetrics(registry, { bus: infrastructure.bus, store: infrastructure.store, projections: [infrastructure.projection] });
+  return Registry.merge([registry, dataPlane.metrics.registry.prom]);
 }

@@ -20,7 +20,10 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@trustmesh/platform-config';
 import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
-import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
+import { createPinoLogger, type PinoPortLogger } from '@trustmesh/platform-logging';
+import { nestLogger } from '@trustmesh/platform-logging/nest';
+import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
+import { createMetricsRegistry } from '@trustmesh/platform-metrics';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import type { ISocketFactory } from 'kafkajs';
 
@@ -64,7 +67,7 @@ export interface StartOptions {
 export async function startShieldAnalyzer(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<ShieldAnalyzerHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadShieldAnalyzerConfig(env);
-  const logger: Logger = createJsonLineLogger({
+  const logger: PinoPortLogger = createPinoLogger({
     service: SHIELD_ANALYZER_SERVICE_NAME,
     replica: config.replicaId,
     level: config.logLevel,
@@ -76,7 +79,9 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   const { operators, developmentCredential: developmentOperatorCredential } = withDevelopmentOperator(config.operatorCredentials);
 
   const infrastructure = await openShieldInfrastructure(config, logger, options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {});
-  const metrics = new ShieldMetrics();
+  const registry = createMetricsRegistry();
+  const metrics = new ShieldMetrics(registry);
+  registerBackboneMetrics(registry, { bus: infrastructure.bus, store: infrastructure.store, projections: [infrastructure.projection] });
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
@@ -100,8 +105,8 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     // The analyzer reads no X-Forwarded-For: each peer address is a source of its own.
     const probes = new PublicProbes({ readiness });
     const edge = new ShieldHttpEdge({ service, logger, maxBodyBytes: config.maxBodyBytes, onAnswered: (method, route, status) => metrics.request(method, route, status) });
-    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, probes }), {
-      logger: nestLoggerAdapter(withContext(logger, { component: 'nest' })),
+    app = await NestFactory.create(ShieldAnalyzerModule.forRoot({ service, edge, probes, logger }), {
+      logger: nestLogger(logger, { component: 'nest' }),
       // Every route reads its own bounded body through the edge: no parser may buffer or echo one (§12).
       bodyParser: false,
     });
@@ -118,7 +123,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
 
     let operatorUrl: string | null = null;
     if (config.operator) {
-      operatorServer = new OperatorServer({ metricsText: () => metrics.text(), readiness });
+      operatorServer = new OperatorServer({ registry, readiness });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
     logger.log('info', 'shield analyzer listening', {

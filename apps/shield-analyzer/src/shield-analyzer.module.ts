@@ -4,6 +4,8 @@
  * operator port run beside Nest on their own listeners, as in the relay gateway).
  */
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { PinoPortLogger } from '@trustmesh/platform-logging';
+import { httpLogModule } from '@trustmesh/platform-logging/nest';
 import type { PublicProbes } from '@trustmesh/platform-operator-http';
 
 import { SHIELD_PROBES, ShieldHealthController } from './health/shield-health.controller';
@@ -16,6 +18,8 @@ export interface ShieldAnalyzerModuleDeps {
   service: ShieldCaseService;
   edge: ShieldHttpEdge;
   probes: PublicProbes;
+  /** The process logger: one line per HTTP request through it (nestjs-pino). */
+  logger: PinoPortLogger;
 }
 
 @Module({})
@@ -23,6 +27,7 @@ export class ShieldAnalyzerModule {
   static forRoot(deps: ShieldAnalyzerModuleDeps): DynamicModule {
     return {
       module: ShieldAnalyzerModule,
+      imports: [httpLogModule(deps.logger)],
       controllers: [ShieldCasesController, ShieldMcpController, ShieldHealthController],
       providers: [
         { provide: SHIELD_CASE_SERVICE, useValue: deps.service },

@@ -238,6 +238,17 @@ describe('Shield analyzer REST /v0.1', () => {
     expect(app.logs.some((line) => line.includes(consulted.body.consultation.consultationId))).toBe(true);
   });
 
+  it('logs a refused request as one line with its method, path and status, and no header or query string', async () => {
+    const refused = await fetch(`${app.handle.httpUrl}/v0.1/shield/cases/nope?ticket=query-secret`, { headers: { Authorization: `Bearer ${ACME_TOKEN}`, Cookie: 'session=cookie-secret' } });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const lines = app.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'info', service: 'shield-analyzer', msg: 'request completed', req: { method: 'GET', path: '/v0.1/shield/cases/nope' }, res: { statusCode: refused.status } }),
+    );
+    const text = app.logs.join('');
+    for (const secret of [ACME_TOKEN, 'query-secret', 'cookie-secret']) expect(text).not.toContain(secret);
+  });
+
   it('serves /healthz, /readyz and /metrics on the operator port', async () => {
     const operator = app.handle.operatorUrl as string;
     expect((await fetch(`${operator}/healthz`)).status).toBe(200);
@@ -247,6 +258,12 @@ describe('Shield analyzer REST /v0.1', () => {
     const metrics = await (await fetch(`${operator}/metrics`)).text();
     expect(metrics).toMatch(/shield_consultations_total\{mode="fallback"\} \d+/);
     expect(metrics).toContain('route="/v0.1/shield/cases/:id/consult"');
+    // prom-client's process metrics, and the backbone's lags read at the scrape.
+    expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
+    expect(metrics).toMatch(/^outbox_backlog_rows \d+$/m);
+    expect(metrics).toMatch(/^projection_lag_events\{projection="[\w-]+"\} \d+$/m);
+    expect(metrics).toMatch(/^bus_consumer_lag_messages\{topic="shield\.cases\.v1",partition="\d+"\} \d+$/m);
   });
 });
 

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 
-import { createJsonLineLogger } from '@trustmesh/platform-logging';
+import { createPinoLogger } from '@trustmesh/platform-logging';
 import { counterpartyRequestScenario, parseScenario, ScenarioError, type Scenario } from '@trustmesh/relay-companion-sim';
 
 import { ConfigError, loadSimulatorConfig, type Env, type SimulatorMode } from '../config/simulator-config';
@@ -184,7 +184,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
         const enrollment = await ensureEnrollment(loaded);
         // Logs (the transport's and Nest's) in the platform's one line shape, on stdout as the gateway's are;
         // the lines below without JSON are this command's own output.
-        const logger = createJsonLineLogger({ service: 'companion-simulator', replica: enrollment.deviceId, write: io.stdout });
+        const logger = createPinoLogger({ service: 'companion-simulator', replica: enrollment.deviceId, write: io.stdout });
         const host = await startSimulatorHost(loaded, {
           enrollment,
           ...(scenario ? { scenario } : {}),
@@ -193,6 +193,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
         });
         io.stdout(`companion-simulator: device ${enrollment.deviceId} of workspace ${enrollment.workspaceId} connecting to ${loaded.gateway.companionUrl} (Wire ${loaded.wireVersion})\n`);
         if (host.app.address) io.stdout(`companion-simulator: SimulatorControl on ${host.app.address}\n`);
+        if (host.operatorUrl) io.stdout(`companion-simulator: operator port (/metrics, /healthz, /readyz) on ${host.operatorUrl}\n`);
         let code: number = EXIT.ok;
         if (parsed.command === 'scenario') {
           const finished = host.simulator.scenarioFinished();

@@ -212,4 +212,15 @@ describe('simulator configuration', () => {
     expect(problemsOf({ ...base, SIMULATOR_COUNTERPARTY_REQUEST: 'wire-fraud' }, 'scenario').SIMULATOR_COUNTERPARTY_REQUEST).toMatch(/invoice-reminder, bank-detail-change/);
     expect(problemsOf({ ...base, SIMULATOR_COUNTERPARTY_REQUEST: 'invoice-reminder', SIMULATOR_SCENARIO_FILE: caFile }, 'scenario').SIMULATOR_COUNTERPARTY_REQUEST).toMatch(/choose one/);
   });
+
+  it('serves the operator port only when SIMULATOR_OPERATOR_ADDRESS names a host:port', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'c' };
+    expect(loadSimulatorConfig(base, 'enroll').operator).toBeNull();
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_OPERATOR_ADDRESS: '0.0.0.0:9466' }, 'enroll').operator).toEqual({ host: '0.0.0.0', port: 9466 });
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_OPERATOR_ADDRESS: '[::1]:0' }, 'enroll').operator).toEqual({ host: '::1', port: 0 });
+    expect(problemsOf({ ...base, SIMULATOR_OPERATOR_ADDRESS: '9466', SIMULATOR_SEED: 'x' })).toEqual({
+      SIMULATOR_OPERATOR_ADDRESS: expect.stringContaining('host:port'),
+      SIMULATOR_SEED: expect.any(String),
+    });
+  });
 });

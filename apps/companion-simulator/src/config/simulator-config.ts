@@ -79,6 +79,8 @@ export interface SimulatorConfig {
   counterpartyRequest: CounterpartyRequestName | null;
   shield: ShieldTarget | null;
   control: { address: string; credential: string } | null;
+  /** GET /metrics, /healthz, /readyz on a plain listener of their own (`SIMULATOR_OPERATOR_ADDRESS`); null when unset. */
+  operator: { host: string; port: number } | null;
   relayControl: { address: string; credential: string; tls: boolean } | null;
   heartbeatTimeoutMs: number;
   companion: CompanionBehaviour;
@@ -309,6 +311,15 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     fail('SIMULATOR_CONTROL_CREDENTIAL', 'is required when SIMULATOR_CONTROL_ADDRESS is set: SimulatorControl is never anonymous');
   }
 
+  // The operator port: off unless asked for, since several simulators often share a machine.
+  let operator: SimulatorConfig['operator'] = null;
+  const operatorAddress = value('SIMULATOR_OPERATOR_ADDRESS');
+  if (operatorAddress !== undefined) {
+    const match = HOST_PORT.exec(operatorAddress);
+    if (!match || Number(match[1]) > 65535) fail('SIMULATOR_OPERATOR_ADDRESS', 'must be host:port (e.g. 127.0.0.1:9466; port 0 picks a free one)');
+    else operator = { host: operatorAddress.slice(0, operatorAddress.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(match[1]) };
+  }
+
   // The gateway's RelayControl, for the load mode's provisioning.
   let relayControl: SimulatorConfig['relayControl'] = null;
   const relayControlAddress = value('RELAY_CONTROL_ADDRESS');
@@ -375,6 +386,7 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     counterpartyRequest,
     shield,
     control,
+    operator,
     relayControl,
     heartbeatTimeoutMs: integer('SIMULATOR_HEARTBEAT_TIMEOUT_MS', 75_000, 0, 3_600_000),
     companion: { requestPolicy, denyMethods, approvalPolicy, appResultGrants, sentinel, seed },

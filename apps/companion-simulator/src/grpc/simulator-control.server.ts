@@ -13,7 +13,8 @@ import { Inject, Injectable, Module, type DynamicModule, type INestApplicationCo
 import { NestFactory } from '@nestjs/core';
 import { Transport, type GrpcOptions } from '@nestjs/microservices';
 import { PROTO_LOADER_OPTIONS, protoFilePath, simulatorControlV1 } from '@trustmesh/contracts';
-import { nestLoggerAdapter, type Logger } from '@trustmesh/platform-logging';
+import type { PinoPortLogger } from '@trustmesh/platform-logging';
+import { nestLogger } from '@trustmesh/platform-logging/nest';
 
 import { SimulatorControlController } from './simulator-control.controller';
 import { SIMULATOR_CONTROL, SIMULATOR_CONTROL_CREDENTIAL, type SimulatorControlPort } from './simulator-control.port';
@@ -74,11 +75,11 @@ async function resolvePort(host: string, port: number): Promise<number> {
 
 export async function startSimulatorApp(
   port: SimulatorControlPort,
-  options: { control: { address: string; credential: string } | null; stoppables?: Stoppable[]; logger?: false | Logger; shutdownHooks?: boolean },
+  options: { control: { address: string; credential: string } | null; stoppables?: Stoppable[]; logger?: false | PinoPortLogger; shutdownHooks?: boolean },
 ): Promise<SimulatorApp> {
   const module = SimulatorControlModule.forPort(port, options.control?.credential ?? null, options.stoppables ?? []);
   // Nest's lines through the platform logger (the simulator's one line shape), none, or Nest's console.
-  const logger = options.logger === false ? { logger: false as const } : options.logger ? { logger: nestLoggerAdapter(options.logger) } : {};
+  const logger = options.logger === false ? { logger: false as const } : options.logger ? { logger: nestLogger(options.logger) } : {};
   if (!options.control) {
     const app = await NestFactory.createApplicationContext(module, logger);
     if (options.shutdownHooks) app.enableShutdownHooks();

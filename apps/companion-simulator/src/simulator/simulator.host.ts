@@ -1,10 +1,11 @@
 /**
  * Composes a running simulator from its configuration: the enrolled Companion (core + simulated runtime +
  * transport, optional cipher), the Shield client that checks counterparty requests when one is configured,
- * the load mode when the gateway's RelayControl is configured, and the NestJS application serving
- * SimulatorControl. Used by `run` and `scenario`, and by tests.
+ * the load mode when the gateway's RelayControl is configured, the NestJS application serving
+ * SimulatorControl, and the operator port when `SIMULATOR_OPERATOR_ADDRESS` is set. Used by `run` and
+ * `scenario`, and by tests.
  */
-import type { Logger } from '@trustmesh/platform-logging';
+import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import type { DiagnosticSink } from '@trustmesh/relay-companion';
 import type { Scenario } from '@trustmesh/relay-companion-sim';
 
@@ -12,6 +13,7 @@ import { loadSimulatorConfig, type Env, type SimulatorConfig } from '../config/s
 import type { StoredEnrollment } from '../enrollment/credential.store';
 import { ensureEnrollment } from '../enrollment/device-enrollment.service';
 import { startSimulatorApp, type SimulatorApp } from '../grpc/simulator-control.server';
+import { startSimulatorOperator } from '../health/simulator-operator';
 import { startLoad } from '../load/load-driver';
 import { createShieldAssessor } from '../shield/counterparty.assessor';
 import { ShieldClient } from '../shield/shield.client';
@@ -25,6 +27,8 @@ export interface SimulatorHost {
   simulator: CompanionSimulator;
   control: SimulatorControlService;
   app: SimulatorApp;
+  /** `http://host:port` of the operator port (/metrics, /healthz, /readyz), or null when it is off. */
+  operatorUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -33,7 +37,7 @@ export interface SimulatorHostOptions {
   scenario?: Scenario;
   log?: TransportLog;
   /** Where Nest's lines go: the platform logger (one line shape with the transport's), `false` for none (default: Nest's console). */
-  logger?: false | Logger;
+  logger?: false | PinoPortLogger;
   /** The Companion core's diagnostics (dropped frames with their codes, e.g. `ENVELOPE_REPLAYED`). */
   onDiagnostic?: DiagnosticSink;
   /** Stop on SIGTERM/SIGINT (the CLI sets it). */
@@ -89,7 +93,18 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
     shield?.close();
     throw error;
   }
-  return { simulator, control, app, close: () => app.close() };
+  let operator: Awaited<ReturnType<typeof startSimulatorOperator>> | null = null;
+  try {
+    operator = config.operator ? await startSimulatorOperator(simulator, config.operator) : null;
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const close = async () => {
+    await operator?.server.close();
+    await app.close();
+  };
+  return { simulator, control, app, operatorUrl: operator?.url ?? null, close };
 }
 
 /**

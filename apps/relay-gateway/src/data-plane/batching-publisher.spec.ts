@@ -16,6 +16,7 @@ function recordingBus(): EventBus & { calls: EventEnvelope[][] } {
     },
     subscribe: () => Promise.reject(new Error('not used')),
     health: () => Promise.reject(new Error('not used')),
+    subscriptions: () => [],
     close: async () => undefined,
   };
 }

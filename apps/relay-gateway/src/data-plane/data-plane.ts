@@ -219,10 +219,6 @@ export class DataPlane {
     server.on('upgrade', this.onUpgrade);
   }
 
-  metricsText(): string {
-    return this.metrics.render();
-  }
-
   shutdown(): Promise<void> {
     this.shuttingDown ??= this.runShutdown();
     return this.shuttingDown;

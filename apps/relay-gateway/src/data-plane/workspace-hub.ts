@@ -276,7 +276,7 @@ export class WorkspaceHub {
       // Requests to a Companion on another replica wait for no batch: the linger is the latency.
       if (!options.singleReplica) this.inboundPublisher = new BatchingPublisher({ ...common, topic: COMPANION_INBOUND_TOPIC, lingerMs: 0 });
     }
-    options.metrics.registry.collected('relay_connections', 'Open WebSocket connections, by socket kind.', () => {
+    options.metrics.registry.collected('relay_connections', 'Open WebSocket connections, by socket kind.', ['socket'], () => {
       let companions = 0;
       let browsers = 0;
       for (const workspace of this.workspaces.values()) {
@@ -288,12 +288,12 @@ export class WorkspaceHub {
         { labels: { socket: 'browser' }, value: browsers },
       ];
     });
-    options.metrics.registry.collected('relay_frames_log_retained', 'Frames held in memory for catch-up, over all workspaces.', () => {
+    options.metrics.registry.collected('relay_frames_log_retained', 'Frames held in memory for catch-up, over all workspaces.', [], () => {
       let frames = 0;
       for (const workspace of this.workspaces.values()) frames += workspace.log.size;
       return [{ labels: {}, value: frames }];
     });
-    const gauge = (name: string, help: string, value: () => number) => options.metrics.registry.collected(name, help, () => [{ labels: {}, value: value() }]);
+    const gauge = (name: string, help: string, value: () => number) => options.metrics.registry.collected(name, help, [], () => [{ labels: {}, value: value() }]);
     gauge('relay_frames_log_retained_bytes', 'Bytes of frames held for catch-up, over all workspaces (bounded by RELAY_FRAMES_RETENTION_PROCESS_BYTES).', () => this.framesBudget.used);
     gauge('relay_retained_interactions', 'Unresolved interaction requests held for redelivery, over all workspaces.', () => {
       let count = 0;
@@ -302,7 +302,7 @@ export class WorkspaceHub {
     });
     gauge('relay_retained_interactions_bytes', 'Bytes of retained interaction requests, over all workspaces (bounded by RELAY_RETAINED_INTERACTIONS_PROCESS_BYTES).', () => this.interactionsBudget.used);
     gauge('relay_request_routes', 'Requests awaiting a response (routes back), over all workspaces.', () => this.routes.size);
-    options.metrics.registry.collected('relay_bus_queue_bytes', 'Characters of frame text awaiting publication, by topic.', () => [
+    options.metrics.registry.collected('relay_bus_queue_bytes', 'Characters of frame text awaiting publication, by topic.', ['topic'], () => [
       ...(this.framesPublisher ? [{ labels: { topic: WORKSPACE_FRAMES_TOPIC }, value: this.framesPublisher.pendingBytes }] : []),
       ...(this.inboundPublisher ? [{ labels: { topic: COMPANION_INBOUND_TOPIC }, value: this.inboundPublisher.pendingBytes }] : []),
     ]);

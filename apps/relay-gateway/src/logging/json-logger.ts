@@ -1,13 +1,15 @@
 /**
- * The gateway's logger: the platform's one line shape (`@trustmesh/platform-logging`: `time`, `level`,
- * `service`, `replica`, `msg`, fields; one JSON object per line on stdout), with the gateway's call style
- * (`info(message, fields)`) and Nest's `LoggerService`, so framework messages share the format. `port` is the
- * same logger as the platform's port: the bus and other libraries log through it (with a `component`), so
- * every line of the process has the same fields. Callers pass fields, never secrets or payload content; the
- * platform logger drops fields named like secrets as a second line of defence.
+ * The gateway's logger: the platform's one line shape (`@trustmesh/platform-logging` on pino: `level`,
+ * `time`, `service`, `replica`, `traceId` when a trace is active, fields, `msg`; one JSON object per line on
+ * stdout), with the gateway's call style (`info(message, fields)`) and Nest's `LoggerService` (nestjs-pino),
+ * so framework messages share the format. `port` is the same logger as the platform's port: the bus and other
+ * libraries log through it (with a `component`), so every line of the process has the same fields. Callers
+ * pass fields, never secrets or payload content; the platform logger drops fields named like secrets as a
+ * second line of defence.
  */
 import type { LoggerService } from '@nestjs/common';
-import { createJsonLineLogger, nestLoggerAdapter, type LogFields, type Logger, type LogLevel, type NestLoggerLike } from '@trustmesh/platform-logging';
+import { createPinoLogger, type LogFields, type LogLevel, type PinoPortLogger } from '@trustmesh/platform-logging';
+import { nestLogger } from '@trustmesh/platform-logging/nest';
 
 export type { LogFields };
 
@@ -16,19 +18,19 @@ export const RELAY_LOGGER = Symbol.for('trustmesh.relay-gateway.Logger');
 
 export class JsonLogger implements LoggerService {
   /** The platform logger port behind this one (same service, replica, level and sink). */
-  readonly port: Logger;
-  private readonly nest: NestLoggerLike;
+  readonly port: PinoPortLogger;
+  private readonly nest: LoggerService;
 
   constructor(options: { level: LogLevel; service: string; replica: string; write?: (line: string) => void }) {
-    this.port = createJsonLineLogger({ service: options.service, replica: options.replica, level: options.level, ...(options.write ? { write: options.write } : {}) });
-    this.nest = nestLoggerAdapter(this.port);
+    this.port = createPinoLogger({ service: options.service, replica: options.replica, level: options.level, ...(options.write ? { write: options.write } : {}) });
+    this.nest = nestLogger(this.port);
   }
 
   debug(message: unknown, ...rest: unknown[]): void {
-    this.nest.debug(message, ...rest);
+    this.nest.debug?.(message, ...rest);
   }
   verbose(message: unknown, ...rest: unknown[]): void {
-    this.nest.verbose(message, ...rest);
+    this.nest.verbose?.(message, ...rest);
   }
   log(message: unknown, ...rest: unknown[]): void {
     this.nest.log(message, ...rest);
@@ -43,6 +45,6 @@ export class JsonLogger implements LoggerService {
     this.nest.error(message, ...rest);
   }
   fatal(message: unknown, ...rest: unknown[]): void {
-    this.nest.fatal(message, ...rest);
+    this.nest.fatal?.(message, ...rest);
   }
 }

@@ -536,5 +536,10 @@ describe('metrics', () => {
     expect(text).toMatch(/relay_rejections_total\{code="SESSION_TICKET_INVALID",socket="browser"\} \d+/);
     expect(text).toMatch(/relay_interactions_redelivered_total \d+/);
     expect(text).toMatch(/relay_catchup_frames_total \d+/);
+    // prom-client's process metrics, and the backbone's lags read at the scrape.
+    expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^outbox_backlog_rows \d+$/m);
+    expect(text).toMatch(/^projection_lag_events\{projection="[\w-]+"\} \d+$/m);
+    expect(text).toMatch(/^bus_consumer_lag_messages\{topic="relay\.[\w.-]+",partition="\d+"\} \d+$/m);
   });
 });

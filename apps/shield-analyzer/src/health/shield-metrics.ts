@@ -1,27 +1,24 @@
 /**
- * The analyzer's Prometheus counters (text format 0.0.4), served on the operator port only: requests by
- * route template and status, consultations by generation mode. Labels are route templates, statuses and
- * modes: never ids, never content.
+ * The analyzer's own metric families on its prom-client registry (served on the operator port only, next to
+ * the default process metrics and the backbone's lags): requests by route template and status, consultations
+ * by generation mode. Labels are route templates, statuses and modes: never ids, never content.
  */
+import { Counter, type Registry } from 'prom-client';
+
 export class ShieldMetrics {
-  private readonly requests = new Map<string, number>();
-  private readonly consultations = new Map<string, number>();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly consultations: Counter<'mode'>;
+
+  constructor(registry: Registry) {
+    this.requests = new Counter({ name: 'shield_http_requests_total', help: 'REST requests answered.', labelNames: ['method', 'route', 'status'], registers: [registry] });
+    this.consultations = new Counter({ name: 'shield_consultations_total', help: 'Consultations written, by generation mode.', labelNames: ['mode'], registers: [registry] });
+  }
 
   request(method: string, route: string, status: number): void {
-    const key = `method="${method}",route="${route}",status="${status}"`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    this.requests.inc({ method, route, status: String(status) });
   }
 
   consultation(mode: string): void {
-    const key = `mode="${mode}"`;
-    this.consultations.set(key, (this.consultations.get(key) ?? 0) + 1);
-  }
-
-  text(): string {
-    const lines = ['# HELP shield_http_requests_total REST requests answered.', '# TYPE shield_http_requests_total counter'];
-    for (const [labels, value] of this.requests) lines.push(`shield_http_requests_total{${labels}} ${value}`);
-    lines.push('# HELP shield_consultations_total Consultations written, by generation mode.', '# TYPE shield_consultations_total counter');
-    for (const [labels, value] of this.consultations) lines.push(`shield_consultations_total{${labels}} ${value}`);
-    return `${lines.join('\n')}\n`;
+    this.consultations.inc({ mode });
   }
 }

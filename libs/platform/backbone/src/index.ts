@@ -6,3 +6,4 @@
 export { runServiceProcess, EXIT_CONFIG, type RunningService } from './service-process';
 export { openAppBackbone, type AppBackbone, type AppBackboneConfig, type AppBackboneOptions, type ProjectionRunners, type DisconnectableClient } from './app-backbone';
 export { CleanupStack, type Cleanup } from './cleanup-stack';
+export { registerBackboneMetrics, type BackboneMetricsSources } from './backbone.metrics';

@@ -6,7 +6,7 @@
  * for kafkajs' own errors, whose texts are protocol facts, not data). The kafka adapter routes kafkajs' lines
  * through the same logger (`kafka/kafka-log.ts`).
  */
-import { createJsonLineLogger, type Logger, type LogLevel } from '@trustmesh/platform-logging';
+import { createPinoLogger, type Logger, type LogLevel } from '@trustmesh/platform-logging';
 
 export type BusLogLevel = LogLevel;
 export type BusLogFields = Record<string, string | number | boolean | null>;
@@ -22,7 +22,7 @@ const toStderr = (line: string) => void process.stderr.write(line);
  * is the line's `component` (the service is `platform-bus`: an app that runs the bus passes its own logger).
  */
 export function jsonLineBusLogger(threshold: BusLogLevel = 'info', write: (line: string) => void = toStderr, name = 'platform-bus'): BusLogger {
-  return createJsonLineLogger({ service: 'platform-bus', level: threshold, write, context: { component: name } });
+  return createPinoLogger({ service: 'platform-bus', level: threshold, write, context: { component: name } });
 }
 
 /** What an adapter logs through when it is given no logger: JSON lines on stderr from `info`, named after the adapter. */

@@ -211,6 +211,8 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
       try {
         await bus.publish(topic, interleavedEvents(streams, 5));
         const subscription = await bus.subscribe({ groupId: uniqueName('lag'), topics: [topic], handler: received.handler });
+        // The process's consumer-lag metric reads the running subscriptions through the bus.
+        expect(bus.subscriptions()).toEqual([subscription]);
         const partitions = await fixture.partitionCount(topic);
         const perPartition = (partition: number) => streams.filter((stream) => partitionForKey(stream, partitions) === partition).length * 5;
         // Nothing committed yet (the first message is held in the handler): the whole log is behind.
@@ -225,6 +227,7 @@ describe.each(BUS_FIXTURES)('the %s bus', (kind) => {
         expect(received.records).toHaveLength(60);
 
         await subscription.stop();
+        expect(bus.subscriptions()).toEqual([]);
         await bus.publish(topic, interleavedEvents(streamIds('late', 5), 1));
         const behind = await subscription.lag();
         expect(total(behind)).toBe(5);

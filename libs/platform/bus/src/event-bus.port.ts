@@ -172,6 +172,8 @@ export interface EventBus {
   publish(topic: string, envelopes: readonly EventEnvelope[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   health(): Promise<BusHealth>;
+  /** The subscriptions of this process that are running now (what its consumer-lag metric reads). */
+  subscriptions(): readonly Subscription[];
   /** Stops every subscription (consumers leave their groups) and releases connections. */
   close(): Promise<void>;
 }

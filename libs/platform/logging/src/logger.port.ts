@@ -1,7 +1,7 @@
 /**
  * The one logging port of every Trustmesh app and library: `log(level, message, fields)`. Libraries take a
  * `Logger` from their app (the bus, the gateway's modules, the simulator), so each process writes one line
- * shape whoever logs; `json-line.logger.ts` is the adapter that writes it.
+ * shape whoever logs; `pino.logger.ts` is the adapter that writes it.
  *
  * Fields are identifiers, counters, codes and error class names: never a secret, never payload content. The
  * JSON adapter drops fields whose names suggest a secret as a second line of defence, not as a licence.

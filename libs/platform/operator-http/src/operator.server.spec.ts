@@ -1,11 +1,15 @@
+import { collectedCounter, createMetricsRegistry } from '@trustmesh/platform-metrics';
+
 import { backboneReadiness } from './backbone-readiness';
 import { OperatorServer } from './operator.server';
 
 describe('OperatorServer', () => {
   let ready = true;
   let failing = false;
+  const registry = createMetricsRegistry();
+  collectedCounter(registry, { name: 'requests_total', help: 'Requests.', collect: () => [{ value: 3 }] });
   const server = new OperatorServer({
-    metricsText: () => 'requests_total 3\n',
+    registry,
     readiness: async () => {
       if (failing) throw new Error('internal: connection string postgres://secret@db');
       return ready ? { status: 200, body: { status: 'ready' } } : { status: 503, body: { status: 'not-ready', checks: { database: 'down' } } };
@@ -24,7 +28,9 @@ describe('OperatorServer', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     expect(metrics.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await metrics.text()).toBe('requests_total 3\n');
+    const text = await metrics.text();
+    expect(text).toContain('\nrequests_total 3\n');
+    expect(text).toContain('# TYPE process_cpu_seconds_total counter');
     const health = await fetch(`${base}/healthz`);
     expect([health.status, await health.json(), health.headers.get('cache-control')]).toEqual([200, { status: 'ok' }, 'no-store']);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready' });

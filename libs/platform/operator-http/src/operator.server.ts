@@ -1,5 +1,5 @@
 /**
- * An app's operator port: GET /metrics (Prometheus text), /healthz and /readyz on a plain HTTP listener of
+ * An app's operator port: GET /metrics (Prometheus text from the app's prom-client registry), /healthz and /readyz on a plain HTTP listener of
  * its own (each app names it, e.g. RELAY_OPERATOR_HOST / RELAY_OPERATOR_PORT, loopback by default).
  *
  * Why a port rather than a bearer on the public port: metrics name every rejection code and connection
@@ -11,6 +11,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import type { Registry } from '@trustmesh/platform-metrics';
+
 /** What /readyz answers: 200 when ready, 503 otherwise, with a JSON body saying why. */
 export interface ReadinessAnswer {
   status: number;
@@ -18,7 +20,8 @@ export interface ReadinessAnswer {
 }
 
 export interface OperatorServerOptions {
-  metricsText: () => string;
+  /** The app's prom-client registry (`createMetricsRegistry()`), rendered on each scrape. */
+  registry: Registry;
   readiness: () => Promise<ReadinessAnswer>;
   /** Set on every answer (e.g. the app's security headers). */
   headers?: Readonly<Record<string, string>>;
@@ -41,8 +44,15 @@ export class OperatorServer {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         sendJson(response, 405, { code: 'METHOD_NOT_ALLOWED' });
       } else if (path === '/metrics') {
-        response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' });
-        response.end(options.metricsText());
+        // A family that cannot be read leaves itself out (see platform-metrics); a registry that throws anyway
+        // answers 500 without its text.
+        options.registry.metrics().then(
+          (text) => {
+            response.writeHead(200, { 'Content-Type': options.registry.contentType, 'Cache-Control': 'no-store' });
+            response.end(text);
+          },
+          () => sendJson(response, 500, { code: 'METRICS_UNAVAILABLE' }),
+        );
       } else if (path === '/healthz') {
         sendJson(response, 200, { status: 'ok' });
       } else if (path === '/readyz') {

@@ -24,7 +24,7 @@ import { OptionProblems } from '../adapter-options';
 import { BusError } from '../bus.error';
 import { deadLetterHeaders } from '../dead-letter';
 import { within } from '../deadline';
-import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
+import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions, type Subscription } from '../event-bus.port';
 import { defaultAdapterLogger, type BusLogger, type BusLogLevel } from '../bus-log';
 import { kafkaClientLog, toKafkaLogLevel, type KafkaClientLog } from './kafka-log';
 import { BusProducer, type ProducerMode } from './kafka-producer';
@@ -104,7 +104,8 @@ export class KafkaEventBus implements EventBus {
   private readonly prefix: string;
   private readonly provisioner: TopicProvisioner;
   private readonly runtime: SubscriptionRuntime;
-  private readonly subscriptions = new Set<KafkaSubscription>();
+  /** The running subscriptions (stopped on close, read by `subscriptions()`). */
+  private readonly live = new Set<KafkaSubscription>();
   private producer?: Promise<BusProducer>;
   private connected?: BusProducer;
   private adminClient?: Promise<Admin>;
@@ -166,9 +167,13 @@ export class KafkaEventBus implements EventBus {
     await this.provisioner.ensure(plan.topics.flatMap((topic) => [topic, deadLetterTopic(topic)]));
     this.assertOpen();
     return KafkaSubscription.start(this.runtime, plan, {
-      added: (subscription) => this.subscriptions.add(subscription),
-      removed: (subscription) => this.subscriptions.delete(subscription),
+      added: (subscription) => this.live.add(subscription),
+      removed: (subscription) => this.live.delete(subscription),
     });
+  }
+
+  subscriptions(): readonly Subscription[] {
+    return [...this.live];
   }
 
   async health(): Promise<BusHealth> {
@@ -187,7 +192,7 @@ export class KafkaEventBus implements EventBus {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.stop()));
+      await Promise.allSettled([...this.live].map((subscription) => subscription.stop()));
       // An admin client still connecting is told to disconnect but not waited for: kafkajs lets the request
       // in flight run to its timeout first (30 s against a broker that does not answer), and a close (a
       // SIGTERM during a start) must not sit that out. A connected one is waited for.

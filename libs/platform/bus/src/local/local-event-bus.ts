@@ -25,7 +25,7 @@ import type { EventEnvelope, EventMessage } from '@trustmesh/platform-events';
 import { OptionProblems } from '../adapter-options';
 import { BusError } from '../bus.error';
 import { within } from '../deadline';
-import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions } from '../event-bus.port';
+import { deadLetterTopic, type BusHealth, type EventBus, type SubscribeOptions, type Subscription } from '../event-bus.port';
 import { defaultAdapterLogger, describeError, type BusLogger } from '../bus-log';
 import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
@@ -135,7 +135,8 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
   private readonly maxMessageBytes: number;
   private readonly wakeUps: WakeUpSource;
   private readonly runtime: SubscriptionRuntime;
-  private readonly subscriptions = new Set<LocalSubscription>();
+  /** The running subscriptions (stopped on close, read by `subscriptions()`). */
+  private readonly live = new Set<LocalSubscription>();
   private readonly topics = new Map<string, Promise<number>>();
   private listening?: Promise<void>;
   private closing?: Promise<void>;
@@ -215,12 +216,16 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
     const plan: SubscriptionPlan = { groupId: storedGroupName(this.prefix, groupId), topics: stored, handler, batchHandler, start, maxAttempts, partitionCounts };
     try {
       return await LocalSubscription.start(this.runtime, plan, {
-        added: (subscription) => this.subscriptions.add(subscription),
-        removed: (subscription) => this.subscriptions.delete(subscription),
+        added: (subscription) => this.live.add(subscription),
+        removed: (subscription) => this.live.delete(subscription),
       });
     } catch (error) {
       throw schemaMissingOr(error);
     }
+  }
+
+  subscriptions(): readonly Subscription[] {
+    return [...this.live];
   }
 
   async health(): Promise<BusHealth> {
@@ -240,7 +245,7 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.stop()));
+      await Promise.allSettled([...this.live].map((subscription) => subscription.stop()));
       await this.listening;
       await this.wakeUps.close();
     })();
@@ -288,7 +293,7 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
   private listen(): Promise<void> {
     this.listening ??= this.wakeUps
       .start((wakeUp) => {
-        for (const subscription of this.subscriptions) subscription.wake(wakeUp);
+        for (const subscription of this.live) subscription.wake(wakeUp);
       })
       .catch((error: unknown) => {
         this.logger.log('warn', 'local bus: cannot listen for wake-ups; consumers poll instead', { wakeUps: this.wakeUps.kind, error: describeError(error) });
