@@ -28,7 +28,7 @@ const withStatus = (status: 'deprecated' | 'yanked' | 'deleted'): RegistryKnowle
 const RANK = { low: 0, medium: 1, high: 2, critical: 3 };
 const analyze = (spec: Partial<CaseSpec> & { registry?: RegistryKnowledge }): ShieldAnalysis => analyzeCase(request({ message: MESSAGE, counterparty: AGENT, ...spec }));
 const tactics = (analysis: ShieldAnalysis) => analysis.manipulationSignals.map((signal) => signal.tactic);
-const registryClaim = (analysis: ShieldAnalysis) => analysis.claims.find((claim) => claim.claim.startsWith('The counterparty is'));
+const registryClaim = (analysis: ShieldAnalysis) => analysis.claims.find((claim) => /^The counterparty (is|belongs to) the registered/.test(claim.claim));
 
 describe('what the card registry knows of the counterparty', () => {
   it('verifies a registered agent of a verified publisher, cites the registry and adds no penalty', () => {
@@ -76,7 +76,10 @@ describe('what the card registry knows of the counterparty', () => {
 
   it('flags a look-alike namespace whoever the counterparty says it is, but an unverified one only for an agent', () => {
     const human = { type: 'human' as const, reference: 'acrne.example' };
-    expect(tactics(analyze({ counterparty: human, registry: { ...lookalike, matchedBy: 'namespace' } }))).toContain('identity_deception');
+    const { card: _card, ...namespaceOnly } = lookalike;
+    const flagged = analyze({ counterparty: human, registry: { ...namespaceOnly, matchedBy: 'namespace' } });
+    expect(tactics(flagged)).toContain('identity_deception');
+    expect(registryClaim(flagged)).toMatchObject({ claim: 'The counterparty belongs to the registered namespace acrne.example, held by Acme Corp.', status: 'contradicted' });
     expect(tactics(analyze({ counterparty: human, registry: { ...unverified, matchedBy: 'namespace' } }))).not.toContain('identity_deception');
   });
 

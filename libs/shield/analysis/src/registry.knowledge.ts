@@ -56,6 +56,11 @@ function unverifiedBecause(registry: RegistryKnowledge): string | null {
   return null;
 }
 
+/** The registry's claim about who the counterparty is: a card's publisher, or a namespace's holder. */
+function identityClaim(registry: RegistryKnowledge, who: string): string {
+  return registry.card ? `The counterparty is ${who}, published by ${publisherName(registry)}.` : `The counterparty belongs to ${who}, held by ${publisherName(registry)}.`;
+}
+
 function lookalikeText(registry: RegistryKnowledge): string {
   return registry.lookalikeOf.map((flag) => `${flag.namespace} (${flag.reason})`).join(', ');
 }
@@ -79,7 +84,7 @@ export function registryFindings(request: AnalysisRequest, consequential: boolea
   if (lookalike) {
     claim = {
       kind: 'identity',
-      claim: `The counterparty is ${who}, published by ${publisherName(registry)}.`,
+      claim: identityClaim(registry, who),
       status: 'contradicted',
       significance: 'high',
       evidenceReferences: [reference],
@@ -95,7 +100,7 @@ export function registryFindings(request: AnalysisRequest, consequential: boolea
   } else if (because === null && !withdrawn) {
     claim = {
       kind: 'identity',
-      claim: `The counterparty is ${who}, published by ${publisherName(registry)}.`,
+      claim: identityClaim(registry, who),
       status: 'verified',
       significance: 'medium',
       evidenceReferences: [reference],
@@ -104,7 +109,7 @@ export function registryFindings(request: AnalysisRequest, consequential: boolea
   } else {
     claim = {
       kind: 'identity',
-      claim: `The counterparty is ${who}, published by ${publisherName(registry)}.`,
+      claim: identityClaim(registry, who),
       status: 'unverified',
       significance: claimsAgent ? stake : 'medium',
       evidenceReferences: [reference],
