@@ -32,10 +32,11 @@ export async function registryKnowledge(database: Database, reference: string, n
     sql.query<KnowledgeRow>(
       // The card matched first (by identifier, then endpoint), else the namespace; then its namespace's row.
       `WITH card AS (
-         (SELECT 'identifier' AS matched_by, namespace, facts FROM shield_registry_cards WHERE identifier = $1)
-         UNION ALL
-         (SELECT 'endpoint', namespace, facts FROM shield_registry_cards WHERE endpoints @> ARRAY[$1::text] ORDER BY identifier LIMIT 1)
-         LIMIT 1
+         SELECT matched_by, namespace, facts FROM (
+           (SELECT 0 AS rank, 'identifier' AS matched_by, namespace, facts FROM shield_registry_cards WHERE identifier = $1)
+           UNION ALL
+           (SELECT 1, 'endpoint', namespace, facts FROM shield_registry_cards WHERE endpoints @> ARRAY[$1::text] ORDER BY identifier LIMIT 1)
+         ) matches ORDER BY rank LIMIT 1
        ), target AS (
          SELECT matched_by, namespace, facts FROM card
          UNION ALL
