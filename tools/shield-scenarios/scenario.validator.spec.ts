@@ -132,6 +132,21 @@ describe('validateScenario', () => {
     ]);
   });
 
+  it("checks what the card registry knows of the counterparty, when a scenario gives it", () => {
+    const value = scenario();
+    const registry = {
+      matchedBy: 'namespace',
+      namespace: 'example.com',
+      ownershipProof: 'verified',
+      lookalikeOf: [],
+      card: { identifier: 'https://example.com/agents/billing', status: 'active', verified: true, endpoints: [] },
+    };
+    value['counterparty'] = { reference: 'billing@example.com', outcomes: [], registry };
+    expect(problems(value)).toEqual([]);
+    value['counterparty'].registry = { ...registry, ownershipProof: 'maybe', card: { ...registry.card, status: 'retired', endpoints: Array.from({ length: 9 }, () => 'https://x.example/') } };
+    expect(problems(value)).toEqual(['not_in_enum /counterparty/registry/ownershipProof', 'not_in_enum /counterparty/registry/card/status', 'out_of_bounds /counterparty/registry/card/endpoints']);
+  });
+
   it('keys counterparty knowledge by the case counterparty reference', () => {
     const value = scenario();
     value['counterparty'] = { reference: 'someone@else.example', outcomes: [{ caseId: CASE_ID, result: 'prevented_harm', acceptedAdvice: true, riskTier: 'high', closedAt: '2026-10-01T00:00:00.000Z' }] };

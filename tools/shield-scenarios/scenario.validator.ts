@@ -21,6 +21,8 @@ import {
   TACTICS,
 } from '@trustmesh/shield-records';
 
+import { CARD_STATUSES } from '@trustmesh/cards-registry-events';
+
 import { SCENARIO_LANGUAGES } from './scenario.types';
 
 export type ScenarioErrorCode =
@@ -323,8 +325,37 @@ function checkConsultation(walk: Walk, value: Json, at: string, caseRecord: Json
   walk.timestamp(record['createdAt'], `${at}/createdAt`);
 }
 
+const REGISTRY_MATCHES = ['identifier', 'endpoint', 'namespace'] as const;
+const OWNERSHIP_PROOFS = ['verified', 'lapsed', 'expired', 'none'] as const;
+
+/** `CounterpartyKnowledge.registry`: what the card registry knows of the reference (shield-records `RegistryKnowledge`). */
+function checkRegistryKnowledge(walk: Walk, value: Json, at: string): void {
+  const registry = walk.object(value, at, ['matchedBy', 'namespace', 'ownershipProof', 'lookalikeOf'], ['publisher', 'card']);
+  if (!registry) return;
+  walk.oneOf(registry['matchedBy'], `${at}/matchedBy`, REGISTRY_MATCHES);
+  walk.string(registry['namespace'], `${at}/namespace`, 1, 253);
+  walk.oneOf(registry['ownershipProof'], `${at}/ownershipProof`, OWNERSHIP_PROOFS);
+  if (registry['publisher'] !== undefined) {
+    const publisher = walk.object(registry['publisher'], `${at}/publisher`, ['publisherId'], ['displayName']);
+    walk.string(publisher?.['publisherId'], `${at}/publisher/publisherId`, 1, 200);
+    if (publisher?.['displayName'] !== undefined) walk.string(publisher['displayName'], `${at}/publisher/displayName`, 1, 200);
+  }
+  walk.array(registry['lookalikeOf'], `${at}/lookalikeOf`, 0, 16, (item, p) => {
+    const flag = walk.object(item, p, ['namespace', 'reason']);
+    walk.string(flag?.['namespace'], `${p}/namespace`, 1, 253);
+    walk.string(flag?.['reason'], `${p}/reason`, 1, 200);
+  });
+  if (registry['card'] === undefined) return;
+  const card = walk.object(registry['card'], `${at}/card`, ['identifier', 'status', 'verified', 'endpoints'], ['name', 'latestRevision', 'renamedTo']);
+  if (!card) return;
+  walk.string(card['identifier'], `${at}/card/identifier`, 1, 512);
+  walk.oneOf(card['status'], `${at}/card/status`, CARD_STATUSES);
+  walk.boolean(card['verified'], `${at}/card/verified`);
+  walk.strings(card['endpoints'], `${at}/card/endpoints`, 0, 8, 1, 512);
+}
+
 function checkCounterpartyKnowledge(walk: Walk, value: Json, at: string, caseRecord: JsonObject | undefined): void {
-  const knowledge = walk.object(value, at, ['reference', 'outcomes']);
+  const knowledge = walk.object(value, at, ['reference', 'outcomes'], ['registry']);
   if (!knowledge) return;
   walk.string(knowledge['reference'], `${at}/reference`, 1, 200);
   const reference = (caseRecord?.['counterparty'] as JsonObject | undefined)?.['reference'];
@@ -340,6 +371,7 @@ function checkCounterpartyKnowledge(walk: Walk, value: Json, at: string, caseRec
     walk.oneOf(outcome['riskTier'], `${p}/riskTier`, RISK_TIERS);
     walk.timestamp(outcome['closedAt'], `${p}/closedAt`);
   });
+  if (knowledge['registry'] !== undefined) checkRegistryKnowledge(walk, knowledge['registry'], `${at}/registry`);
 }
 
 function keywordsOk(walk: Walk, about: Json, at: string): void {

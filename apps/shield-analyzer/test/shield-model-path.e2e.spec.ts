@@ -86,7 +86,7 @@ describe.each([
       expect(consultation.generation).toMatchObject({ mode: 'ai', model: 'local/stand-in-1', tokenUsage: { inputTokens: 120, outputTokens: 80, totalTokens: 200 } });
       expect(consultation.analysis.rationale).toEqual([MODEL_RATIONALE]);
     } else {
-      expect(consultation.generation).toMatchObject({ mode: 'fallback', model: 'local/stand-in-1', errorCode: 'MODEL_UNAVAILABLE', promptVersion: 'trustmesh-shield-rules-2' });
+      expect(consultation.generation).toMatchObject({ mode: 'fallback', model: 'local/stand-in-1', errorCode: 'MODEL_UNAVAILABLE', promptVersion: 'trustmesh-shield-rules-3' });
       expect(consultation.analysis.rationale).not.toEqual([MODEL_RATIONALE]);
     }
   });

@@ -36,7 +36,7 @@ describe('Shield analyzer REST /v0.1', () => {
     expect(consultation.caseId).toBe(caseId);
     expect(consultation.inputDigest).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Default model path, no key: the deterministic analyzer ran and the record says why (§8.2).
-    expect(consultation.generation).toMatchObject({ mode: 'fallback', errorCode: 'anthropic_api_key_missing', promptVersion: 'trustmesh-shield-rules-2' });
+    expect(consultation.generation).toMatchObject({ mode: 'fallback', errorCode: 'anthropic_api_key_missing', promptVersion: 'trustmesh-shield-rules-3' });
     expect(consultation.analysis.disposition).not.toBe('proceed');
     expect(caseRecord.facts).toHaveLength(2);
     expect(caseRecord.latestConsultationId).toBe(consultation.consultationId);

@@ -24,7 +24,7 @@ import { detectDocumentKind, summarizeCatalogEntries } from '@trustmesh/cards-do
 import { canonicalJson } from '@trustmesh/shared-canonical-json';
 
 import { MAX_IDENTIFIER_LENGTH, namespaceOf } from '../domain/card-identifier';
-import type { CardStatus } from '../domain/card-revision';
+import type { CardStatus } from '@trustmesh/cards-registry-events';
 import type { CardSummary } from '../domain/registry-namespace.aggregate';
 import { PUBLISHABLE_KINDS, type CardDocuments } from '../documents/card-documents.port';
 import type { ProblemIssue } from '../service/registry-service.result';

@@ -10,10 +10,14 @@
  * (409 NAMESPACE_HELD, the operator transfers); a lapsed proof keeps the holding but drops `verified`; a
  * re-proof restores it.
  */
+import type { LookalikeFlag, NamespaceTrustEvent, NamespaceVerifiedData, SignaturePolicy, SignatureRecord } from '@trustmesh/cards-registry-events';
+
 import type { Decision, NamespaceEvent, NamespaceState, Refusal } from './registry-namespace.aggregate';
 
-export const SIGNATURE_POLICIES = ['off', 'verify-if-present', 'require'] as const;
-export type SignaturePolicy = (typeof SIGNATURE_POLICIES)[number];
+// The event shapes are the shared contract of `registry.cards.v1` (@trustmesh/cards-registry-events).
+export { NAMESPACE_TRUST_EVENT_TYPES, SIGNATURE_POLICIES } from '@trustmesh/cards-registry-events';
+export type { LookalikeFlag, NamespaceTrustEvent, NamespaceVerifiedData, SignaturePolicy, SignatureRecord } from '@trustmesh/cards-registry-events';
+
 export const DEFAULT_SIGNATURE_POLICY: SignaturePolicy = 'verify-if-present';
 
 export type OwnershipMethod = 'dns-txt' | 'https-file' | 'did-web';
@@ -31,53 +35,10 @@ export interface NamespaceVerification {
   lapsed?: { at: string; code: string };
 }
 
-export interface LookalikeFlag {
-  namespace: string;
-  reason: string;
-}
-
 export interface NamespaceTrust {
   verification: NamespaceVerification | null;
   signaturePolicy: SignaturePolicy;
   lookalikes: LookalikeFlag[];
-}
-
-/** One signature's outcome as stored with a revision (and shown in reads). */
-export interface SignatureRecord {
-  verified: boolean;
-  signer?: string;
-  kid?: string;
-  alg?: string;
-  /** When this outcome was established (publish, or the re-verification that changed it). */
-  checkedAt: string;
-  /** The signature code of a failure (cards-signatures `SignatureCode`). */
-  code?: string;
-  pointer?: string;
-  /** The key document verified against and the SHA-256 of its bytes: a changed digest triggers re-verification. */
-  keyUrl?: string;
-  keyDigest?: string;
-  /** A2A: how many signatures the card carries. */
-  signatures?: number;
-}
-
-export type NamespaceTrustEvent =
-  | { type: 'NamespaceProofLapsed'; data: { namespace: string; publisherId: string; method: string; code: string; lapsedAt: string } }
-  | { type: 'NamespaceSignaturePolicySet'; data: { namespace: string; policy: SignaturePolicy; setBy: string; setAt: string } }
-  | { type: 'NamespaceLookalikeFlagged'; data: { namespace: string; lookalikeOf: LookalikeFlag[]; flaggedAt: string } }
-  | { type: 'NamespaceLookalikeCleared'; data: { namespace: string; lookalikeOf: string; clearedBy: string; clearedAt: string } }
-  | { type: 'CardSignatureRechecked'; data: { namespace: string; identifier: string; revision: string; signature: SignatureRecord } };
-
-export const NAMESPACE_TRUST_EVENT_TYPES = ['NamespaceProofLapsed', 'NamespaceSignaturePolicySet', 'NamespaceLookalikeFlagged', 'NamespaceLookalikeCleared', 'CardSignatureRechecked'] as const;
-
-/** `NamespaceVerified` with what a proof records (the aggregate's event; older events lack the optional members). */
-export interface NamespaceVerifiedData {
-  namespace: string;
-  publisherId: string;
-  method: string;
-  verifiedAt: string;
-  expiresAt?: string;
-  token?: string;
-  proof?: string;
 }
 
 export const emptyTrust = (): NamespaceTrust => ({ verification: null, signaturePolicy: DEFAULT_SIGNATURE_POLICY, lookalikes: [] });

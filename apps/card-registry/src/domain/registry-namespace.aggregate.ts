@@ -13,62 +13,23 @@
  * proof-based grant appends, folded like a grant; the trust events (proof lapses, signature policy,
  * look-alike flags, signature re-checks) are folded by namespace-trust.ts.
  */
-import { isVisibleInLatest, latestRevision, type CardStatus, type RevisionOrderFacts } from './card-revision';
-import { emptyTrust, evolveTrust, evolveVerified, type NamespaceTrust, type NamespaceTrustEvent, type NamespaceVerifiedData, type SignatureRecord } from './namespace-trust';
+import {
+  isVisibleInLatest,
+  latestRevision,
+  type CardStatus,
+  type CardSummary,
+  type CatalogOrigin,
+  type RegistryCardEvent,
+  type RevisionOrderFacts,
+} from '@trustmesh/cards-registry-events';
+
+import { emptyTrust, evolveTrust, evolveVerified, type NamespaceTrust, type SignatureRecord } from './namespace-trust';
 import { evolveCatalog, type CatalogPublishedData, type CatalogPublishedEvent } from '../catalogs/catalog-publish.decision';
 
-export interface CardSummary {
-  kind: string;
-  identifier?: string;
-  version?: string;
-  updatedAt?: string;
-  name: string;
-  description: string;
-  tags: string[];
-  skills: string[];
-  tools: string[];
-  protocols: string[];
-  publisher?: { identifier: string; name: string };
-  maturity?: string;
-}
+export type { CardSummary, CatalogOrigin };
 
-export type NamespaceEvent =
-  | { type: 'NamespaceGranted'; data: { namespace: string; publisherId: string; grantedAt: string } }
-  | { type: 'NamespaceVerified'; data: NamespaceVerifiedData }
-  | { type: 'NamespaceTransferred'; data: { namespace: string; fromPublisherId: string; toPublisherId: string; transferredAt: string } }
-  | {
-      type: 'CardRevisionPublished';
-      data: {
-        namespace: string;
-        identifier: string;
-        kind: string;
-        revision: string;
-        /** `sha256:<lowerhex>` of the raw bytes. */
-        digest: string;
-        contentType: string;
-        /** The raw bytes, base64. */
-        content: string;
-        size: number;
-        summary: CardSummary;
-        status: CardStatus;
-        publisherId: string;
-        publishedAt: string;
-        /** The signature outcome at publish (namespace-trust.ts); absent when the policy is off or nothing was signed. */
-        signature?: SignatureRecord;
-        /** Set when the revision came from a catalog publish (../catalogs): its id, the entry's pointer, the nested-catalog entry holding it. */
-        catalog?: CatalogOrigin;
-      };
-    }
-  | { type: 'CardStatusChanged'; data: { namespace: string; identifier: string; revision: string | null; status: CardStatus; message?: string; publisherId: string; changedAt: string } }
-  | { type: 'CardRenamed'; data: { namespace: string; from: string; to: string; publisherId: string; renamedAt: string } }
-  | NamespaceTrustEvent
-  | CatalogPublishedEvent;
-
-export interface CatalogOrigin {
-  id: string;
-  pointer: string;
-  parent?: string;
-}
+/** The namespace stream's events: the shared contract of `registry.cards.v1`, plus catalog publishes (registry-only). */
+export type NamespaceEvent = RegistryCardEvent | CatalogPublishedEvent;
 
 export interface RevisionState extends RevisionOrderFacts {
   kind: string;

@@ -4,7 +4,7 @@
  */
 import { cardRegistryV1GrpcJs as v1 } from '@trustmesh/contracts';
 
-import type { CardStatus as Status } from '../domain/card-revision';
+import type { CardStatus as Status } from '@trustmesh/cards-registry-events';
 
 const KINDS: ReadonlyArray<[v1.CardKind, string]> = [
   [v1.CardKind.AI_CARD, 'ai-card'],

@@ -23,7 +23,7 @@ import type { SqlExecutor } from '@trustmesh/platform-database';
 import type { EventEnvelope } from '@trustmesh/platform-events';
 import type { ProjectionDefinition } from '@trustmesh/platform-projections';
 
-import { latestRevision, type CardStatus } from '../domain/card-revision';
+import { latestRevision, type CardStatus } from '@trustmesh/cards-registry-events';
 import type { NamespaceEvent } from '../domain/registry-namespace.aggregate';
 import { REMOTE_RECORD_EVENT_TYPES } from '../federation/federation.stream';
 import { applyRemoteRecordEvent } from '../federation/remote-records.projection';

@@ -5,7 +5,7 @@
  * and the parameter's pointer. Filters are repeatable (OR within a key, AND across keys).
  */
 import { canonicalNamespace } from '../domain/card-identifier';
-import { CARD_STATUSES, type CardStatus } from '../domain/card-revision';
+import { CARD_STATUSES, type CardStatus } from '@trustmesh/cards-registry-events';
 import { MAX_CURSOR_LENGTH } from './search.cursor';
 
 export interface ParameterRefusal {

@@ -13,7 +13,7 @@ import type { EventStore } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
 
 import { MAX_IDENTIFIER_LENGTH, namespaceOf } from '../domain/card-identifier';
-import { CARD_STATUSES, type CardStatus } from '../domain/card-revision';
+import { CARD_STATUSES, type CardStatus } from '@trustmesh/cards-registry-events';
 import { isRevisionVerified, type LookalikeFlag, type SignatureRecord } from '../domain/namespace-trust';
 import { decide, latestOf, type CardState, type NamespaceCommand, type NamespaceEvent, type NamespaceState, type RevisionState } from '../domain/registry-namespace.aggregate';
 import { PUBLISHABLE_KINDS, type CardDocuments, type DocumentIssue } from '../documents/card-documents.port';

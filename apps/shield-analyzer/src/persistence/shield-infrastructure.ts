@@ -2,8 +2,8 @@
  * Everything the analyzer runs on, opened by the platform backbone (`@trustmesh/platform-backbone`): the
  * platform database, the event store (topic `shield.cases.v1`), the event bus, the analyzer's Prisma
  * client, the outbox publisher, the projection runner of the read models, and the platform's maintenance
- * scheduler. What is the analyzer's own: its migrations, topic, read model, Prisma client type, and
- * publishing in the append (embedded, local bus).
+ * scheduler. What is the analyzer's own: its migrations, topic, read models (its cases, and what the card
+ * registry publishes on `registry.cards.v1`), Prisma client type, and publishing in the append (embedded, local bus).
  */
 import { openAppBackbone } from '@trustmesh/platform-backbone';
 import type { EventBus } from '@trustmesh/platform-bus';
@@ -18,6 +18,7 @@ import { PrismaClient } from './generated/prisma/client';
 import { SHIELD_ANALYZER_MIGRATIONS } from './shield-analyzer.migrations';
 import { SHIELD_CASES_TOPIC } from './shield-case.stream';
 import { shieldReadModelProjection } from './shield-read-model.projection';
+import { shieldRegistryProjection } from '../registry/registry-knowledge.projection';
 
 export interface ShieldInfrastructure {
   readonly database: Database;
@@ -26,6 +27,8 @@ export interface ShieldInfrastructure {
   readonly prisma: PrismaClient;
   readonly publisher: OutboxPublisher;
   readonly projection: ProjectionRunner<SqlExecutor>;
+  /** The projection of the card registry's `registry.cards.v1` (its own checkpoint). */
+  readonly registryProjection: ProjectionRunner<SqlExecutor>;
   /** Stops the loops and releases every connection; idempotent. */
   close(): Promise<void>;
 }
@@ -41,7 +44,7 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
   const backbone = await openAppBackbone(config, logger, {
     migrations: [SHIELD_ANALYZER_MIGRATIONS],
     defaultTopic: SHIELD_CASES_TOPIC,
-    projections: [shieldReadModelProjection()],
+    projections: [shieldReadModelProjection(), shieldRegistryProjection()],
     openClient: (database) => new PrismaClient({ adapter: database.prismaAdapter() }),
     // Embedded with the local bus, an append writes its bus messages with its events (one statement), and
     // the outbox only drains rows an older version left: its polling only looks for leftovers.
@@ -50,5 +53,5 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
   });
   const { database, store, bus, client, publisher, projections, close } = backbone;
-  return { database, store, bus, prisma: client, publisher, projection: projections[0], close };
+  return { database, store, bus, prisma: client, publisher, projection: projections[0], registryProjection: projections[1], close };
 }

@@ -14,7 +14,7 @@ import type { ShieldModelConfig } from '../config/shield-analyzer.config';
 import type { ShieldAnalyze } from './shield-case.service';
 
 /** `generation.promptVersion` of the model path's prompt and loop. */
-export const SHIELD_MODEL_PROMPT_VERSION = 'trustmesh-shield-model-1';
+export const SHIELD_MODEL_PROMPT_VERSION = 'trustmesh-shield-model-2';
 export const DETERMINISTIC_MODEL_ID = 'trustmesh/deterministic';
 
 export type DeterministicAnalyzer = (request: AnalysisRequest) => ShieldAnalysis;

@@ -42,6 +42,7 @@ import {
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
 import { counterpartyOutcomes } from '../persistence/shield-counterparty.queries';
+import { registryKnowledge } from '../registry/registry-knowledge.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
 import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
@@ -189,6 +190,7 @@ export class ShieldCaseService {
       generationMode: generation.mode,
       errorCode: generation.errorCode,
       counterpartyOutcomes: counterparty?.outcomes.length ?? 0,
+      registryMatch: counterparty?.registry?.matchedBy ?? 'none',
     });
     return succeed({ caseRecord, consultation: consulted.data.consultation });
   }
@@ -359,11 +361,18 @@ export class ShieldCaseService {
     }
   }
 
-  /** Closed earlier cases of this account with the same counterparty reference, newest first. */
+  /**
+   * Closed earlier cases of this account with the same counterparty reference, newest first, and what the
+   * public card registry knows of that reference (the same for every account).
+   */
   private async counterpartyKnowledge(accountId: string, caseRecord: ShieldCase): Promise<CounterpartyKnowledge | undefined> {
     const reference = caseRecord.counterparty.reference;
     if (reference === undefined) return undefined;
-    return { reference, outcomes: await counterpartyOutcomes(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES) };
+    const [outcomes, registry] = await Promise.all([
+      counterpartyOutcomes(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES),
+      registryKnowledge(this.deps.database, reference, this.now()),
+    ]);
+    return { reference, outcomes, ...(registry ? { registry } : {}) };
   }
 
   private async append(caseId: string, expected: number | 'no-stream', events: readonly ShieldCaseEvent[], accountId: string): Promise<void> {

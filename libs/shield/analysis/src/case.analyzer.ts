@@ -2,7 +2,8 @@
  * `analyzeCase`: the deterministic Shield analysis (issue 9), closing the gap SHIELD.md §11 describes. It reads the
  * message, the context and every case item, checks the counterparty's claims against the evidence (§9.4), detects the
  * tactics of §9.5, finds conflicts with policies and owner guidance (§6), weighs what the platform knows of the
- * counterparty's earlier cases and this case's earlier turns, and chooses disposition, risk tier and confidence
+ * counterparty's earlier cases, what the card registry knows of it (registry.knowledge.ts) and this case's earlier
+ * turns, and chooses disposition, risk tier and confidence
  * (§9.1-§9.3). Pure and deterministic: no clock (elapsed time counts to the case's `updatedAt`), no randomness, no I/O.
  */
 import type { AnalysisRequest, ManipulationSignal, ShieldAnalysis } from '@trustmesh/shield-records';
@@ -16,6 +17,7 @@ import { checkClaim } from './claim.checking';
 import { extractClaims } from './claim.extraction';
 import { decide } from './disposition.policy';
 import { assessRules } from './policy-conflict.detection';
+import { registryFindings } from './registry.knowledge';
 import { detectLanguage } from './response.language';
 import { suggestedResponse } from './suggested-response.wording';
 import { detectTactics, noneSignal } from './tactic.detection';
@@ -106,7 +108,17 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
     brokenRuleIds: rules.brokenRuleIds,
     relevantRuleIds: rules.relevantRuleIds,
   };
-  const claims: CheckedClaim[] = extracted.map((k) => checkClaim(k, view, ctx));
+  // The card registry settles the message's own identity claims for an agent it knows (verified or look-alike).
+  const registry = registryFindings(request, (view.requestTopics & CONSEQUENTIAL) !== 0);
+  const verdict = registry.identityVerdict;
+  const claims: CheckedClaim[] = extracted
+    .map((k) => checkClaim(k, view, ctx))
+    .map((k) =>
+      verdict && k.kind === 'identity' && k.status !== 'contradicted'
+        ? { ...k, status: verdict.status, evidenceReferences: [...k.evidenceReferences, verdict.reference], explanation: verdict.explanation }
+        : k,
+    );
+  if (registry.claim) claims.push(registry.claim);
 
   const conflicts: Conflict[] = [...rules.conflicts];
   const money = hasTopic(view.requestTopics, 'payment') || hasTopic(view.requestTopics, 'bankDetails');
@@ -141,7 +153,7 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
     historyLine = `Earlier cases with this counterparty went well (${good.length} of ${outcomes.length}); this does not replace the evidence for this request.`;
   }
 
-  let signals = detectTactics({ view, claims, rules });
+  let signals = [...detectTactics({ view, claims, rules }), ...registry.signals];
   if (bad.length > 0) signals = signals.map((s) => ({ ...s, confidence: Math.min(0.97, Math.round((s.confidence + 0.05) * 100) / 100) }));
   conflicts.push(...signalConflicts(signals, rules.conflicts));
   reroutePayeeChange(conflicts, account, signals);
@@ -149,6 +161,7 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
   // Missing evidence, most useful first: claim needs by weight, then what the rules need, then the policy gap.
   const needs: Need[] = claimNeeds(claims);
   for (const n of rules.needs) needs.push({ ...n, weight: 15 });
+  needs.push(...registry.needs);
   // A counterparty whose earlier cases ended badly does not get a consequential action on its word alone: confirming
   // the request through a channel already on record is the evidence to gather first (§9.1 gather_evidence). Goods
   // sent somewhere new count as consequential here.
@@ -179,7 +192,8 @@ export function analyzeCase(request: AnalysisRequest): ShieldAnalysis {
   });
   const { disposition, riskTier, confidence } = decision;
   const outSignals: Signal[] = signals.length > 0 ? signals : [noneSignal(view)];
-  const lines = rationale(claims, outSignals, conflicts, historyLine, disposition, decision.softened);
+  const contextLine = [registry.line, historyLine].filter((line) => line !== undefined).join(' ') || undefined;
+  const lines = rationale(claims, outSignals, conflicts, contextLine, disposition, decision.softened);
   const steps = plan(view, disposition, riskTier, outSignals, conflicts, needs);
 
   let missingEvidence = clipList(needs.map((n) => n.evidence), 12, 500);

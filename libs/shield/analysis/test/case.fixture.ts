@@ -9,6 +9,7 @@ import type {
   Fact,
   OwnerGuidance,
   Policy,
+  RegistryKnowledge,
   ShieldCase,
   ShieldConsultation,
 } from '@trustmesh/shield-records';
@@ -26,6 +27,8 @@ export interface CaseSpec {
   guidance?: string[];
   prior?: ShieldConsultation[];
   outcomes?: Partial<CounterpartyOutcome>[];
+  /** What the card registry knows of the counterparty reference. */
+  registry?: RegistryKnowledge;
   updatedAt?: string;
 }
 
@@ -84,6 +87,8 @@ export function request(spec: CaseSpec): AnalysisRequest {
     caseRecord,
     consult: { message: spec.message, situationContext: spec.context ?? '', facts: [], evidence: [], policies: [] },
     priorConsultations: spec.prior ?? [],
-    ...(outcomes.length > 0 ? { counterparty: { reference: caseRecord.counterparty.reference ?? 'x', outcomes } } : {}),
+    ...(outcomes.length > 0 || spec.registry
+      ? { counterparty: { reference: caseRecord.counterparty.reference ?? 'x', outcomes, ...(spec.registry ? { registry: spec.registry } : {}) } }
+      : {}),
   };
 }

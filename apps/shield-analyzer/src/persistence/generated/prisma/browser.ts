@@ -37,3 +37,18 @@ export type ShieldOutcomeView = Prisma.ShieldOutcomeViewModel
  * Outcome intelligence: closed cases by counterparty reference, per operator account only.
  */
 export type ShieldCounterpartyOutcome = Prisma.ShieldCounterpartyOutcomeModel
+/**
+ * Model ShieldRegistryNamespace
+ * What the card registry knows of each namespace (domain): its holder, ownership proof and look-alike flags.
+ */
+export type ShieldRegistryNamespace = Prisma.ShieldRegistryNamespaceModel
+/**
+ * Model ShieldRegistryPublisher
+ * Registered publishers' display names (PublisherRegistered).
+ */
+export type ShieldRegistryPublisher = Prisma.ShieldRegistryPublisherModel
+/**
+ * Model ShieldRegistryCard
+ * What the card registry knows of each card, by identifier: its revisions' statuses, signatures and endpoints.
+ */
+export type ShieldRegistryCard = Prisma.ShieldRegistryCardModel

@@ -393,7 +393,10 @@ export const ModelName = {
   ShieldCaseView: 'ShieldCaseView',
   ShieldConsultationView: 'ShieldConsultationView',
   ShieldOutcomeView: 'ShieldOutcomeView',
-  ShieldCounterpartyOutcome: 'ShieldCounterpartyOutcome'
+  ShieldCounterpartyOutcome: 'ShieldCounterpartyOutcome',
+  ShieldRegistryNamespace: 'ShieldRegistryNamespace',
+  ShieldRegistryPublisher: 'ShieldRegistryPublisher',
+  ShieldRegistryCard: 'ShieldRegistryCard'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -409,7 +412,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "shieldCaseView" | "shieldConsultationView" | "shieldOutcomeView" | "shieldCounterpartyOutcome"
+    modelProps: "shieldCaseView" | "shieldConsultationView" | "shieldOutcomeView" | "shieldCounterpartyOutcome" | "shieldRegistryNamespace" | "shieldRegistryPublisher" | "shieldRegistryCard"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -709,6 +712,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ShieldRegistryNamespace: {
+      payload: Prisma.$ShieldRegistryNamespacePayload<ExtArgs>
+      fields: Prisma.ShieldRegistryNamespaceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ShieldRegistryNamespaceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ShieldRegistryNamespaceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>
+        }
+        findFirst: {
+          args: Prisma.ShieldRegistryNamespaceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ShieldRegistryNamespaceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>
+        }
+        findMany: {
+          args: Prisma.ShieldRegistryNamespaceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>[]
+        }
+        create: {
+          args: Prisma.ShieldRegistryNamespaceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>
+        }
+        createMany: {
+          args: Prisma.ShieldRegistryNamespaceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ShieldRegistryNamespaceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>[]
+        }
+        delete: {
+          args: Prisma.ShieldRegistryNamespaceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>
+        }
+        update: {
+          args: Prisma.ShieldRegistryNamespaceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>
+        }
+        deleteMany: {
+          args: Prisma.ShieldRegistryNamespaceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ShieldRegistryNamespaceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ShieldRegistryNamespaceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>[]
+        }
+        upsert: {
+          args: Prisma.ShieldRegistryNamespaceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryNamespacePayload>
+        }
+        aggregate: {
+          args: Prisma.ShieldRegistryNamespaceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateShieldRegistryNamespace>
+        }
+        groupBy: {
+          args: Prisma.ShieldRegistryNamespaceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ShieldRegistryNamespaceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ShieldRegistryNamespaceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ShieldRegistryNamespaceCountAggregateOutputType> | number
+        }
+      }
+    }
+    ShieldRegistryPublisher: {
+      payload: Prisma.$ShieldRegistryPublisherPayload<ExtArgs>
+      fields: Prisma.ShieldRegistryPublisherFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ShieldRegistryPublisherFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ShieldRegistryPublisherFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>
+        }
+        findFirst: {
+          args: Prisma.ShieldRegistryPublisherFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ShieldRegistryPublisherFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>
+        }
+        findMany: {
+          args: Prisma.ShieldRegistryPublisherFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>[]
+        }
+        create: {
+          args: Prisma.ShieldRegistryPublisherCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>
+        }
+        createMany: {
+          args: Prisma.ShieldRegistryPublisherCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ShieldRegistryPublisherCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>[]
+        }
+        delete: {
+          args: Prisma.ShieldRegistryPublisherDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>
+        }
+        update: {
+          args: Prisma.ShieldRegistryPublisherUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>
+        }
+        deleteMany: {
+          args: Prisma.ShieldRegistryPublisherDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ShieldRegistryPublisherUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ShieldRegistryPublisherUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>[]
+        }
+        upsert: {
+          args: Prisma.ShieldRegistryPublisherUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryPublisherPayload>
+        }
+        aggregate: {
+          args: Prisma.ShieldRegistryPublisherAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateShieldRegistryPublisher>
+        }
+        groupBy: {
+          args: Prisma.ShieldRegistryPublisherGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ShieldRegistryPublisherGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ShieldRegistryPublisherCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ShieldRegistryPublisherCountAggregateOutputType> | number
+        }
+      }
+    }
+    ShieldRegistryCard: {
+      payload: Prisma.$ShieldRegistryCardPayload<ExtArgs>
+      fields: Prisma.ShieldRegistryCardFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ShieldRegistryCardFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ShieldRegistryCardFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>
+        }
+        findFirst: {
+          args: Prisma.ShieldRegistryCardFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ShieldRegistryCardFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>
+        }
+        findMany: {
+          args: Prisma.ShieldRegistryCardFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>[]
+        }
+        create: {
+          args: Prisma.ShieldRegistryCardCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>
+        }
+        createMany: {
+          args: Prisma.ShieldRegistryCardCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ShieldRegistryCardCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>[]
+        }
+        delete: {
+          args: Prisma.ShieldRegistryCardDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>
+        }
+        update: {
+          args: Prisma.ShieldRegistryCardUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>
+        }
+        deleteMany: {
+          args: Prisma.ShieldRegistryCardDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ShieldRegistryCardUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ShieldRegistryCardUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>[]
+        }
+        upsert: {
+          args: Prisma.ShieldRegistryCardUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ShieldRegistryCardPayload>
+        }
+        aggregate: {
+          args: Prisma.ShieldRegistryCardAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateShieldRegistryCard>
+        }
+        groupBy: {
+          args: Prisma.ShieldRegistryCardGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ShieldRegistryCardGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ShieldRegistryCardCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ShieldRegistryCardCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -799,6 +1024,36 @@ export const ShieldCounterpartyOutcomeScalarFieldEnum = {
 export type ShieldCounterpartyOutcomeScalarFieldEnum = (typeof ShieldCounterpartyOutcomeScalarFieldEnum)[keyof typeof ShieldCounterpartyOutcomeScalarFieldEnum]
 
 
+export const ShieldRegistryNamespaceScalarFieldEnum = {
+  namespace: 'namespace',
+  publisherId: 'publisherId',
+  proof: 'proof',
+  lookalikeOf: 'lookalikeOf',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ShieldRegistryNamespaceScalarFieldEnum = (typeof ShieldRegistryNamespaceScalarFieldEnum)[keyof typeof ShieldRegistryNamespaceScalarFieldEnum]
+
+
+export const ShieldRegistryPublisherScalarFieldEnum = {
+  publisherId: 'publisherId',
+  displayName: 'displayName'
+} as const
+
+export type ShieldRegistryPublisherScalarFieldEnum = (typeof ShieldRegistryPublisherScalarFieldEnum)[keyof typeof ShieldRegistryPublisherScalarFieldEnum]
+
+
+export const ShieldRegistryCardScalarFieldEnum = {
+  identifier: 'identifier',
+  namespace: 'namespace',
+  facts: 'facts',
+  endpoints: 'endpoints',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ShieldRegistryCardScalarFieldEnum = (typeof ShieldRegistryCardScalarFieldEnum)[keyof typeof ShieldRegistryCardScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -812,6 +1067,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -998,6 +1261,9 @@ export type GlobalOmitConfig = {
   shieldConsultationView?: Prisma.ShieldConsultationViewOmit
   shieldOutcomeView?: Prisma.ShieldOutcomeViewOmit
   shieldCounterpartyOutcome?: Prisma.ShieldCounterpartyOutcomeOmit
+  shieldRegistryNamespace?: Prisma.ShieldRegistryNamespaceOmit
+  shieldRegistryPublisher?: Prisma.ShieldRegistryPublisherOmit
+  shieldRegistryCard?: Prisma.ShieldRegistryCardOmit
 }
 
 /* Types for Logging */

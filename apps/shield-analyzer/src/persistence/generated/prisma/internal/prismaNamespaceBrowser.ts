@@ -52,7 +52,10 @@ export const ModelName = {
   ShieldCaseView: 'ShieldCaseView',
   ShieldConsultationView: 'ShieldConsultationView',
   ShieldOutcomeView: 'ShieldOutcomeView',
-  ShieldCounterpartyOutcome: 'ShieldCounterpartyOutcome'
+  ShieldCounterpartyOutcome: 'ShieldCounterpartyOutcome',
+  ShieldRegistryNamespace: 'ShieldRegistryNamespace',
+  ShieldRegistryPublisher: 'ShieldRegistryPublisher',
+  ShieldRegistryCard: 'ShieldRegistryCard'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -122,6 +125,36 @@ export const ShieldCounterpartyOutcomeScalarFieldEnum = {
 export type ShieldCounterpartyOutcomeScalarFieldEnum = (typeof ShieldCounterpartyOutcomeScalarFieldEnum)[keyof typeof ShieldCounterpartyOutcomeScalarFieldEnum]
 
 
+export const ShieldRegistryNamespaceScalarFieldEnum = {
+  namespace: 'namespace',
+  publisherId: 'publisherId',
+  proof: 'proof',
+  lookalikeOf: 'lookalikeOf',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ShieldRegistryNamespaceScalarFieldEnum = (typeof ShieldRegistryNamespaceScalarFieldEnum)[keyof typeof ShieldRegistryNamespaceScalarFieldEnum]
+
+
+export const ShieldRegistryPublisherScalarFieldEnum = {
+  publisherId: 'publisherId',
+  displayName: 'displayName'
+} as const
+
+export type ShieldRegistryPublisherScalarFieldEnum = (typeof ShieldRegistryPublisherScalarFieldEnum)[keyof typeof ShieldRegistryPublisherScalarFieldEnum]
+
+
+export const ShieldRegistryCardScalarFieldEnum = {
+  identifier: 'identifier',
+  namespace: 'namespace',
+  facts: 'facts',
+  endpoints: 'endpoints',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ShieldRegistryCardScalarFieldEnum = (typeof ShieldRegistryCardScalarFieldEnum)[keyof typeof ShieldRegistryCardScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -135,6 +168,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

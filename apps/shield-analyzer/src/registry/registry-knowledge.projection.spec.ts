@@ -1,0 +1,173 @@
+/**
+ * The Shield's projection of `registry.cards.v1` and the consult's lookup on it, on both databases: a card
+ * found by its identifier, by its endpoint and through its namespace, with its publisher, proof, signature,
+ * lifecycle and look-alike flags as the registry's events left them; a reference that is only close to a
+ * registered one matches nothing; and the log applied twice (a redelivery, a replay from the start) leaves the
+ * same rows as applied once.
+ */
+import type { RegistryCardEvent, SignatureRecord } from '@trustmesh/cards-registry-events';
+import type { BusRecord } from '@trustmesh/platform-bus';
+import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
+import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
+import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+
+import { SHIELD_ANALYZER_MIGRATIONS } from '../persistence/shield-analyzer.migrations';
+import { registryKnowledge } from './registry-knowledge.queries';
+import { shieldRegistryProjection } from './registry-knowledge.projection';
+
+const ACME = 'acme.example';
+const IMPOSTOR = 'acrne.example';
+const CARD = 'https://acme.example/agents/billing';
+const ENDPOINT = 'https://agents.acme.example/a2a/billing';
+const FAKE_CARD = 'https://acrne.example/agents/billing';
+const NOW = new Date('2026-06-01T00:00:00.000Z');
+
+const signature = (namespace: string, verified: boolean): SignatureRecord => ({ verified, signer: `did:web:${namespace}`, checkedAt: '2026-01-02T00:00:00.000Z' });
+
+function published(namespace: string, identifier: string, revision: string, signed?: SignatureRecord): RegistryCardEvent {
+  const document = { name: 'Billing agent', url: namespace === ACME ? ENDPOINT : 'https://agents.acrne.example/a2a', version: revision };
+  return {
+    type: 'CardRevisionPublished',
+    data: {
+      namespace,
+      identifier,
+      kind: 'a2a-agent-card',
+      revision,
+      digest: `sha256:${'0'.repeat(64)}`,
+      contentType: 'application/json',
+      content: Buffer.from(JSON.stringify(document)).toString('base64'),
+      size: 64,
+      summary: { kind: 'a2a-agent-card', identifier, version: revision, name: 'Billing agent', description: 'Answers billing questions', tags: [], skills: [], tools: [], protocols: ['a2a'] },
+      status: 'active',
+      publisherId: namespace === ACME ? 'acme' : 'mallory',
+      publishedAt: '2026-01-02T00:00:00.000Z',
+      ...(signed ? { signature: signed } : {}),
+    },
+  };
+}
+
+const stream = (events: readonly { type: string; data: unknown }[], streamId: string): EventEnvelope[] =>
+  events.map((event, index) => createEnvelope<unknown>({ eventType: event.type, data: event.data }, { streamId, streamVersion: index + 1, producer: 'card-registry@test' }));
+
+const LOG: EventEnvelope[] = [
+  ...stream(
+    [
+      { type: 'PublisherRegistered', data: { publisherId: 'acme', displayName: 'Acme Corp', registeredAt: '2026-01-01T00:00:00.000Z' } },
+    ],
+    'registry-publisher-acme',
+  ),
+  ...stream(
+    [
+      { type: 'NamespaceGranted', data: { namespace: ACME, publisherId: 'acme', grantedAt: '2026-01-01T00:00:00.000Z' } },
+      { type: 'NamespaceVerified', data: { namespace: ACME, publisherId: 'acme', method: 'dns-txt', verifiedAt: '2026-01-01T00:00:00.000Z', expiresAt: '2027-01-01T00:00:00.000Z', token: 't' } },
+      published(ACME, CARD, '1.0.0', signature(ACME, true)),
+      published(ACME, CARD, '1.1.0', signature(ACME, true)),
+      { type: 'CardStatusChanged', data: { namespace: ACME, identifier: CARD, revision: '1.1.0', status: 'deprecated', publisherId: 'acme', changedAt: '2026-01-03T00:00:00.000Z' } },
+    ],
+    `registry-namespace-${ACME}`,
+  ),
+  ...stream(
+    [
+      { type: 'NamespaceGranted', data: { namespace: IMPOSTOR, publisherId: 'mallory', grantedAt: '2026-01-01T00:00:00.000Z' } },
+      published(IMPOSTOR, FAKE_CARD, '1.0.0'),
+      { type: 'NamespaceLookalikeFlagged', data: { namespace: IMPOSTOR, lookalikeOf: [{ namespace: ACME, reason: 'confusable' }], flaggedAt: '2026-01-02T00:00:00.000Z' } },
+    ],
+    `registry-namespace-${IMPOSTOR}`,
+  ),
+  // Not a card consumer's event: skipped.
+  ...stream([{ type: 'PublisherCredentialIssued', data: { credentialId: 'c1', publisherId: 'acme', secretSha256: '0'.repeat(64), issuedAt: '2026-01-01T00:00:00.000Z' } }], 'registry-credential-c1'),
+];
+
+const inTransaction = (database: Database, work: (tx: SqlExecutor) => Promise<void>) => database.withConnection((connection) => connection.transaction(work));
+
+async function rows(database: Database): Promise<unknown[]> {
+  return database.withConnection(async (sql) => [
+    await sql.query('SELECT namespace, publisher_id, proof::text, lookalike_of::text FROM shield_registry_namespaces ORDER BY namespace'),
+    await sql.query('SELECT identifier, namespace, facts::text, endpoints FROM shield_registry_cards ORDER BY identifier'),
+    await sql.query('SELECT publisher_id, display_name FROM shield_registry_publishers ORDER BY publisher_id'),
+  ]);
+}
+
+describe.each(TEST_DATABASE_KINDS)('the registry knowledge projection on %s', (kind) => {
+  const projection = shieldRegistryProjection();
+  const opened: TestDatabase[] = [];
+  let database: Database;
+
+  async function freshDatabase(label: string): Promise<Database> {
+    const test = await createTestDatabase(kind, label);
+    opened.push(test);
+    const fresh = await test.open();
+    await applyMigrations(fresh, [SHIELD_ANALYZER_MIGRATIONS]);
+    return fresh;
+  }
+
+  const applyAll = async (target: Database, log: readonly EventEnvelope[]) => {
+    for (const envelope of log) await inTransaction(target, (tx) => projection.apply(envelope, { tx, record: {} as BusRecord }));
+  };
+
+  beforeAll(async () => {
+    database = await freshDatabase('shield-registry-knowledge');
+    await applyAll(database, LOG);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const test of opened) await test.dispose();
+  });
+
+  it('knows a card by its identifier: its verified publisher and its lifecycle', async () => {
+    const known = await registryKnowledge(database, CARD, NOW);
+    expect(known).toEqual({
+      matchedBy: 'identifier',
+      namespace: ACME,
+      publisher: { publisherId: 'acme', displayName: 'Acme Corp' },
+      ownershipProof: 'verified',
+      lookalikeOf: [],
+      card: { identifier: CARD, name: 'Billing agent', status: 'deprecated', latestRevision: '1.1.0', verified: true, endpoints: [ENDPOINT] },
+    });
+  });
+
+  it('finds the same card by its endpoint, and the namespace by a bare domain or an unregistered identifier in it', async () => {
+    expect(await registryKnowledge(database, ENDPOINT, NOW)).toMatchObject({ matchedBy: 'endpoint', card: { identifier: CARD } });
+    expect(await registryKnowledge(database, ' ACME.example ', NOW)).toMatchObject({ matchedBy: 'namespace', namespace: ACME, ownershipProof: 'verified' });
+    const namespaceOnly = await registryKnowledge(database, 'urn:air:acme.example:agent:unknown', NOW);
+    expect(namespaceOnly).toMatchObject({ matchedBy: 'namespace', namespace: ACME });
+    expect(namespaceOnly?.card).toBeUndefined();
+  });
+
+  it('reports the look-alike and the unverified card of an impostor, and never matches a near miss', async () => {
+    expect(await registryKnowledge(database, FAKE_CARD, NOW)).toMatchObject({
+      matchedBy: 'identifier',
+      namespace: IMPOSTOR,
+      ownershipProof: 'none',
+      lookalikeOf: [{ namespace: ACME, reason: 'confusable' }],
+      card: { identifier: FAKE_CARD, verified: false, status: 'active' },
+    });
+    expect(await registryKnowledge(database, `${CARD}/`, NOW)).toMatchObject({ matchedBy: 'namespace' });
+    expect(await registryKnowledge(database, 'acme.example.org', NOW)).toBeUndefined();
+    expect(await registryKnowledge(database, 'billing agent', NOW)).toBeUndefined();
+  });
+
+  it('judges the proof at the consult time: after its expiry the card is no longer verified', async () => {
+    expect(await registryKnowledge(database, CARD, new Date('2027-02-01T00:00:00.000Z'))).toMatchObject({ ownershipProof: 'expired', card: { verified: false } });
+  });
+
+  it('follows a yank, and leaves the same rows when the log is delivered twice or replayed from the start', async () => {
+    const yank = stream(
+      [{ type: 'CardStatusChanged', data: { namespace: ACME, identifier: CARD, revision: null, status: 'yanked', publisherId: 'acme', changedAt: '2026-01-04T00:00:00.000Z' } }],
+      `registry-namespace-${ACME}`,
+    ).map((envelope) => ({ ...envelope, streamVersion: 6 }));
+    await applyAll(database, yank);
+    expect(await registryKnowledge(database, CARD, NOW)).toMatchObject({ card: { status: 'yanked', verified: false, endpoints: [ENDPOINT] } });
+    const once = await rows(database);
+
+    await applyAll(database, [...LOG, ...yank]);
+    expect(await rows(database)).toEqual(once);
+
+    const redelivered = await freshDatabase('shield-registry-knowledge-twice');
+    await applyAll(
+      redelivered,
+      [...LOG, ...yank].flatMap((envelope) => [envelope, envelope]),
+    );
+    expect(await rows(redelivered)).toEqual(once);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The card registry beside the Shield for the suites where both apps run (issue 12): its migrations deployed
+ * on the Shield's database, and one registry process (the registry's own `test/support/registry.process.ts`,
+ * started by path: an app never imports another) on the same database and bus, under the same topic prefix,
+ * so what it publishes on `registry.cards.v1` reaches the Shield. Driven over plain HTTP, as its users do.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+import { deployMigrations } from '@trustmesh/platform-database';
+import { MOCK_CLUSTER_SESSION, startServiceChild } from '@trustmesh/platform-testing';
+
+import type { ShieldPlacement } from './shield.child';
+
+const workspaceRoot = join(__dirname, '../../../..');
+const REGISTRY = join(workspaceRoot, 'apps', 'card-registry');
+export const REGISTRY_OPERATOR_TOKEN = 'registry-operator-credential-for-shield-tests-01';
+const LIMITS = ['READS', 'WRITES', 'CREDENTIAL'].flatMap((kind) => [`REGISTRY_RATE_${kind}_PER_MINUTE`, `REGISTRY_RATE_${kind}_PER_HOUR`]);
+
+export interface RegistryReply {
+  status: number;
+  body: any;
+}
+
+export interface CardRegistryNeighbour {
+  call(method: string, path: string, token: string, body: unknown, raw?: boolean): Promise<RegistryReply>;
+  /** Registers `publisherId`, grants it `namespace`, and returns a publisher credential. */
+  onboard(publisherId: string, displayName: string, namespace: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startCardRegistryNeighbour(placement: ShieldPlacement, bus: Record<string, string>): Promise<CardRegistryNeighbour> {
+  await deployMigrations({ mode: 'server', url: placement.database.url }, [{ library: 'card-registry', directory: join(REGISTRY, 'prisma', 'migrations') }]);
+  const child = await startServiceChild<{ httpUrl: string }>(join(REGISTRY, 'test', 'support', 'registry.process.ts'), {
+    workspaceRoot,
+    env: {
+      DATABASE_URL: placement.database.url,
+      KAFKA_BROKERS: placement.brokers.join(','),
+      ...MOCK_CLUSTER_SESSION,
+      ...bus,
+      TRUSTMESH_TOPIC_PREFIX: placement.topicPrefix,
+      REGISTRY_REPLICA_ID: 'registry-beside-shield',
+      REGISTRY_OPERATOR_CREDENTIALS: `ops:${createHash('sha256').update(REGISTRY_OPERATOR_TOKEN).digest('hex')}`,
+      REGISTRY_HTTP_HOST: '127.0.0.1',
+      REGISTRY_HTTP_PORT: '0',
+      REGISTRY_GRPC_HOST: '127.0.0.1',
+      REGISTRY_GRPC_PORT: '0',
+      REGISTRY_OPERATOR_PORT: '0',
+      ...Object.fromEntries(LIMITS.map((name) => [name, '100000'])),
+    },
+  });
+  const call: CardRegistryNeighbour['call'] = async (method, path, token, body, raw = false) => {
+    const response = await fetch(`${child.ready.httpUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: raw ? String(body) : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+  return {
+    call,
+    async onboard(publisherId, displayName, namespace) {
+      const steps: [string, unknown][] = [
+        ['/v1/operator/publishers', { publisherId, displayName }],
+        ['/v1/operator/namespaces', { namespace, publisherId }],
+        [`/v1/operator/publishers/${publisherId}/credentials`, { label: 'shield-e2e' }],
+      ];
+      let reply: RegistryReply = { status: 0, body: undefined };
+      for (const [path, body] of steps) {
+        reply = await call('POST', path, REGISTRY_OPERATOR_TOKEN, body);
+        if (reply.status !== 201) throw new Error(`registry ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      }
+      return reply.body.credential as string;
+    },
+    stop: () => child.stop(),
+  };
+}
