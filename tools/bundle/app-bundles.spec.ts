@@ -22,38 +22,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
 
 import { callUnary, relayControlV1GrpcJs } from '@trustmesh/contracts';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
-import { MOCK_CLUSTER_SESSION, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+import { grpcHealthClient, MOCK_CLUSTER_SESSION, useKafkaCluster, waitUntil, type GrpcHealthClient, type HealthWatch } from '@trustmesh/platform-testing';
 
 const ROOT = join(__dirname, '..', '..');
 const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator'] as const;
 type App = (typeof APPS)[number];
-
-const REFLECTION_PROTO = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
-const LOADER = { keepCase: false, enums: String, longs: Number, defaults: true };
-
-interface GrpcPackage {
-  grpc: {
-    health: { v1: { Health: grpc.ServiceClientConstructor } };
-    reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } };
-  };
-}
-const packages = grpc.loadPackageDefinition(loadSync([HEALTH_PROTO_PATH, REFLECTION_PROTO], LOADER)) as unknown as GrpcPackage;
-
-interface HealthClient extends grpc.Client {
-  check(request: { service: string }, callback: (error: grpc.ServiceError | null, response: { status: string }) => void): void;
-  watch(request: { service: string }): grpc.ClientReadableStream<{ status: string }>;
-}
-interface ReflectionResponse {
-  listServicesResponse?: { service: { name: string }[] };
-}
-interface ReflectionClient extends grpc.Client {
-  serverReflectionInfo(): grpc.ClientDuplexStream<{ listServices: string }, ReflectionResponse>;
-}
 
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -111,62 +87,32 @@ async function waitReady(app: Started, operatorPort: number, what: string): Prom
   if (app.child.exitCode !== null) throw new Error(`${what} exited with ${app.child.exitCode}:\n${app.output()}`);
 }
 
-/** The next status a Watch stream reports that satisfies `wanted`. */
-function nextStatus(stream: grpc.ClientReadableStream<{ status: string }>, wanted: (status: string) => boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const onData = (message: { status: string }) => {
-      if (!wanted(message.status)) return;
-      stream.off('data', onData);
-      resolve(message.status);
-    };
-    stream.on('data', onData);
-    stream.once('error', reject);
-  });
-}
-
-function check(client: HealthClient, service: string): Promise<string> {
-  return new Promise((resolve, reject) => client.check({ service }, (error, response) => (error ? reject(error) : resolve(response.status))));
-}
-
-function listServices(address: string): Promise<string[]> {
-  const client = new packages.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure()) as unknown as ReflectionClient;
-  return new Promise((resolve, reject) => {
-    const stream = client.serverReflectionInfo();
-    stream.once('data', (response: ReflectionResponse) => {
-      resolve((response.listServicesResponse?.service ?? []).map((service) => service.name).sort());
-      stream.end();
-      client.close();
-    });
-    stream.once('error', reject);
-    stream.write({ listServices: '' });
-  });
-}
-
 /**
  * What a user of the running bundle notices of its gRPC port: health SERVING overall and per service once
  * ready, NOT_FOUND for a service it does not have, reflection listing its services. Returns the overall
  * Watch stream, still open, so that the stop can be watched.
  */
-async function expectGrpcIntrospection(address: string, services: string[]): Promise<{ health: HealthClient; watch: grpc.ClientReadableStream<{ status: string }> }> {
-  const health = new packages.grpc.health.v1.Health(address, grpc.credentials.createInsecure()) as unknown as HealthClient;
-  const watch = health.watch({ service: '' });
-  watch.on('error', () => undefined);
-  await expect(nextStatus(watch, (status) => status === 'SERVING')).resolves.toBe('SERVING');
-  for (const service of ['', ...services]) await expect(check(health, service)).resolves.toBe('SERVING');
-  await expect(check(health, 'trustmesh.no.v1.Such')).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
-  await expect(listServices(address)).resolves.toEqual([...services, 'grpc.health.v1.Health'].sort());
-  return { health, watch };
+interface WatchedPort {
+  readonly client: GrpcHealthClient;
+  readonly overall: HealthWatch;
+}
+
+async function expectGrpcIntrospection(address: string, services: string[]): Promise<WatchedPort> {
+  const client = grpcHealthClient(address);
+  const overall = client.watch('');
+  await overall.next('SERVING');
+  for (const service of ['', ...services]) await expect(client.check(service)).resolves.toBe('SERVING');
+  await expect(client.check('trustmesh.no.v1.Such')).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+  await expect(client.listServices()).resolves.toEqual([...services, 'grpc.health.v1.Health'].sort());
+  return { client, overall };
 }
 
 /** SIGTERM: the overall health turns NOT_SERVING for watchers, then the process exits 0. */
-async function expectCleanStop(app: Started, watch?: { health: HealthClient; watch: grpc.ClientReadableStream<{ status: string }> }): Promise<void> {
-  const notServing = watch ? nextStatus(watch.watch, (status) => status === 'NOT_SERVING') : undefined;
+async function expectCleanStop(app: Started, port: WatchedPort): Promise<void> {
   app.child.kill('SIGTERM');
-  if (notServing) {
-    await expect(notServing).resolves.toBe('NOT_SERVING');
-    watch?.watch.cancel();
-    watch?.health.close();
-  }
+  await port.overall.next('NOT_SERVING');
+  port.overall.cancel();
+  port.client.close();
   const exit = await app.exited;
   running.delete(app);
   expect({ exit, output: exit.code === 0 ? '' : app.output() }).toEqual({ exit: { code: 0, signal: null }, output: '' });
