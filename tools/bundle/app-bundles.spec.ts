@@ -11,8 +11,8 @@
  * NOT_SERVING first). The companion simulator, which has no database, enrolls with the bundled gateway.
  *
  * The four apps are built once, by one `nx run-many`, without their `generate` dependencies: the suite runs
- * beside other projects' tests, which read the generated clients those tasks would rewrite (`npm test`
- * generates them first).
+ * beside other projects' tests, which read the generated clients those tasks would rewrite. This project's
+ * `test` target depends on those `generate` tasks instead, so the run that starts it generated them first.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
