@@ -170,7 +170,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const httpUrl = `http://${host}:${address.port}`;
     listenerUrl = httpUrl;
 
-    grpcServer = new RegistryGrpcServer({ cards, catalogPublish, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now });
+    grpcServer = new RegistryGrpcServer({ cards, catalogPublish, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now }, async () => (await readiness()).status === 200);
     const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;

@@ -178,14 +178,15 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;
-    const grpcPort = await server.start();
+    const readiness = app.get<PublicProbes>(RELAY_PROBES).readiness;
+    const grpcPort = await server.start(async () => (await readiness()).status === 200);
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;
 
     let operatorUrl: string | null = null;
     if (config.operator) {
       const registry = gatewayMetrics(infrastructure, app.get<DataPlane>(DATA_PLANE));
-      operatorServer = new OperatorServer({ registry, readiness: app.get<PublicProbes>(RELAY_PROBES).readiness, headers });
+      operatorServer = new OperatorServer({ registry, readiness, headers });
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
 

@@ -116,7 +116,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     const httpUrl = `http://${host}:${address.port}`;
 
-    grpcServer = new ShieldAnalyzerGrpcServer(service, logger, config.maxBodyBytes);
+    grpcServer = new ShieldAnalyzerGrpcServer(service, logger, config.maxBodyBytes, async () => (await readiness()).status === 200);
     const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;

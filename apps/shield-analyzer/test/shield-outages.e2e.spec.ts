@@ -4,11 +4,12 @@
  *   looks to it): consults are still accepted, since the event log and the outbox are in Postgres; once the
  *   brokers are back the outbox publishes and the read model catches up, each consultation once;
  * - the database gone (new sessions refused, every open one terminated): requests fail with a stable
- *   503 / UNAVAILABLE answer instead of a crash or an internal error, and succeed again once it is back.
+ *   503 / UNAVAILABLE answer instead of a crash or an internal error, and succeed again once it is back;
+ *   gRPC health says NOT_SERVING meanwhile, overall and for the service, and SERVING again after.
  */
 import { status } from '@grpc/grpc-js';
 import { databaseOutage } from '@trustmesh/platform-database/testing';
-import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
+import { grpcHealthClient, useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { ACME_TOKEN, caseInput } from './support/shield-app.fixture';
 import { toJson } from './support/shield-clients';
@@ -71,9 +72,14 @@ describe('Shield analyzer through broker and database outages', () => {
   it('answers 503 / UNAVAILABLE with a stable code while the database is down, and serves again once it is back', async () => {
     const opened = await shield.rest('POST', '/v0.1/shield/cases', ACME_TOKEN, caseInput());
     const caseId = opened.body.caseId as string;
+    const health = grpcHealthClient(shield.grpcAddress);
+    const overall = health.watch('');
+    await overall.next('SERVING');
     const outage = await databaseOutage(placement.database);
     try {
       expect(await outage.down()).toBeGreaterThan(0);
+      await overall.next('NOT_SERVING');
+      expect(await health.check('trustmesh.shield.v1.ShieldAnalyzer')).toBe('NOT_SERVING');
       const refused = [
         await consult(caseId, 1),
         await shield.rest('GET', `/v0.1/shield/cases/${caseId}`, ACME_TOKEN),
@@ -94,6 +100,9 @@ describe('Shield analyzer through broker and database outages', () => {
       await outage.up();
       await outage.dispose();
     }
+    await overall.next('SERVING');
+    overall.cancel();
+    health.close();
     const accepted: string[] = [];
     await waitUntil(async () => {
       const reply = await consult(caseId, 2);

@@ -25,6 +25,7 @@ export { PROTO_LOADER_OPTIONS, PROTO_ROOT, protoFilePath, protoRootCandidates, r
 export { dateFromTimestamp, timestampFromDate } from './timestamps';
 export { callUnary, type UnaryInvoker } from './unary-call';
 export { bindPlaintext, shutdownGracefully } from './grpc-server.lifecycle';
+export { addReflection, GrpcHealth, HEALTH_REFRESH_MS, HEALTH_SERVICE_NAME, serveHealthAndReflection, serviceNameOf, type GrpcIntrospectionOptions } from './grpc-health';
 export {
   bearerCredentialOf,
   GRPC_STATUS_OF_REFUSAL,

@@ -6,7 +6,7 @@
  * for HTTP and the Shield analyzer.
  */
 import * as grpc from '@grpc/grpc-js';
-import { bindPlaintext, cardRegistryV1GrpcJs, shutdownGracefully, tolerantDecoding } from '@trustmesh/contracts';
+import { bindPlaintext, cardRegistryV1GrpcJs, serveHealthAndReflection, shutdownGracefully, tolerantDecoding, type GrpcHealth } from '@trustmesh/contracts';
 
 import { cardRegistryOperatorGrpcService, type CardRegistryOperatorGrpcDeps } from './card-registry-operator.grpc-service';
 import { cardRegistryGrpcService, type CardRegistryGrpcDeps } from './card-registry.grpc-service';
@@ -18,11 +18,18 @@ export type RegistryGrpcDeps = CardRegistryGrpcDeps & Omit<CardRegistryOperatorG
 
 export class RegistryGrpcServer {
   private readonly server: grpc.Server;
+  private readonly health: GrpcHealth;
 
-  constructor(deps: RegistryGrpcDeps) {
+  /** `ready` is the registry's readiness (/readyz): gRPC health reports SERVING while it passes. */
+  constructor(deps: RegistryGrpcDeps, ready?: () => Promise<boolean>) {
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': deps.maxCardBytes + ENVELOPE_BYTES });
     this.server.addService(tolerantDecoding(cardRegistryV1GrpcJs.CardRegistryService), cardRegistryGrpcService(deps));
     this.server.addService(tolerantDecoding(cardRegistryV1GrpcJs.CardRegistryOperatorService), cardRegistryOperatorGrpcService(deps));
+    this.health = serveHealthAndReflection(this.server, {
+      services: [cardRegistryV1GrpcJs.CardRegistryService, cardRegistryV1GrpcJs.CardRegistryOperatorService],
+      protoFiles: [cardRegistryV1GrpcJs.protobufFileName],
+      ...(ready ? { ready } : {}),
+    });
   }
 
   /** Binds; resolves with the port (the one chosen when `port` is 0). */
@@ -31,6 +38,7 @@ export class RegistryGrpcServer {
   }
 
   close(): Promise<void> {
+    this.health.close();
     return shutdownGracefully(this.server);
   }
 }

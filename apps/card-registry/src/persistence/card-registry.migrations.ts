@@ -5,9 +5,6 @@
  */
 import { join } from 'node:path';
 
-import type { MigrationSet } from '@trustmesh/platform-database';
+import { locateMigrations, type MigrationSet } from '@trustmesh/platform-database';
 
-export const CARD_REGISTRY_MIGRATIONS: MigrationSet = {
-  library: 'card-registry',
-  directory: join(__dirname, '..', '..', 'prisma', 'migrations'),
-};
+export const CARD_REGISTRY_MIGRATIONS: MigrationSet = locateMigrations('card-registry', join(__dirname, '..', '..', 'prisma', 'migrations'));

@@ -3,16 +3,19 @@
  * over the simulator's use cases, and a lifecycle hook that stops the load run and the Companion when Nest
  * shuts down (SIGTERM/SIGINT through `enableShutdownHooks`). With a control address it is a gRPC
  * microservice (port 0 picks a free port), loading the contract's .proto through the shared proto-loader
- * options so requests have the generated types' shape; without one, an application context.
+ * options so requests have the generated types' shape; without one, an application context. Beside
+ * SimulatorControl the server answers gRPC health (SERVING while the simulator runs: it has no database or
+ * bus to depend on) and reflection.
  */
 import 'reflect-metadata';
 
 import { createServer } from 'node:net';
 
+import type { Server } from '@grpc/grpc-js';
 import { Inject, Injectable, Module, type DynamicModule, type INestApplicationContext, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Transport, type GrpcOptions } from '@nestjs/microservices';
-import { PROTO_LOADER_OPTIONS, protoFilePath, simulatorControlV1 } from '@trustmesh/contracts';
+import { PROTO_LOADER_OPTIONS, protoFilePath, serveHealthAndReflection, simulatorControlV1, simulatorControlV1GrpcJs, type GrpcHealth } from '@trustmesh/contracts';
 import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import { nestLogger } from '@trustmesh/platform-logging/nest';
 
@@ -88,6 +91,7 @@ export async function startSimulatorApp(
   const separator = options.control.address.lastIndexOf(':');
   const host = options.control.address.slice(0, separator);
   const bound = `${host}:${await resolvePort(host.replace(/^\[|\]$/g, ''), Number(options.control.address.slice(separator + 1)))}`;
+  let health: GrpcHealth | undefined;
   const app = await NestFactory.createMicroservice<GrpcOptions>(module, {
     transport: Transport.GRPC,
     options: {
@@ -95,12 +99,22 @@ export async function startSimulatorApp(
       package: simulatorControlV1.TRUSTMESH_RELAY_V1_PACKAGE_NAME,
       protoPath: protoFilePath(simulatorControlV1.protobufFileName),
       loader: PROTO_LOADER_OPTIONS,
+      onLoadPackageDefinition: (_definition: unknown, server: Server) => {
+        health = serveHealthAndReflection(server, { services: [simulatorControlV1GrpcJs.SimulatorControlService], protoFiles: [simulatorControlV1.protobufFileName] });
+      },
     },
     ...logger,
   });
   if (options.shutdownHooks) app.enableShutdownHooks();
   await app.listen();
-  return { address: bound, app, close: () => app.close() };
+  return {
+    address: bound,
+    app,
+    close: () => {
+      health?.close();
+      return app.close();
+    },
+  };
 }
 
 export interface SimulatorControlServer {

@@ -10,10 +10,12 @@
  * from `ControlError` here. The use cases stay in `RelayControlService`, transport-free.
  *
  * Authentication: `authorization: Bearer <service credential>`; the credential's SHA-256 is compared in
- * constant time with every configured digest. Nothing is anonymous (UNAUTHENTICATED otherwise).
+ * constant time with every configured digest. Nothing of the relay's is anonymous (UNAUTHENTICATED
+ * otherwise); the standard health and reflection services beside them are, as probes need them to be, and
+ * tell only service names, message shapes and a status (@trustmesh/contracts grpc-health.ts).
  */
 import * as grpc from '@grpc/grpc-js';
-import { relayControlV1GrpcJs, serviceInfoV1GrpcJs, timestampFromDate } from '@trustmesh/contracts';
+import { relayControlV1GrpcJs, serveHealthAndReflection, serviceInfoV1GrpcJs, timestampFromDate, type GrpcHealth } from '@trustmesh/contracts';
 import { matchesAnyDigest, sha256 } from '@trustmesh/platform-credentials';
 import { DatabaseError } from '@trustmesh/platform-database';
 import { EventStoreError } from '@trustmesh/platform-event-store';
@@ -60,6 +62,7 @@ export function toStatusMessage(status: WorkspaceStatusView): WorkspaceStatusMes
 
 export class RelayControlGrpcServer {
   private server: grpc.Server | undefined;
+  private health: GrpcHealth | undefined;
   private readonly watches = new Set<grpc.ServerWritableStream<unknown, unknown>>();
   private boundPort = 0;
 
@@ -77,7 +80,8 @@ export class RelayControlGrpcServer {
     return this.boundPort;
   }
 
-  async start(): Promise<number> {
+  /** Binds the port; gRPC health follows `ready` (the gateway's /readyz check), SERVING while it passes. */
+  async start(ready?: () => Promise<boolean>): Promise<number> {
     const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 });
     server.addService(relayControlV1GrpcJs.RelayControlService, this.relayControlHandlers());
     server.addService(serviceInfoV1GrpcJs.ServiceInfoService, {
@@ -89,6 +93,11 @@ export class RelayControlGrpcServer {
         controlVersions: ['1.0'],
       })),
     } satisfies serviceInfoV1GrpcJs.ServiceInfoServer);
+    this.health = serveHealthAndReflection(server, {
+      services: [relayControlV1GrpcJs.RelayControlService, serviceInfoV1GrpcJs.ServiceInfoService],
+      protoFiles: [relayControlV1GrpcJs.protobufFileName, serviceInfoV1GrpcJs.protobufFileName],
+      ...(ready ? { ready } : {}),
+    });
     const credentials =
       this.config.grpc.tls && this.tls
         ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(this.tls.cert), private_key: Buffer.from(this.tls.key) }], false)
@@ -105,6 +114,7 @@ export class RelayControlGrpcServer {
   async stop(graceMs = 5_000): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.health?.close();
     if (!server) return;
     for (const call of [...this.watches]) {
       call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the relay is shutting down; reconnect to watch again' });

@@ -5,9 +5,6 @@
  */
 import { join } from 'node:path';
 
-import type { MigrationSet } from '@trustmesh/platform-database';
+import { locateMigrations, type MigrationSet } from '@trustmesh/platform-database';
 
-export const RELAY_GATEWAY_MIGRATIONS: MigrationSet = {
-  library: 'relay-gateway',
-  directory: join(__dirname, '..', '..', 'prisma', 'migrations'),
-};
+export const RELAY_GATEWAY_MIGRATIONS: MigrationSet = locateMigrations('relay-gateway', join(__dirname, '..', '..', 'prisma', 'migrations'));

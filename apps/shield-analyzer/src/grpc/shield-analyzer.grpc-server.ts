@@ -12,10 +12,12 @@ import {
   bindPlaintext,
   GRPC_STATUS_OF_REFUSAL,
   isUndecodable,
+  serveHealthAndReflection,
   serveUnary,
   shieldAnalyzerV1GrpcJs,
   shutdownGracefully,
   tolerantDecoding,
+  type GrpcHealth,
   type UnaryEdge,
   type UnaryRefusal,
 } from '@trustmesh/contracts';
@@ -51,11 +53,14 @@ function parseJson(text: string): ServiceResult<unknown> {
 
 export class ShieldAnalyzerGrpcServer {
   private readonly server: grpc.Server;
+  private readonly health: GrpcHealth;
 
+  /** `ready` is the analyzer's readiness (/readyz): gRPC health reports SERVING while it passes. */
   constructor(
     private readonly service: ShieldCaseService,
     private readonly logger: Logger,
     maxMessageBytes: number,
+    ready?: () => Promise<boolean>,
   ) {
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes });
     const edge: UnaryEdge = {
@@ -121,6 +126,11 @@ export class ShieldAnalyzerGrpcServer {
       }),
     };
     this.server.addService(tolerantDecoding(shieldAnalyzerV1GrpcJs.ShieldAnalyzerService), implementation);
+    this.health = serveHealthAndReflection(this.server, {
+      services: [shieldAnalyzerV1GrpcJs.ShieldAnalyzerService],
+      protoFiles: [shieldAnalyzerV1GrpcJs.protobufFileName],
+      ...(ready ? { ready } : {}),
+    });
   }
 
   /** Binds (plaintext: TLS is the deployment's proxy's, as for REST in this slice); resolves with the port. */
@@ -129,6 +139,7 @@ export class ShieldAnalyzerGrpcServer {
   }
 
   close(): Promise<void> {
+    this.health.close();
     return shutdownGracefully(this.server);
   }
 }

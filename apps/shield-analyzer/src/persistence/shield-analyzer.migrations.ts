@@ -5,9 +5,6 @@
  */
 import { join } from 'node:path';
 
-import type { MigrationSet } from '@trustmesh/platform-database';
+import { locateMigrations, type MigrationSet } from '@trustmesh/platform-database';
 
-export const SHIELD_ANALYZER_MIGRATIONS: MigrationSet = {
-  library: 'shield-analyzer',
-  directory: join(__dirname, '..', '..', 'prisma', 'migrations'),
-};
+export const SHIELD_ANALYZER_MIGRATIONS: MigrationSet = locateMigrations('shield-analyzer', join(__dirname, '..', '..', 'prisma', 'migrations'));

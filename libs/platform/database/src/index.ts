@@ -29,5 +29,6 @@ export {
   type AppliedMigration,
   type MigrateOptions,
 } from './migration-runner';
-export { runMigrationsCommand, type MigrationsCommandIo } from './migrations.cli';
+export { runMigrationsCommand, type MigrationsCommandIo } from './migrations.command';
+export { BUNDLED_MIGRATIONS_FOLDER, locateMigrations } from './migration-folders';
 export type { SqlConnection, SqlExecutor } from './sql-connection';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { openDatabase, type Database } from './database';
 import { MigrationError } from './database.errors';
 import { applyMigrations, deployMigrations, migrationStatus, prepareSchema, MIGRATION_HISTORY_TABLE, type MigrationSet } from './migration-runner';
-import { runMigrationsCommand } from './migrations.cli';
+import { runMigrationsCommand } from './migrations.command';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from './testing';
 
 // Each test migrates its own library and tables, so one database per kind serves the whole suite.

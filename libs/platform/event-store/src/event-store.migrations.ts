@@ -5,9 +5,6 @@
  */
 import { join } from 'node:path';
 
-import type { MigrationSet } from '@trustmesh/platform-database';
+import { locateMigrations, type MigrationSet } from '@trustmesh/platform-database';
 
-export const EVENT_STORE_MIGRATIONS: MigrationSet = {
-  library: 'platform-event-store',
-  directory: join(__dirname, '..', 'prisma', 'migrations'),
-};
+export const EVENT_STORE_MIGRATIONS: MigrationSet = locateMigrations('platform-event-store', join(__dirname, '..', 'prisma', 'migrations'));

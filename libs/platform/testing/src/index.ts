@@ -1,9 +1,9 @@
 /**
  * @trustmesh/platform-testing: what integration tests share: librdkafka's mock cluster (started and
  * stopped through kcat), a Jest fixture that provides a Kafka cluster per spec file, a broker outage
- * for a client under test, services run as child processes, a topic reader for raw messages, the
- * deployment files under docker/ as kubectl and docker-compose render them, and small helpers for unique
- * names and polling.
+ * for a client under test, services run as child processes, a topic reader for raw messages, a gRPC
+ * health and reflection client, the deployment files under docker/ as kubectl and docker-compose render
+ * them, and small helpers for unique names and polling.
  */
 export { startKafkaMock, KafkaMockError, type KafkaMock, type KafkaMockOptions, type KafkaMockErrorCode } from './kafka-mock';
 export {
@@ -25,6 +25,7 @@ export {
   type RemoteBrokerGate,
 } from './service-child';
 export { waitUntil, type WaitOptions } from './wait-until';
+export { grpcHealthClient, type GrpcHealthClient, type HealthStatus, type HealthWatch } from './grpc-health.client';
 export { uniqueName } from './unique-name';
 export {
   renderKustomization,
