@@ -232,6 +232,26 @@ function planRun(records: readonly BusRecord[], locked: ReadonlyMap<string, numb
   return plan;
 }
 
+/**
+ * The partition's checkpoint as it was (`checkpoint`, the statement's snapshot) and moved past a record
+ * (`moved`: the upsert, which locks the row). A checkpoint is a position: it moves forward within its log
+ * (a redelivery leaves it where it is) and starts again in another log. Parameters: projection, version,
+ * topic, partition, the next offset, the log.
+ */
+const CHECKPOINT_MOVE = `checkpoint AS (
+   SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
+    WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4
+ ), moved AS (
+   INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, log, updated_at)
+   VALUES ($1, $2, $3, $4, $5, $6, now())
+   ON CONFLICT (projection, version, topic, partition)
+   DO UPDATE SET next_offset = CASE WHEN projection_checkpoints.log = EXCLUDED.log
+                                    THEN GREATEST(projection_checkpoints.next_offset, EXCLUDED.next_offset)
+                                    ELSE EXCLUDED.next_offset END,
+                 log = EXCLUDED.log, updated_at = now()
+   RETURNING 1
+ )`;
+
 function versionKey(streamId: string, streamVersion: number): string {
   return `${streamId}\u0000${streamVersion}`;
 }
@@ -313,55 +333,51 @@ export class ProjectionRunner<Tx> {
 
   /** Applies the event and moves the checkpoint in one transaction, or tells why it was skipped (a copy). */
   private applyOnce(record: BusRecord): Promise<Outcome> {
-    const { name, version } = this.definition;
     const { envelope } = record;
     return this.transactions.run(async (tx, sql) => {
-      // The partition's checkpoint, then the stream's applied version, locked in that order (as a run
-      // locks them) in one statement: every event applied one by one pays for these round trips.
-      const [locked] = await sql.query<{ next_offset: string | null; log: string | null; stream_version: string | null }>(
-        `WITH checkpoint AS (
-           SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
-            WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE
-         ), stream AS (
-           SELECT stream_version::text AS stream_version FROM projection_stream_versions
-            WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $5 FOR UPDATE
+      // Every event applied one by one pays for these round trips, so one statement does the bookkeeping:
+      // the partition's checkpoint moved past the event (which locks it: checkpoint first, as a run locks),
+      // and, when the event is next in its stream as of the statement's snapshot, the stream advanced to it
+      // (moving only from the version before it, which locks that row) with its event id kept. It is all
+      // the transaction's, so a failure of `apply` rolls it back with the rest.
+      const [locked] = await sql.query<{ next_offset: string | null; log: string | null; stream_version: string | null; advanced: boolean }>(
+        `WITH ${CHECKPOINT_MOVE}, stream AS (
+           SELECT stream_version FROM projection_stream_versions
+            WHERE projection = $1 AND version = $2 AND topic = $3 AND stream_id = $7
+         ), advanced AS (
+           INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
+           SELECT $1, $2, $3, $7, $8::bigint
+            WHERE (SELECT count(*) FROM moved) > 0 AND $8::bigint = COALESCE((SELECT stream_version FROM stream), 0) + 1
+           ON CONFLICT (projection, version, topic, stream_id)
+           DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version = EXCLUDED.stream_version - 1
+           RETURNING stream_version
+         ), recorded AS (
+           INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
+           SELECT $1, $2, $3, $7, stream_version, $9, now() FROM advanced
+           ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()
          )
-         SELECT (SELECT next_offset FROM checkpoint) AS next_offset, (SELECT log FROM checkpoint) AS log, (SELECT stream_version FROM stream) AS stream_version`,
-        [name, version, record.topic, record.partition, envelope.streamId],
+         SELECT (SELECT next_offset FROM checkpoint) AS next_offset, (SELECT log FROM checkpoint) AS log,
+                (SELECT stream_version::text FROM stream) AS stream_version, EXISTS (SELECT 1 FROM advanced) AS advanced`,
+        [...this.checkpointParams(record), envelope.streamId, envelope.streamVersion, envelope.eventId],
       );
       const checkpoint = locked?.next_offset != null && locked.log != null ? { next_offset: locked.next_offset, log: locked.log } : undefined;
       const last = locked?.stream_version != null ? Number(locked.stream_version) : 0;
       let outcome: Outcome;
-      if (envelope.streamVersion <= last) {
-        outcome = await this.verifyCopy(sql, record);
-      } else if (envelope.streamVersion > last + 1) {
-        throw this.gap(record, last);
-      } else {
-        // Moves only from `last`: a runner that raced us to a new stream's first row finds it taken (and
-        // then the event id recorded in the same statement is rolled back with the rest).
-        const advanced = await sql.query(
-          `WITH advanced AS (
-             INSERT INTO projection_stream_versions (projection, version, topic, stream_id, stream_version)
-             VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (projection, version, topic, stream_id)
-             DO UPDATE SET stream_version = EXCLUDED.stream_version WHERE projection_stream_versions.stream_version = EXCLUDED.stream_version - 1
-             RETURNING stream_version
-           ), recorded AS (
-             INSERT INTO projection_applied_events (projection, version, topic, stream_id, stream_version, event_id, applied_at)
-             SELECT $1, $2, $3, $4, $5, $6, now() FROM advanced
-             ON CONFLICT (projection, version, topic, stream_id, stream_version) DO UPDATE SET event_id = EXCLUDED.event_id, applied_at = now()
-           )
-           SELECT stream_version FROM advanced`,
-          [name, version, record.topic, envelope.streamId, envelope.streamVersion, envelope.eventId],
-        );
-        if (advanced.length === 0) {
-          throw new TransientHandlerError(`Projection ${this.groupId}: another runner applied this stream's next version first.`, { code: PROJECTION_STREAM_CONTENDED });
-        }
+      if (locked?.advanced) {
         await this.applyWithin(envelope, { tx, record });
         outcome = 'applied';
+      } else if (envelope.streamVersion <= last) {
+        outcome = await this.verifyCopy(sql, record);
+      } else if (envelope.streamVersion > last + 1) {
+        // `last` is the snapshot's: a runner that committed since can only have moved the stream on, so at
+        // worst a gap is held (transient) once more and found to be a copy on the next try.
+        throw this.gap(record, last);
+      } else {
+        // Next as of the snapshot, but the row moved first (or a racing runner created it): the runner
+        // that got there applied it. Tried again, it is a copy.
+        throw new TransientHandlerError(`Projection ${this.groupId}: another runner applied this stream's next version first.`, { code: PROJECTION_STREAM_CONTENDED });
       }
       this.logLogChange(checkpoint, record);
-      await this.writeCheckpoint(sql, record);
       return outcome;
     }).then((outcome) => {
       if (outcome === 'applied') this.gaps.delete(streamKey(record));
@@ -369,15 +385,23 @@ export class ProjectionRunner<Tx> {
     });
   }
 
-  /** Locks the partition's checkpoint row for the transaction, so two runners of one version never both apply. */
-  private async lockCheckpoint(sql: SqlExecutor, record: BusRecord): Promise<Checkpoint | undefined> {
-    const { name, version } = this.definition;
-    const [checkpoint] = await sql.query<Checkpoint>(
-      `SELECT next_offset::text AS next_offset, log FROM projection_checkpoints
-        WHERE projection = $1 AND version = $2 AND topic = $3 AND partition = $4 FOR UPDATE`,
-      [name, version, record.topic, record.partition],
+  /**
+   * Moves the partition's checkpoint past `record` (which locks its row for the transaction, so two runners
+   * of one version never both apply) and returns the checkpoint as it was, in one statement.
+   */
+  private async moveCheckpoint(sql: SqlExecutor, record: BusRecord): Promise<Checkpoint | undefined> {
+    const [row] = await sql.query<{ next_offset: string | null; log: string | null }>(
+      `WITH ${CHECKPOINT_MOVE}
+       SELECT (SELECT next_offset FROM checkpoint) AS next_offset, (SELECT log FROM checkpoint) AS log, (SELECT count(*) FROM moved) AS moved`,
+      this.checkpointParams(record),
     );
-    return checkpoint;
+    return row?.next_offset != null && row.log != null ? { next_offset: row.next_offset, log: row.log } : undefined;
+  }
+
+  /** The parameters of `CHECKPOINT_MOVE` for the checkpoint just past `record`. */
+  private checkpointParams(record: BusRecord): unknown[] {
+    const { name, version } = this.definition;
+    return [name, version, record.topic, record.partition, (BigInt(record.offset) + 1n).toString(), record.log];
   }
 
   private logLogChange(checkpoint: Checkpoint | undefined, record: BusRecord): void {
@@ -390,28 +414,10 @@ export class ProjectionRunner<Tx> {
   }
 
   /**
-   * Moves the checkpoint past `record`. It is a position: it moves forward within its log (a redelivery
-   * leaves it where it is) and starts again in another log.
-   */
-  private async writeCheckpoint(sql: SqlExecutor, record: BusRecord): Promise<void> {
-    const { name, version } = this.definition;
-    await sql.query(
-      `INSERT INTO projection_checkpoints (projection, version, topic, partition, next_offset, log, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now())
-       ON CONFLICT (projection, version, topic, partition)
-       DO UPDATE SET next_offset = CASE WHEN projection_checkpoints.log = EXCLUDED.log
-                                        THEN GREATEST(projection_checkpoints.next_offset, EXCLUDED.next_offset)
-                                        ELSE EXCLUDED.next_offset END,
-                     log = EXCLUDED.log, updated_at = now()`,
-      [name, version, record.topic, record.partition, (BigInt(record.offset) + 1n).toString(), record.log],
-    );
-  }
-
-  /**
    * A run of one partition's consecutive records (the bus's `batchHandler`) in ONE transaction: the
-   * checkpoint and the run's streams locked in one statement each, the stream versions and event ids
-   * written in one statement, the events applied (`applyRun` once, else `apply` per event), one checkpoint
-   * write. Only events that are simply next in their stream, or verified copies, pass this way: at anything
+   * checkpoint moved past the run (which locks it) and the run's streams locked, in one statement each, the
+   * stream versions and event ids written in one statement, the events applied (`applyRun` once, else
+   * `apply` per event). Only events that are simply next in their stream, or verified copies, pass this way: at anything
    * else (a gap, a conflicting copy, a failing or slow `apply` or `applyRun`, a contended new stream, the
    * database) the whole run rolls back and the bus hands its records one by one to `handle`, which decides
    * each of them exactly as if no run had been tried. So a run's events are committed once, together, or
@@ -437,12 +443,12 @@ export class ProjectionRunner<Tx> {
     const last = records[records.length - 1] ?? first;
     return this.transactions.run(async (tx, sql) => {
       // Sent together, checkpoint first (the lock order): one round trip while the transaction holds the connection.
-      const [checkpoint, streams] = await Promise.all([this.lockCheckpoint(sql, first), this.lockStreams(sql, first.topic, records)]);
+      // The checkpoint moves past the run's last record now, in the run's transaction: no write of its own at the end.
+      const [checkpoint, streams] = await Promise.all([this.moveCheckpoint(sql, last), this.lockStreams(sql, first.topic, records)]);
       const plan = planRun(records, streams);
       const unverifiedCopies = await this.verifyRunCopies(sql, first.topic, plan.storedCopies);
       await this.advanceStreams(sql, first.topic, plan.streams, plan.applied);
       await this.applyRunOf(tx, plan.applied);
-      await this.writeCheckpoint(sql, last);
       return { checkpoint, applied: plan.applied, copies: plan.copiesInRun + plan.storedCopies.length - unverifiedCopies.length, unverifiedCopies };
     });
   }

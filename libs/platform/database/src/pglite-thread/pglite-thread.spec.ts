@@ -51,6 +51,25 @@ describe('PgliteThread', () => {
     ]);
   });
 
+  it('binds parameters as they were given: multi-byte text, kilobytes of JSON, bytes, numbers, booleans and NULL', async () => {
+    const text = 'héllo ✓ 😀 \u00a0end';
+    const doc = { items: Array.from({ length: 200 }, (_, index) => ({ index, note: `ünïcode ${index} ✓` })) };
+    const bytes = new Uint8Array([0, 1, 254, 255]);
+    const [row] = (
+      await thread.query<{ text: string; length: number; doc: unknown; bytes: Uint8Array; number: number; flag: boolean; nothing: null }>(
+        'SELECT $1::text AS text, octet_length($1::text) AS length, $2::jsonb AS doc, $3::bytea AS bytes, $4::integer AS number, $5::boolean AS flag, $6::text AS nothing',
+        [text, JSON.stringify(doc), bytes, 42, true, null],
+      )
+    ).rows;
+    expect(row?.text).toBe(text);
+    expect(row?.length).toBe(Buffer.byteLength(text));
+    expect(row?.doc).toEqual(doc);
+    expect([...(row?.bytes ?? [])]).toEqual([0, 1, 254, 255]);
+    expect(row?.number).toBe(42);
+    expect(row?.flag).toBe(true);
+    expect(row?.nothing).toBeNull();
+  });
+
   it('applies the caller\'s parsers to the text of their types, and PGlite\'s to the rest', async () => {
     const result = await thread.query<unknown[]>("SELECT id, at, '{\"a\":1}'::jsonb AS doc, NULL::jsonb AS nothing FROM notes WHERE id = 1", [], {
       rowMode: 'array',
