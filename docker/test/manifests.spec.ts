@@ -163,7 +163,7 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
     const steps = containersOf(job);
     expect(steps.map((step) => step['name'])).toEqual(MIGRATED_APPS);
     for (const step of steps) {
-      expect(step['args']).toEqual(['main.js', 'migrate']);
+      expect(step['args']).toEqual(['migrate.js']);
       expect(step['image']).toContain(`/${step['name']}:`);
       expect(step['env']).toEqual([{ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: step['name'], key: 'database-url' } } }]);
     }
@@ -193,9 +193,10 @@ describe('the Kafka topics', () => {
     expect([...declared].sort(byName)).toEqual([...scripted].sort(byName));
   });
 
-  it('include every topic an app names, each with its dead-letter sibling', () => {
+  it('include every topic an app or a shared contract names, each with its dead-letter sibling', () => {
     const names = new Set(declared.map((topic) => topic.name));
-    const appTopics = [...new Set(sourcesOf(resolve(DOCKER_DIR, '../apps')).flatMap((source) => [...source.matchAll(/export const \w+_TOPIC = '([a-z0-9.-]+)'/g)].map((match) => match[1]!)))];
+    const sources = ['../apps', '../libs'].flatMap((dir) => sourcesOf(resolve(DOCKER_DIR, dir)));
+    const appTopics = [...new Set(sources.flatMap((source) => [...source.matchAll(/export const \w+_TOPIC = '([a-z0-9.-]+)'/g)].map((match) => match[1]!)))];
     expect(appTopics.length).toBeGreaterThanOrEqual(5);
     expect(appTopics.flatMap((topic) => [topic, `${topic}.dlq`]).filter((topic) => !names.has(topic))).toEqual([]);
   });
@@ -281,7 +282,7 @@ describe('the Dockerfile', () => {
   it('keeps only the bundle and its production dependencies, run by a non-root user, with a healthcheck', () => {
     const runtime = stage('runtime');
     expect(runtime).toContain('COPY --from=build /workspace/dist/apps/${APP}/ ./');
-    expect(runtime).toContain('RUN npm ci --omit=dev && npm cache clean --force');
+    expect(runtime).toContain('RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force');
     expect(runtime.filter((line) => line.startsWith('COPY ')).every((line) => line.includes('--from=build') || line.includes('docker/healthcheck.js'))).toBe(true);
     expect(runtime).toContain('USER node');
     expect(runtime.some((line) => line.startsWith('HEALTHCHECK '))).toBe(true);
