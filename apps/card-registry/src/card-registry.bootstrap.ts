@@ -24,6 +24,7 @@ import { ConfigError } from '@trustmesh/platform-config';
 import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
+import { readTracingConfig, startTracing } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { CardRegistryModule } from './card-registry.module';
@@ -91,6 +92,7 @@ export interface StartOptions {
 export async function startCardRegistry(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<CardRegistryHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadCardRegistryConfig(env);
+  const tracingConfig = readTracingConfig(env, CARD_REGISTRY_SERVICE_NAME);
   const logger: Logger = createJsonLineLogger({
     service: CARD_REGISTRY_SERVICE_NAME,
     replica: config.replicaId,
@@ -109,6 +111,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   let scheduler: FederationScheduler | undefined;
   let trustRecheck: TrustRecheckScheduler | undefined;
   let grpcServer: RegistryGrpcServer | undefined;
+  const tracing = startTracing(tracingConfig);
   try {
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
@@ -210,6 +213,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
           await started.grpcServer.close();
           await started.operatorServer?.close();
           await infrastructure.close();
+          await tracing.shutdown();
         })()),
     };
   } catch (error) {
@@ -219,6 +223,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     await grpcServer?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
+    await tracing.shutdown();
     throw error;
   }
 }

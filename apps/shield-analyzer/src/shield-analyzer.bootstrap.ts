@@ -22,6 +22,7 @@ import { ConfigError } from '@trustmesh/platform-config';
 import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
+import { readTracingConfig, startTracing } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
@@ -64,6 +65,7 @@ export interface StartOptions {
 export async function startShieldAnalyzer(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<ShieldAnalyzerHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadShieldAnalyzerConfig(env);
+  const tracingConfig = readTracingConfig(env, SHIELD_ANALYZER_SERVICE_NAME);
   const logger: Logger = createJsonLineLogger({
     service: SHIELD_ANALYZER_SERVICE_NAME,
     replica: config.replicaId,
@@ -80,6 +82,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
+  const tracing = startTracing(tracingConfig);
   try {
     const analyze = createShieldAnalyze(config.model, logger, options.analyzer);
     const service = new ShieldCaseService({
@@ -150,6 +153,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
           await started.app.close();
           await started.operatorServer?.close();
           await infrastructure.close();
+          await tracing.shutdown();
         })()),
     };
   } catch (error) {
@@ -157,6 +161,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
+    await tracing.shutdown();
     throw error;
   }
 }

@@ -2,7 +2,7 @@
  * @trustmesh/platform-testing: what integration tests share: librdkafka's mock cluster (started and
  * stopped through kcat), a Jest fixture that provides a Kafka cluster per spec file, a broker outage
  * for a client under test, services run as child processes, a topic reader for raw messages, and small
- * helpers for unique names and polling.
+ * helpers for unique names and polling, and an in-process OTLP/HTTP collector for traces.
  */
 export { startKafkaMock, KafkaMockError, type KafkaMock, type KafkaMockOptions, type KafkaMockErrorCode } from './kafka-mock';
 export {
@@ -25,3 +25,4 @@ export {
 } from './service-child';
 export { waitUntil, type WaitOptions } from './wait-until';
 export { uniqueName } from './unique-name';
+export { startOtlpTestCollector, OTLP_SPAN_KIND, type OtlpTestCollector, type CollectedSpan } from './otlp-collector';
