@@ -29,6 +29,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 import { sha256 } from '@trustmesh/platform-credentials';
 import { OperatorServer, type PublicProbes } from '@trustmesh/platform-operator-http';
+import { collectTracingConfig, startTracing } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
@@ -98,7 +99,8 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   };
   const loaded = attempt(() => loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {}));
   const dataPlaneConfig = attempt(() => loadDataPlaneConfig({ ...process.env, ...env }));
-  if (!loaded || !dataPlaneConfig) throw new ConfigError(problems);
+  const tracingConfig = collectTracingConfig(env, RELAY_GATEWAY_SERVICE_NAME, problems);
+  if (!loaded || !dataPlaneConfig || problems.length > 0) throw new ConfigError(problems);
   const config = loaded;
   const logger = new JsonLogger({
     level: config.logLevel,
@@ -142,6 +144,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let grpcServer: RelayControlGrpcServer | undefined;
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
+  const tracing = startTracing(tracingConfig);
   try {
     options.signal?.throwIfAborted();
     probe.waitingFor('http');
@@ -227,6 +230,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
           await presence.releaseReplica().catch(() => undefined);
           await startedOperator?.close();
           await infrastructure.close();
+          await tracing.shutdown();
           logger.info('relay gateway stopped');
         })()),
     };
@@ -238,6 +242,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     if (app) await app.close().catch(() => undefined);
     else await probe.close();
     await infrastructure.close();
+    await tracing.shutdown();
     throw error;
   }
 }

@@ -17,6 +17,7 @@ import { relayControlV1GrpcJs, serviceInfoV1GrpcJs, timestampFromDate } from '@t
 import { matchesAnyDigest, sha256 } from '@trustmesh/platform-credentials';
 import { DatabaseError } from '@trustmesh/platform-database';
 import { EventStoreError } from '@trustmesh/platform-event-store';
+import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
 import { REMOTE_WIRE_VERSIONS } from '@trustmesh/relay-protocol';
 
 import { RELAY_GATEWAY_SERVICE_NAME, RELAY_GATEWAY_VERSION, type RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -198,16 +199,25 @@ export class RelayControlGrpcServer {
   }
 
   private unary<Req, Res>(method: string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
-    return (call, callback) => {
-      if (!this.authenticate(call.metadata, method)) {
-        callback(unauthenticated());
-        return;
-      }
-      handler(call.request).then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(this.toStatus(error, method)),
-      );
-    };
+    return (call, callback) =>
+      void traceGrpcServerCall(call.getPath(), call.metadata, async () => {
+        if (!this.authenticate(call.metadata, method)) {
+          const refusal = unauthenticated();
+          callback(refusal);
+          return refusal.code;
+        }
+        return handler(call.request).then(
+          (response) => {
+            callback(null, response);
+            return grpc.status.OK;
+          },
+          (error: unknown) => {
+            const status = this.toStatus(error, method);
+            callback(status);
+            return status.code;
+          },
+        );
+      });
   }
 
   private authenticate(metadata: grpc.Metadata, method: string): boolean {
@@ -221,7 +231,7 @@ export class RelayControlGrpcServer {
     return ok;
   }
 
-  private toStatus(error: unknown, method: string): Partial<grpc.StatusObject> {
+  private toStatus(error: unknown, method: string): Partial<grpc.StatusObject> & { code: grpc.status } {
     if (error instanceof ControlError) return { code: STATUS[error.code], details: error.message };
     this.logger.error('control call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', errorCode: (error as { code?: string })?.code });
     // The store or the database failing is transient for the caller; anything else is the relay's bug.
@@ -232,6 +242,6 @@ export class RelayControlGrpcServer {
   }
 }
 
-function unauthenticated(): Partial<grpc.StatusObject> {
+function unauthenticated(): Partial<grpc.StatusObject> & { code: grpc.status } {
   return { code: grpc.status.UNAUTHENTICATED, details: 'a valid service credential is required: authorization: Bearer <service credential>' };
 }

@@ -21,6 +21,7 @@ export {
   startSpan,
   runInSpan,
   inSpan,
+  inSpanSync,
   failSpan,
   type TraceSpanKind,
   type TraceSpanOptions,

@@ -99,6 +99,19 @@ export async function inSpan<T>(name: string, options: TraceSpanOptions, work: (
   }
 }
 
+/** `inSpan` for synchronous work (a WebSocket frame handled in its event callback). */
+export function inSpanSync<T>(name: string, options: TraceSpanOptions, work: (span: Span) => T): T {
+  const span = startSpan(name, options);
+  try {
+    return runInSpan(span, () => work(span));
+  } catch (error) {
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
 /** Marks a span failed, naming the error's class only (its message may hold internal text). */
 export function failSpan(span: Span, error: unknown): void {
   const name = error instanceof Error ? error.name : 'unknown';
