@@ -29,7 +29,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
 import { sha256 } from '@trustmesh/platform-credentials';
 import { OperatorServer, type PublicProbes } from '@trustmesh/platform-operator-http';
-import { collectTracingConfig, startTracing } from '@trustmesh/platform-tracing';
+import { collectTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
@@ -155,6 +155,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     });
     // No framework banner in responses.
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    app.use(tracedHttpRequests());
     app.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       next();

@@ -22,7 +22,7 @@ import { ConfigError } from '@trustmesh/platform-config';
 import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
 import { createJsonLineLogger, nestLoggerAdapter, withContext, type Logger } from '@trustmesh/platform-logging';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
-import { readTracingConfig, startTracing } from '@trustmesh/platform-tracing';
+import { readTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
@@ -109,6 +109,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       bodyParser: false,
     });
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    app.use(tracedHttpRequests());
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;

@@ -3,7 +3,8 @@
  * running analyzer, the `ShieldCaseOpened` event through the event store and the bus (the local bus over the
  * embedded database, and Kafka: librdkafka's mock cluster), and the read-model projection that handles it.
  * The spans are what an operator's collector receives: the exporter posts OTLP/HTTP to a collector in this
- * process. A bad endpoint stops the start with a stable code.
+ * process. A REST request with a `traceparent` header is followed the same way. A bad endpoint stops the start
+ * with a stable code.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -83,6 +84,36 @@ describe('Shield analyzer traces across gRPC, the bus and the projection', () =>
     }
     expect(collector.rejected).toBe(0);
   }, 180_000);
+
+  it('follows a REST request with a traceparent header into the projection (local bus)', async () => {
+    const app = await startShieldApp({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+    const traceId = hex(16);
+    const callerSpanId = hex(8);
+    try {
+      const opened = await fetch(`${app.handle.httpUrl}/v0.1/shield/cases`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ACME_TOKEN}`, 'content-type': 'application/json', traceparent: `00-${traceId}-${callerSpanId}-01` },
+        body: JSON.stringify(caseInput()),
+      });
+      expect(opened.status).toBe(201);
+      const { caseId } = (await opened.json()) as { caseId: string };
+      await app.eventually(async () => {
+        const listed = await app.call('GET', '/v0.1/shield/cases', ACME_TOKEN);
+        return (listed.body as Array<{ caseId: string }>).some((record) => record.caseId === caseId) ? true : undefined;
+      }, 60_000);
+    } finally {
+      await app.close();
+    }
+    const trace = collector.spans().filter((span) => span.traceId === traceId);
+    const server = only(trace, (span) => span.kind === OTLP_SPAN_KIND.server);
+    expect(server).toMatchObject({
+      name: 'POST',
+      parentSpanId: callerSpanId,
+      attributes: expect.objectContaining({ 'http.request.method': 'POST', 'url.path': '/v0.1/shield/cases', 'http.response.status_code': 201 }),
+    });
+    const opened = only(trace, (span) => span.kind === OTLP_SPAN_KIND.consumer && span.attributes['trustmesh.event.type'] === 'ShieldCaseOpened');
+    expect(opened.parentSpanId).toBe(server.spanId);
+  }, 120_000);
 
   it('refuses a bad OTLP endpoint at start with TRACING_CONFIG_INVALID naming the variable', async () => {
     await expect(startShieldApp({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).rejects.toMatchObject({

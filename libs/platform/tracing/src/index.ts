@@ -27,4 +27,5 @@ export {
   type TraceSpanOptions,
 } from './spans';
 export { withTraceparent, traceGrpcServerCall, traceGrpcClientCall, TRACEPARENT_METADATA, type TraceMetadata } from './grpc-tracing';
+export { tracedHttpRequests, type HttpMiddleware } from './http-tracing';
 export { tracePublish, traceConsume, traceConsumeBatch, type MessagingTarget, type TracedEvent } from './messaging-tracing';
