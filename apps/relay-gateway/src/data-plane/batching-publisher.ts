@@ -17,7 +17,7 @@
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
-import { activeTraceparent } from '@trustmesh/platform-tracing';
+import { activeTraceparent, outsideTraces } from '@trustmesh/platform-tracing';
 
 import type { DataPlaneLogger } from './data-plane.log';
 import type { DataPlaneMetrics } from './data-plane.metrics';
@@ -142,10 +142,15 @@ export class BatchingPublisher {
 
   private schedule(delayMs: number): void {
     if (this.timer || this.flushing) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, delayMs);
+    // A flush carries the records of many frames: its publish span links to each frame's trace rather than
+    // taking whichever frame scheduled the timer as its parent.
+    this.timer = setTimeout(
+      outsideTraces(() => {
+        this.timer = undefined;
+        this.flush();
+      }),
+      delayMs,
+    );
     this.timer.unref();
   }
 

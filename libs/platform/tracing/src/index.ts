@@ -22,6 +22,7 @@ export {
   runInSpan,
   inSpan,
   inSpanSync,
+  outsideTraces,
   failSpan,
   type TraceSpanKind,
   type TraceSpanOptions,

@@ -112,6 +112,15 @@ export function inSpanSync<T>(name: string, options: TraceSpanOptions, work: (sp
   }
 }
 
+/**
+ * `work` bound to run outside any trace, whatever is active when it is scheduled: for a timer that one
+ * operation happens to start but that then serves many (a batching flush), whose spans would otherwise
+ * claim the first one as their parent.
+ */
+export function outsideTraces<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+  return context.bind(ROOT_CONTEXT, work);
+}
+
 /** Marks a span failed, naming the error's class only (its message may hold internal text). */
 export function failSpan(span: Span, error: unknown): void {
   const name = error instanceof Error ? error.name : 'unknown';

@@ -3,7 +3,7 @@ import { OTLP_SPAN_KIND, startOtlpTestCollector, type CollectedSpan, type OtlpTe
 
 import { traceGrpcServerCall, withTraceparent } from './grpc-tracing';
 import { traceConsume, traceConsumeBatch, tracePublish } from './messaging-tracing';
-import { activeTraceId, activeTraceparent, inSpan } from './spans';
+import { activeTraceId, activeTraceparent, inSpan, outsideTraces } from './spans';
 import { readTracingConfig } from './tracing.config';
 import { startTracing, type Tracing } from './tracing.provider';
 
@@ -53,6 +53,16 @@ describe('tracing exported over OTLP/HTTP', () => {
       attributes: { 'rpc.system': 'grpc', 'rpc.service': 'trustmesh.shield.v1.ShieldAnalyzer', 'rpc.method': 'OpenCase', 'rpc.grpc.status_code': 0 },
     });
     expect(outgoing?.get('traceparent')).toEqual([traceparent(TRACE, (server as CollectedSpan).spanId)]);
+  });
+
+  it('runs work bound with outsideTraces in no trace, whatever was active when it was bound', async () => {
+    const seen = await inSpan('schedules a flush', { kind: 'internal' }, async () => {
+      const inside = activeTraceparent();
+      const detached = outsideTraces(() => activeTraceparent());
+      return { inside, detached: await new Promise<string | null>((resolve) => setTimeout(() => resolve(detached()), 0)) };
+    });
+    expect(seen.inside).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(seen.detached).toBeNull();
   });
 
   it('ignores a malformed incoming traceparent and starts a new trace', async () => {
