@@ -130,3 +130,21 @@ describe('tracing off', () => {
     await tracing.shutdown();
   });
 });
+
+describe('several apps in one process', () => {
+  it('share the first provider until the last of them shuts down', async () => {
+    const collector = await startOtlpTestCollector();
+    try {
+      const first = startTracing(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint }, 'first-app'));
+      const second = startTracing(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint }, 'second-app'));
+      await first.shutdown();
+      const traceparent = await inSpan('after the first stopped', { kind: 'internal' }, async () => activeTraceparent());
+      await second.flush();
+      expect(collector.spans()).toEqual([expect.objectContaining({ name: 'after the first stopped', service: 'first-app', traceId: traceparent?.split('-')[1] })]);
+      await second.shutdown();
+      expect(await inSpan('after both stopped', { kind: 'internal' }, async () => activeTraceparent())).toBeNull();
+    } finally {
+      await collector.close();
+    }
+  });
+});

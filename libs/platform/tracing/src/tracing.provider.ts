@@ -4,8 +4,10 @@
  * async calls (AsyncLocalStorage). Off, nothing is registered: @opentelemetry/api's no-op tracer then hands
  * out non-recording spans and every helper of this library costs a function call.
  *
- * One provider per process: the API's globals are process-wide. `shutdown` flushes what is pending and
- * clears the globals again, so a test process can start app after app.
+ * One provider per process: the API's globals are process-wide. Apps started in one process (`npm start`)
+ * share the first one's provider, and with it its `service.name` (set OTEL_SERVICE_NAME for such a process);
+ * the last `shutdown` flushes what is pending and clears the globals again, so a test process can start app
+ * after app.
  */
 import { context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -38,9 +40,40 @@ export interface Tracing {
 
 const OFF: Tracing = { enabled: false, flush: async () => undefined, shutdown: async () => undefined };
 
+interface SharedProvider {
+  readonly provider: NodeTracerProvider;
+  users: number;
+}
+
+/** The process's registered provider while any started `Tracing` is not shut down. */
+let shared: SharedProvider | undefined;
+
 /** Registers the process's tracer provider when `config` enables tracing; `serviceVersion` tags the resource. */
 export function startTracing(config: TracingConfig, serviceVersion?: string): Tracing {
   if (!config.enabled) return OFF;
+  const registered = (shared ??= { provider: registerProvider(config, serviceVersion), users: 0 });
+  registered.users += 1;
+  let stopping: Promise<void> | undefined;
+  return {
+    enabled: true,
+    flush: () => registered.provider.forceFlush(),
+    shutdown: () =>
+      (stopping ??= (async () => {
+        registered.users -= 1;
+        if (registered.users > 0) return registered.provider.forceFlush();
+        shared = undefined;
+        try {
+          await registered.provider.shutdown();
+        } finally {
+          trace.disable();
+          context.disable();
+          propagation.disable();
+        }
+      })()),
+  };
+}
+
+function registerProvider(config: Extract<TracingConfig, { enabled: true }>, serviceVersion: string | undefined): NodeTracerProvider {
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, ...(serviceVersion ? { [ATTR_SERVICE_VERSION]: serviceVersion } : {}) }),
     sampler: samplerOf(config.sampler, config.samplerRatio),
@@ -52,21 +85,7 @@ export function startTracing(config: TracingConfig, serviceVersion?: string): Tr
     ],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  let stopping: Promise<void> | undefined;
-  return {
-    enabled: true,
-    flush: () => provider.forceFlush(),
-    shutdown: () =>
-      (stopping ??= (async () => {
-        try {
-          await provider.shutdown();
-        } finally {
-          trace.disable();
-          context.disable();
-          propagation.disable();
-        }
-      })()),
-  };
+  return provider;
 }
 
 function samplerOf(sampler: TracingSampler, ratio: number): Sampler {
