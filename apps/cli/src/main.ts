@@ -6,6 +6,7 @@
  *   trustmesh db migrate <deploy|status>
  *   trustmesh dev [--origin ORIGIN]                         (what `npm start` runs)
  *   trustmesh relay session --workspace ID [--origin ORIGIN] ...
+ *   trustmesh relay publish-card --workspace ID --owner USER_ID --name NAME --description TEXT ...
  *   trustmesh relay serve                                   (one gateway replica, configured by the environment)
  *   trustmesh relay watch --workspace ID [--origin ORIGIN] [--ca FILE] [--say TEXT] ...
  *   trustmesh shield analyze [--json] FILE...|-             (one consultation per file, no service needed)
@@ -50,6 +51,11 @@ const USAGE = `Usage:
                           [--relay-control-address HOST:PORT] [--relay-control-ca FILE]
       Mint a browser session descriptor through RelayControl CreateBrowserSession and print it as
       {"connectUrl","expiresAt"}. The service credential comes from RELAY_CONTROL_CREDENTIAL.
+  trustmesh relay publish-card --workspace ID --owner USER_ID --name NAME --description TEXT [--tags a,b]
+                               [--relay-control-address HOST:PORT] [--relay-control-ca FILE]
+      Publish the workspace's Companion agent as an AI Card in the card registry through RelayControl
+      PublishWorkspaceCard (the gateway holds the registry credential) and print where it stands:
+      {"identifier","revision","delivery","status"}. The service credential comes from RELAY_CONTROL_CREDENTIAL.
   trustmesh relay serve
       Run one relay gateway replica in the foreground, configured by the environment
       (apps/relay-gateway/README.md); start one per terminal for several replicas from one checkout.
@@ -106,6 +112,7 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     if (group === 'db' && command === 'migrate') return await load<typeof import('./db-migrate.command')>('./db-migrate.command').runDbMigrate(rest, io);
     if (group === 'dev') return await load<typeof import('./dev.command')>('./dev.command').runDev(argv.slice(1), io);
     if (group === 'relay' && command === 'session') return await load<typeof import('./relay-session.command')>('./relay-session.command').runRelaySession(rest, io);
+    if (group === 'relay' && command === 'publish-card') return await load<typeof import('./relay-publish-card.command')>('./relay-publish-card.command').runRelayPublishCard(rest, io);
     if (group === 'relay' && command === 'serve') return await load<typeof import('./relay-serve.command')>('./relay-serve.command').runRelayServe(rest, io);
     if (group === 'shield' && command === 'analyze') return await load<typeof import('./shield-analyze.command')>('./shield-analyze.command').runShieldAnalyze(rest, io);
     if (group === 'shield') {

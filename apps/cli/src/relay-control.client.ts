@@ -29,14 +29,25 @@ export class RelayControlError extends Error {
     readonly rpc: string,
     readonly grpcCode: number,
     details: string,
+    /** The gateway's stable reason (trailing metadata `relay-refusal-code`), where it sends one. */
+    readonly reason = '',
   ) {
-    super(`RelayControl ${rpc} failed: ${GrpcStatus[grpcCode] ?? grpcCode}${details ? `: ${details}` : ''}`);
+    super(`RelayControl ${rpc} failed: ${GrpcStatus[grpcCode] ?? grpcCode}${reason ? ` (${reason})` : ''}${details ? `: ${details}` : ''}`);
     this.name = 'RelayControlError';
   }
 }
 
+/** A workspace card as PublishWorkspaceCard answers, in the words the command line prints. */
+export interface WorkspaceCardAnswer {
+  identifier: string;
+  revision: string;
+  delivery: 'published' | 'pending' | 'refused';
+  status: 'active' | 'deprecated';
+  registryRefusalCode?: string;
+}
+
 const CALL_TIMEOUT_MS = 15_000;
-const { WorkspaceConnectivity } = relayControlV1GrpcJs;
+const { WorkspaceConnectivity, WorkspaceCardDelivery, WorkspaceCardStatus } = relayControlV1GrpcJs;
 
 export class RelayControl {
   private readonly client: relayControlV1GrpcJs.RelayControlClient;
@@ -112,13 +123,31 @@ export class RelayControl {
     return { connectUrl: descriptor.connectUrl, expiresAt: dateFromTimestamp(descriptor.expiresAt).toISOString() };
   }
 
+  /** Publishes the workspace's Companion agent as an AI Card (the gateway holds the registry credential). */
+  async publishWorkspaceCard(request: relayControlV1GrpcJs.PublishWorkspaceCardRequest): Promise<WorkspaceCardAnswer> {
+    const response = await this.unary<relayControlV1GrpcJs.PublishWorkspaceCardRequest, relayControlV1GrpcJs.PublishWorkspaceCardResponse>(
+      'PublishWorkspaceCard',
+      (call, metadata, options, callback) => this.client.publishWorkspaceCard(call, metadata, options, callback),
+      request,
+    );
+    const delivery: WorkspaceCardAnswer['delivery'] =
+      response.delivery === WorkspaceCardDelivery.PUBLISHED ? 'published' : response.delivery === WorkspaceCardDelivery.REFUSED ? 'refused' : 'pending';
+    return {
+      identifier: response.identifier,
+      revision: response.revision,
+      delivery,
+      status: response.status === WorkspaceCardStatus.DEPRECATED ? 'deprecated' : 'active',
+      ...(response.registryRefusalCode ? { registryRefusalCode: response.registryRefusalCode } : {}),
+    };
+  }
+
   close(): void {
     this.client.close();
   }
 
   private unary<Req, Res>(rpc: string, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
     return callUnary(invoke, request, this.metadata, CALL_TIMEOUT_MS).catch((error: ServiceError) => {
-      throw new RelayControlError(rpc, error.code, error.details);
+      throw new RelayControlError(rpc, error.code, error.details, String(error.metadata?.get('relay-refusal-code')[0] ?? '').slice(0, 64));
     });
   }
 }

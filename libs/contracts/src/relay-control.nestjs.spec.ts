@@ -105,6 +105,9 @@ class RelayControlTestController implements relayControlV1.RelayControlControlle
   endBrowserSessions(): relayControlV1.EndBrowserSessionsResponse {
     return notInThisTest();
   }
+  publishWorkspaceCard(): relayControlV1.PublishWorkspaceCardResponse {
+    return notInThisTest();
+  }
 }
 
 /** NestJS binds port 0 but does not tell us the port it got, so ask the OS for a free one first. */

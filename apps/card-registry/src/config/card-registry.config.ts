@@ -8,7 +8,7 @@
  * plaintext operator credential it did not mint itself (embedded development mints one at start when none
  * is set, like the Shield analyzer).
  */
-import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { collectPlatformConfig, ConfigError, envReader, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
@@ -124,3 +124,6 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
+
+/** Every variable the registry reads from `env`, as its readers look them up: manifests are checked against it. */
+export const cardRegistryVariables = (env: Env): string[] => variablesRead(loadCardRegistryConfig, env);

@@ -59,9 +59,22 @@ describe('companion-simulator command line', () => {
     expect(cli.err()).toContain(file);
   });
 
-  it('needs a file for the scenario command', async () => {
+  it('needs a file or a built-in counterparty request for the scenario command', async () => {
     const cli = io();
     expect(await runSimulatorCli(['scenario'], cli, {})).toBe(EXIT.usage);
+    expect(cli.err()).toContain('--counterparty-request NAME');
+    const unknown = io();
+    const code = await runSimulatorCli(['scenario', '--counterparty-request', 'wire-fraud', '--gateway-url', 'https://127.0.0.1:1', '--credential-file', join(dir, 'none.json')], unknown, {
+      SIMULATOR_PAIRING_CODE: 'tmpc_unused',
+    });
+    expect(code).toBe(EXIT.config);
+    expect(unknown.err()).toContain('SIMULATOR_COUNTERPARTY_REQUEST: must be one of invoice-reminder, bank-detail-change');
+  });
+
+  it('takes the Shield credential from the environment only', async () => {
+    const cli = io();
+    expect(await runSimulatorCli(['run', '--shield-credential', 'tmsa_secret'], cli, {})).toBe(EXIT.usage);
+    expect(cli.err()).not.toContain('tmsa_secret');
   });
 
   it('says so when there is nothing to unenroll', async () => {

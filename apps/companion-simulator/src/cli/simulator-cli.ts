@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 
 import { createJsonLineLogger } from '@trustmesh/platform-logging';
 import { readTracingConfig, startTracing } from '@trustmesh/platform-tracing';
-import { parseScenario, ScenarioError, type Scenario } from '@trustmesh/relay-companion-sim';
+import { counterpartyRequestScenario, parseScenario, ScenarioError, type Scenario } from '@trustmesh/relay-companion-sim';
 
 import { ConfigError, loadSimulatorConfig, type Env, type SimulatorMode } from '../config/simulator-config';
 import { ensureEnrollment, enrollDevice, unenrollDevice } from '../enrollment/device-enrollment.service';
@@ -41,6 +41,10 @@ Commands:
   enroll               Redeem SIMULATOR_PAIRING_CODE and store the device credential (mode 0600).
   unenroll             Forget the stored device credential (revoke it at the gateway too).
   scenario FILE        Connect, play FILE (JSON or YAML), exit 0 when it completes, 1 when it fails.
+  scenario --counterparty-request NAME
+                       Play a built-in counterparty request (invoice-reminder, bank-detail-change): the
+                       Shield (SIMULATOR_SHIELD_ADDRESS + SIMULATOR_SHIELD_CREDENTIAL) checks it and the
+                       approval shows its verdict; exits once the person answers (or it expires).
   load                 N Companions and M browsers against the gateway; prints frames/s, latency
                        percentiles, errors, gaps and reconnects. Needs RELAY_CONTROL_ADDRESS and
                        RELAY_CONTROL_CREDENTIAL.
@@ -57,6 +61,8 @@ Options (each sets the variable in brackets; secrets are read from the environme
   --credential-file FILE       [SIMULATOR_CREDENTIAL_FILE]
   --wire-version 1.2|1.1       [SIMULATOR_WIRE_VERSION] default 1.2
   --scenario FILE              [SIMULATOR_SCENARIO_FILE]
+  --counterparty-request NAME  [SIMULATOR_COUNTERPARTY_REQUEST] a built-in counterparty request instead of a file
+  --shield-address HOST:PORT   [SIMULATOR_SHIELD_ADDRESS] the Shield's gRPC API (credential: SIMULATOR_SHIELD_CREDENTIAL)
   --control-address HOST:PORT  [SIMULATOR_CONTROL_ADDRESS]
   --relay-control-address HOST:PORT  [RELAY_CONTROL_ADDRESS]
   --approval-policy P          [SIMULATOR_APPROVAL_POLICY] allow | deny | require-local-confirmation
@@ -71,12 +77,14 @@ const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--credential-file': 'SIMULATOR_CREDENTIAL_FILE',
   '--wire-version': 'SIMULATOR_WIRE_VERSION',
   '--scenario': 'SIMULATOR_SCENARIO_FILE',
+  '--counterparty-request': 'SIMULATOR_COUNTERPARTY_REQUEST',
+  '--shield-address': 'SIMULATOR_SHIELD_ADDRESS',
   '--control-address': 'SIMULATOR_CONTROL_ADDRESS',
   '--relay-control-address': 'RELAY_CONTROL_ADDRESS',
   '--approval-policy': 'SIMULATOR_APPROVAL_POLICY',
   '--deny-methods': 'SIMULATOR_DENY_METHODS',
 };
-const SECRET_FLAGS = ['--pairing-code', '--control-credential', '--relay-control-credential', '--credential'];
+const SECRET_FLAGS = ['--pairing-code', '--control-credential', '--relay-control-credential', '--credential', '--shield-credential'];
 const LOAD_FLAGS = ['--companions', '--browsers', '--duration', '--turn-interval'];
 
 interface Parsed {
@@ -165,12 +173,16 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
       case 'scenario': {
         if (parsed.command === 'scenario') {
           const file = parsed.positional[0];
-          if (file === undefined) throw new UsageError('scenario needs a FILE');
-          parsed.env['SIMULATOR_SCENARIO_FILE'] = file;
+          if (file === undefined && parsed.env['SIMULATOR_COUNTERPARTY_REQUEST'] === undefined) throw new UsageError('scenario needs a FILE or --counterparty-request NAME');
+          if (file !== undefined) parsed.env['SIMULATOR_SCENARIO_FILE'] = file;
         }
         const loaded = config(parsed.command);
         const tracingConfig = readTracingConfig(parsed.env, 'companion-simulator');
-        const scenario = loaded.scenarioFile ? await readScenario(loaded.scenarioFile) : undefined;
+        const scenario = loaded.scenarioFile
+          ? await readScenario(loaded.scenarioFile)
+          : loaded.counterpartyRequest
+            ? counterpartyRequestScenario(loaded.counterpartyRequest)
+            : undefined;
         const enrollment = await ensureEnrollment(loaded);
         // Logs (the transport's and Nest's) in the platform's one line shape, on stdout as the gateway's are;
         // the lines below without JSON are this command's own output.

@@ -185,4 +185,31 @@ describe('simulator configuration', () => {
     const problems = problemsOf({ ...base, SIMULATOR_REQUEST_POLICY: 'open', SIMULATOR_DENY_METHODS: 'rm -rf', SIMULATOR_APPROVAL_POLICY: 'maybe', SIMULATOR_APP_RESULT_GRANTS: 'tool', SIMULATOR_SEED: 'x' });
     expect(Object.keys(problems).sort()).toEqual(['SIMULATOR_APPROVAL_POLICY', 'SIMULATOR_APP_RESULT_GRANTS', 'SIMULATOR_DENY_METHODS', 'SIMULATOR_REQUEST_POLICY', 'SIMULATOR_SEED']);
   });
+
+  it('configures the Shield: address and credential together, plaintext on loopback only, the secret never echoed', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'code' };
+    expect(loadSimulatorConfig(base, 'enroll').shield).toBeNull();
+    const secret = 'tmsa_0123456789abcdef.shield-secret';
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: '127.0.0.1:50061', SIMULATOR_SHIELD_CREDENTIAL: secret }, 'enroll').shield).toEqual({
+      address: '127.0.0.1:50061',
+      credential: secret,
+      tls: false,
+      agentId: null,
+      deadlineMs: 5000,
+    });
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield.example.com:443', SIMULATOR_SHIELD_CREDENTIAL: secret, SIMULATOR_SHIELD_AGENT_ID: 'agent-7' }, 'enroll').shield).toMatchObject({ tls: true, agentId: 'agent-7' });
+    const problems = problemsOf({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield.example.com:443', SIMULATOR_SHIELD_CREDENTIAL: 'short', SIMULATOR_SHIELD_TLS: 'false', SIMULATOR_SHIELD_DEADLINE_MS: '0' });
+    expect(Object.keys(problems).sort()).toEqual(['SIMULATOR_SHIELD_CREDENTIAL', 'SIMULATOR_SHIELD_DEADLINE_MS', 'SIMULATOR_SHIELD_TLS']);
+    expect(JSON.stringify(problems)).not.toContain('short');
+    expect(problemsOf({ ...base, SIMULATOR_SHIELD_CREDENTIAL: secret }).SIMULATOR_SHIELD_ADDRESS).toMatch(/is required/);
+    expect(problemsOf({ ...base, SIMULATOR_SHIELD_ADDRESS: '127.0.0.1:50061' }).SIMULATOR_SHIELD_CREDENTIAL).toMatch(/is required/);
+    expect(JSON.stringify(problemsOf({ ...base, SIMULATOR_SHIELD_ADDRESS: 'nope', SIMULATOR_SHIELD_CREDENTIAL: secret }))).not.toContain(secret);
+  });
+
+  it('plays a built-in counterparty request instead of a scenario file, one or the other', () => {
+    const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'code', SIMULATOR_CREDENTIAL_FILE: join(dir, 'none.json') };
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_COUNTERPARTY_REQUEST: 'bank-detail-change' }, 'scenario').counterpartyRequest).toBe('bank-detail-change');
+    expect(problemsOf({ ...base, SIMULATOR_COUNTERPARTY_REQUEST: 'wire-fraud' }, 'scenario').SIMULATOR_COUNTERPARTY_REQUEST).toMatch(/invoice-reminder, bank-detail-change/);
+    expect(problemsOf({ ...base, SIMULATOR_COUNTERPARTY_REQUEST: 'invoice-reminder', SIMULATOR_SCENARIO_FILE: caFile }, 'scenario').SIMULATOR_COUNTERPARTY_REQUEST).toMatch(/choose one/);
+  });
 });

@@ -15,6 +15,12 @@
  * | `SIMULATOR_E2EE_PEER_PUBLIC_KEY` | — | the browser's X25519 public key (base64url raw); both or neither |
  * | `SIMULATOR_E2EE_REPLAY_JOURNAL_FILE` | `e2ee-replay-journal.jsonl` beside the credential file | the envelopes opened within the clock skew allowance, kept across restarts |
  * | `SIMULATOR_SCENARIO_FILE` | — | scenario (JSON or YAML) to run once connected |
+ * | `SIMULATOR_COUNTERPARTY_REQUEST` | — | instead of a file: play the built-in counterparty request of that name (`invoice-reminder`, `bank-detail-change`) |
+ * | `SIMULATOR_SHIELD_ADDRESS` | — | the Shield's gRPC `host:port`; counterparty requests are checked there before their approval (unset: not checked) |
+ * | `SIMULATOR_SHIELD_CREDENTIAL` | — | bearer for the Shield: an operator credential or an agent token (`tmsa_…`); a secret, never logged |
+ * | `SIMULATOR_SHIELD_TLS` | `false` on loopback, else `true` | gRPC to the Shield over TLS (system roots) |
+ * | `SIMULATOR_SHIELD_AGENT_ID` | the device id | the protected agent the Shield's cases are opened for (an agent token's own agent) |
+ * | `SIMULATOR_SHIELD_DEADLINE_MS` | `5000` | deadline of each Shield call; past it the approval goes out saying the Shield could not be consulted |
  * | `SIMULATOR_CONTROL_CREDENTIAL` | — | bearer credential of gRPC SimulatorControl (≥16 chars); unset = not served |
  * | `SIMULATOR_CONTROL_ADDRESS` | `127.0.0.1:50071` | where SimulatorControl listens |
  * | `RELAY_CONTROL_ADDRESS` | — | the gateway's gRPC RelayControl `host:port` (load mode) |
@@ -31,7 +37,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { ConfigError, type ConfigProblem } from '@trustmesh/platform-config';
+import { ConfigError, variablesRead, type ConfigProblem } from '@trustmesh/platform-config';
+import { COUNTERPARTY_REQUEST_NAMES, type CounterpartyRequestName } from '@trustmesh/relay-companion-sim';
 
 export { ConfigError, type ConfigProblem };
 
@@ -68,10 +75,24 @@ export interface SimulatorConfig {
   wireVersion: SimulatorWireVersion;
   encryption: { privateKeyFile: string; peerPublicKey: string; replayJournalFile: string } | null;
   scenarioFile: string | null;
+  /** A built-in counterparty request to play instead of a scenario file. */
+  counterpartyRequest: CounterpartyRequestName | null;
+  shield: ShieldTarget | null;
   control: { address: string; credential: string } | null;
   relayControl: { address: string; credential: string; tls: boolean } | null;
   heartbeatTimeoutMs: number;
   companion: CompanionBehaviour;
+}
+
+/** Where the Shield is consulted on counterparty requests. */
+export interface ShieldTarget {
+  address: string;
+  /** A secret (operator credential or agent token): never log it. */
+  credential: string;
+  tls: boolean;
+  /** The protected agent's id; null means the device id. */
+  agentId: string | null;
+  deadlineMs: number;
 }
 
 export type ApprovalPolicyName = 'allow' | 'deny' | 'require-local-confirmation';
@@ -258,8 +279,18 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
   }
 
   const scenarioFile = value('SIMULATOR_SCENARIO_FILE') ?? null;
+  const counterpartyRaw = value('SIMULATOR_COUNTERPARTY_REQUEST');
+  let counterpartyRequest: CounterpartyRequestName | null = null;
+  if (counterpartyRaw !== undefined) {
+    if ((COUNTERPARTY_REQUEST_NAMES as string[]).includes(counterpartyRaw)) counterpartyRequest = counterpartyRaw as CounterpartyRequestName;
+    else fail('SIMULATOR_COUNTERPARTY_REQUEST', `must be one of ${COUNTERPARTY_REQUEST_NAMES.join(', ')} (got ${JSON.stringify(counterpartyRaw.slice(0, 40))})`);
+    if (scenarioFile !== null) fail('SIMULATOR_COUNTERPARTY_REQUEST', 'cannot be combined with SIMULATOR_SCENARIO_FILE; choose one');
+  }
   if (scenarioFile !== null) readableFile('SIMULATOR_SCENARIO_FILE', scenarioFile);
-  else if (mode === 'scenario') fail('SIMULATOR_SCENARIO_FILE', 'is required for the scenario command (a JSON or YAML scenario file)');
+  else if (mode === 'scenario' && counterpartyRaw === undefined) {
+    fail('SIMULATOR_SCENARIO_FILE', 'is required for the scenario command (a JSON or YAML scenario file, or a built-in SIMULATOR_COUNTERPARTY_REQUEST)');
+  }
+  const shield = shieldTarget(value, fail, flag, integer);
 
   // gRPC SimulatorControl: served only with a credential.
   let control: SimulatorConfig['control'] = null;
@@ -341,6 +372,8 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     wireVersion,
     encryption,
     scenarioFile,
+    counterpartyRequest,
+    shield,
     control,
     relayControl,
     heartbeatTimeoutMs: integer('SIMULATOR_HEARTBEAT_TIMEOUT_MS', 75_000, 0, 3_600_000),
@@ -349,3 +382,44 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
+
+/** The Shield target: the address and the credential together or neither, plaintext only on loopback. */
+function shieldTarget(
+  value: (variable: string) => string | undefined,
+  fail: (variable: string, message: string) => void,
+  flag: (variable: string, fallback: boolean) => boolean,
+  integer: (variable: string, fallback: number, min: number, max: number) => number,
+): ShieldTarget | null {
+  const address = value('SIMULATOR_SHIELD_ADDRESS');
+  const credential = value('SIMULATOR_SHIELD_CREDENTIAL');
+  const agentId = value('SIMULATOR_SHIELD_AGENT_ID') ?? null;
+  const deadlineMs = integer('SIMULATOR_SHIELD_DEADLINE_MS', 5_000, 100, 60_000);
+  if (agentId !== null && agentId.length > 200) fail('SIMULATOR_SHIELD_AGENT_ID', 'must be at most 200 characters');
+  if (address === undefined) {
+    if (credential !== undefined) fail('SIMULATOR_SHIELD_ADDRESS', 'is required when SIMULATOR_SHIELD_CREDENTIAL is set (the Shield\'s gRPC host:port)');
+    return null;
+  }
+  const match = HOST_PORT.exec(address);
+  let ok = true;
+  if (!match || Number(match[1]) > 65535) {
+    ok = false;
+    fail('SIMULATOR_SHIELD_ADDRESS', 'must be host:port (e.g. 127.0.0.1:50061)');
+  }
+  if (credential === undefined) {
+    ok = false;
+    fail('SIMULATOR_SHIELD_CREDENTIAL', 'is required with SIMULATOR_SHIELD_ADDRESS (an operator credential or an agent token of the Shield)');
+  } else if (credential.length < MIN_CREDENTIAL_LENGTH || credential.length > MAX_CREDENTIAL_LENGTH) {
+    ok = false;
+    fail('SIMULATOR_SHIELD_CREDENTIAL', `must be ${MIN_CREDENTIAL_LENGTH} to ${MAX_CREDENTIAL_LENGTH} characters`);
+  }
+  const loopback = isLoopbackHost(address.slice(0, address.lastIndexOf(':')));
+  const tls = flag('SIMULATOR_SHIELD_TLS', !loopback);
+  if (!tls && !loopback) {
+    ok = false;
+    fail('SIMULATOR_SHIELD_TLS', 'may be false only for a loopback Shield address: the credential would cross the network in the clear');
+  }
+  return ok && credential !== undefined ? { address, credential, tls, agentId, deadlineMs } : null;
+}
+
+/** Every variable the simulator reads from `env` for `mode`, as its reader looks them up: manifests are checked against it. */
+export const simulatorVariables = (env: Env, mode: SimulatorMode): string[] => variablesRead((recorded) => loadSimulatorConfig(recorded, mode), env);

@@ -8,13 +8,15 @@
  *   runtime starts with relaySequence 0 and an empty buffer; a running scenario re-attaches to the new
  *   runtime, which re-seeds the scenario's threads under the same ids;
  * - scenarios: a document (JSON or YAML, checked by the simulated runtime's loader) plays on the runtime;
- *   its disconnect and restart steps come back here as directives. A scenario that configures its
+ *   its disconnect and restart steps come back here as directives; its counterparty requests are assessed
+ *   by `assessCounterparty` (the Shield) before their approval is raised. A scenario that configures its
  *   runtime (seed, model, Runtime protocol) restarts the Companion onto such a runtime first.
  */
 import {
   parseScenario,
   startScenario,
   ScenarioError,
+  type CounterpartyAssessor,
   type Scenario,
   type ScenarioRun,
   type SimDirective,
@@ -66,6 +68,8 @@ export interface CompanionSimulatorOptions {
   createRuntime(scenario?: Scenario): SimulatedRuntime;
   /** A new core over `runtime` (at start and on every restart). */
   createCore(runtime: SimulatedRuntime): SimulatedCompanionCore;
+  /** Checks counterparty requests before their approval (the Shield); absent, they go out unchecked. */
+  assessCounterparty?: CounterpartyAssessor;
   observer?: TransportObserver;
   log?: TransportLog;
   /** Tests: shortens backoff delays. */
@@ -291,7 +295,7 @@ export class CompanionSimulator {
 
   private play(scenario: Scenario): ScenarioRun {
     this.scenario = scenario;
-    this.scenarioRun = startScenario(scenario, this.runtime);
+    this.scenarioRun = startScenario(scenario, this.runtime, { ...(this.options.assessCounterparty ? { assessCounterparty: this.options.assessCounterparty } : {}) });
     return this.scenarioRun;
   }
 

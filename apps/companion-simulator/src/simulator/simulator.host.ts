@@ -1,7 +1,8 @@
 /**
  * Composes a running simulator from its configuration: the enrolled Companion (core + simulated runtime +
- * transport, optional cipher), the load mode when the gateway's RelayControl is configured, and the NestJS
- * application serving SimulatorControl. Used by `run` and `scenario`, and by tests.
+ * transport, optional cipher), the Shield client that checks counterparty requests when one is configured,
+ * the load mode when the gateway's RelayControl is configured, and the NestJS application serving
+ * SimulatorControl. Used by `run` and `scenario`, and by tests.
  */
 import type { Logger } from '@trustmesh/platform-logging';
 import type { DiagnosticSink } from '@trustmesh/relay-companion';
@@ -12,6 +13,8 @@ import type { StoredEnrollment } from '../enrollment/credential.store';
 import { ensureEnrollment } from '../enrollment/device-enrollment.service';
 import { startSimulatorApp, type SimulatorApp } from '../grpc/simulator-control.server';
 import { startLoad } from '../load/load-driver';
+import { createShieldAssessor } from '../shield/counterparty.assessor';
+import { ShieldClient } from '../shield/shield.client';
 import { simulatorLoadStack } from '../load/load-stack';
 import type { TransportLog } from '../transport/companion.transport';
 import { CompanionSimulator } from './companion-simulator';
@@ -40,6 +43,7 @@ export interface SimulatorHostOptions {
 export async function startSimulatorHost(config: SimulatorConfig, options: SimulatorHostOptions): Promise<SimulatorHost> {
   const { deviceId, workspaceId, deviceCredential } = options.enrollment;
   const cipher = await loadCompanionCipher(config.encryption, workspaceId);
+  const shield = config.shield ? new ShieldClient(config.shield) : null;
   const simulator = new CompanionSimulator({
     identity: { deviceId, workspaceId, deviceCredential },
     companionUrl: config.gateway.companionUrl,
@@ -55,6 +59,7 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
         ...(cipher ? { cipher } : {}),
         ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
       }),
+    ...(shield ? { assessCounterparty: createShieldAssessor({ client: shield, agentId: config.shield?.agentId ?? deviceId, ...(options.log ? { log: options.log } : {}) }) } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   const load = config.relayControl
@@ -75,12 +80,13 @@ export async function startSimulatorHost(config: SimulatorConfig, options: Simul
   try {
     app = await startSimulatorApp(control, {
       control: config.control,
-      stoppables: [{ stop: () => control.close() }, simulator],
+      stoppables: [{ stop: () => control.close() }, simulator, { stop: async () => shield?.close() }],
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(options.shutdownHooks ? { shutdownHooks: true } : {}),
     });
   } catch (error) {
     await simulator.stop();
+    shield?.close();
     throw error;
   }
   return { simulator, control, app, close: () => app.close() };

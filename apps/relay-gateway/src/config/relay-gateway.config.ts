@@ -10,9 +10,12 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 
-import { collectPlatformConfig, ConfigError, envReader, isHost, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { collectPlatformConfig, ConfigError, envReader, isHost, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { TrustedProxies } from '@trustmesh/platform-rate-limits';
+
+import { loadDataPlaneConfig } from '../data-plane/data-plane.config';
+import { readWorkspaceCardConfig, type WorkspaceCardConfig } from '../workspace-card/workspace-card.config';
 
 export type TlsMode = 'files' | 'self-signed' | 'terminated-by-proxy' | 'off';
 
@@ -55,6 +58,8 @@ export interface RelayGatewayConfig {
   replicaId: string;
   /** How often this replica renews its liveness row, and after how long without renewal others presume it dead. */
   replicaLiveness: { heartbeatSeconds: number; timeoutSeconds: number };
+  /** Publishing workspaces' agents as AI Cards in the card registry (RELAY_REGISTRY_*); null when not configured. */
+  workspaceCards: WorkspaceCardConfig | null;
   logLevel: LogLevel;
   /** `<service>@<version>`, the producer of this process's events. */
   producer: string;
@@ -76,7 +81,8 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
   const problems: ConfigProblem[] = [];
   const platform = collectPlatformConfig(env, problems);
-  const { fail, value, integer, boolean, host, oneOf, replicaId: replicaIdOf } = envReader(env, problems);
+  const reader = envReader(env, problems);
+  const { fail, value, integer, boolean, host, oneOf, replicaId: replicaIdOf } = reader;
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path));
 
   const embedded = (platform?.database.mode ?? 'embedded') === 'embedded';
@@ -214,9 +220,19 @@ export function loadRelayGatewayConfig(env: Env, options: { cwd?: string; readFi
     trustedProxies: trusted.proxies,
     replicaId,
     replicaLiveness: { heartbeatSeconds, timeoutSeconds },
+    workspaceCards: readWorkspaceCardConfig(reader, readFile, absolute),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${RELAY_GATEWAY_SERVICE_NAME}@${RELAY_GATEWAY_VERSION}`,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Every variable the gateway reads from `env` (its own, the platform's and the data plane's), as the readers
+ * themselves look them up: deployment manifests are checked against it. A digests file is named, not read.
+ */
+export function relayGatewayVariables(env: Env): string[] {
+  const own = variablesRead((recorded) => loadRelayGatewayConfig(recorded, { readFile: () => '' }), env);
+  return [...new Set([...own, ...variablesRead(loadDataPlaneConfig, env)])].sort();
 }

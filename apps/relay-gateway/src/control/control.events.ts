@@ -16,6 +16,7 @@
  * | `relay-audit-<workspaceId>` | InteractionAudited | any version |
  * | `relay-browser-ends-<workspaceId>-user-<sha256(userId)>` | BrowserSessionsEndRequested (one person's sessions) | any version |
  * | `relay-browser-ends-<workspaceId>-session-<sessionId>` | BrowserSessionsEndRequested (one session) | any version |
+ * | `relay-workspace-card-<workspaceId>` | WorkspaceCardPublished, WorkspaceCardEndpointMoved | appends at the version it read: one card content per version |
  *
  * The two `relay-browser-ends-…` streams are what a ticket is checked against when it is redeemed: an end
  * request recorded after the ticket was issued (a later global position) revokes it. They are per scope so
@@ -40,6 +41,7 @@ export const streams = {
   /** The person's id is hashed: it is opaque text of up to 200 characters, and a stream id is bounded. */
   userSessionEnds: (workspaceId: string, userIdDigestHex: string) => `relay-browser-ends-${workspaceId}-user-${userIdDigestHex}`,
   sessionEnds: (workspaceId: string, sessionId: string) => `relay-browser-ends-${workspaceId}-session-${sessionId}`,
+  workspaceCard: (workspaceId: string) => `relay-workspace-card-${workspaceId}`,
 } as const;
 
 export interface WorkspaceCreationAccepted {
@@ -173,6 +175,31 @@ export interface BrowserSessionsEndRequested {
   requestedAt: string;
 }
 
+/**
+ * PublishWorkspaceCard: the workspace's agent is to be (re)published as an AI Card with this content. The
+ * event's time is the card revision's `updatedAt`, so replaying it rebuilds byte-identical documents.
+ */
+export interface WorkspaceCardPublished {
+  workspaceId: string;
+  /** The card's `id` in the registry. */
+  identifier: string;
+  name: string;
+  description: string;
+  tags: string[];
+  /** The relay's public base URL the card's interface points at (https://host[:port][/prefix]). */
+  endpoint: string;
+  endToEndEncrypted: boolean;
+  requestedByUserId: string;
+  publishedAt: string;
+}
+
+/** The relay's public base URL changed (seen at start): the card gets a new revision pointing there. */
+export interface WorkspaceCardEndpointMoved {
+  workspaceId: string;
+  endpoint: string;
+  movedAt: string;
+}
+
 export interface ControlEventMap {
   WorkspaceCreationAccepted: WorkspaceCreationAccepted;
   WorkspaceCreated: WorkspaceCreated;
@@ -188,6 +215,8 @@ export interface ControlEventMap {
   BrowserSessionEnded: BrowserSessionEnded;
   InteractionAudited: InteractionAudited;
   BrowserSessionsEndRequested: BrowserSessionsEndRequested;
+  WorkspaceCardPublished: WorkspaceCardPublished;
+  WorkspaceCardEndpointMoved: WorkspaceCardEndpointMoved;
 }
 
 export type ControlEventType = keyof ControlEventMap;

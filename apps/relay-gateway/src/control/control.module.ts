@@ -11,6 +11,8 @@ import { RELAY_LOGGER, type JsonLogger } from '../logging/json-logger';
 import { RELAY_SERVICE_CREDENTIAL_DIGESTS, RELAY_TLS } from '../persistence/persistence.module';
 import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from '../persistence/relay-infrastructure';
 import type { TlsMaterial } from '../tls/tls-material';
+import { workspaceCardProviders } from '../workspace-card/workspace-card.providers';
+import { WorkspaceCardService } from '../workspace-card/workspace-card.service';
 import { ControlStore } from './control-store';
 import { PresenceRows } from './presence-rows';
 import { RelayControlGrpcServer } from './relay-control.grpc-server';
@@ -63,10 +65,12 @@ import { WorkspaceRegistry } from './workspace-registry';
     },
     {
       provide: RelayControlGrpcServer,
-      inject: [RelayControlService, RELAY_CONFIG, RELAY_SERVICE_CREDENTIAL_DIGESTS, RELAY_LOGGER, RELAY_TLS],
-      useFactory: (service: RelayControlService, config: RelayGatewayConfig, digests: Buffer[], logger: JsonLogger, tls: TlsMaterial | null) =>
-        new RelayControlGrpcServer(service, config, digests, logger, tls),
+      inject: [RelayControlService, WorkspaceCardService, RELAY_CONFIG, RELAY_SERVICE_CREDENTIAL_DIGESTS, RELAY_LOGGER, RELAY_TLS],
+      useFactory: (service: RelayControlService, cards: WorkspaceCardService, config: RelayGatewayConfig, digests: Buffer[], logger: JsonLogger, tls: TlsMaterial | null) =>
+        new RelayControlGrpcServer(service, cards, config, digests, logger, tls),
     },
+    // PublishWorkspaceCard and the process manager that keeps published cards following their workspace.
+    ...workspaceCardProviders,
   ],
   exports: [RELAY_DIRECTORY, RelayControlService, RelayControlGrpcServer, ControlStore, WorkspacePresence, WorkspaceRegistry, ReplicaLiveness],
 })

@@ -24,6 +24,7 @@ import { RELAY_GATEWAY_SERVICE_NAME, RELAY_GATEWAY_VERSION, type RelayGatewayCon
 import type { JsonLogger } from '../logging/json-logger';
 import type { TlsMaterial } from '../tls/tls-material';
 import type { WorkspaceStatusView } from './relay-directory.port';
+import type { PublishedWorkspaceCard, WorkspaceCardService } from '../workspace-card/workspace-card.service';
 import { ControlError, type RelayControlService } from './relay-control.service';
 
 const { WorkspaceConnectivity } = relayControlV1GrpcJs;
@@ -35,6 +36,16 @@ const STATUS: Record<ControlError['code'], grpc.status> = {
   NOT_FOUND: grpc.status.NOT_FOUND,
   ALREADY_EXISTS: grpc.status.ALREADY_EXISTS,
   UNAVAILABLE: grpc.status.UNAVAILABLE,
+  PERMISSION_DENIED: grpc.status.PERMISSION_DENIED,
+  FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
+};
+/** Trailing metadata carrying a refusal's stable reason (ControlError.reason). */
+export const RELAY_REFUSAL_CODE_METADATA = 'relay-refusal-code';
+const { WorkspaceCardDelivery, WorkspaceCardStatus } = relayControlV1GrpcJs;
+const DELIVERY: Record<PublishedWorkspaceCard['delivery'], relayControlV1GrpcJs.WorkspaceCardDelivery> = {
+  published: WorkspaceCardDelivery.PUBLISHED,
+  pending: WorkspaceCardDelivery.PENDING,
+  refused: WorkspaceCardDelivery.REFUSED,
 };
 
 export function toStatusMessage(status: WorkspaceStatusView): WorkspaceStatusMessage {
@@ -55,6 +66,7 @@ export class RelayControlGrpcServer {
 
   constructor(
     private readonly service: RelayControlService,
+    private readonly cards: WorkspaceCardService,
     private readonly config: RelayGatewayConfig,
     private readonly credentialDigests: readonly Buffer[],
     private readonly logger: JsonLogger,
@@ -153,6 +165,16 @@ export class RelayControlGrpcServer {
         const descriptor = await service.createBrowserSession(request);
         return { descriptor: { connectUrl: descriptor.connectUrl, expiresAt: timestampFromDate(descriptor.expiresAt) } };
       }),
+      publishWorkspaceCard: this.unary('PublishWorkspaceCard', async (request: relayControlV1GrpcJs.PublishWorkspaceCardRequest) => {
+        const card = await this.cards.publish(request);
+        return {
+          identifier: card.identifier,
+          revision: card.revision,
+          delivery: DELIVERY[card.delivery],
+          status: card.status === 'deprecated' ? WorkspaceCardStatus.DEPRECATED : WorkspaceCardStatus.ACTIVE,
+          registryRefusalCode: card.registryRefusalCode,
+        };
+      }),
       getWorkspaceStatus: this.unary('GetWorkspaceStatus', async (request: relayControlV1GrpcJs.GetWorkspaceStatusRequest) => ({
         status: toStatusMessage(await service.getWorkspaceStatus(request)),
       })),
@@ -232,7 +254,11 @@ export class RelayControlGrpcServer {
   }
 
   private toStatus(error: unknown, method: string): Partial<grpc.StatusObject> & { code: grpc.status } {
-    if (error instanceof ControlError) return { code: STATUS[error.code], details: error.message };
+    if (error instanceof ControlError) {
+      const metadata = new grpc.Metadata();
+      if (error.reason) metadata.set(RELAY_REFUSAL_CODE_METADATA, error.reason);
+      return { code: STATUS[error.code], details: error.message, metadata };
+    }
     this.logger.error('control call failed', { method, errorName: error instanceof Error ? error.name : 'unknown', errorCode: (error as { code?: string })?.code });
     // The store or the database failing is transient for the caller; anything else is the relay's bug.
     if (error instanceof EventStoreError || error instanceof DatabaseError || (error instanceof Error && error.name.startsWith('PrismaClient'))) {

@@ -20,13 +20,17 @@ import { visibleStatusKey, type WorkspacePresence } from './workspace-presence.s
 import type { WorkspaceRecord, WorkspaceRegistry } from './workspace-registry';
 import type { WorkspaceStatusView } from './relay-directory.port';
 
-export type ControlErrorCode = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'UNAVAILABLE';
+export type ControlErrorCode = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'UNAVAILABLE' | 'PERMISSION_DENIED' | 'FAILED_PRECONDITION';
 
-/** A refused control call: a stable code and a message for the person operating the calling service. */
+/**
+ * A refused control call: a status code, a message for the person operating the calling service, and,
+ * where one status code covers several causes, a stable `reason` (sent as `relay-refusal-code`).
+ */
 export class ControlError extends Error {
   constructor(
     readonly code: ControlErrorCode,
     message: string,
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'ControlError';

@@ -21,6 +21,7 @@ import type { RelayGatewayConfig } from '../config/relay-gateway.config';
 import { ControlEventFeed } from '../control/control-event-feed';
 import { RELAY_CONTROL_TOPIC } from '../control/control.events';
 import type { JsonLogger } from '../logging/json-logger';
+import { WORKSPACE_CARDS_PROJECTION } from '../workspace-card/workspace-card.projection';
 import { PrismaClient } from './generated/prisma/client';
 import { controlReadModelProjection, type RelayPrismaTx } from './control-read-model.projection';
 import { RELAY_GATEWAY_MIGRATIONS } from './relay-gateway.migrations';
@@ -147,7 +148,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
       logger: withContext(logger.port, { component: 'platform-maintenance' }),
       tasks: platformMaintenanceTasks(config.platform.maintenance, {
         store,
-        projections: { transactions: prismaTransactions(prisma), names: [controlReadModel.name] },
+        projections: { transactions: prismaTransactions(prisma), names: [controlReadModel.name, WORKSPACE_CARDS_PROJECTION] },
         ...(localBus ? { localBus: database } : {}),
       }),
     });

@@ -8,7 +8,7 @@
  * plaintext operator credential it did not mint itself (embedded development mints one at start when none
  * is set, like the relay gateway's service credential).
  */
-import { collectPlatformConfig, ConfigError, envReader, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import { collectPlatformConfig, ConfigError, envReader, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { MODEL_PROVIDER_KINDS, type ModelProviderKind } from '@trustmesh/shield-model';
@@ -93,6 +93,9 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
+
+/** Every variable the analyzer reads from `env`, as its reader looks them up: manifests are checked against it. */
+export const shieldAnalyzerVariables = (env: Env): string[] => variablesRead(loadShieldAnalyzerConfig, env);
 
 type Reader = ReturnType<typeof envReader>;
 

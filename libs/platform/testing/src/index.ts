@@ -1,8 +1,9 @@
 /**
  * @trustmesh/platform-testing: what integration tests share: librdkafka's mock cluster (started and
  * stopped through kcat), a Jest fixture that provides a Kafka cluster per spec file, a broker outage
- * for a client under test, services run as child processes, a topic reader for raw messages, and small
- * helpers for unique names and polling, and an in-process OTLP/HTTP collector for traces.
+ * for a client under test, services run as child processes, a topic reader for raw messages, the
+ * deployment files under docker/ as kubectl and docker-compose render them, an in-process OTLP/HTTP
+ * collector for traces, and small helpers for unique names and polling.
  */
 export { startKafkaMock, KafkaMockError, type KafkaMock, type KafkaMockOptions, type KafkaMockErrorCode } from './kafka-mock';
 export {
@@ -25,4 +26,16 @@ export {
 } from './service-child';
 export { waitUntil, type WaitOptions } from './wait-until';
 export { uniqueName } from './unique-name';
+export {
+  renderKustomization,
+  renderCompose,
+  manifestObject,
+  containerEnvironment,
+  composeEnvironment,
+  composeTargetPorts,
+  DOCKER_DIR,
+  KUBERNETES_OVERLAYS,
+  type ManifestObject,
+  type ComposeService,
+} from './deployment-manifests';
 export { startOtlpTestCollector, OTLP_SPAN_KIND, type OtlpTestCollector, type CollectedSpan } from './otlp-collector';

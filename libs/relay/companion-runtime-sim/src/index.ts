@@ -12,6 +12,7 @@ export {
   type SimDirective,
   type ExpectationRecord,
   type TurnObserver,
+  type SettledAs,
   type LocalTurnOptions,
   type SeedThreadOptions,
 } from './runtime/simulated-runtime';
@@ -29,6 +30,7 @@ export {
   type ScenarioStep,
   type ScenarioTurnStep,
   type ScenarioAwaitTurnStep,
+  type ScenarioCounterpartyRequestStep,
   type ScenarioHistoryEntry,
 } from './scenario/scenario.types';
 export {
@@ -40,6 +42,20 @@ export {
   type ScenarioRunErrorCode,
 } from './scenario/scenario-run';
 export { createScenarioRuntime, scenarioRuntimeOptions } from './scenario/scenario-runtime';
+export {
+  COUNTERPARTY_REQUESTS,
+  COUNTERPARTY_REQUEST_NAMES,
+  UNASSESSED_EXPLANATION,
+  counterpartyRequestScenario,
+  counterpartyTurnScript,
+  resolveCounterpartyRequest,
+  type CounterpartyAnswer,
+  type CounterpartyAssessment,
+  type CounterpartyAssessor,
+  type CounterpartyRequest,
+  type CounterpartyRequestName,
+  type CounterpartyType,
+} from './scenario/counterparty-request';
 export { DEMO_SCENARIO_YAML, demoScenario } from './scenario/demo.scenario';
 export { createLoadTurnGenerator, type LoadTurnGenerator, type LoadTurnOptions } from './load/load-turn-generator';
 export { startLoadDriver, type LoadDriver, type LoadDriverOptions, type LoadDriverStats } from './load/load-driver';

@@ -58,6 +58,9 @@ import type {
 /** What the simulated runtime asks its host (the Companion's transport) to do. */
 export type SimDirective = { kind: 'disconnect'; forMs: number } | { kind: 'restart'; downMs: number };
 
+/** How a server request ended: answered (approve, reject, submitted, cancelled), expired, or aborted. */
+export type SettledAs = 'approve' | 'reject' | 'submitted' | 'cancelled' | 'expire' | 'aborted';
+
 /** An expectation a script stated about a person's answer, and what happened. */
 export interface ExpectationRecord {
   threadId: string;
@@ -150,6 +153,8 @@ export interface TurnObserver {
   stepDone?(step: TurnStep): void;
   /** A server request with an `expect` ended (met or not). */
   expectation?(record: ExpectationRecord): void;
+  /** A server request of the turn ended, however it ended (`aborted`: cancelled by the turn or the Companion). */
+  requestSettled?(settled: { method: 'approval.request' | 'userInput.request'; actual: SettledAs }): void;
   ended?(end: { kind: TurnEnd['kind'] }): void;
 }
 
@@ -993,9 +998,10 @@ export class SimulatedRuntime implements AgentRuntime {
   }
 
   private recordExpectation(request: PendingRequest, outcome: Outcome): void {
+    const actual: SettledAs = outcome.kind === 'approve' || outcome.kind === 'reject' || outcome.kind === 'submitted' || outcome.kind === 'cancelled' ? outcome.kind : outcome.kind === 'expired' ? 'expire' : 'aborted';
+    for (const observer of request.run.observers) safely(() => observer.requestSettled?.({ method: request.method, actual }));
     if (!request.expect) return;
     if (this.expectationLog.length >= IDEMPOTENCY_ENTRIES) this.expectationLog.shift();
-    const actual = outcome.kind === 'approve' || outcome.kind === 'reject' || outcome.kind === 'submitted' || outcome.kind === 'cancelled' ? outcome.kind : outcome.kind === 'expired' ? 'expire' : 'aborted';
     const record: ExpectationRecord = {
       threadId: request.run.thread.id,
       turnId: request.run.id,

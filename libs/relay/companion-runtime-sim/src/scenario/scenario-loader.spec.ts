@@ -45,7 +45,7 @@ describe('loading scenarios', () => {
     const defs = (SCENARIO_JSON_SCHEMA as unknown as { $defs: Record<string, Union> }).$defs;
     const kinds = (union: Union | undefined) => (union?.oneOf ?? []).map((branch) => branch.properties['kind']?.const ?? '');
     const all = [...kinds(defs['scenarioStep']), ...kinds(defs['turnStep'])];
-    expect(all).toHaveLength(15);
+    expect(all).toHaveLength(16);
     for (const kind of all) expect(readme).toMatch(new RegExp(`\\| \`${kind}\`( / \`\\w+\`)? \\|`));
     const tool = defs['turnStep']?.oneOf.find((branch) => branch.properties['kind']?.const === 'tool');
     for (const field of Object.keys(tool?.properties ?? {}).filter((field) => field !== 'kind')) expect(readme).toContain(`\`${field}`);

@@ -205,7 +205,7 @@ function meaningIssues(scenario: Scenario): Array<{ pointer: string; message: st
   const known = [...keys.keys()];
   scenario.steps.forEach((step, index) => {
     const at = `/steps/${index}`;
-    if (step.kind !== 'turn' && step.kind !== 'awaitTurn') return;
+    if (step.kind !== 'turn' && step.kind !== 'awaitTurn' && step.kind !== 'counterpartyRequest') return;
     if (!keys.has(step.thread)) {
       issues.push({
         pointer: `${at}/thread`,
@@ -219,6 +219,7 @@ function meaningIssues(scenario: Scenario): Array<{ pointer: string; message: st
         issues.push({ pointer: `${at}/match`, message: 'is not a valid regular expression' });
       }
     }
+    if (step.kind === 'counterpartyRequest') return;
     step.steps.forEach((turnStep, stepIndex) => issues.push(...turnStepIssues(turnStep, `${at}/steps/${stepIndex}`)));
   });
   return issues;

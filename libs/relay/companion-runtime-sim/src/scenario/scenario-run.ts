@@ -3,6 +3,11 @@
  * document order on the runtime's clock. Turns are started at the machine (`turn`) or wait for a person
  * (`awaitTurn`); delays wait; disconnects and restarts become directives for the host.
  *
+ * A counterparty request asks the host's assessor first (while it answers, the step waits), then plays
+ * its turn with the assessment as the approval's explanation, and tells the assessment how the approval
+ * ended. An assessor that rejects is treated as absent; one that answers after the run moved on (stopped)
+ * is ignored.
+ *
  * A restart replaces the Companion and, with it, the runtime: the host builds a new runtime and calls
  * `attach(runtime)`; the run seeds the scenario's threads again (same ids) and goes on with the next
  * step. A turn cut short by the restart counts as done.
@@ -12,7 +17,15 @@
  */
 import type { SimClock, TimerId } from '../clock/sim-clock';
 import type { ExpectationRecord, SimulatedRuntime, TurnObserver } from '../runtime/simulated-runtime';
-import { scenarioStepCount, type Scenario, type ScenarioStep } from './scenario.types';
+import {
+  counterpartyTurnInput,
+  counterpartyTurnScript,
+  resolveCounterpartyRequest,
+  UNASSESSED_EXPLANATION,
+  type CounterpartyAssessment,
+  type CounterpartyAssessor,
+} from './counterparty-request';
+import { scenarioStepCount, turnStepCount, type Scenario, type ScenarioCounterpartyRequestStep, type ScenarioStep, type ScenarioThreadStep } from './scenario.types';
 
 export type ScenarioRunState = 'running' | 'completed' | 'failed';
 export type ScenarioRunErrorCode = 'SCENARIO_STEP_FAILED' | 'SCENARIO_TIMEOUT' | 'SCENARIO_EXPECTATION_UNMET' | 'SCENARIO_STOPPED';
@@ -31,6 +44,8 @@ export interface ScenarioRunOptions {
   restartWaitMs?: number;
   /** Called on every change of the status. */
   onStatus?: (status: ScenarioRunStatus) => void;
+  /** Assesses counterparty requests before their approval is raised (the simulator consults the Shield). */
+  assessCounterparty?: CounterpartyAssessor;
 }
 
 export interface ScenarioRun {
@@ -99,7 +114,7 @@ class ScenarioPlayer implements ScenarioRun {
     if (this.waitingForAttach) {
       this.waitingForAttach = false;
       this.finishStep();
-    } else if (step && (step.kind === 'turn' || step.kind === 'awaitTurn')) {
+    } else if (step && (step.kind === 'turn' || step.kind === 'awaitTurn' || step.kind === 'counterpartyRequest')) {
       // The turn died with the old runtime.
       this.finishTurn(step);
     }
@@ -160,22 +175,7 @@ class ScenarioPlayer implements ScenarioRun {
         return;
       case 'turn':
       case 'awaitTurn': {
-        this.stepsInCurrentTurn = 0;
-        this.unmet = undefined;
-        const observer: TurnObserver = {
-          expectation: (record) => {
-            if (epoch === this.epoch && !record.met) this.unmet ??= record;
-          },
-          stepDone: () => {
-            if (epoch !== this.epoch) return;
-            this.stepsInCurrentTurn++;
-            this.state.stepsCompleted++;
-            this.publish();
-          },
-          ended: () => {
-            if (epoch === this.epoch) this.schedule(0, () => this.finishTurn(step));
-          },
-        };
+        const observer = this.turnObserver(step, epoch);
         const script = { ...(step.startDelayMs !== undefined ? { startDelayMs: step.startDelayMs } : {}), steps: step.steps };
         const threadId = this.threadId(step.thread);
         if (step.kind === 'turn') {
@@ -192,13 +192,70 @@ class ScenarioPlayer implements ScenarioRun {
         }
         return;
       }
+      case 'counterpartyRequest':
+        void this.assess(step).then((assessment) => {
+          if (epoch !== this.epoch || this.state.state !== 'running') return assessment.settled('aborted');
+          try {
+            this.playCounterpartyTurn(step, assessment, epoch);
+          } catch (error) {
+            assessment.settled('aborted');
+            this.fail('SCENARIO_STEP_FAILED', `/steps/${this.index} (${step.kind}) failed: ${describe(error)}`);
+          }
+        });
+        return;
     }
   }
 
-  private finishTurn(step: Extract<ScenarioStep, { kind: 'turn' | 'awaitTurn' }>): void {
+  /** The host's assessment, or the unassessed explanation when there is no assessor or it failed. */
+  private async assess(step: ScenarioCounterpartyRequestStep): Promise<CounterpartyAssessment> {
+    const unassessed: CounterpartyAssessment = { explanation: UNASSESSED_EXPLANATION, settled: () => undefined };
+    if (!this.options.assessCounterparty) return unassessed;
+    try {
+      return await this.options.assessCounterparty(resolveCounterpartyRequest(step.request));
+    } catch {
+      return unassessed;
+    }
+  }
+
+  private playCounterpartyTurn(step: ScenarioCounterpartyRequestStep, assessment: CounterpartyAssessment, epoch: number): void {
+    const request = resolveCounterpartyRequest(step.request);
+    const script = counterpartyTurnScript(request, assessment.explanation, {
+      ...(step.expiresInMs !== undefined ? { expiresInMs: step.expiresInMs } : {}),
+      ...(step.expect !== undefined ? { expect: step.expect } : {}),
+    });
+    const observer = this.turnObserver(step, epoch, {
+      requestSettled: ({ method, actual }) => {
+        if (method === 'approval.request' && (actual === 'approve' || actual === 'reject' || actual === 'expire' || actual === 'aborted')) assessment.settled(actual);
+      },
+    });
+    this.runtime.startLocalTurn({ threadId: this.threadId(step.thread), input: counterpartyTurnInput(request), script, observer });
+  }
+
+  /** Follows a step's turn: progress, the first unmet expectation, its end; `extra` adds hooks. */
+  private turnObserver(step: ScenarioThreadStep, epoch: number, extra: Partial<TurnObserver> = {}): TurnObserver {
+    this.stepsInCurrentTurn = 0;
+    this.unmet = undefined;
+    return {
+      ...extra,
+      expectation: (record) => {
+        if (epoch === this.epoch && !record.met) this.unmet ??= record;
+      },
+      stepDone: () => {
+        if (epoch !== this.epoch) return;
+        this.stepsInCurrentTurn++;
+        this.state.stepsCompleted++;
+        this.publish();
+      },
+      ended: () => {
+        if (epoch === this.epoch) this.schedule(0, () => this.finishTurn(step));
+      },
+    };
+  }
+
+  private finishTurn(step: ScenarioThreadStep): void {
     if (this.state.state !== 'running') return;
     // Steps a turn never reached (it failed, was cancelled or died in a restart) count as done.
-    this.state.stepsCompleted += Math.max(0, step.steps.length - this.stepsInCurrentTurn);
+    this.state.stepsCompleted += Math.max(0, turnStepCount(step) - this.stepsInCurrentTurn);
     this.stepsInCurrentTurn = 0;
     const unmet = this.unmet;
     this.unmet = undefined;

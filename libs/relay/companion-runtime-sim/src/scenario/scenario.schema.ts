@@ -6,6 +6,8 @@
  * Objects are closed, except raw Runtime payloads (tool input, previews, display, app data and the
  * extra fields a raw user-input form may carry), which are free JSON as in a real runtime.
  */
+import { COUNTERPARTY_REQUEST_NAMES } from './counterparty-request';
+
 export const SCENARIO_SCHEMA_ID = 'urn:trustmesh:schema:relay-companion-sim:scenario:1';
 
 /** Bounds: a scenario is at most 1 MiB of text; these keep what it expands to bounded too. */
@@ -105,8 +107,28 @@ export const SCENARIO_JSON_SCHEMA = {
         step('delay', { ms }, ['ms']),
         step('disconnect', { forMs: ms }, ['forMs']),
         step('restart', { downMs: ms }),
+        step(
+          'counterpartyRequest',
+          {
+            thread: key,
+            request: { anyOf: [{ enum: COUNTERPARTY_REQUEST_NAMES }, { $ref: '#/$defs/counterpartyRequest' }] },
+            expiresInMs: positiveMs,
+            expect: { enum: ['approve', 'reject', 'expire'] },
+          },
+          ['thread', 'request'],
+        ),
       ],
     },
+    // Bounds of a Shield case's fields (SHIELD.md §3-§4), so a request always makes a valid case.
+    counterpartyRequest: closed(
+      {
+        counterparty: closed({ type: { enum: ['human', 'agent', 'service', 'unknown'] }, reference: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } }, ['type', 'reference']),
+        goal: { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' },
+        message: { type: 'string', minLength: 1, maxLength: 4000, pattern: '\\S' },
+        action: closed({ agent: name, tool: name, input: {}, summary: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' } }, ['agent', 'tool', 'input', 'summary']),
+      },
+      ['counterparty', 'goal', 'message', 'action'],
+    ),
     turnSteps: { type: 'array', maxItems: SCENARIO_LIMITS.turnSteps, items: { $ref: '#/$defs/turnStep' } },
     turnStep: {
       type: 'object',

@@ -4,6 +4,7 @@
  */
 import type { RuntimeProtocolVersion } from '@trustmesh/relay-companion';
 
+import { COUNTERPARTY_TURN_STEPS, type CounterpartyRequest, type CounterpartyRequestName } from './counterparty-request';
 import type { DelayStep, DisconnectStep, RestartStep, ToolStep, TurnStep } from '../runtime/turn-script';
 
 export type ScenarioHistoryEntry = { kind: 'user'; text: string } | { kind: 'assistant'; text: string } | ToolStep;
@@ -37,7 +38,24 @@ export interface ScenarioAwaitTurnStep {
   steps: TurnStep[];
 }
 
-export type ScenarioStep = ScenarioTurnStep | ScenarioAwaitTurnStep | DelayStep | DisconnectStep | RestartStep;
+/**
+ * A counterparty asks the Companion's agent to act (`counterparty-request.ts`): the host assesses the request,
+ * then a turn at the machine raises the action's approval carrying the assessment, and waits for the answer.
+ */
+export interface ScenarioCounterpartyRequestStep {
+  kind: 'counterpartyRequest';
+  thread: string;
+  /** A built-in request by name, or one written out. */
+  request: CounterpartyRequestName | CounterpartyRequest;
+  /** How long the person has to answer (default: the runtime's interaction timeout). */
+  expiresInMs?: number;
+  expect?: 'approve' | 'reject' | 'expire';
+}
+
+/** Steps that play a turn on a thread. */
+export type ScenarioThreadStep = ScenarioTurnStep | ScenarioAwaitTurnStep | ScenarioCounterpartyRequestStep;
+
+export type ScenarioStep = ScenarioThreadStep | DelayStep | DisconnectStep | RestartStep;
 
 export interface Scenario {
   version: 1;
@@ -55,5 +73,11 @@ export interface Scenario {
 
 /** Steps a run reports progress over: every top-level step, plus every step inside its turns. */
 export function scenarioStepCount(scenario: Scenario): number {
-  return scenario.steps.reduce((count, step) => count + 1 + (step.kind === 'turn' || step.kind === 'awaitTurn' ? step.steps.length : 0), 0);
+  return scenario.steps.reduce((count, step) => count + 1 + turnStepCount(step), 0);
+}
+
+/** How many turn steps `step` plays (0 for steps that play no turn). */
+export function turnStepCount(step: ScenarioStep): number {
+  if (step.kind === 'turn' || step.kind === 'awaitTurn') return step.steps.length;
+  return step.kind === 'counterpartyRequest' ? COUNTERPARTY_TURN_STEPS : 0;
 }

@@ -86,3 +86,17 @@ export type RelayLiveBrowserSession = Prisma.RelayLiveBrowserSessionModel
  * is older than the timeout is presumed crashed, and the others end the presence it still holds.
  */
 export type RelayReplica = Prisma.RelayReplicaModel
+/**
+ * Model RelayWorkspaceCard
+ * A workspace's AI Card as the relay wants it in the card registry (projection `relay-workspace-cards`:
+ * WorkspaceCardPublished, WorkspaceCardEndpointMoved, DeviceEnrolled, DeviceRevoked), and how far its
+ * delivery got. The desired columns are written by the projection only; the delivery columns (`delivered*`,
+ * `attempts`, `nextAttemptAt`, `leaseUntil`, `refusalCode`) by the card delivery loop only.
+ */
+export type RelayWorkspaceCard = Prisma.RelayWorkspaceCardModel
+/**
+ * Model RelayCardDevice
+ * The devices of workspaces, as the card projection counts them (a workspace whose every device is
+ * revoked has its card deprecated). Its own table, so the projection never reads another's rows.
+ */
+export type RelayCardDevice = Prisma.RelayCardDeviceModel

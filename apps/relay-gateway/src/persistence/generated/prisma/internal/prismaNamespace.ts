@@ -398,7 +398,9 @@ export const ModelName = {
   RelayInteractionAudit: 'RelayInteractionAudit',
   RelayWorkspacePresence: 'RelayWorkspacePresence',
   RelayLiveBrowserSession: 'RelayLiveBrowserSession',
-  RelayReplica: 'RelayReplica'
+  RelayReplica: 'RelayReplica',
+  RelayWorkspaceCard: 'RelayWorkspaceCard',
+  RelayCardDevice: 'RelayCardDevice'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -414,7 +416,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "relayWorkspace" | "relayDevice" | "relayPairingCode" | "relayBrowserSession" | "relayWorkspaceStatusChange" | "relayInteractionAudit" | "relayWorkspacePresence" | "relayLiveBrowserSession" | "relayReplica"
+    modelProps: "relayWorkspace" | "relayDevice" | "relayPairingCode" | "relayBrowserSession" | "relayWorkspaceStatusChange" | "relayInteractionAudit" | "relayWorkspacePresence" | "relayLiveBrowserSession" | "relayReplica" | "relayWorkspaceCard" | "relayCardDevice"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1084,6 +1086,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RelayWorkspaceCard: {
+      payload: Prisma.$RelayWorkspaceCardPayload<ExtArgs>
+      fields: Prisma.RelayWorkspaceCardFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RelayWorkspaceCardFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RelayWorkspaceCardFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>
+        }
+        findFirst: {
+          args: Prisma.RelayWorkspaceCardFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RelayWorkspaceCardFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>
+        }
+        findMany: {
+          args: Prisma.RelayWorkspaceCardFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>[]
+        }
+        create: {
+          args: Prisma.RelayWorkspaceCardCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>
+        }
+        createMany: {
+          args: Prisma.RelayWorkspaceCardCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RelayWorkspaceCardCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>[]
+        }
+        delete: {
+          args: Prisma.RelayWorkspaceCardDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>
+        }
+        update: {
+          args: Prisma.RelayWorkspaceCardUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>
+        }
+        deleteMany: {
+          args: Prisma.RelayWorkspaceCardDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RelayWorkspaceCardUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RelayWorkspaceCardUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>[]
+        }
+        upsert: {
+          args: Prisma.RelayWorkspaceCardUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayWorkspaceCardPayload>
+        }
+        aggregate: {
+          args: Prisma.RelayWorkspaceCardAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRelayWorkspaceCard>
+        }
+        groupBy: {
+          args: Prisma.RelayWorkspaceCardGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RelayWorkspaceCardGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RelayWorkspaceCardCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RelayWorkspaceCardCountAggregateOutputType> | number
+        }
+      }
+    }
+    RelayCardDevice: {
+      payload: Prisma.$RelayCardDevicePayload<ExtArgs>
+      fields: Prisma.RelayCardDeviceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RelayCardDeviceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RelayCardDeviceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>
+        }
+        findFirst: {
+          args: Prisma.RelayCardDeviceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RelayCardDeviceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>
+        }
+        findMany: {
+          args: Prisma.RelayCardDeviceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>[]
+        }
+        create: {
+          args: Prisma.RelayCardDeviceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>
+        }
+        createMany: {
+          args: Prisma.RelayCardDeviceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RelayCardDeviceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>[]
+        }
+        delete: {
+          args: Prisma.RelayCardDeviceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>
+        }
+        update: {
+          args: Prisma.RelayCardDeviceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>
+        }
+        deleteMany: {
+          args: Prisma.RelayCardDeviceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RelayCardDeviceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RelayCardDeviceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>[]
+        }
+        upsert: {
+          args: Prisma.RelayCardDeviceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RelayCardDevicePayload>
+        }
+        aggregate: {
+          args: Prisma.RelayCardDeviceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRelayCardDevice>
+        }
+        groupBy: {
+          args: Prisma.RelayCardDeviceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RelayCardDeviceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RelayCardDeviceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RelayCardDeviceCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1249,6 +1399,39 @@ export const RelayReplicaScalarFieldEnum = {
 } as const
 
 export type RelayReplicaScalarFieldEnum = (typeof RelayReplicaScalarFieldEnum)[keyof typeof RelayReplicaScalarFieldEnum]
+
+
+export const RelayWorkspaceCardScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  identifier: 'identifier',
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  endpoint: 'endpoint',
+  endToEndEncrypted: 'endToEndEncrypted',
+  createdAt: 'createdAt',
+  revision: 'revision',
+  status: 'status',
+  desiredVersion: 'desiredVersion',
+  deliveredVersion: 'deliveredVersion',
+  deliveredStatus: 'deliveredStatus',
+  attempts: 'attempts',
+  nextAttemptAt: 'nextAttemptAt',
+  leaseUntil: 'leaseUntil',
+  refusalCode: 'refusalCode',
+  lastErrorCode: 'lastErrorCode'
+} as const
+
+export type RelayWorkspaceCardScalarFieldEnum = (typeof RelayWorkspaceCardScalarFieldEnum)[keyof typeof RelayWorkspaceCardScalarFieldEnum]
+
+
+export const RelayCardDeviceScalarFieldEnum = {
+  deviceId: 'deviceId',
+  workspaceId: 'workspaceId',
+  revoked: 'revoked'
+} as const
+
+export type RelayCardDeviceScalarFieldEnum = (typeof RelayCardDeviceScalarFieldEnum)[keyof typeof RelayCardDeviceScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1453,6 +1636,8 @@ export type GlobalOmitConfig = {
   relayWorkspacePresence?: Prisma.RelayWorkspacePresenceOmit
   relayLiveBrowserSession?: Prisma.RelayLiveBrowserSessionOmit
   relayReplica?: Prisma.RelayReplicaOmit
+  relayWorkspaceCard?: Prisma.RelayWorkspaceCardOmit
+  relayCardDevice?: Prisma.RelayCardDeviceOmit
 }
 
 /* Types for Logging */

@@ -57,7 +57,9 @@ export const ModelName = {
   RelayInteractionAudit: 'RelayInteractionAudit',
   RelayWorkspacePresence: 'RelayWorkspacePresence',
   RelayLiveBrowserSession: 'RelayLiveBrowserSession',
-  RelayReplica: 'RelayReplica'
+  RelayReplica: 'RelayReplica',
+  RelayWorkspaceCard: 'RelayWorkspaceCard',
+  RelayCardDevice: 'RelayCardDevice'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -202,6 +204,39 @@ export const RelayReplicaScalarFieldEnum = {
 } as const
 
 export type RelayReplicaScalarFieldEnum = (typeof RelayReplicaScalarFieldEnum)[keyof typeof RelayReplicaScalarFieldEnum]
+
+
+export const RelayWorkspaceCardScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  identifier: 'identifier',
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  endpoint: 'endpoint',
+  endToEndEncrypted: 'endToEndEncrypted',
+  createdAt: 'createdAt',
+  revision: 'revision',
+  status: 'status',
+  desiredVersion: 'desiredVersion',
+  deliveredVersion: 'deliveredVersion',
+  deliveredStatus: 'deliveredStatus',
+  attempts: 'attempts',
+  nextAttemptAt: 'nextAttemptAt',
+  leaseUntil: 'leaseUntil',
+  refusalCode: 'refusalCode',
+  lastErrorCode: 'lastErrorCode'
+} as const
+
+export type RelayWorkspaceCardScalarFieldEnum = (typeof RelayWorkspaceCardScalarFieldEnum)[keyof typeof RelayWorkspaceCardScalarFieldEnum]
+
+
+export const RelayCardDeviceScalarFieldEnum = {
+  deviceId: 'deviceId',
+  workspaceId: 'workspaceId',
+  revoked: 'revoked'
+} as const
+
+export type RelayCardDeviceScalarFieldEnum = (typeof RelayCardDeviceScalarFieldEnum)[keyof typeof RelayCardDeviceScalarFieldEnum]
 
 
 export const SortOrder = {

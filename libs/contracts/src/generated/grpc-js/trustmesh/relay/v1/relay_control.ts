@@ -89,6 +89,99 @@ export function workspaceConnectivityToJSON(object: WorkspaceConnectivity): stri
   }
 }
 
+/** Where the card stands in the registry. */
+export enum WorkspaceCardDelivery {
+  UNSPECIFIED = 0,
+  /** PUBLISHED - The registry holds this revision (and status). */
+  PUBLISHED = 1,
+  /** PENDING - Not yet: the registry did not answer in time or is unreachable; the relay keeps retrying. */
+  PENDING = 2,
+  /**
+   * REFUSED - The registry refused it for good (registry_refusal_code says why, e.g. NAMESPACE_NOT_GRANTED); the
+   * relay retries only when this RPC is called again.
+   */
+  REFUSED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function workspaceCardDeliveryFromJSON(object: any): WorkspaceCardDelivery {
+  switch (object) {
+    case 0:
+    case "WORKSPACE_CARD_DELIVERY_UNSPECIFIED":
+      return WorkspaceCardDelivery.UNSPECIFIED;
+    case 1:
+    case "WORKSPACE_CARD_DELIVERY_PUBLISHED":
+      return WorkspaceCardDelivery.PUBLISHED;
+    case 2:
+    case "WORKSPACE_CARD_DELIVERY_PENDING":
+      return WorkspaceCardDelivery.PENDING;
+    case 3:
+    case "WORKSPACE_CARD_DELIVERY_REFUSED":
+      return WorkspaceCardDelivery.REFUSED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return WorkspaceCardDelivery.UNRECOGNIZED;
+  }
+}
+
+export function workspaceCardDeliveryToJSON(object: WorkspaceCardDelivery): string {
+  switch (object) {
+    case WorkspaceCardDelivery.UNSPECIFIED:
+      return "WORKSPACE_CARD_DELIVERY_UNSPECIFIED";
+    case WorkspaceCardDelivery.PUBLISHED:
+      return "WORKSPACE_CARD_DELIVERY_PUBLISHED";
+    case WorkspaceCardDelivery.PENDING:
+      return "WORKSPACE_CARD_DELIVERY_PENDING";
+    case WorkspaceCardDelivery.REFUSED:
+      return "WORKSPACE_CARD_DELIVERY_REFUSED";
+    case WorkspaceCardDelivery.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** The card's lifecycle status as the relay sets it in the registry. */
+export enum WorkspaceCardStatus {
+  UNSPECIFIED = 0,
+  ACTIVE = 1,
+  /** DEPRECATED - The workspace has no enrolled device left: its agent cannot be reached until one enrols. */
+  DEPRECATED = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function workspaceCardStatusFromJSON(object: any): WorkspaceCardStatus {
+  switch (object) {
+    case 0:
+    case "WORKSPACE_CARD_STATUS_UNSPECIFIED":
+      return WorkspaceCardStatus.UNSPECIFIED;
+    case 1:
+    case "WORKSPACE_CARD_STATUS_ACTIVE":
+      return WorkspaceCardStatus.ACTIVE;
+    case 2:
+    case "WORKSPACE_CARD_STATUS_DEPRECATED":
+      return WorkspaceCardStatus.DEPRECATED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return WorkspaceCardStatus.UNRECOGNIZED;
+  }
+}
+
+export function workspaceCardStatusToJSON(object: WorkspaceCardStatus): string {
+  switch (object) {
+    case WorkspaceCardStatus.UNSPECIFIED:
+      return "WORKSPACE_CARD_STATUS_UNSPECIFIED";
+    case WorkspaceCardStatus.ACTIVE:
+      return "WORKSPACE_CARD_STATUS_ACTIVE";
+    case WorkspaceCardStatus.DEPRECATED:
+      return "WORKSPACE_CARD_STATUS_DEPRECATED";
+    case WorkspaceCardStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** A workspace as the relay knows it: enough to route and to audit, nothing about the people in it. */
 export interface Workspace {
   /**
@@ -303,6 +396,29 @@ export interface WatchWorkspaceStatusRequest {
 
 export interface WatchWorkspaceStatusResponse {
   status?: WorkspaceStatus | null;
+}
+
+export interface PublishWorkspaceCardRequest {
+  workspaceId: string;
+  /** Opaque id of the person asking in the calling service; must be the workspace's owner_user_id. */
+  requestedByUserId: string;
+  /** The card's `name`, shown to other agents and people; 1..100 characters. */
+  name: string;
+  /** The card's `description`; 1..1000 characters. */
+  description: string;
+  /** The card's `tags`; at most 16, each 1..40 characters. */
+  tags: string[];
+}
+
+export interface PublishWorkspaceCardResponse {
+  /** The card's identifier in the registry (its `id`). */
+  identifier: string;
+  /** The revision the relay publishes: the card's `updatedAt`. */
+  revision: string;
+  delivery: WorkspaceCardDelivery;
+  status: WorkspaceCardStatus;
+  /** The registry's stable refusal code when delivery is REFUSED; else empty. */
+  registryRefusalCode: string;
 }
 
 function createBaseWorkspace(): Workspace {
@@ -2435,6 +2551,284 @@ export const WatchWorkspaceStatusResponse: MessageFns<WatchWorkspaceStatusRespon
   },
 };
 
+function createBasePublishWorkspaceCardRequest(): PublishWorkspaceCardRequest {
+  return { workspaceId: "", requestedByUserId: "", name: "", description: "", tags: [] };
+}
+
+export const PublishWorkspaceCardRequest: MessageFns<PublishWorkspaceCardRequest> = {
+  encode(message: PublishWorkspaceCardRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.requestedByUserId !== "") {
+      writer.uint32(18).string(message.requestedByUserId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    for (const v of message.tags) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishWorkspaceCardRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishWorkspaceCardRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestedByUserId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishWorkspaceCardRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      requestedByUserId: isSet(object.requestedByUserId)
+        ? globalThis.String(object.requestedByUserId)
+        : isSet(object.requested_by_user_id)
+        ? globalThis.String(object.requested_by_user_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: PublishWorkspaceCardRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.requestedByUserId !== "") {
+      obj.requestedByUserId = message.requestedByUserId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishWorkspaceCardRequest>): PublishWorkspaceCardRequest {
+    return PublishWorkspaceCardRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishWorkspaceCardRequest>): PublishWorkspaceCardRequest {
+    const message = createBasePublishWorkspaceCardRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.requestedByUserId = object.requestedByUserId ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.tags = object.tags?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBasePublishWorkspaceCardResponse(): PublishWorkspaceCardResponse {
+  return { identifier: "", revision: "", delivery: 0, status: 0, registryRefusalCode: "" };
+}
+
+export const PublishWorkspaceCardResponse: MessageFns<PublishWorkspaceCardResponse> = {
+  encode(message: PublishWorkspaceCardResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.identifier !== "") {
+      writer.uint32(10).string(message.identifier);
+    }
+    if (message.revision !== "") {
+      writer.uint32(18).string(message.revision);
+    }
+    if (message.delivery !== 0) {
+      writer.uint32(24).int32(message.delivery);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.registryRefusalCode !== "") {
+      writer.uint32(42).string(message.registryRefusalCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishWorkspaceCardResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishWorkspaceCardResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.identifier = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.delivery = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.registryRefusalCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishWorkspaceCardResponse {
+    return {
+      identifier: isSet(object.identifier) ? globalThis.String(object.identifier) : "",
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      delivery: isSet(object.delivery) ? workspaceCardDeliveryFromJSON(object.delivery) : 0,
+      status: isSet(object.status) ? workspaceCardStatusFromJSON(object.status) : 0,
+      registryRefusalCode: isSet(object.registryRefusalCode)
+        ? globalThis.String(object.registryRefusalCode)
+        : isSet(object.registry_refusal_code)
+        ? globalThis.String(object.registry_refusal_code)
+        : "",
+    };
+  },
+
+  toJSON(message: PublishWorkspaceCardResponse): unknown {
+    const obj: any = {};
+    if (message.identifier !== "") {
+      obj.identifier = message.identifier;
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.delivery !== 0) {
+      obj.delivery = workspaceCardDeliveryToJSON(message.delivery);
+    }
+    if (message.status !== 0) {
+      obj.status = workspaceCardStatusToJSON(message.status);
+    }
+    if (message.registryRefusalCode !== "") {
+      obj.registryRefusalCode = message.registryRefusalCode;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishWorkspaceCardResponse>): PublishWorkspaceCardResponse {
+    return PublishWorkspaceCardResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishWorkspaceCardResponse>): PublishWorkspaceCardResponse {
+    const message = createBasePublishWorkspaceCardResponse();
+    message.identifier = object.identifier ?? "";
+    message.revision = object.revision ?? "";
+    message.delivery = object.delivery ?? 0;
+    message.status = object.status ?? 0;
+    message.registryRefusalCode = object.registryRefusalCode ?? "";
+    return message;
+  },
+};
+
 export type RelayControlService = typeof RelayControlService;
 export const RelayControlService = {
   /**
@@ -2587,6 +2981,37 @@ export const RelayControlService = {
       Buffer.from(WatchWorkspaceStatusResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchWorkspaceStatusResponse => WatchWorkspaceStatusResponse.decode(value),
   },
+  /**
+   * Publishes the workspace's Companion agent as an AI Card v1 in the card registry, so other agents find
+   * it: its name, description and tags from this request, its interface the workspace's public endpoint on
+   * this relay. The relay publishes with the registry publisher credential it holds (configured by the
+   * relay's operator, never returned), under the namespace granted to it; the card's identifier is
+   * https://<namespace>/relay/workspaces/<workspace_id>.
+   *
+   * From then on the card follows the workspace, driven by the relay's own events: a new public endpoint
+   * publishes a new revision; when the workspace's last enrolled device is revoked every revision is set
+   * DEPRECATED (a new enrolment sets them ACTIVE again). Delivery to the registry is asynchronous and
+   * survives registry outages and relay restarts: this call records the request, waits a few seconds for
+   * the registry, and answers PUBLISHED, or PENDING while the relay keeps retrying.
+   *
+   * Idempotent: the same name, description and tags again publish nothing new; a change publishes a new
+   * revision. Errors: INVALID_ARGUMENT (workspace_id not a UUID, name or description empty or too long, too
+   * many or too long tags), NOT_FOUND (workspace unknown), PERMISSION_DENIED (requested_by_user_id is not
+   * the workspace's owner: WORKSPACE_NOT_OWNED), FAILED_PRECONDITION (this relay has no registry publisher
+   * credential configured: CARD_PUBLISHING_NOT_CONFIGURED). The stable reason is in the trailing metadata
+   * `relay-refusal-code`.
+   */
+  publishWorkspaceCard: {
+    path: "/trustmesh.relay.v1.RelayControl/PublishWorkspaceCard" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PublishWorkspaceCardRequest): Buffer =>
+      Buffer.from(PublishWorkspaceCardRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PublishWorkspaceCardRequest => PublishWorkspaceCardRequest.decode(value),
+    responseSerialize: (value: PublishWorkspaceCardResponse): Buffer =>
+      Buffer.from(PublishWorkspaceCardResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PublishWorkspaceCardResponse => PublishWorkspaceCardResponse.decode(value),
+  },
 } as const;
 
 export interface RelayControlServer extends UntypedServiceImplementation {
@@ -2663,6 +3088,27 @@ export interface RelayControlServer extends UntypedServiceImplementation {
    * Errors: NOT_FOUND (workspace unknown), at the start of the stream.
    */
   watchWorkspaceStatus: handleServerStreamingCall<WatchWorkspaceStatusRequest, WatchWorkspaceStatusResponse>;
+  /**
+   * Publishes the workspace's Companion agent as an AI Card v1 in the card registry, so other agents find
+   * it: its name, description and tags from this request, its interface the workspace's public endpoint on
+   * this relay. The relay publishes with the registry publisher credential it holds (configured by the
+   * relay's operator, never returned), under the namespace granted to it; the card's identifier is
+   * https://<namespace>/relay/workspaces/<workspace_id>.
+   *
+   * From then on the card follows the workspace, driven by the relay's own events: a new public endpoint
+   * publishes a new revision; when the workspace's last enrolled device is revoked every revision is set
+   * DEPRECATED (a new enrolment sets them ACTIVE again). Delivery to the registry is asynchronous and
+   * survives registry outages and relay restarts: this call records the request, waits a few seconds for
+   * the registry, and answers PUBLISHED, or PENDING while the relay keeps retrying.
+   *
+   * Idempotent: the same name, description and tags again publish nothing new; a change publishes a new
+   * revision. Errors: INVALID_ARGUMENT (workspace_id not a UUID, name or description empty or too long, too
+   * many or too long tags), NOT_FOUND (workspace unknown), PERMISSION_DENIED (requested_by_user_id is not
+   * the workspace's owner: WORKSPACE_NOT_OWNED), FAILED_PRECONDITION (this relay has no registry publisher
+   * credential configured: CARD_PUBLISHING_NOT_CONFIGURED). The stable reason is in the trailing metadata
+   * `relay-refusal-code`.
+   */
+  publishWorkspaceCard: handleUnaryCall<PublishWorkspaceCardRequest, PublishWorkspaceCardResponse>;
 }
 
 export interface RelayControlClient extends Client {
@@ -2845,6 +3291,41 @@ export interface RelayControlClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchWorkspaceStatusResponse>;
+  /**
+   * Publishes the workspace's Companion agent as an AI Card v1 in the card registry, so other agents find
+   * it: its name, description and tags from this request, its interface the workspace's public endpoint on
+   * this relay. The relay publishes with the registry publisher credential it holds (configured by the
+   * relay's operator, never returned), under the namespace granted to it; the card's identifier is
+   * https://<namespace>/relay/workspaces/<workspace_id>.
+   *
+   * From then on the card follows the workspace, driven by the relay's own events: a new public endpoint
+   * publishes a new revision; when the workspace's last enrolled device is revoked every revision is set
+   * DEPRECATED (a new enrolment sets them ACTIVE again). Delivery to the registry is asynchronous and
+   * survives registry outages and relay restarts: this call records the request, waits a few seconds for
+   * the registry, and answers PUBLISHED, or PENDING while the relay keeps retrying.
+   *
+   * Idempotent: the same name, description and tags again publish nothing new; a change publishes a new
+   * revision. Errors: INVALID_ARGUMENT (workspace_id not a UUID, name or description empty or too long, too
+   * many or too long tags), NOT_FOUND (workspace unknown), PERMISSION_DENIED (requested_by_user_id is not
+   * the workspace's owner: WORKSPACE_NOT_OWNED), FAILED_PRECONDITION (this relay has no registry publisher
+   * credential configured: CARD_PUBLISHING_NOT_CONFIGURED). The stable reason is in the trailing metadata
+   * `relay-refusal-code`.
+   */
+  publishWorkspaceCard(
+    request: PublishWorkspaceCardRequest,
+    callback: (error: ServiceError | null, response: PublishWorkspaceCardResponse) => void,
+  ): ClientUnaryCall;
+  publishWorkspaceCard(
+    request: PublishWorkspaceCardRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PublishWorkspaceCardResponse) => void,
+  ): ClientUnaryCall;
+  publishWorkspaceCard(
+    request: PublishWorkspaceCardRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PublishWorkspaceCardResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const RelayControlClient = makeGenericClientConstructor(

@@ -45,6 +45,30 @@ export enum WorkspaceConnectivity {
   UNRECOGNIZED = -1,
 }
 
+/** Where the card stands in the registry. */
+export enum WorkspaceCardDelivery {
+  UNSPECIFIED = 0,
+  /** PUBLISHED - The registry holds this revision (and status). */
+  PUBLISHED = 1,
+  /** PENDING - Not yet: the registry did not answer in time or is unreachable; the relay keeps retrying. */
+  PENDING = 2,
+  /**
+   * REFUSED - The registry refused it for good (registry_refusal_code says why, e.g. NAMESPACE_NOT_GRANTED); the
+   * relay retries only when this RPC is called again.
+   */
+  REFUSED = 3,
+  UNRECOGNIZED = -1,
+}
+
+/** The card's lifecycle status as the relay sets it in the registry. */
+export enum WorkspaceCardStatus {
+  UNSPECIFIED = 0,
+  ACTIVE = 1,
+  /** DEPRECATED - The workspace has no enrolled device left: its agent cannot be reached until one enrols. */
+  DEPRECATED = 2,
+  UNRECOGNIZED = -1,
+}
+
 /** A workspace as the relay knows it: enough to route and to audit, nothing about the people in it. */
 export interface Workspace {
   /**
@@ -261,6 +285,29 @@ export interface WatchWorkspaceStatusResponse {
   status?: WorkspaceStatus | null;
 }
 
+export interface PublishWorkspaceCardRequest {
+  workspaceId: string;
+  /** Opaque id of the person asking in the calling service; must be the workspace's owner_user_id. */
+  requestedByUserId: string;
+  /** The card's `name`, shown to other agents and people; 1..100 characters. */
+  name: string;
+  /** The card's `description`; 1..1000 characters. */
+  description: string;
+  /** The card's `tags`; at most 16, each 1..40 characters. */
+  tags: string[];
+}
+
+export interface PublishWorkspaceCardResponse {
+  /** The card's identifier in the registry (its `id`). */
+  identifier: string;
+  /** The revision the relay publishes: the card's `updatedAt`. */
+  revision: string;
+  delivery: WorkspaceCardDelivery;
+  status: WorkspaceCardStatus;
+  /** The registry's stable refusal code when delivery is REFUSED; else empty. */
+  registryRefusalCode: string;
+}
+
 export const TRUSTMESH_RELAY_V1_PACKAGE_NAME = "trustmesh.relay.v1";
 
 export interface RelayControlClient {
@@ -358,6 +405,32 @@ export interface RelayControlClient {
     request: WatchWorkspaceStatusRequest,
     metadata?: Metadata,
   ): Observable<WatchWorkspaceStatusResponse>;
+
+  /**
+   * Publishes the workspace's Companion agent as an AI Card v1 in the card registry, so other agents find
+   * it: its name, description and tags from this request, its interface the workspace's public endpoint on
+   * this relay. The relay publishes with the registry publisher credential it holds (configured by the
+   * relay's operator, never returned), under the namespace granted to it; the card's identifier is
+   * https://<namespace>/relay/workspaces/<workspace_id>.
+   *
+   * From then on the card follows the workspace, driven by the relay's own events: a new public endpoint
+   * publishes a new revision; when the workspace's last enrolled device is revoked every revision is set
+   * DEPRECATED (a new enrolment sets them ACTIVE again). Delivery to the registry is asynchronous and
+   * survives registry outages and relay restarts: this call records the request, waits a few seconds for
+   * the registry, and answers PUBLISHED, or PENDING while the relay keeps retrying.
+   *
+   * Idempotent: the same name, description and tags again publish nothing new; a change publishes a new
+   * revision. Errors: INVALID_ARGUMENT (workspace_id not a UUID, name or description empty or too long, too
+   * many or too long tags), NOT_FOUND (workspace unknown), PERMISSION_DENIED (requested_by_user_id is not
+   * the workspace's owner: WORKSPACE_NOT_OWNED), FAILED_PRECONDITION (this relay has no registry publisher
+   * credential configured: CARD_PUBLISHING_NOT_CONFIGURED). The stable reason is in the trailing metadata
+   * `relay-refusal-code`.
+   */
+
+  publishWorkspaceCard(
+    request: PublishWorkspaceCardRequest,
+    metadata?: Metadata,
+  ): Observable<PublishWorkspaceCardResponse>;
 }
 
 export interface RelayControlController {
@@ -473,6 +546,32 @@ export interface RelayControlController {
     request: WatchWorkspaceStatusRequest,
     metadata?: Metadata,
   ): Observable<WatchWorkspaceStatusResponse>;
+
+  /**
+   * Publishes the workspace's Companion agent as an AI Card v1 in the card registry, so other agents find
+   * it: its name, description and tags from this request, its interface the workspace's public endpoint on
+   * this relay. The relay publishes with the registry publisher credential it holds (configured by the
+   * relay's operator, never returned), under the namespace granted to it; the card's identifier is
+   * https://<namespace>/relay/workspaces/<workspace_id>.
+   *
+   * From then on the card follows the workspace, driven by the relay's own events: a new public endpoint
+   * publishes a new revision; when the workspace's last enrolled device is revoked every revision is set
+   * DEPRECATED (a new enrolment sets them ACTIVE again). Delivery to the registry is asynchronous and
+   * survives registry outages and relay restarts: this call records the request, waits a few seconds for
+   * the registry, and answers PUBLISHED, or PENDING while the relay keeps retrying.
+   *
+   * Idempotent: the same name, description and tags again publish nothing new; a change publishes a new
+   * revision. Errors: INVALID_ARGUMENT (workspace_id not a UUID, name or description empty or too long, too
+   * many or too long tags), NOT_FOUND (workspace unknown), PERMISSION_DENIED (requested_by_user_id is not
+   * the workspace's owner: WORKSPACE_NOT_OWNED), FAILED_PRECONDITION (this relay has no registry publisher
+   * credential configured: CARD_PUBLISHING_NOT_CONFIGURED). The stable reason is in the trailing metadata
+   * `relay-refusal-code`.
+   */
+
+  publishWorkspaceCard(
+    request: PublishWorkspaceCardRequest,
+    metadata?: Metadata,
+  ): Promise<PublishWorkspaceCardResponse> | Observable<PublishWorkspaceCardResponse> | PublishWorkspaceCardResponse;
 }
 
 export function RelayControlControllerMethods() {
@@ -486,6 +585,7 @@ export function RelayControlControllerMethods() {
       "endBrowserSessions",
       "getWorkspaceStatus",
       "watchWorkspaceStatus",
+      "publishWorkspaceCard",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

@@ -1,0 +1,72 @@
+/**
+ * The simulator's deployment files (docker/) against its configuration reader: the enrolling init container
+ * and the running container of every overlay, and the compose service, load without a problem, set only
+ * variables the simulator reads, and serve SimulatorControl on the port the probes and Service name.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { composeEnvironment, composeTargetPorts, containerEnvironment, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization } from '@trustmesh/platform-testing';
+
+import { loadSimulatorConfig, simulatorVariables, type SimulatorMode } from './simulator-config';
+
+const SECRETS = { SIMULATOR_PAIRING_CODE: 'placeholder-pairing-code', SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential' };
+const DIGEST = 'ab'.repeat(32);
+const COMPOSE_VARIABLES = {
+  TRUSTMESH_POSTGRES_PASSWORD: 'placeholder',
+  RELAY_SERVICE_CREDENTIAL_SHA256: DIGEST,
+  SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
+  REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
+  SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
+};
+
+let scratch: string;
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'simulator-deployment-'));
+  writeFileSync(join(scratch, 'device-credential.json'), '{}');
+  writeFileSync(join(scratch, 'cert.pem'), '-----BEGIN CERTIFICATE-----\n');
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Loads `env` for `mode` with its files in the scratch folder (the pod's volumes are not here). */
+function load(env: Record<string, string>, mode: SimulatorMode) {
+  const files = { SIMULATOR_CREDENTIAL_FILE: join(scratch, 'device-credential.json'), ...(env['RELAY_GATEWAY_CA_FILE'] ? { RELAY_GATEWAY_CA_FILE: join(scratch, 'cert.pem') } : {}) };
+  return loadSimulatorConfig({ ...env, ...files }, mode);
+}
+const unread = (env: Record<string, string>, mode: SimulatorMode) => Object.keys(env).filter((name) => !simulatorVariables(env, mode).includes(name));
+
+describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
+  const objects = renderKustomization(`overlays/${overlay}`);
+  const deployment = manifestObject(objects, 'Deployment', 'companion-simulator');
+
+  it('enrolls in its init container, then runs with the stored credential, setting only variables the simulator reads', () => {
+    const enroll = containerEnvironment(objects, deployment, 'enroll', SECRETS);
+    expect(load(enroll, 'enroll').pairingCode).toBe(SECRETS.SIMULATOR_PAIRING_CODE);
+    expect(unread(enroll, 'enroll')).toEqual([]);
+    const run = containerEnvironment(objects, deployment, 'companion-simulator', SECRETS);
+    expect(run['SIMULATOR_PAIRING_CODE']).toBeUndefined();
+    expect(load(run, 'run').gateway.secure).toBe(true);
+    expect(unread(run, 'run')).toEqual([]);
+  });
+
+  it('serves SimulatorControl on the port its probes and Service name', () => {
+    const run = containerEnvironment(objects, deployment, 'companion-simulator', SECRETS);
+    const port = Number(load(run, 'run').control?.address.split(':').at(-1));
+    const container = deployment['spec'].template.spec.containers[0];
+    expect(container.ports).toEqual([{ name: 'grpc', containerPort: port }]);
+    expect([container.startupProbe, container.livenessProbe, container.readinessProbe].map((probe) => probe.grpc.port)).toEqual([port, port, port]);
+    expect(manifestObject(objects, 'Service', 'companion-simulator-grpc')['spec'].ports).toEqual([{ name: 'grpc', port, targetPort: 'grpc' }]);
+  });
+});
+
+describe('the compose file', () => {
+  it('runs the simulator against the gateway with its certificate, setting only variables it reads', () => {
+    const service = renderCompose(COMPOSE_VARIABLES).services['companion-simulator']!;
+    const env = composeEnvironment(service);
+    const config = load(env, 'run');
+    expect(config.tls.ca).toBeDefined();
+    expect(unread(env, 'run')).toEqual([]);
+    expect(composeTargetPorts(service)).toEqual([Number(config.control?.address.split(':').at(-1))]);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * The card registry's gRPC API (CardRegistry) as the relay calls it: PublishCard and SetStatus with the
+ * relay's publisher credential as the bearer, a deadline on every call, and every failure sorted into
+ * `transient` (the registry cannot be reached or asks to wait: retry later) or `refused` (the registry
+ * decided: retrying the same request cannot help) with the registry's stable code from the
+ * `registry-issues-bin` trailer. The credential never appears in an error.
+ */
+import { credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { callUnary, cardRegistryV1GrpcJs as registry, decodeRegistryRefusal, REGISTRY_ISSUES_METADATA, type UnaryInvoker } from '@trustmesh/contracts';
+
+import type { WorkspaceCardConfig } from './workspace-card.config';
+
+const CALL_TIMEOUT_MS = 10_000;
+
+/** Status codes that describe the registry's (or the network's) state, not the request. */
+const TRANSIENT = new Set<number>([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.ABORTED, GrpcStatus.INTERNAL, GrpcStatus.UNKNOWN, GrpcStatus.CANCELLED]);
+
+export type RegistryOutcome = { ok: true } | { ok: false; transient: boolean; code: string };
+
+export type RegistryCardStatus = 'active' | 'deprecated';
+
+const STATUS: Record<RegistryCardStatus, registry.CardStatus> = { active: registry.CardStatus.ACTIVE, deprecated: registry.CardStatus.DEPRECATED };
+
+export class RegistryCardsClient {
+  private readonly client: registry.CardRegistryClient;
+  private readonly metadata = new Metadata();
+
+  constructor(config: WorkspaceCardConfig) {
+    this.client = new registry.CardRegistryClient(config.registryAddress, config.registryTlsCa ? credentials.createSsl(config.registryTlsCa) : credentials.createInsecure());
+    this.metadata.set('authorization', `Bearer ${config.publisherCredential.reveal()}`);
+  }
+
+  /** Publishes an AI Card's exact bytes; CREATED and UNCHANGED are both success. */
+  publishCard(document: Buffer): Promise<RegistryOutcome> {
+    return this.unary<registry.PublishCardRequest, registry.PublishCardResponse>(
+      (request, metadata, options, callback) => this.client.publishCard(request, metadata, options, callback),
+      { document, kind: registry.CardKind.AI_CARD, identifier: '', dryRun: false },
+    );
+  }
+
+  /** Sets the status of every revision of the card. */
+  setStatus(identifier: string, status: RegistryCardStatus, message: string): Promise<RegistryOutcome> {
+    return this.unary<registry.SetStatusRequest, registry.SetStatusResponse>(
+      (request, metadata, options, callback) => this.client.setStatus(request, metadata, options, callback),
+      { identifier, status: STATUS[status], message, revision: '' },
+    );
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private unary<Req, Res>(invoke: UnaryInvoker<Req, Res>, request: Req): Promise<RegistryOutcome> {
+    return callUnary(invoke, request, this.metadata, CALL_TIMEOUT_MS).then(
+      (): RegistryOutcome => ({ ok: true }),
+      (error: ServiceError): RegistryOutcome => {
+        const refusal = decodeRegistryRefusal(error.metadata?.get(REGISTRY_ISSUES_METADATA)[0] as Buffer | undefined);
+        const code = refusal?.code ?? `GRPC_${GrpcStatus[error.code] ?? error.code}`;
+        return { ok: false, transient: TRANSIENT.has(error.code), code: code.slice(0, 64) };
+      },
+    );
+  }
+}

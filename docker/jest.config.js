@@ -1,0 +1,6 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  displayName: 'docker',
+  preset: '../jest.preset.js',
+  testMatch: ['<rootDir>/test/**/*.spec.ts'],
+};
