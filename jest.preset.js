@@ -3,7 +3,8 @@
 //
 // PGlite's CommonJS build loads Node built-ins with `import()`, which Jest's module sandbox refuses
 // without --experimental-vm-modules; compiling that one package turns those calls into `require`, so
-// every suite can open an embedded database.
+// every suite can open an embedded database. The OTLP exporter loads `http`/`https` the same way, so
+// suites that export traces to an in-process collector compile it too.
 const path = require('node:path');
 
 module.exports = {
@@ -30,7 +31,7 @@ module.exports = {
       { swcrc: false, jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@electric-sql/pglite/|@opentelemetry/otlp-exporter-base/)'],
   coverageReporters: ['text-summary', 'html'],
   rootDir: undefined,
   roots: undefined,

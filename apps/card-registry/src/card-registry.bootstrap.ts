@@ -27,6 +27,7 @@ import { nestLogger } from '@trustmesh/platform-logging/nest';
 import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
 import { createMetricsRegistry } from '@trustmesh/platform-metrics';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
+import { readTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { CardRegistryModule } from './card-registry.module';
@@ -94,6 +95,7 @@ export interface StartOptions {
 export async function startCardRegistry(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<CardRegistryHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadCardRegistryConfig(env);
+  const tracingConfig = readTracingConfig(env, CARD_REGISTRY_SERVICE_NAME);
   const logger: PinoPortLogger = createPinoLogger({
     service: CARD_REGISTRY_SERVICE_NAME,
     replica: config.replicaId,
@@ -114,6 +116,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   let scheduler: FederationScheduler | undefined;
   let trustRecheck: TrustRecheckScheduler | undefined;
   let grpcServer: RegistryGrpcServer | undefined;
+  const tracing = startTracing(tracingConfig);
   try {
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);
@@ -164,6 +167,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     });
     app.useGlobalFilters(new RegistryExceptionFilter());
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    app.use(tracedHttpRequests());
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
@@ -215,6 +219,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
           await started.grpcServer.close();
           await started.operatorServer?.close();
           await infrastructure.close();
+          await tracing.shutdown();
         })()),
     };
   } catch (error) {
@@ -224,6 +229,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     await grpcServer?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
+    await tracing.shutdown();
     throw error;
   }
 }

@@ -31,6 +31,7 @@ import { sha256 } from '@trustmesh/platform-credentials';
 import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
 import { createMetricsRegistry, Registry } from '@trustmesh/platform-metrics';
 import { OperatorServer, type PublicProbes } from '@trustmesh/platform-operator-http';
+import { collectTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { AppModule } from './app.module';
@@ -100,7 +101,8 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   };
   const loaded = attempt(() => loadRelayGatewayConfig(env, options.cwd ? { cwd: options.cwd } : {}));
   const dataPlaneConfig = attempt(() => loadDataPlaneConfig({ ...process.env, ...env }));
-  if (!loaded || !dataPlaneConfig) throw new ConfigError(problems);
+  const tracingConfig = collectTracingConfig(env, RELAY_GATEWAY_SERVICE_NAME, problems);
+  if (!loaded || !dataPlaneConfig || problems.length > 0) throw new ConfigError(problems);
   const config = loaded;
   const logger = new JsonLogger({
     level: config.logLevel,
@@ -144,6 +146,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let grpcServer: RelayControlGrpcServer | undefined;
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
+  const tracing = startTracing(tracingConfig);
   try {
     options.signal?.throwIfAborted();
     probe.waitingFor('http');
@@ -154,6 +157,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     });
     // No framework banner in responses.
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    app.use(tracedHttpRequests());
     app.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       next();
@@ -230,6 +234,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
           await presence.releaseReplica().catch(() => undefined);
           await startedOperator?.close();
           await infrastructure.close();
+          await tracing.shutdown();
           logger.info('relay gateway stopped');
         })()),
     };
@@ -241,6 +246,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     if (app) await app.close().catch(() => undefined);
     else await probe.close();
     await infrastructure.close();
+    await tracing.shutdown();
     throw error;
   }
 }

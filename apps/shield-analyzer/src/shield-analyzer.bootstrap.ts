@@ -25,6 +25,7 @@ import { nestLogger } from '@trustmesh/platform-logging/nest';
 import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
 import { createMetricsRegistry } from '@trustmesh/platform-metrics';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
+import { readTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnalyzerConfig } from './config/shield-analyzer.config';
@@ -67,6 +68,7 @@ export interface StartOptions {
 export async function startShieldAnalyzer(env: Readonly<Record<string, string | undefined>>, options: StartOptions = {}): Promise<ShieldAnalyzerHandle> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const config = loadShieldAnalyzerConfig(env);
+  const tracingConfig = readTracingConfig(env, SHIELD_ANALYZER_SERVICE_NAME);
   const logger: PinoPortLogger = createPinoLogger({
     service: SHIELD_ANALYZER_SERVICE_NAME,
     replica: config.replicaId,
@@ -85,6 +87,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
+  const tracing = startTracing(tracingConfig);
   try {
     const analyze = createShieldAnalyze(config.model, logger, options.analyzer);
     const service = new ShieldCaseService({
@@ -111,6 +114,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       bodyParser: false,
     });
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
+    app.use(tracedHttpRequests());
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
@@ -155,6 +159,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
           await started.app.close();
           await started.operatorServer?.close();
           await infrastructure.close();
+          await tracing.shutdown();
         })()),
     };
   } catch (error) {
@@ -162,6 +167,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
     await infrastructure.close();
+    await tracing.shutdown();
     throw error;
   }
 }

@@ -68,6 +68,12 @@ export interface UnaryEdge {
   isUnavailable(error: unknown): boolean;
   /** The UNAVAILABLE refusal, with the app's trailer. */
   unavailable(): UnaryRefusal;
+  /**
+   * Runs each call's handling (`handle` resolves to the status code sent) under the app's server span: the call's
+   * path (`/package.Service/Method`) names it, its metadata carries the caller's trace context. The platform's
+   * `traceGrpcServerCall` fits.
+   */
+  trace?(path: string, metadata: grpc.Metadata, handle: () => Promise<grpc.status>): Promise<grpc.status>;
 }
 
 /**
@@ -77,17 +83,22 @@ export interface UnaryEdge {
  */
 export function serveUnary<Req, Res>(edge: UnaryEdge, method: string, answer: (call: grpc.ServerUnaryCall<Req, Res>) => Promise<UnaryAnswer<Res>>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    void answer(call).then(
-      (outcome) => {
-        if (outcome.ok) callback(null, outcome.value);
-        else callback(outcome.refusal);
-        edge.log('info', `${edge.name} grpc call`, { method, code: outcome.ok ? grpc.status.OK : outcome.refusal.code });
-      },
-      (error: unknown) => {
-        const unavailable = edge.isUnavailable(error);
-        edge.log(unavailable ? 'warn' : 'error', `${edge.name} grpc call failed`, { method, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
-        callback(unavailable ? edge.unavailable() : { code: grpc.status.INTERNAL, details: 'Internal error' });
-      },
-    );
+    const handle = () =>
+      answer(call).then(
+        (outcome) => {
+          if (outcome.ok) callback(null, outcome.value);
+          else callback(outcome.refusal);
+          const code = outcome.ok ? grpc.status.OK : outcome.refusal.code;
+          edge.log('info', `${edge.name} grpc call`, { method, code });
+          return code;
+        },
+        (error: unknown) => {
+          const unavailable = edge.isUnavailable(error);
+          edge.log(unavailable ? 'warn' : 'error', `${edge.name} grpc call failed`, { method, errorName: error instanceof Error ? error.name : 'unknown', unavailable });
+          callback(unavailable ? edge.unavailable() : { code: grpc.status.INTERNAL, details: 'Internal error' });
+          return unavailable ? grpc.status.UNAVAILABLE : grpc.status.INTERNAL;
+        },
+      );
+    void (edge.trace ? edge.trace(call.getPath(), call.metadata, handle) : handle());
   };
 }

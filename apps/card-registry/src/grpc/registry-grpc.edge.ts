@@ -21,6 +21,7 @@ import {
 } from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
 import { grpcPeerAddress, sourceAddressOf } from '@trustmesh/platform-rate-limits';
+import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
 
 import type { RegistryLimits, RouteClass } from '../limits/registry-limits';
 import type { RegistryCaller, RegistryCallers } from '../service/registry-callers';
@@ -72,6 +73,7 @@ export class RegistryGrpcEdge {
       log: (level, message, fields) => options.logger.log(level, message, fields),
       isUnavailable,
       unavailable: () => refusalOf(grpc.status.UNAVAILABLE, failure('invalid', UNAVAILABLE.code, UNAVAILABLE.message)),
+      trace: traceGrpcServerCall,
     };
   }
 

@@ -12,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { createPinoLogger } from '@trustmesh/platform-logging';
+import { readTracingConfig, startTracing } from '@trustmesh/platform-tracing';
 import { counterpartyRequestScenario, parseScenario, ScenarioError, type Scenario } from '@trustmesh/relay-companion-sim';
 
 import { ConfigError, loadSimulatorConfig, type Env, type SimulatorMode } from '../config/simulator-config';
@@ -176,6 +177,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
           if (file !== undefined) parsed.env['SIMULATOR_SCENARIO_FILE'] = file;
         }
         const loaded = config(parsed.command);
+        const tracingConfig = readTracingConfig(parsed.env, 'companion-simulator');
         const scenario = loaded.scenarioFile
           ? await readScenario(loaded.scenarioFile)
           : loaded.counterpartyRequest
@@ -185,6 +187,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
         // Logs (the transport's and Nest's) in the platform's one line shape, on stdout as the gateway's are;
         // the lines below without JSON are this command's own output.
         const logger = createPinoLogger({ service: 'companion-simulator', replica: enrollment.deviceId, write: io.stdout });
+        const tracing = startTracing(tracingConfig);
         const host = await startSimulatorHost(loaded, {
           enrollment,
           ...(scenario ? { scenario } : {}),
@@ -209,10 +212,12 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
           await io.stopRequested();
         }
         await host.close();
+        await tracing.shutdown();
         return code;
       }
       case 'load': {
         const loaded = config('load');
+        const tracing = startTracing(readTracingConfig(parsed.env, 'companion-simulator'));
         const companions = parsed.load['companions'] ?? 10;
         const abort = new AbortController();
         void io.stopRequested().then(() => abort.abort());
@@ -227,7 +232,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
           wireVersion: loaded.wireVersion,
           ...(parsed.load['turn-interval'] !== undefined ? { turnIntervalMs: parsed.load['turn-interval'] } : {}),
           durationMs: (parsed.load['duration'] ?? 10) * 1000,
-        });
+        }).finally(() => tracing.shutdown());
         io.stdout(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatLoadReport(report));
         return EXIT.ok;
       }

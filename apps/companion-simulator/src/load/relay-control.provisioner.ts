@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 
 import { ChannelCredentials, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, dateFromTimestamp, relayControlV1GrpcJs, type UnaryInvoker } from '@trustmesh/contracts';
+import { callUnary, dateFromTimestamp, relayControlV1, relayControlV1GrpcJs, type UnaryInvoker } from '@trustmesh/contracts';
+import { traceGrpcClientCall, withTraceparent } from '@trustmesh/platform-tracing';
 
 import type { TlsTrust } from '../config/simulator-config';
 
@@ -102,7 +103,10 @@ export class RelayControlProvisioner implements LoadProvisioner {
   }
 
   private unary<Req, Res>(rpc: string, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
-    return callUnary(invoke, request, this.metadata, CALL_TIMEOUT_MS).catch((error: ServiceError) => {
+    // A client span per call, its traceparent in a copy of the shared metadata, so the gateway's span is its child.
+    return traceGrpcClientCall(`/${relayControlV1.TRUSTMESH_RELAY_V1_PACKAGE_NAME}.${relayControlV1.RELAY_CONTROL_SERVICE_NAME}/${rpc}`, () =>
+      callUnary(invoke, request, withTraceparent(this.metadata.clone()), CALL_TIMEOUT_MS),
+    ).catch((error: ServiceError) => {
       throw new ProvisioningError(rpc, error.code);
     });
   }

@@ -6,7 +6,8 @@
  * the Shield's internal text. Answers are bounded (1 MiB) and read as JSON.
  */
 import { ChannelCredentials, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, shieldAnalyzerV1GrpcJs as S, type UnaryInvoker } from '@trustmesh/contracts';
+import { callUnary, shieldAnalyzerV1, shieldAnalyzerV1GrpcJs as S, type UnaryInvoker } from '@trustmesh/contracts';
+import { traceGrpcClientCall, withTraceparent } from '@trustmesh/platform-tracing';
 
 import type { ShieldTarget } from '../config/simulator-config';
 import { field, type ShieldFailureCode } from './shield-verdict.mapping';
@@ -81,7 +82,10 @@ export class ShieldClient {
   }
 
   private unary<Req, Res>(rpc: string, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
-    return callUnary(invoke, request, this.metadata, this.target.deadlineMs).catch((error: ServiceError) => {
+    // A client span per call, its traceparent in a copy of the shared metadata: the Shield's span is its child.
+    return traceGrpcClientCall(`/${shieldAnalyzerV1.TRUSTMESH_SHIELD_V1_PACKAGE_NAME}.${shieldAnalyzerV1.SHIELD_ANALYZER_SERVICE_NAME}/${rpc}`, () =>
+      callUnary(invoke, request, withTraceparent(this.metadata.clone()), this.target.deadlineMs),
+    ).catch((error: ServiceError) => {
       throw new ShieldCallError(failureOf(error), rpc);
     });
   }

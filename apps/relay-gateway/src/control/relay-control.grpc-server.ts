@@ -19,6 +19,7 @@ import { relayControlV1GrpcJs, serveHealthAndReflection, serviceInfoV1GrpcJs, ti
 import { matchesAnyDigest, sha256 } from '@trustmesh/platform-credentials';
 import { DatabaseError } from '@trustmesh/platform-database';
 import { EventStoreError } from '@trustmesh/platform-event-store';
+import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
 import { REMOTE_WIRE_VERSIONS } from '@trustmesh/relay-protocol';
 
 import { RELAY_GATEWAY_SERVICE_NAME, RELAY_GATEWAY_VERSION, type RelayGatewayConfig } from '../config/relay-gateway.config';
@@ -230,16 +231,25 @@ export class RelayControlGrpcServer {
   }
 
   private unary<Req, Res>(method: string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
-    return (call, callback) => {
-      if (!this.authenticate(call.metadata, method)) {
-        callback(unauthenticated());
-        return;
-      }
-      handler(call.request).then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(this.toStatus(error, method)),
-      );
-    };
+    return (call, callback) =>
+      void traceGrpcServerCall(call.getPath(), call.metadata, async () => {
+        if (!this.authenticate(call.metadata, method)) {
+          const refusal = unauthenticated();
+          callback(refusal);
+          return refusal.code;
+        }
+        return handler(call.request).then(
+          (response) => {
+            callback(null, response);
+            return grpc.status.OK;
+          },
+          (error: unknown) => {
+            const status = this.toStatus(error, method);
+            callback(status);
+            return status.code;
+          },
+        );
+      });
   }
 
   private authenticate(metadata: grpc.Metadata, method: string): boolean {
@@ -253,7 +263,7 @@ export class RelayControlGrpcServer {
     return ok;
   }
 
-  private toStatus(error: unknown, method: string): Partial<grpc.StatusObject> {
+  private toStatus(error: unknown, method: string): Partial<grpc.StatusObject> & { code: grpc.status } {
     if (error instanceof ControlError) {
       const metadata = new grpc.Metadata();
       if (error.reason) metadata.set(RELAY_REFUSAL_CODE_METADATA, error.reason);
@@ -268,6 +278,6 @@ export class RelayControlGrpcServer {
   }
 }
 
-function unauthenticated(): Partial<grpc.StatusObject> {
+function unauthenticated(): Partial<grpc.StatusObject> & { code: grpc.status } {
   return { code: grpc.status.UNAUTHENTICATED, details: 'a valid service credential is required: authorization: Bearer <service credential>' };
 }

@@ -17,6 +17,7 @@
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+import { activeTraceparent, outsideTraces } from '@trustmesh/platform-tracing';
 
 import type { DataPlaneLogger } from './data-plane.log';
 import type { DataPlaneMetrics } from './data-plane.metrics';
@@ -30,6 +31,8 @@ interface Queued {
   eventType: string;
   data: unknown;
   enqueuedAt: number;
+  /** The trace of the frame that caused the record (its envelope's `traceparent`; a group takes its first entry's). */
+  traceparent: string | null;
   /** Characters of frame text the entry holds (its memory, near enough). */
   bytes: number;
   /** Published (removed from the queue when the flush ends). */
@@ -100,7 +103,7 @@ export class BatchingPublisher {
   enqueue(workspaceId: string, eventType: string, data: unknown): void {
     if (this.closed) return;
     const bytes = textOf(data).length;
-    this.queue.push({ workspaceId, eventType, data, enqueuedAt: Date.now(), bytes });
+    this.queue.push({ workspaceId, eventType, data, enqueuedAt: Date.now(), traceparent: activeTraceparent(), bytes });
     this.queuedBytes += bytes;
     let dropped = 0;
     while (this.queue.length - dropped > this.options.maxQueued || (this.queuedBytes > this.options.maxQueuedBytes && this.queue.length - dropped > 1)) {
@@ -139,10 +142,15 @@ export class BatchingPublisher {
 
   private schedule(delayMs: number): void {
     if (this.timer || this.flushing) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, delayMs);
+    // A flush carries the records of many frames: its publish span links to each frame's trace rather than
+    // taking whichever frame scheduled the timer as its parent.
+    this.timer = setTimeout(
+      outsideTraces(() => {
+        this.timer = undefined;
+        this.flush();
+      }),
+      delayMs,
+    );
     this.timer.unref();
   }
 
@@ -219,20 +227,20 @@ export class BatchingPublisher {
         }
         const started = { data: { origin: this.options.origin, epoch: data.epoch, items: [data.item] }, bytes, entries: [entry] };
         open.set(entry.workspaceId, started);
-        out.push({ envelope: this.envelope(entry.workspaceId, FRAMES_SEQUENCED, started.data), entries: started.entries });
+        out.push({ envelope: this.envelope(entry, FRAMES_SEQUENCED, started.data), entries: started.entries });
         continue;
       }
       open.delete(entry.workspaceId);
-      out.push({ envelope: this.envelope(entry.workspaceId, entry.eventType, entry.data), entries: [entry] });
+      out.push({ envelope: this.envelope(entry, entry.eventType, entry.data), entries: [entry] });
     }
     return out;
   }
 
-  private envelope(workspaceId: string, eventType: string, data: unknown): EventEnvelope {
+  private envelope({ workspaceId, traceparent }: Queued, eventType: string, data: unknown): EventEnvelope {
     // Per-process counter: a position in this writer's contribution to the stream (the topic is the log).
     const version = (this.versions.get(workspaceId) ?? 0) + 1;
     this.versions.set(workspaceId, version);
-    return createEnvelope({ eventType, data }, { streamId: workspaceId, streamVersion: version, producer: this.options.producer });
+    return createEnvelope({ eventType, data }, { streamId: workspaceId, streamVersion: version, producer: this.options.producer, traceparent });
   }
 }
 

@@ -28,6 +28,7 @@ import { CLOSE_CODES, FrameReader, type AnyWireFrame } from '@trustmesh/relay-pr
 import type { AcceptedBrowserTicket, BrowserSessionEndReason } from '../control/relay-directory.port';
 import type { DataPlaneConfig } from './data-plane.config';
 import { errorName, type DataPlaneLogger } from './data-plane.log';
+import { traceInboundFrame } from './frame-tracing';
 import type { DataPlaneMetrics } from './data-plane.metrics';
 import { rawText, toBytes } from './companion.socket';
 import { PeerSocket } from './peer-socket';
@@ -152,7 +153,7 @@ export function acceptBrowser(ws: WebSocket, ticket: AcceptedBrowserTicket, deps
     }
     const frame = verdict.value as AnyWireFrame;
     metrics.frames({ type: frame.type, direction: 'inbound' });
-    hub.browserFrame(peer, frame, text);
+    traceInboundFrame('browser', frame, peer.wire, () => hub.browserFrame(peer, frame, text));
   };
 
   // An exception while handling this session's frames ends this session only (§13's retryable internal

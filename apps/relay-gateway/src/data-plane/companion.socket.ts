@@ -29,6 +29,7 @@ import { FrameReader, type AnyWireFrame, type WireVersion } from '@trustmesh/rel
 import type { CompanionDisconnectReason, RelayDirectory } from '../control/relay-directory.port';
 import type { DataPlaneConfig } from './data-plane.config';
 import { errorName, type DataPlaneLogger } from './data-plane.log';
+import { traceInboundFrame } from './frame-tracing';
 import type { DataPlaneMetrics } from './data-plane.metrics';
 import { PeerSocket } from './peer-socket';
 import { TokenBucket } from './token-bucket';
@@ -137,7 +138,8 @@ export function acceptCompanion(ws: WebSocket, raw: Duplex, deps: CompanionSocke
     }
     const frame = verdict.value as AnyWireFrame;
     metrics.frames({ type: frame.type, direction: 'inbound' });
-    hub.companionFrame(peer, frame, text);
+    const live = peer;
+    traceInboundFrame('companion', frame, live.wire, () => hub.companionFrame(live, frame, text));
   };
 
   const handshake = async (data: RawData, binary: boolean) => {

@@ -10,7 +10,7 @@
  */
 import type { ISocketFactory } from 'kafkajs';
 
-import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, tracedEventBus, type EventBus } from '@trustmesh/platform-bus';
 import { openDatabase, prepareSchema, type Database } from '@trustmesh/platform-database';
 import { withContext } from '@trustmesh/platform-logging';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
@@ -108,7 +108,7 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
     // delay even where a broker does not answer a long poll as soon as data arrives (librdkafka's mock
     // cluster); a real broker answers at once either way, and idle consumers poll a few times a second.
     options.onStep?.('event-bus');
-    const bus: EventBus =
+    const adapterBus: EventBus =
       config.platform.bus.adapter === 'kafka'
         ? createKafkaEventBus(config.platform, {
             // The bus logs through the gateway's logger: one line shape (service, replica) for the whole process.
@@ -117,7 +117,8 @@ export async function openRelayInfrastructure(config: RelayGatewayConfig, logger
             ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
           })
         : await createLocalEventBus(config.platform, database, { logger: withContext(logger.port, { component: 'platform-bus.local' }) });
-    cleanups.push(() => bus.close());
+    cleanups.push(() => adapterBus.close());
+    const bus = tracedEventBus(adapterBus);
 
     const prisma = new PrismaClient({ adapter: database.prismaAdapter() });
     cleanups.push(() => prisma.$disconnect());

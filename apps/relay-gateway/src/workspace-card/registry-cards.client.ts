@@ -7,6 +7,7 @@
  */
 import { credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { callUnary, cardRegistryV1GrpcJs as registry, decodeRegistryRefusal, REGISTRY_ISSUES_METADATA, type UnaryInvoker } from '@trustmesh/contracts';
+import { withTraceparent } from '@trustmesh/platform-tracing';
 
 import type { WorkspaceCardConfig } from './workspace-card.config';
 
@@ -51,7 +52,8 @@ export class RegistryCardsClient {
   }
 
   private unary<Req, Res>(invoke: UnaryInvoker<Req, Res>, request: Req): Promise<RegistryOutcome> {
-    return callUnary(invoke, request, this.metadata, CALL_TIMEOUT_MS).then(
+    // The active span's traceparent goes along (a copy of the shared metadata): the registry's span is its child.
+    return callUnary(invoke, request, withTraceparent(this.metadata.clone()), CALL_TIMEOUT_MS).then(
       (): RegistryOutcome => ({ ok: true }),
       (error: ServiceError): RegistryOutcome => {
         const refusal = decodeRegistryRefusal(error.metadata?.get(REGISTRY_ISSUES_METADATA)[0] as Buffer | undefined);

@@ -22,6 +22,7 @@ import {
   type UnaryRefusal,
 } from '@trustmesh/contracts';
 import type { Logger } from '@trustmesh/platform-logging';
+import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
 
 import type { ShieldCaller } from '../service/shield-callers';
@@ -68,6 +69,7 @@ export class ShieldAnalyzerGrpcServer {
       log: (level, message, fields) => this.logger.log(level, message, fields),
       isUnavailable,
       unavailable: () => withIssues(grpc.status.UNAVAILABLE, UNAVAILABLE.message, [UNAVAILABLE]),
+      trace: traceGrpcServerCall,
     };
     const unary = <Req, Res>(method: string, run: (caller: ShieldCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> =>
       serveUnary(edge, method, async (call: grpc.ServerUnaryCall<Req, Res>) => {

@@ -8,7 +8,7 @@
  * Schema: in embedded mode every migration set is applied here; on a server they are only verified
  * (`MIGRATIONS_PENDING` until `trustmesh db migrate deploy` ran).
  */
-import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, LocalEventBus, type EventBus } from '@trustmesh/platform-bus';
+import { createKafkaEventBus, createLocalEventBus, LOCAL_BUS_MIGRATIONS, LocalEventBus, tracedEventBus, type EventBus } from '@trustmesh/platform-bus';
 import type { PlatformConfig } from '@trustmesh/platform-config';
 import { openDatabase, prepareSchema, type Database, type MigrationSet, type SqlExecutor } from '@trustmesh/platform-database';
 import { EVENT_STORE_MIGRATIONS, OutboxPublisher, openEventStore, type EventStore } from '@trustmesh/platform-event-store';
@@ -93,7 +93,7 @@ export async function openAppBackbone<Client extends DisconnectableClient, const
 
     const localBus = config.platform.bus.adapter === 'local';
     await prepareSchema(database, [EVENT_STORE_MIGRATIONS, ...(localBus ? [LOCAL_BUS_MIGRATIONS] : []), PROJECTION_MIGRATIONS, ...options.migrations]);
-    const bus: EventBus =
+    const adapterBus: EventBus =
       config.platform.bus.adapter === 'kafka'
         ? createKafkaEventBus(config.platform, {
             logger: withContext(logger, { component: 'platform-bus.kafka' }),
@@ -101,11 +101,12 @@ export async function openAppBackbone<Client extends DisconnectableClient, const
             ...(options.kafkaSocketFactory ? { socketFactory: options.kafkaSocketFactory } : {}),
           })
         : await createLocalEventBus(config.platform, database, { logger: withContext(logger, { component: 'platform-bus.local' }) });
-    cleanups.push(() => bus.close());
+    cleanups.push(() => adapterBus.close());
+    const bus = tracedEventBus(adapterBus);
 
     // Publishing in the append needs the bus's log in the store's own database: embedded, local bus. The
     // store is opened after the bus for that, and so closed before it.
-    const publishInTransaction = options.publishInTransaction === true && database.mode === 'embedded' && bus instanceof LocalEventBus ? bus : undefined;
+    const publishInTransaction = options.publishInTransaction === true && database.mode === 'embedded' && adapterBus instanceof LocalEventBus ? adapterBus : undefined;
     const store = await openEventStore(database, {
       producer: config.producer,
       defaultTopic: options.defaultTopic,

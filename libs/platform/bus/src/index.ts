@@ -56,3 +56,4 @@ export {
 export { partitionForKey, murmur2 } from './partitioner';
 export { DEAD_LETTER_CODES, deadLetterHeaders, failureCode, type DeadLetterOrigin } from './dead-letter';
 export { isLegalTopicName } from './topic-name';
+export { tracedEventBus } from './traced-event-bus';

@@ -4,6 +4,7 @@
  * data, and the outbox topic. Pure: no I/O, so every refusal is tested without a database.
  */
 import { createEnvelope, validateEnvelope, type EventEnvelope, type NewEvent } from '@trustmesh/platform-events';
+import { activeTraceparent } from '@trustmesh/platform-tracing';
 
 import { EventStoreError } from './event-store.errors';
 
@@ -22,6 +23,7 @@ export interface AppendOptions {
   /** For new events (envelopes carry their own): shared by everything one request caused. */
   correlationId?: string;
   causationId?: string | null;
+  /** For new events: the W3C trace context they were caused in; defaults to the active span's (null when none). */
   traceparent?: string | null;
   /** For new events: `<service>@<version>`; defaults to the store's `producer`. */
   producer?: string;
@@ -149,7 +151,8 @@ export function prepareAppend(
         streamVersion: index + 1,
         correlationId: options.correlationId,
         causationId: options.causationId,
-        traceparent: options.traceparent,
+        // Unless the caller says otherwise, the operation appending (a traced gRPC call, frame or event) caused the event.
+        traceparent: options.traceparent === undefined ? activeTraceparent() : options.traceparent,
         producer,
         now: settings.now,
       },

@@ -3,7 +3,7 @@
  * stopped through kcat), a Jest fixture that provides a Kafka cluster per spec file, a broker outage
  * for a client under test, services run as child processes, a topic reader for raw messages, a gRPC
  * health and reflection client, the deployment files under docker/ as kubectl and docker-compose render
- * them, and small helpers for unique names and polling.
+ * them, an in-process OTLP/HTTP collector for traces, and small helpers for unique names and polling.
  */
 export { startKafkaMock, KafkaMockError, type KafkaMock, type KafkaMockOptions, type KafkaMockErrorCode } from './kafka-mock';
 export {
@@ -39,3 +39,4 @@ export {
   type ManifestObject,
   type ComposeService,
 } from './deployment-manifests';
+export { startOtlpTestCollector, OTLP_SPAN_KIND, type OtlpTestCollector, type CollectedSpan } from './otlp-collector';
