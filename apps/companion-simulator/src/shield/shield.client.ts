@@ -43,9 +43,9 @@ export class ShieldClient {
   private readonly metadata = new Metadata();
 
   constructor(private readonly target: Pick<ShieldTarget, 'address' | 'credential' | 'tls' | 'deadlineMs'>) {
-    const channel: ChannelCredentials = target.tls ? credentials.createSsl() : credentials.createInsecure();
+    const channel: ChannelCredentials = target.tls ? credentials.createSsl(target.tls.ca) : credentials.createInsecure();
     this.client = new S.ShieldAnalyzerClient(target.address, channel, { 'grpc.max_receive_message_length': MAX_ANSWER_BYTES });
-    this.metadata.set('authorization', `Bearer ${target.credential}`);
+    this.metadata.set('authorization', `Bearer ${target.credential.reveal()}`);
   }
 
   /** Opens a case; resolves with its id. */

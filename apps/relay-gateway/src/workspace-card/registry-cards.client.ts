@@ -26,8 +26,9 @@ export class RegistryCardsClient {
   private readonly metadata = new Metadata();
 
   constructor(config: WorkspaceCardConfig) {
-    this.client = new registry.CardRegistryClient(config.registryAddress, config.registryTlsCa ? credentials.createSsl(config.registryTlsCa) : credentials.createInsecure());
-    this.metadata.set('authorization', `Bearer ${config.publisherCredential.reveal()}`);
+    const target = config.registry;
+    this.client = new registry.CardRegistryClient(target.address, target.tls ? credentials.createSsl(target.tls.ca) : credentials.createInsecure());
+    this.metadata.set('authorization', `Bearer ${target.credential.reveal()}`);
   }
 
   /** Publishes an AI Card's exact bytes; CREATED and UNCHANGED are both success. */
