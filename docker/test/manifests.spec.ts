@@ -26,6 +26,7 @@ const COMPOSE_VARIABLES = {
   SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
+  SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential',
 };
 
 type Container = Record<string, any>;
@@ -247,7 +248,8 @@ describe('the compose file', () => {
         'migrate-card-registry': { condition: 'service_completed_successfully' },
       });
     }
-    expect(needs('companion-simulator')).toEqual({ 'relay-gateway': { condition: 'service_healthy' } });
+    // The simulator consults the shield from its first counterparty request.
+    expect(needs('companion-simulator')).toEqual({ 'relay-gateway': { condition: 'service_healthy' }, 'shield-analyzer': { condition: 'service_healthy' } });
     for (const name of ['postgres', 'kafka']) expect(services[name]!.healthcheck?.test.length).toBeGreaterThan(0);
   });
 
@@ -321,10 +323,12 @@ describe('the README', () => {
       );
       expect(Object.keys(variables).sort()).toEqual(Object.keys(COMPOSE_VARIABLES).sort());
       expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']).toMatch(/^[0-9a-f]{64}$/);
-      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64}$/);
+      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64},simulator:[0-9a-f]{64}$/);
       const printed = result.stdout.match(/[0-9a-f]{64}/g) ?? [];
       expect(printed).toHaveLength(3);
       expect(Object.values(variables).filter((value) => printed.some((credential) => value.includes(credential)) && value !== variables['SIMULATOR_CONTROL_CREDENTIAL'])).toEqual([]);
+      // The simulator's shield credential is never printed, and the shield holds only its digest.
+      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).not.toContain(variables['SIMULATOR_SHIELD_CREDENTIAL']);
       expect(Object.keys(renderCompose(variables).services)).toContain('relay-gateway');
     } finally {
       rmSync(dir, { recursive: true, force: true });
