@@ -159,6 +159,25 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
     expect(egressTo('companion-simulator', 'shield-analyzer')).toEqual([manifestObject(objects, 'Service', 'shield-analyzer-grpc')['spec'].ports[0].port]);
   });
 
+  it('configures both platform flows at the gRPC Service and port their NetworkPolicy allows, each credential from a Secret', () => {
+    const flows = [
+      { from: 'relay-gateway', to: 'card-registry', address: 'RELAY_REGISTRY_GRPC_ADDRESS', credential: 'RELAY_REGISTRY_PUBLISHER_CREDENTIAL' },
+      { from: 'companion-simulator', to: 'shield-analyzer', address: 'SIMULATOR_SHIELD_ADDRESS', credential: 'SIMULATOR_SHIELD_CREDENTIAL' },
+    ];
+    const policy = (app: string) => ofKind(objects, 'NetworkPolicy').find((candidate) => candidate['spec'].podSelector.matchLabels?.['app.kubernetes.io/name'] === app)!;
+    for (const flow of flows) {
+      const container = podSpecOf(manifestObject(objects, 'Deployment', flow.from)).containers[0];
+      const configMaps = (container.envFrom ?? []).map((source: { configMapRef: { name: string } }) => manifestObject(objects, 'ConfigMap', source.configMapRef.name)['data']);
+      const literal = (name: string) => container.env.find((entry: { name: string }) => entry.name === name)?.value ?? configMaps.map((data: Record<string, string>) => data[name]).find(Boolean);
+      const [host, port] = String(literal(flow.address)).split(':');
+      const service = manifestObject(objects, 'Service', host!);
+      expect([flow.address, service['spec'].selector['app.kubernetes.io/name'], Number(port)]).toEqual([flow.address, flow.to, service['spec'].ports[0].port]);
+      const allowed = policy(flow.from)['spec'].egress.filter((rule: { to: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }) => rule.to.some((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name'] === flow.to));
+      expect(allowed.flatMap((rule: { ports: Array<{ port: number }> }) => rule.ports.map((entry) => entry.port))).toContain(Number(port));
+      expect(container.env.find((entry: { name: string }) => entry.name === flow.credential)?.valueFrom?.secretKeyRef?.name).toBe(flow.from);
+    }
+  });
+
   it('migrates every app that owns tables, in order, in a Job the README applies alone before the apps', () => {
     const job = manifestObject(objects, 'Job', 'trustmesh-migrate');
     const steps = containersOf(job);
