@@ -5,8 +5,8 @@
  * `ShieldCallError` with a stable code: the caller never waits longer than the deadline and never sees
  * the Shield's internal text. Answers are bounded (1 MiB) and read as JSON.
  */
-import { ChannelCredentials, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, shieldAnalyzerV1GrpcJs as S, type UnaryInvoker } from '@trustmesh/contracts';
+import { status, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { bearerMetadataOf, callUnary, channelCredentialsOf, shieldAnalyzerV1GrpcJs as S, type UnaryInvoker } from '@trustmesh/contracts';
 
 import type { ShieldTarget } from '../config/simulator-config';
 import { field, type ShieldFailureCode } from './shield-verdict.mapping';
@@ -40,12 +40,11 @@ function failureOf(error: ServiceError): ShieldFailureCode {
 
 export class ShieldClient {
   private readonly client: S.ShieldAnalyzerClient;
-  private readonly metadata = new Metadata();
+  private readonly metadata: Metadata;
 
   constructor(private readonly target: Pick<ShieldTarget, 'address' | 'credential' | 'tls' | 'deadlineMs'>) {
-    const channel: ChannelCredentials = target.tls ? credentials.createSsl(target.tls.ca) : credentials.createInsecure();
-    this.client = new S.ShieldAnalyzerClient(target.address, channel, { 'grpc.max_receive_message_length': MAX_ANSWER_BYTES });
-    this.metadata.set('authorization', `Bearer ${target.credential.reveal()}`);
+    this.client = new S.ShieldAnalyzerClient(target.address, channelCredentialsOf(target), { 'grpc.max_receive_message_length': MAX_ANSWER_BYTES });
+    this.metadata = bearerMetadataOf(target);
   }
 
   /** Opens a case; resolves with its id. */
