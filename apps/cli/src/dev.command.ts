@@ -16,16 +16,18 @@
  *    file, never to the terminal); then starts the gateway (PGlite and the local bus under
  *    `TRUSTMESH_DATA_DIR`, self-signed development certificate) with the registry's address, reads its
  *    "listening" log line and certificate line, and waits for its `GET /readyz`;
- * 3. provisions through RelayControl over gRPC: on the first run a workspace and a pairing code, which the
- *    simulator redeems; the simulator consults the shield (its gRPC address and the development operator
- *    credential, in its environment) on counterparty requests, and serves SimulatorControl with a minted
- *    credential (or `SIMULATOR_CONTROL_CREDENTIAL`) to start scenarios; (its device credential is stored 0600 under the data dir by the simulator itself);
- *    on later runs the stored device is reused if the gateway still knows it (ListDevices), else it is
- *    forgotten (`unenroll`) and a new workspace is paired;
- * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to the origin, prints the connection
- *    details (first of all the `trustmesh relay watch` line, which cannot be spent or expire as the
- *    single-use descriptor does; then the shield's exports, addresses and a first command), and stays in the
- *    foreground;
+ * 3. waits for the shield to be ready and provisions through RelayControl over gRPC: on the first run a
+ *    workspace and a pairing code, which the simulator redeems (its device credential is stored 0600 under
+ *    the data dir by the simulator itself); on later runs the stored device is reused if the gateway still
+ *    knows it (ListDevices), else it is forgotten (`unenroll`) and a new workspace is paired. The simulator
+ *    consults the shield on counterparty requests (its gRPC address and the development operator
+ *    credential, in the simulator's environment) and serves SimulatorControl with a minted credential (or
+ *    `SIMULATOR_CONTROL_CREDENTIAL`), so a person can start a scenario;
+ * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
+ *    the origin, prints the connection details (first of all the `trustmesh relay watch` line, which cannot
+ *    be spent or expire as the single-use descriptor does; then the shield's and the registry's exports,
+ *    addresses and first commands, and how the apps are wired with a line to try each flow), and stays in
+ *    the foreground;
  * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
  *    shell), stops the simulator, then the gateway, the registry and the shield (SIGTERM, each shuts down in order), and
  *    exits 0; if any child dies on its own, stops the others and exits 1.
