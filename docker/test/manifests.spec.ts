@@ -26,6 +26,7 @@ const COMPOSE_VARIABLES = {
   SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
+  SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential',
 };
 
 type Container = Record<string, any>;
@@ -158,6 +159,25 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
     expect(egressTo('companion-simulator', 'shield-analyzer')).toEqual([manifestObject(objects, 'Service', 'shield-analyzer-grpc')['spec'].ports[0].port]);
   });
 
+  it('configures both platform flows at the gRPC Service and port their NetworkPolicy allows, each credential from a Secret', () => {
+    const flows = [
+      { from: 'relay-gateway', to: 'card-registry', address: 'RELAY_REGISTRY_GRPC_ADDRESS', credential: 'RELAY_REGISTRY_PUBLISHER_CREDENTIAL' },
+      { from: 'companion-simulator', to: 'shield-analyzer', address: 'SIMULATOR_SHIELD_ADDRESS', credential: 'SIMULATOR_SHIELD_CREDENTIAL' },
+    ];
+    const policy = (app: string) => ofKind(objects, 'NetworkPolicy').find((candidate) => candidate['spec'].podSelector.matchLabels?.['app.kubernetes.io/name'] === app)!;
+    for (const flow of flows) {
+      const container = podSpecOf(manifestObject(objects, 'Deployment', flow.from)).containers[0];
+      const configMaps = (container.envFrom ?? []).map((source: { configMapRef: { name: string } }) => manifestObject(objects, 'ConfigMap', source.configMapRef.name)['data']);
+      const literal = (name: string) => container.env.find((entry: { name: string }) => entry.name === name)?.value ?? configMaps.map((data: Record<string, string>) => data[name]).find(Boolean);
+      const [host, port] = String(literal(flow.address)).split(':');
+      const service = manifestObject(objects, 'Service', host!);
+      expect([flow.address, service['spec'].selector['app.kubernetes.io/name'], Number(port)]).toEqual([flow.address, flow.to, service['spec'].ports[0].port]);
+      const allowed = policy(flow.from)['spec'].egress.filter((rule: { to: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }) => rule.to.some((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name'] === flow.to));
+      expect(allowed.flatMap((rule: { ports: Array<{ port: number }> }) => rule.ports.map((entry) => entry.port))).toContain(Number(port));
+      expect(container.env.find((entry: { name: string }) => entry.name === flow.credential)?.valueFrom?.secretKeyRef?.name).toBe(flow.from);
+    }
+  });
+
   it('migrates every app that owns tables, in order, in a Job the README applies alone before the apps', () => {
     const job = manifestObject(objects, 'Job', 'trustmesh-migrate');
     const steps = containersOf(job);
@@ -248,7 +268,8 @@ describe('the compose file', () => {
         'migrate-card-registry': { condition: 'service_completed_successfully' },
       });
     }
-    expect(needs('companion-simulator')).toEqual({ 'relay-gateway': { condition: 'service_healthy' } });
+    // The simulator consults the shield from its first counterparty request.
+    expect(needs('companion-simulator')).toEqual({ 'relay-gateway': { condition: 'service_healthy' }, 'shield-analyzer': { condition: 'service_healthy' } });
     for (const name of ['postgres', 'kafka']) expect(services[name]!.healthcheck?.test.length).toBeGreaterThan(0);
   });
 
@@ -322,10 +343,12 @@ describe('the README', () => {
       );
       expect(Object.keys(variables).sort()).toEqual(Object.keys(COMPOSE_VARIABLES).sort());
       expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']).toMatch(/^[0-9a-f]{64}$/);
-      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64}$/);
+      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64},simulator:[0-9a-f]{64}$/);
       const printed = result.stdout.match(/[0-9a-f]{64}/g) ?? [];
       expect(printed).toHaveLength(3);
       expect(Object.values(variables).filter((value) => printed.some((credential) => value.includes(credential)) && value !== variables['SIMULATOR_CONTROL_CREDENTIAL'])).toEqual([]);
+      // The simulator's shield credential is never printed, and the shield holds only its digest.
+      expect(variables['SHIELD_OPERATOR_CREDENTIALS']).not.toContain(variables['SIMULATOR_SHIELD_CREDENTIAL']);
       expect(Object.keys(renderCompose(variables).services)).toContain('relay-gateway');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,33 @@
 /**
- * The card registry under `trustmesh dev` (`npm start`): its environment and what a person needs to reach
- * it. Like the shield analyzer it gets a PGlite of its own under `<data dir>/card-registry` (one process
- * owns an embedded directory) unless DATABASE_URL is set, and its development operator credential only as
- * `development:<sha256>`; the plaintext is printed once by the launcher, never written.
+ * The card registry under `trustmesh dev` (`npm start`): its environment, the gateway's onboarding as a
+ * publisher, and what a person needs to reach it. Like the shield analyzer it gets a PGlite of its own under
+ * `<data dir>/card-registry` (one process owns an embedded directory) unless DATABASE_URL is set, and its
+ * development operator credential only as `development:<sha256>`; the plaintext is printed once by the
+ * launcher, never written.
+ *
+ * The gateway publishes its workspaces' cards as the publisher `trustmesh-dev-relay` of the namespace
+ * `relay.trustmesh.test`, onboarded here through the registry's operator REST API at every start (both
+ * steps answer "already so" on a later start). The publisher credential the registry issues goes to the
+ * gateway in a 0600 file under the data directory (`RELAY_REGISTRY_PUBLISHER_CREDENTIAL_FILE`), never to
+ * the terminal; the previous start's credential is revoked, so one stays valid.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { sha256Hex } from '@trustmesh/platform-credentials';
 
 /** The registry's operator account for the development credential. */
 export const REGISTRY_DEV_ACCOUNT = 'development';
+/** The registry publisher the development gateway publishes workspace cards as, and its namespace. */
+export const DEV_CARD_PUBLISHER = 'trustmesh-dev-relay';
+export const DEV_CARD_NAMESPACE = 'relay.trustmesh.test';
+const ONBOARD_TIMEOUT_MS = 30_000;
+/** Registry answers are small JSON records; anything longer is not one. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export class RegistryOnboardingError extends Error {
+  override readonly name = 'RegistryOnboardingError';
+}
 
 export interface RegistryStarted {
   httpUrl: string;
@@ -47,4 +65,80 @@ export function registryLines(started: RegistryStarted, mintedCredential: string
     `  Registry gRPC:              ${started.grpcAddress} (plaintext) trustmesh.registry.v1.CardRegistry, CardRegistryOperator`,
     `  Registry operator port:     ${started.operatorUrl ? `${started.operatorUrl} (/metrics, /healthz, /readyz)` : 'off'}`,
   ];
+}
+
+/**
+ * Onboards the development gateway on the registry (publisher, namespace, a fresh credential) and writes the
+ * credential to `<data dir>/relay-gateway/registry-publisher.credential` (0600, the credential id beside it
+ * so the next start revokes it). Resolves with the gateway's RELAY_REGISTRY_* variables.
+ */
+export async function onboardDevGateway(started: RegistryStarted, operatorCredential: string, dataDir: string): Promise<Record<string, string>> {
+  const call = (method: 'POST' | 'DELETE', path: string, body?: unknown) => operatorCall(started.httpUrl, operatorCredential, method, path, body);
+  const publisher = await call('POST', '/v1/operator/publishers', { publisherId: DEV_CARD_PUBLISHER, displayName: 'Trustmesh development relay' });
+  if (publisher.status !== 201 && publisher.code !== 'PUBLISHER_EXISTS') throw refused('register the development publisher', publisher);
+  const namespace = await call('POST', '/v1/operator/namespaces', { namespace: DEV_CARD_NAMESPACE, publisherId: DEV_CARD_PUBLISHER });
+  if (namespace.status !== 201 && namespace.status !== 200) throw refused(`grant ${DEV_CARD_NAMESPACE}`, namespace);
+  const credentialFile = join(dataDir, 'registry-publisher.credential');
+  const idFile = `${credentialFile}.id`;
+  const previousId = readOptional(idFile);
+  const issued = await call('POST', `/v1/operator/publishers/${DEV_CARD_PUBLISHER}/credentials`, { label: 'trustmesh dev gateway' });
+  const credential = typeof issued.body['credential'] === 'string' ? issued.body['credential'] : null;
+  const credentialId = typeof issued.body['credentialId'] === 'string' ? issued.body['credentialId'] : null;
+  if (issued.status !== 201 || credential === null || credentialId === null) throw refused('issue a publisher credential', issued);
+  writeFileSync(credentialFile, `${credential}\n`, { mode: 0o600 });
+  writeFileSync(idFile, `${credentialId}\n`, { mode: 0o600 });
+  if (previousId && /^[A-Za-z0-9_-]{1,128}$/.test(previousId)) await call('DELETE', `/v1/operator/publishers/${DEV_CARD_PUBLISHER}/credentials/${previousId}`);
+  return {
+    RELAY_REGISTRY_GRPC_ADDRESS: reachable(started.grpcAddress),
+    RELAY_REGISTRY_PUBLISHER_CREDENTIAL_FILE: credentialFile,
+    RELAY_CARD_NAMESPACE: DEV_CARD_NAMESPACE,
+  };
+}
+
+/** An address a client on this machine can dial: a wildcard listener is reached on loopback. */
+export function reachable(address: string): string {
+  return address.replace(/^(?:0\.0\.0\.0|\[::\]):/, '127.0.0.1:');
+}
+
+interface OperatorAnswer {
+  status: number;
+  code: string | null;
+  body: Record<string, unknown>;
+}
+
+async function operatorCall(baseUrl: string, credential: string, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<OperatorAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${credential}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(ONBOARD_TIMEOUT_MS),
+    });
+  } catch {
+    throw new RegistryOnboardingError(`the card registry at ${baseUrl} did not answer ${method} ${path}`);
+  }
+  const text = (await response.text()).slice(0, MAX_ANSWER_BYTES);
+  let parsed: Record<string, unknown> = {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) parsed = value as Record<string, unknown>;
+  } catch {
+    parsed = {};
+  }
+  // The registry's problem documents carry a stable `code` (registry-http.edge.ts).
+  const code = typeof parsed['code'] === 'string' ? parsed['code'] : null;
+  return { status: response.status, code, body: parsed };
+}
+
+function refused(what: string, answer: OperatorAnswer): RegistryOnboardingError {
+  return new RegistryOnboardingError(`the card registry refused to ${what} (HTTP ${answer.status}${answer.code ? ` ${answer.code.slice(0, 64)}` : ''})`);
+}
+
+function readOptional(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
 }

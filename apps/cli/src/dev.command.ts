@@ -10,20 +10,26 @@
  *    operator credential (or takes `SHIELD_CREDENTIAL`), and hands the apps only their SHA-256
  *    (`RELAY_SERVICE_CREDENTIAL_SHA256`, `SHIELD_OPERATOR_CREDENTIALS=development:<sha256>`): the plaintexts
  *    are printed once, never written;
- * 2. starts the gateway (PGlite and the local bus under `TRUSTMESH_DATA_DIR`, self-signed development
- *    certificate) and the shield (its own PGlite under `<data dir>/shield-analyzer`, or `DATABASE_URL`),
- *    reads the gateway's "listening" log line and certificate line, and waits for its `GET /readyz`;
- * 3. provisions through RelayControl over gRPC: on the first run a workspace and a pairing code, which the
- *    simulator redeems (its device credential is stored 0600 under the data dir by the simulator itself);
- *    on later runs the stored device is reused if the gateway still knows it (ListDevices), else it is
- *    forgotten (`unenroll`) and a new workspace is paired;
- * 4. waits for the workspace to be online (GetWorkspaceStatus) and for the shield's "listening" line and
- *    operator `GET /readyz`, mints a browser session descriptor bound to the origin, prints the connection
- *    details (first of all the `trustmesh relay watch` line, which cannot be spent or expire as the
- *    single-use descriptor does; then the shield's exports, addresses and a first command), and stays in the
- *    foreground;
+ * 2. starts the shield (its own PGlite under `<data dir>/shield-analyzer`, or `DATABASE_URL`) and the card
+ *    registry, waits for the registry to be ready and onboards the gateway on it as a publisher of a
+ *    development namespace (dev-card-registry.ts: the publisher credential goes to the gateway in a 0600
+ *    file, never to the terminal); then starts the gateway (PGlite and the local bus under
+ *    `TRUSTMESH_DATA_DIR`, self-signed development certificate) with the registry's address, reads its
+ *    "listening" log line and certificate line, and waits for its `GET /readyz`;
+ * 3. waits for the shield to be ready and provisions through RelayControl over gRPC: on the first run a
+ *    workspace and a pairing code, which the simulator redeems (its device credential is stored 0600 under
+ *    the data dir by the simulator itself); on later runs the stored device is reused if the gateway still
+ *    knows it (ListDevices), else it is forgotten (`unenroll`) and a new workspace is paired. The simulator
+ *    consults the shield on counterparty requests (its gRPC address and the development operator
+ *    credential, in the simulator's environment) and serves SimulatorControl with a minted credential (or
+ *    `SIMULATOR_CONTROL_CREDENTIAL`), so a person can start a scenario;
+ * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
+ *    the origin, prints the connection details (first of all the `trustmesh relay watch` line, which cannot
+ *    be spent or expire as the single-use descriptor does; then the shield's and the registry's exports,
+ *    addresses and first commands, and how the apps are wired with a line to try each flow), and stays in
+ *    the foreground;
  * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
- *    shell), stops the simulator, then the shield, then the gateway (SIGTERM, each shuts down in order), and
+ *    shell), stops the simulator, then the gateway, the registry and the shield (SIGTERM, each shuts down in order), and
  *    exits 0; if any child dies on its own, stops the others and exits 1.
  *
  * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
@@ -37,7 +43,7 @@ import { join, relative, resolve } from 'node:path';
 import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 import { ChildApp, describeExit, ROOT } from './child-app';
-import { registryEnv, registryLines, registryStartedOf } from './dev-card-registry';
+import { onboardDevGateway, reachable, registryEnv, registryLines, registryStartedOf, RegistryOnboardingError } from './dev-card-registry';
 
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
@@ -49,6 +55,8 @@ const GATEWAY_MAIN = join(ROOT, 'apps', 'relay-gateway', 'src', 'main.ts');
 const SIMULATOR_MAIN = join(ROOT, 'apps', 'companion-simulator', 'src', 'main.ts');
 const SHIELD_MAIN = join(ROOT, 'apps', 'shield-analyzer', 'src', 'main.ts');
 const REGISTRY_MAIN = join(ROOT, 'apps', 'card-registry', 'src', 'main.ts');
+/** Where the simulator serves SimulatorControl unless SIMULATOR_CONTROL_ADDRESS says otherwise (compose's port too). */
+const DEV_SIMULATOR_CONTROL_ADDRESS = '127.0.0.1:50081';
 /** The shield's operator account for the development credential (the shield's own embedded default too). */
 const SHIELD_DEV_ACCOUNT = 'development';
 const START_TIMEOUT_MS = 180_000;
@@ -97,6 +105,9 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   // The card registry's development operator credential, as the CLI's `cards` commands read it.
   const givenRegistryCredential = env['TRUSTMESH_REGISTRY_TOKEN']?.trim();
   const registryCredential = givenRegistryCredential || mintSecret('tmro_');
+  // SimulatorControl's credential: the simulator gets it in its environment, a person from the one print.
+  const givenSimulatorControlCredential = env['SIMULATOR_CONTROL_CREDENTIAL']?.trim();
+  const simulatorControlCredential = givenSimulatorControlCredential || mintSecret('tmsim_');
 
   // Children get the platform variables (DATABASE_URL, TRUSTMESH_BUS, …) but never the plaintext credential.
   const baseEnv: Record<string, string | undefined> = { ...env, TRUSTMESH_DATA_DIR: dataDir, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json') };
@@ -104,6 +115,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   delete baseEnv['SIMULATOR_PAIRING_CODE'];
   delete baseEnv['SHIELD_CREDENTIAL'];
   delete baseEnv['TRUSTMESH_REGISTRY_TOKEN'];
+  delete baseEnv['SIMULATOR_CONTROL_CREDENTIAL'];
 
   let stopSignal: string | null = null;
   const onSignal = (signal: string) => {
@@ -151,16 +163,23 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     });
 
   try {
-    // 1. The gateway and the shield analyzer, starting side by side.
-    const gateway = launch('relay-gateway', [GATEWAY_MAIN], { ...baseEnv, RELAY_SERVICE_CREDENTIAL_SHA256: digest, RELAY_SERVICE_CREDENTIAL_SHA256_FILE: undefined });
-    children.push(gateway);
-    io.stdout(`trustmesh dev: starting relay-gateway (pid ${gateway.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
+    // 1. The shield analyzer and the card registry side by side; the gateway once it is onboarded on the registry.
     const shield = launch('shield-analyzer', [SHIELD_MAIN], shieldEnv(baseEnv, dataDir, shieldCredential));
     children.push(shield);
-    io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid})\n`);
+    io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
     const registry = launch('card-registry', [REGISTRY_MAIN], registryEnv(baseEnv, dataDir, registryCredential));
     children.push(registry);
     io.stdout(`trustmesh dev: starting card-registry (pid ${registry.process.pid})\n`);
+    const registryStarted = await waitFor('the card registry to listen', START_TIMEOUT_MS, () => registryStartedOf(registry.logRecord('card registry listening')));
+    if (registryStarted.operatorUrl) {
+      const readyz = `${registryStarted.operatorUrl}/readyz`;
+      await waitFor('the card registry to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
+    }
+    // A gateway the user pointed at a registry of their own keeps it.
+    const cardsEnv = env['RELAY_REGISTRY_GRPC_ADDRESS'] ? {} : await onboardDevGateway(registryStarted, registryCredential, dataDir);
+    const gateway = launch('relay-gateway', [GATEWAY_MAIN], { ...baseEnv, ...cardsEnv, RELAY_SERVICE_CREDENTIAL_SHA256: digest, RELAY_SERVICE_CREDENTIAL_SHA256_FILE: undefined });
+    children.push(gateway);
+    io.stdout(`trustmesh dev: starting relay-gateway (pid ${gateway.process.pid})\n`);
     const started = await waitFor('the relay gateway to listen', START_TIMEOUT_MS, () => {
       const listening = gateway.logRecord('relay gateway listening');
       if (!listening) return null;
@@ -181,7 +200,17 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     const ca = started.certFile ? readFileSync(started.certFile) : null;
     await waitFor('the relay gateway to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(`${started.httpUrl}/readyz`, ca)) === 200 ? true : null));
 
-    // 2. Provisioning through RelayControl, and the simulator.
+    // 2. The shield analyzer: listening (its addresses), then ready (its operator port's /readyz); the simulator consults it.
+    const shieldStarted = await waitFor('the shield analyzer to listen', START_TIMEOUT_MS, () => {
+      const listening = shield.logRecord('shield analyzer listening');
+      return listening ? { httpUrl: String(listening['http']), grpcAddress: String(listening['grpc']), operatorUrl: typeof listening['operator'] === 'string' ? listening['operator'] : null } : null;
+    });
+    if (shieldStarted.operatorUrl) {
+      const readyz = `${shieldStarted.operatorUrl}/readyz`;
+      await waitFor('the shield analyzer to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
+    }
+
+    // 3. Provisioning through RelayControl, and the simulator.
     const grpcTls = started.grpcTls;
     control = new RelayControl({ address: started.grpcAddress, credential: serviceCredential, tlsCa: grpcTls ? ca : null });
     const relayControl = control;
@@ -190,12 +219,16 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       RELAY_GATEWAY_URL: started.httpUrl,
       RELAY_GATEWAY_CA_FILE: started.certFile ?? undefined,
       SIMULATOR_CREDENTIAL_FILE: credentialFile,
+      // A simulator the user pointed at a Shield of their own keeps it.
+      ...(env['SIMULATOR_SHIELD_ADDRESS'] ? {} : { SIMULATOR_SHIELD_ADDRESS: reachable(shieldStarted.grpcAddress), SIMULATOR_SHIELD_CREDENTIAL: shieldCredential }),
+      SIMULATOR_CONTROL_ADDRESS: env['SIMULATOR_CONTROL_ADDRESS'] ?? DEV_SIMULATOR_CONTROL_ADDRESS,
+      SIMULATOR_CONTROL_CREDENTIAL: simulatorControlCredential,
     };
+    let simulator: ChildApp | null = null;
     const runSimulator = (extra: Record<string, string>) => {
-      const simulator = launch('companion-simulator', [SIMULATOR_MAIN, 'run'], { ...simulatorEnv, ...extra });
+      simulator = launch('companion-simulator', [SIMULATOR_MAIN, 'run'], { ...simulatorEnv, ...extra });
       children.push(simulator);
       io.stdout(`trustmesh dev: starting companion-simulator (pid ${simulator.process.pid})\n`);
-      return simulator;
     };
 
     let stored = readStoredDevice(credentialFile);
@@ -230,21 +263,9 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       return device && (deviceId === null || device.deviceId === deviceId) ? device : null;
     });
 
-    // 3. The shield analyzer: listening (its addresses), then ready (its operator port's /readyz).
-    const shieldStarted = await waitFor('the shield analyzer to listen', START_TIMEOUT_MS, () => {
-      const listening = shield.logRecord('shield analyzer listening');
-      return listening ? { httpUrl: String(listening['http']), grpcAddress: String(listening['grpc']), operatorUrl: typeof listening['operator'] === 'string' ? listening['operator'] : null } : null;
-    });
-    if (shieldStarted.operatorUrl) {
-      const readyz = `${shieldStarted.operatorUrl}/readyz`;
-      await waitFor('the shield analyzer to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
-    }
-
-    const registryStarted = await waitFor('the card registry to listen', START_TIMEOUT_MS, () => registryStartedOf(registry.logRecord('card registry listening')));
-    if (registryStarted.operatorUrl) {
-      const readyz = `${registryStarted.operatorUrl}/readyz`;
-      await waitFor('the card registry to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
-    }
+    const simulatorControlAddress = await waitFor('the simulator to serve SimulatorControl', START_TIMEOUT_MS, () =>
+      simulator?.lines.map((line) => /^companion-simulator: SimulatorControl on (\S+)$/.exec(line)?.[1]).find(Boolean) ?? null,
+    );
 
     // 4. A first browser session, and what a person needs.
     const descriptor = await relayControl.createBrowserSession(workspaceId, options.origin, DEFAULT_WIRE_VERSIONS, DEV_USER);
@@ -288,6 +309,15 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
         '',
         ...registryLines(registryStarted, givenRegistryCredential ? null : registryCredential),
         '',
+        ...wiringLines({
+          workspaceId,
+          controlFlags,
+          simulatorControlAddress,
+          mintedControlCredential: givenSimulatorControlCredential ? null : simulatorControlCredential,
+          shieldConsulted: env['SIMULATOR_SHIELD_ADDRESS'] ? null : reachable(shieldStarted.grpcAddress),
+          cardNamespace: cardsEnv['RELAY_CARD_NAMESPACE'] ?? null,
+        }),
+        '',
       ].join('\n') + '\n',
     );
 
@@ -299,7 +329,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     return (await stopAll(children, io)) ? code : EXIT.failed;
   } catch (error) {
     const aborted = error instanceof Aborted;
-    if (!aborted) io.stderr(`trustmesh dev: ${error instanceof RelayControlError || error instanceof Error ? error.message : 'failed to start'}\n`);
+    if (!aborted) io.stderr(`trustmesh dev: ${error instanceof RelayControlError || error instanceof RegistryOnboardingError || error instanceof Error ? error.message : 'failed to start'}\n`);
     await stopAll(children, io);
     return aborted ? EXIT.ok : EXIT.failed;
   } finally {
@@ -341,7 +371,32 @@ function shieldLines(started: { httpUrl: string; grpcAddress: string; operatorUr
   ];
 }
 
-/** In reverse start order: the simulator first (it closes its socket with 1000), the gateway last; true if all exited cleanly. */
+/**
+ * How the apps reach each other, and a line to try each flow: SimulatorControl starts a scenario whose
+ * counterparty request the simulator checks with the shield before the approval reaches the browser; the
+ * gateway publishes the workspace's card to the registry, where `cards search` finds it.
+ */
+function wiringLines(wiring: {
+  workspaceId: string;
+  controlFlags: string[];
+  simulatorControlAddress: string;
+  mintedControlCredential: string | null;
+  shieldConsulted: string | null;
+  cardNamespace: string | null;
+}): string[] {
+  return [
+    'The apps are wired together:',
+    `  Simulator → shield:         ${wiring.shieldConsulted ? `${wiring.shieldConsulted} (gRPC, the development operator credential): counterparty requests are checked before their approval` : 'the Shield in SIMULATOR_SHIELD_ADDRESS'}`,
+    `  Gateway → registry:         ${wiring.cardNamespace ? `workspace cards published under ${wiring.cardNamespace} (publisher credential in a 0600 file under the data directory)` : 'the registry in RELAY_REGISTRY_GRPC_ADDRESS'}`,
+    `  SimulatorControl:           ${wiring.simulatorControlAddress} (plaintext) trustmesh.relay.v1.SimulatorControl, metadata  authorization: Bearer $SIMULATOR_CONTROL_CREDENTIAL`,
+    wiring.mintedControlCredential ? `    export SIMULATOR_CONTROL_CREDENTIAL=${wiring.mintedControlCredential}   (this run only, shown once, never stored)` : '    (SIMULATOR_CONTROL_CREDENTIAL: the one you set)',
+    '  Publish the workspace\'s card, then find it in the registry (after the exports above):',
+    `    npx trustmesh relay publish-card ${wiring.controlFlags.filter((flag) => !flag.startsWith('--origin')).join(' ')} --owner ${DEV_USER} --name Development-companion --description Development-workspace-agent`,
+    '    npx trustmesh cards search Development-companion',
+  ];
+}
+
+/** In reverse start order: the simulator first (it closes its socket with 1000), then the gateway, then the apps it calls; true if all exited cleanly. */
 async function stopAll(children: readonly ChildApp[], io: CommandIo): Promise<boolean> {
   let clean = true;
   for (const child of [...children].reverse()) {

@@ -7,8 +7,11 @@
  * as a person would run it (with a 1.2-only session: the simulator speaks the seed's Wire 1.2) and prints the
  * session, the threads and a whole turn until SIGINT. The shield analyzer runs beside them: its printed REST URL
  * and development operator credential answer an authenticated request (the printed `trustmesh shield list`
- * line, and a consult over gRPC), an unauthenticated one is refused. SIGTERM stops the launcher and all three
- * children. A second start reuses the stored device.
+ * line, and a consult over gRPC), an unauthenticated one is refused. The apps are wired together: a
+ * counterparty request started through the printed SimulatorControl reaches the browser with the shield's
+ * disposition in its approval, and the printed `trustmesh relay publish-card` line publishes the workspace's
+ * card, which the printed `trustmesh cards search` line finds in the registry. SIGTERM stops the launcher
+ * and all four children. A second start reuses the stored device.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -16,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { shieldAnalyzerV1GrpcJs } from '@trustmesh/contracts';
+import { shieldAnalyzerV1GrpcJs, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
 import { waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient } from '@trustmesh/relay-client';
 import { WebSocket } from 'ws';
@@ -59,7 +62,7 @@ function startCommand(): string[] {
 
 /** `npm start` itself, or its command run directly with this Node (no npm and shell in between). */
 function launch(via: 'npm' | 'node'): Launcher {
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0', REGISTRY_HTTP_PORT: '0', REGISTRY_GRPC_PORT: '0' };
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0', REGISTRY_HTTP_PORT: '0', REGISTRY_GRPC_PORT: '0', SIMULATOR_CONTROL_ADDRESS: '127.0.0.1:0' };
   const child =
     via === 'npm'
       ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -105,6 +108,33 @@ function shieldGrpc<Res>(invoke: (metadata: Metadata, callback: (error: ServiceE
   return new Promise((resolve) => invoke(metadata, (error, response) => resolve(error ? { code: error.code } : { ...(response !== undefined ? { response } : {}) })));
 }
 
+/** A printed `npx trustmesh …` line run as printed (this checkout's bin for npx), with `env` as the exports. */
+function runPrinted(line: string, env: Record<string, string>) {
+  return spawnSync(process.execPath, [join(ROOT, 'bin', 'trustmesh.js'), ...line.split(/\s+/)], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+/** SimulatorControl StartScenario with the printed address and credential. */
+function startScenario(address: string, credential: string, document: string): Promise<simulatorControlV1GrpcJs.StartScenarioResponse> {
+  const client = new simulatorControlV1GrpcJs.SimulatorControlClient(address, credentials.createInsecure());
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${credential}`);
+  return new Promise<simulatorControlV1GrpcJs.StartScenarioResponse>((resolve, reject) =>
+    client.startScenario({ document, format: 'yaml' }, metadata, (error, response) => (error ? reject(error) : resolve(response))),
+  ).finally(() => client.close());
+}
+
+const COUNTERPARTY_SCENARIO = `version: 1
+name: npm start counterparty
+threads: [{ key: inbox, title: Supplier requests }]
+steps:
+  - { kind: counterpartyRequest, thread: inbox, request: bank-detail-change }
+`;
+
 /**
  * SIGTERM to the process that was started. Run directly, the launcher exits 0 after all children; under
  * npm, npm exits at once and the launcher, finding its parent gone, stops the children all the same.
@@ -124,7 +154,7 @@ async function stop(launcher: Launcher, via: 'npm' | 'node'): Promise<void> {
 describe('npm start (trustmesh dev)', () => {
   let workspaceId: string;
 
-  it('runs the gateway and a paired simulator, prints how to connect, serves a browser, and stops when npm is stopped', async () => {
+  it('runs the four apps wired together, prints how to connect, serves a browser, and stops when npm is stopped', async () => {
     const launcher = launch('npm');
     const out = await printed(launcher);
     const descriptor = JSON.parse(field(out, /^(\{"connectUrl".*\})$/m)) as { connectUrl: string; expiresAt: string };
@@ -219,6 +249,24 @@ describe('npm start (trustmesh dev)', () => {
       expect(await ended).toBe('completed');
       expect(texts.some((text) => text.length > 0)).toBe(true);
 
+      // Simulator → shield: a counterparty request, started through the printed SimulatorControl, reaches the
+      // browser with the shield's disposition in its approval; rejecting it settles the interaction.
+      expect(field(out, /Simulator → shield: +(\S+)/)).toBe(shieldGrpcAddress);
+      const controlAddress = field(out, /SimulatorControl: +(127\.0\.0\.1:\d+) /);
+      const controlCredential = field(out, /^ +export SIMULATOR_CONTROL_CREDENTIAL=(\S+) /m);
+      const offered = new Promise<{ interactionId: string; request: { projection: { toolName: string; explanation?: string } } }>((resolve) => {
+        const off = client.on('interaction', (change) => {
+          if (change.change !== 'pending') return;
+          off();
+          resolve(change.interaction as unknown as { interactionId: string; request: { projection: { toolName: string; explanation?: string } } });
+        });
+      });
+      expect(await startScenario(controlAddress, controlCredential, COUNTERPARTY_SCENARIO)).toMatchObject({ name: 'npm start counterparty' });
+      const approval = await offered;
+      expect(approval.request.projection.toolName).toBe('pay_invoice');
+      expect(approval.request.projection.explanation ?? '').toMatch(/^Shield: do not proceed, critical risk\./);
+      expect(await client.interactions.reject(approval.interactionId)).toMatchObject({ accepted: true });
+
       // A second descriptor from the one-liner is a working, different ticket for the same relay.
       const next = mint();
       expect(next.connectUrl).not.toBe(descriptor.connectUrl);
@@ -226,6 +274,25 @@ describe('npm start (trustmesh dev)', () => {
     } finally {
       client.close();
     }
+
+    // Gateway → registry: the printed publish-card line publishes the workspace's card; the printed search finds it.
+    const publishLine = field(out, /^ +npx trustmesh (relay publish-card .*)$/m);
+    const searchLine = field(out, /^ +npx trustmesh (cards search .*)$/m);
+    const published = runPrinted(publishLine, { RELAY_CONTROL_CREDENTIAL: credential });
+    expect([published.status, published.stderr]).toEqual([0, '']);
+    const card = JSON.parse(published.stdout) as { identifier: string; delivery: string; status: string };
+    expect(card).toMatchObject({ delivery: 'published', status: 'active' });
+    expect(card.identifier).toBe(`https://relay.trustmesh.test/relay/workspaces/${workspaceId}`);
+    let found = '';
+    await waitUntil(
+      () => {
+        const searched = runPrinted(searchLine, { TRUSTMESH_REGISTRY_URL: registryUrl });
+        found = searched.stdout;
+        return searched.status === 0 && found.includes(card.identifier);
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'cards search to find the published workspace card' },
+    );
+    expect(found).toMatch(/^1 hit\(s\)$/m);
 
     // The watch line, run as printed (with a 1.2-only ticket), shows the session, threads and a whole turn.
     const watcher = spawn(process.execPath, [join(ROOT, 'bin', 'trustmesh.js'), ...watch.split(/\s+/), '--wire', '1.2'], {
@@ -263,6 +330,13 @@ describe('npm start (trustmesh dev)', () => {
     }
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'shield-analyzer.log'));
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'card-registry.log'));
+    // The gateway's registry publisher credential is the one secret written, private to the user; no log holds it.
+    const publisherFile = join(dataDir, 'registry-publisher.credential');
+    expect(statSync(publisherFile).mode & 0o777).toBe(0o600);
+    const publisherCredential = readFileSync(publisherFile, 'utf8').trim();
+    expect(publisherCredential).toMatch(/^tmrp_/);
+    expect(out).not.toContain(publisherCredential);
+    for (const log of readdirSync(join(dataDir, 'logs'))) expect(readFileSync(join(dataDir, 'logs', log), 'utf8')).not.toContain(publisherCredential);
   }, 420_000);
 
   it('reuses the stored device on the next start', async () => {

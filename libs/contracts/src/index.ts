@@ -38,3 +38,4 @@ export {
   type UnaryRefusal,
 } from './unary-edge';
 export { decodeRegistryRefusal, encodeRegistryRefusal, REGISTRY_CATALOG_RESULT_METADATA, REGISTRY_ISSUES_METADATA, type RegistryRefusal, type RegistryRefusalIssue } from './registry-refusal';
+export { bearerMetadataOf, channelCredentialsOf, type ClientChannelTarget } from './client-channel';

@@ -186,19 +186,21 @@ describe('simulator configuration', () => {
     expect(Object.keys(problems).sort()).toEqual(['SIMULATOR_APPROVAL_POLICY', 'SIMULATOR_APP_RESULT_GRANTS', 'SIMULATOR_DENY_METHODS', 'SIMULATOR_REQUEST_POLICY', 'SIMULATOR_SEED']);
   });
 
-  it('configures the Shield: address and credential together, plaintext on loopback only, the secret never echoed', () => {
+  it('configures the Shield by the platform\'s gRPC client rule: address and credential together, TLS off loopback unless set false, the secret never echoed', () => {
     const base = { RELAY_GATEWAY_URL: 'https://relay.example.com', SIMULATOR_PAIRING_CODE: 'code' };
     expect(loadSimulatorConfig(base, 'enroll').shield).toBeNull();
     const secret = 'tmsa_0123456789abcdef.shield-secret';
-    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: '127.0.0.1:50061', SIMULATOR_SHIELD_CREDENTIAL: secret }, 'enroll').shield).toEqual({
-      address: '127.0.0.1:50061',
-      credential: secret,
-      tls: false,
-      agentId: null,
-      deadlineMs: 5000,
-    });
-    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield.example.com:443', SIMULATOR_SHIELD_CREDENTIAL: secret, SIMULATOR_SHIELD_AGENT_ID: 'agent-7' }, 'enroll').shield).toMatchObject({ tls: true, agentId: 'agent-7' });
-    const problems = problemsOf({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield.example.com:443', SIMULATOR_SHIELD_CREDENTIAL: 'short', SIMULATOR_SHIELD_TLS: 'false', SIMULATOR_SHIELD_DEADLINE_MS: '0' });
+    const local = loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: '127.0.0.1:50061', SIMULATOR_SHIELD_CREDENTIAL: secret }, 'enroll').shield;
+    expect(local).toMatchObject({ address: '127.0.0.1:50061', loopback: true, tls: null, agentId: null, deadlineMs: 5000 });
+    expect(local?.credential.reveal()).toBe(secret);
+    expect(JSON.stringify(local)).not.toContain(secret);
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield.example.com:443', SIMULATOR_SHIELD_CREDENTIAL: secret, SIMULATOR_SHIELD_AGENT_ID: 'agent-7' }, 'enroll').shield).toMatchObject({ tls: { ca: null }, agentId: 'agent-7' });
+    // An in-cluster hop behind NetworkPolicies: plaintext because the operator said so.
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield-analyzer:50061', SIMULATOR_SHIELD_CREDENTIAL: secret, SIMULATOR_SHIELD_TLS: 'false' }, 'enroll').shield).toMatchObject({ tls: null, loopback: false });
+    const credentialFile = join(dir, 'shield.credential');
+    writeFileSync(credentialFile, `${secret}\n`, { mode: 0o600 });
+    expect(loadSimulatorConfig({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield-analyzer:50061', SIMULATOR_SHIELD_CREDENTIAL_FILE: credentialFile }, 'enroll').shield?.credential.reveal()).toBe(secret);
+    const problems = problemsOf({ ...base, SIMULATOR_SHIELD_ADDRESS: 'shield.example.com:443', SIMULATOR_SHIELD_CREDENTIAL: 'short', SIMULATOR_SHIELD_TLS: 'maybe', SIMULATOR_SHIELD_DEADLINE_MS: '0' });
     expect(Object.keys(problems).sort()).toEqual(['SIMULATOR_SHIELD_CREDENTIAL', 'SIMULATOR_SHIELD_DEADLINE_MS', 'SIMULATOR_SHIELD_TLS']);
     expect(JSON.stringify(problems)).not.toContain('short');
     expect(problemsOf({ ...base, SIMULATOR_SHIELD_CREDENTIAL: secret }).SIMULATOR_SHIELD_ADDRESS).toMatch(/is required/);

@@ -18,7 +18,9 @@
  * | `SIMULATOR_COUNTERPARTY_REQUEST` | — | instead of a file: play the built-in counterparty request of that name (`invoice-reminder`, `bank-detail-change`) |
  * | `SIMULATOR_SHIELD_ADDRESS` | — | the Shield's gRPC `host:port`; counterparty requests are checked there before their approval (unset: not checked) |
  * | `SIMULATOR_SHIELD_CREDENTIAL` | — | bearer for the Shield: an operator credential or an agent token (`tmsa_…`); a secret, never logged |
- * | `SIMULATOR_SHIELD_TLS` | `false` on loopback, else `true` | gRPC to the Shield over TLS (system roots) |
+ * | `SIMULATOR_SHIELD_CREDENTIAL_FILE` | — | instead of the previous: a file holding it (a mounted Secret) |
+ * | `SIMULATOR_SHIELD_TLS` | `false` on loopback, else `true` | gRPC to the Shield over TLS; `false` off loopback only for a hop protected otherwise (NetworkPolicies, a mesh's mTLS) |
+ * | `SIMULATOR_SHIELD_TLS_CA_FILE` | — | PEM of the CA to trust for the Shield instead of the system roots |
  * | `SIMULATOR_SHIELD_AGENT_ID` | the device id | the protected agent the Shield's cases are opened for (an agent token's own agent) |
  * | `SIMULATOR_SHIELD_DEADLINE_MS` | `5000` | deadline of each Shield call; past it the approval goes out saying the Shield could not be consulted |
  * | `SIMULATOR_CONTROL_CREDENTIAL` | — | bearer credential of gRPC SimulatorControl (≥16 chars); unset = not served |
@@ -37,10 +39,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { ConfigError, variablesRead, type ConfigProblem } from '@trustmesh/platform-config';
+import { ConfigError, envReader, grpcClientVariables, isLoopbackHost, readGrpcClientTarget, variablesRead, type ConfigProblem, type GrpcClientTarget } from '@trustmesh/platform-config';
 import { COUNTERPARTY_REQUEST_NAMES, type CounterpartyRequestName } from '@trustmesh/relay-companion-sim';
 
-export { ConfigError, type ConfigProblem };
+export { ConfigError, isLoopbackHost, type ConfigProblem };
+
+/** SIMULATOR_SHIELD_ADDRESS, _CREDENTIAL, _CREDENTIAL_FILE, _TLS, _TLS_CA_FILE. */
+const SHIELD_CLIENT_VARIABLES = grpcClientVariables('SIMULATOR_SHIELD');
 
 export type SimulatorWireVersion = '1.2' | '1.1';
 
@@ -86,12 +91,8 @@ export interface SimulatorConfig {
   companion: CompanionBehaviour;
 }
 
-/** Where the Shield is consulted on counterparty requests. */
-export interface ShieldTarget {
-  address: string;
-  /** A secret (operator credential or agent token): never log it. */
-  credential: string;
-  tls: boolean;
+/** Where the Shield is consulted on counterparty requests; the credential (operator or agent token) never prints. */
+export interface ShieldTarget extends GrpcClientTarget {
   /** The protected agent's id; null means the device id. */
   agentId: string | null;
   deadlineMs: number;
@@ -118,12 +119,6 @@ const MIN_CREDENTIAL_LENGTH = 16;
 const MAX_CREDENTIAL_LENGTH = 4096;
 const HOST_PORT = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/;
 const BASE64URL = /^[A-Za-z0-9_-]{16,256}$/;
-
-/** True for `localhost`, 127.0.0.0/8 and ::1: the only hosts where plain transports are acceptable (§12 step 5). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
 
 /** Parses and checks a gateway base URL; returns the endpoints or a problem message (never the URL's credentials). */
 export function gatewayEndpoints(raw: string): GatewayEndpoints | string {
@@ -292,7 +287,7 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
   else if (mode === 'scenario' && counterpartyRaw === undefined) {
     fail('SIMULATOR_SCENARIO_FILE', 'is required for the scenario command (a JSON or YAML scenario file, or a built-in SIMULATOR_COUNTERPARTY_REQUEST)');
   }
-  const shield = shieldTarget(value, fail, flag, integer);
+  const shield = shieldTarget(env, problems);
 
   // gRPC SimulatorControl: served only with a credential.
   let control: SimulatorConfig['control'] = null;
@@ -395,42 +390,18 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
   return config;
 }
 
-/** The Shield target: the address and the credential together or neither, plaintext only on loopback. */
-function shieldTarget(
-  value: (variable: string) => string | undefined,
-  fail: (variable: string, message: string) => void,
-  flag: (variable: string, fallback: boolean) => boolean,
-  integer: (variable: string, fallback: number, min: number, max: number) => number,
-): ShieldTarget | null {
-  const address = value('SIMULATOR_SHIELD_ADDRESS');
-  const credential = value('SIMULATOR_SHIELD_CREDENTIAL');
-  const agentId = value('SIMULATOR_SHIELD_AGENT_ID') ?? null;
-  const deadlineMs = integer('SIMULATOR_SHIELD_DEADLINE_MS', 5_000, 100, 60_000);
-  if (agentId !== null && agentId.length > 200) fail('SIMULATOR_SHIELD_AGENT_ID', 'must be at most 200 characters');
-  if (address === undefined) {
-    if (credential !== undefined) fail('SIMULATOR_SHIELD_ADDRESS', 'is required when SIMULATOR_SHIELD_CREDENTIAL is set (the Shield\'s gRPC host:port)');
-    return null;
-  }
-  const match = HOST_PORT.exec(address);
-  let ok = true;
-  if (!match || Number(match[1]) > 65535) {
-    ok = false;
-    fail('SIMULATOR_SHIELD_ADDRESS', 'must be host:port (e.g. 127.0.0.1:50061)');
-  }
-  if (credential === undefined) {
-    ok = false;
-    fail('SIMULATOR_SHIELD_CREDENTIAL', 'is required with SIMULATOR_SHIELD_ADDRESS (an operator credential or an agent token of the Shield)');
-  } else if (credential.length < MIN_CREDENTIAL_LENGTH || credential.length > MAX_CREDENTIAL_LENGTH) {
-    ok = false;
-    fail('SIMULATOR_SHIELD_CREDENTIAL', `must be ${MIN_CREDENTIAL_LENGTH} to ${MAX_CREDENTIAL_LENGTH} characters`);
-  }
-  const loopback = isLoopbackHost(address.slice(0, address.lastIndexOf(':')));
-  const tls = flag('SIMULATOR_SHIELD_TLS', !loopback);
-  if (!tls && !loopback) {
-    ok = false;
-    fail('SIMULATOR_SHIELD_TLS', 'may be false only for a loopback Shield address: the credential would cross the network in the clear');
-  }
-  return ok && credential !== undefined ? { address, credential, tls, agentId, deadlineMs } : null;
+/**
+ * The Shield target, read by the platform's one rule for a gRPC client (`readGrpcClientTarget`): the address
+ * and the credential together or neither, TLS unless the Shield is on loopback or SIMULATOR_SHIELD_TLS=false
+ * says the hop is protected otherwise (a pod-to-pod call behind NetworkPolicies, a mesh doing mTLS).
+ */
+function shieldTarget(env: Env, problems: ConfigProblem[]): ShieldTarget | null {
+  const reader = envReader(env, problems);
+  const agentId = reader.value('SIMULATOR_SHIELD_AGENT_ID') ?? null;
+  const deadlineMs = reader.integer('SIMULATOR_SHIELD_DEADLINE_MS', 5_000, 100, 60_000);
+  if (agentId !== null && agentId.length > 200) reader.fail('SIMULATOR_SHIELD_AGENT_ID', 'must be at most 200 characters');
+  const target = readGrpcClientTarget(reader, SHIELD_CLIENT_VARIABLES, { peer: 'the Shield' });
+  return target === null ? null : { ...target, agentId, deadlineMs };
 }
 
 /** Every variable the simulator reads from `env` for `mode`, as its reader looks them up: manifests are checked against it. */

@@ -1,7 +1,8 @@
 /**
  * The simulator's deployment files (docker/) against its configuration reader: the enrolling init container
  * and the running container of every overlay, and the compose service, load without a problem, set only
- * variables the simulator reads, and serve SimulatorControl on the port the probes and Service name.
+ * variables the simulator reads, and serve SimulatorControl on the port the probes and Service name; the
+ * running simulator consults the Shield at its gRPC Service with a credential from a Secret.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { composeEnvironment, composeTargetPorts, containerEnvironment, KUBERNETE
 
 import { loadSimulatorConfig, simulatorVariables, type SimulatorMode } from './simulator-config';
 
-const SECRETS = { SIMULATOR_PAIRING_CODE: 'placeholder-pairing-code', SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential' };
+const SECRETS = { SIMULATOR_PAIRING_CODE: 'placeholder-pairing-code', SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential', SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential' };
 const DIGEST = 'ab'.repeat(32);
 const COMPOSE_VARIABLES = {
   TRUSTMESH_POSTGRES_PASSWORD: 'placeholder',
@@ -19,6 +20,7 @@ const COMPOSE_VARIABLES = {
   SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
+  SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential',
 };
 
 let scratch: string;
@@ -58,6 +60,18 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
     expect([container.startupProbe, container.livenessProbe, container.readinessProbe].map((probe) => probe.grpc.port)).toEqual([port, port, port]);
     expect(manifestObject(objects, 'Service', 'companion-simulator-grpc')['spec'].ports).toEqual([{ name: 'grpc', port, targetPort: 'grpc' }]);
   });
+
+  it('consults the Shield at its gRPC Service, on the port the NetworkPolicy opens, with the credential from a Secret', () => {
+    const run = containerEnvironment(objects, deployment, 'companion-simulator', SECRETS);
+    const shield = load(run, 'run').shield;
+    const service = manifestObject(objects, 'Service', 'shield-analyzer-grpc');
+    expect(shield).toMatchObject({ address: `${service.metadata.name}:${service['spec'].ports[0].port}`, tls: null });
+    expect(shield?.credential.reveal()).toBe(SECRETS.SIMULATOR_SHIELD_CREDENTIAL);
+    const entry = deployment['spec'].template.spec.containers[0].env.find((candidate: { name: string }) => candidate.name === 'SIMULATOR_SHIELD_CREDENTIAL');
+    expect(entry.valueFrom.secretKeyRef).toEqual({ name: 'companion-simulator', key: 'shield-credential' });
+    // The enrolling init container consults nothing.
+    expect(load(containerEnvironment(objects, deployment, 'enroll', SECRETS), 'enroll').shield).toBeNull();
+  });
 });
 
 describe('the compose file', () => {
@@ -66,6 +80,8 @@ describe('the compose file', () => {
     const env = composeEnvironment(service);
     const config = load(env, 'run');
     expect(config.tls.ca).toBeDefined();
+    expect(config.shield).toMatchObject({ address: 'shield-analyzer:50061', tls: null });
+    expect(config.shield?.credential.reveal()).toBe(COMPOSE_VARIABLES.SIMULATOR_SHIELD_CREDENTIAL);
     expect(unread(env, 'run')).toEqual([]);
     expect(composeTargetPorts(service)).toEqual([Number(config.control?.address.split(':').at(-1))]);
   });

@@ -5,8 +5,8 @@
  * `ShieldCallError` with a stable code: the caller never waits longer than the deadline and never sees
  * the Shield's internal text. Answers are bounded (1 MiB) and read as JSON.
  */
-import { ChannelCredentials, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, shieldAnalyzerV1, shieldAnalyzerV1GrpcJs as S, type UnaryInvoker } from '@trustmesh/contracts';
+import { status, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { bearerMetadataOf, callUnary, channelCredentialsOf, shieldAnalyzerV1, shieldAnalyzerV1GrpcJs as S, type UnaryInvoker } from '@trustmesh/contracts';
 import { traceGrpcClientCall, withTraceparent } from '@trustmesh/platform-tracing';
 
 import type { ShieldTarget } from '../config/simulator-config';
@@ -41,12 +41,11 @@ function failureOf(error: ServiceError): ShieldFailureCode {
 
 export class ShieldClient {
   private readonly client: S.ShieldAnalyzerClient;
-  private readonly metadata = new Metadata();
+  private readonly metadata: Metadata;
 
   constructor(private readonly target: Pick<ShieldTarget, 'address' | 'credential' | 'tls' | 'deadlineMs'>) {
-    const channel: ChannelCredentials = target.tls ? credentials.createSsl() : credentials.createInsecure();
-    this.client = new S.ShieldAnalyzerClient(target.address, channel, { 'grpc.max_receive_message_length': MAX_ANSWER_BYTES });
-    this.metadata.set('authorization', `Bearer ${target.credential}`);
+    this.client = new S.ShieldAnalyzerClient(target.address, channelCredentialsOf(target), { 'grpc.max_receive_message_length': MAX_ANSWER_BYTES });
+    this.metadata = bearerMetadataOf(target);
   }
 
   /** Opens a case; resolves with its id. */

@@ -5,8 +5,8 @@
  * decided: retrying the same request cannot help) with the registry's stable code from the
  * `registry-issues-bin` trailer. The credential never appears in an error.
  */
-import { credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, cardRegistryV1GrpcJs as registry, decodeRegistryRefusal, REGISTRY_ISSUES_METADATA, type UnaryInvoker } from '@trustmesh/contracts';
+import { status as GrpcStatus, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { bearerMetadataOf, callUnary, cardRegistryV1GrpcJs as registry, channelCredentialsOf, decodeRegistryRefusal, REGISTRY_ISSUES_METADATA, type UnaryInvoker } from '@trustmesh/contracts';
 import { withTraceparent } from '@trustmesh/platform-tracing';
 
 import type { WorkspaceCardConfig } from './workspace-card.config';
@@ -24,11 +24,11 @@ const STATUS: Record<RegistryCardStatus, registry.CardStatus> = { active: regist
 
 export class RegistryCardsClient {
   private readonly client: registry.CardRegistryClient;
-  private readonly metadata = new Metadata();
+  private readonly metadata: Metadata;
 
   constructor(config: WorkspaceCardConfig) {
-    this.client = new registry.CardRegistryClient(config.registryAddress, config.registryTlsCa ? credentials.createSsl(config.registryTlsCa) : credentials.createInsecure());
-    this.metadata.set('authorization', `Bearer ${config.publisherCredential.reveal()}`);
+    this.client = new registry.CardRegistryClient(config.registry.address, channelCredentialsOf(config.registry));
+    this.metadata = bearerMetadataOf(config.registry);
   }
 
   /** Publishes an AI Card's exact bytes; CREATED and UNCHANGED are both success. */

@@ -36,11 +36,21 @@ describe('workspace card configuration', () => {
 
   it('reads the registry, the credential from its file and the namespace; the credential never prints', () => {
     const config = loadRelayGatewayConfig(complete, { cwd: '/srv', readFile: files }).workspaceCards!;
-    expect(config).toMatchObject({ registryAddress: 'registry.internal:50061', registryTlsCa: null, namespace: 'relay.example.com', publisherName: 'Trustmesh Relay', retryMaxMs: 60_000 });
-    expect(config.publisherCredential.reveal()).toBe(CREDENTIAL);
+    // Off loopback and with no CA file: TLS trusting the system's CAs (no longer plaintext to any host).
+    expect(config).toMatchObject({ registry: { address: 'registry.internal:50061', tls: { ca: null } }, namespace: 'relay.example.com', publisherName: 'Trustmesh Relay', retryMaxMs: 60_000 });
+    expect(config.registry.credential.reveal()).toBe(CREDENTIAL);
     expect(JSON.stringify(config)).not.toContain('secret-part');
     expect(inspect(config, { depth: 5 })).not.toContain('secret-part');
-    expect(`${config.publisherCredential}`).toBe('[redacted]');
+    expect(`${config.registry.credential}`).toBe('[redacted]');
+  });
+
+  it('reads RELAY_REGISTRY_TLS as every gRPC client of the platform does: plaintext is the operator\'s explicit choice off loopback', () => {
+    const read = (env: Record<string, string>) => loadRelayGatewayConfig({ ...complete, ...env }, { cwd: '/srv', readFile: files }).workspaceCards!.registry;
+    expect(read({ RELAY_REGISTRY_TLS: 'false' }).tls).toBeNull();
+    expect(read({ RELAY_REGISTRY_GRPC_ADDRESS: '127.0.0.1:50081' }).tls).toBeNull();
+    expect(read({ RELAY_REGISTRY_GRPC_ADDRESS: '127.0.0.1:50081', RELAY_REGISTRY_TLS: 'true' }).tls).toEqual({ ca: null });
+    expect(problems({ ...complete, RELAY_REGISTRY_TLS: 'sometimes' }).map((problem) => problem.code)).toEqual(['GRPC_TARGET_TLS_INVALID']);
+    expect(problems({ ...complete, RELAY_REGISTRY_TLS_CA_FILE: 'ca.pem' }).map((problem) => `${problem.variable} ${problem.code}`)).toEqual(['RELAY_REGISTRY_TLS_CA_FILE GRPC_TARGET_CA_UNREADABLE']);
   });
 
   it('names every variable at fault, and never echoes a credential', () => {

@@ -15,6 +15,7 @@ const COMPOSE_VARIABLES = {
   SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
   SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
+  SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential',
 };
 
 const unread = (env: Record<string, string>) => Object.keys(env).filter((name) => !shieldAnalyzerVariables(env).includes(name));

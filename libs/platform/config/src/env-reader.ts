@@ -8,8 +8,8 @@ import type { ConfigProblem } from './platform-config';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface EnvReader {
-  /** Records a problem with a variable. */
-  fail(variable: string, message: string): void;
+  /** Records a problem with a variable (with a stable code when the rule has one). */
+  fail(variable: string, message: string, code?: string): void;
   /** The trimmed value, or undefined when unset or blank. */
   value(variable: string): string | undefined;
   /** A whole number from `min` to `max`, or `fallback` when unset (or invalid, which is recorded). */
@@ -34,8 +34,8 @@ export const isHost = (value: string): boolean => HOST.test(value);
 const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function envReader(env: Env, problems: ConfigProblem[]): EnvReader {
-  const fail = (variable: string, message: string) => {
-    problems.push({ variable, message });
+  const fail = (variable: string, message: string, code?: string) => {
+    problems.push(code === undefined ? { variable, message } : { variable, message, code });
   };
   const value = (variable: string): string | undefined => {
     const raw = env[variable];

@@ -52,11 +52,13 @@ const MAX_RETENTION_MS = 3_650 * DAY_MS;
 export interface ConfigProblem {
   variable: string;
   message: string;
+  /** A stable code for the refusal, where a rule gives one (tests and tools match on it, not on the text). */
+  code?: string;
 }
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly ConfigProblem[]) {
-    super(`Invalid configuration:\n${problems.map((problem) => `  ${problem.variable}: ${problem.message}`).join('\n')}`);
+    super(`Invalid configuration:\n${problems.map((problem) => `  ${problem.variable}: ${problem.message}${problem.code ? ` [${problem.code}]` : ''}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
