@@ -115,6 +115,8 @@ function queryOn(url: string): Query {
 export interface AppChild<Ready> {
   readonly name: string;
   readonly ready: Ready;
+  /** Every log line the process wrote (stderr), in order. */
+  readonly logs: string[];
   readonly brokerGate: RemoteBrokerGate;
   /** Is the process still running (not killed, not exited)? */
   alive(): boolean;
@@ -138,10 +140,12 @@ export interface SimulatorReady {
 }
 
 async function startChild<Ready extends object>(script: string, name: string, env: Record<string, string>): Promise<AppChild<Ready>> {
-  const child = await startServiceChild<Ready>(join(workspaceRoot, script), { workspaceRoot, env });
+  const logs: string[] = [];
+  const child = await startServiceChild<Ready>(join(workspaceRoot, script), { workspaceRoot, env, onStderrLine: (line) => logs.push(line) });
   return {
     name,
     ready: child.ready,
+    logs,
     brokerGate: child.brokerGate,
     alive: () => child.process.exitCode === null && child.process.signalCode === null,
     stderr: child.stderr,
@@ -158,7 +162,8 @@ function serverMode(world: PlatformWorld, app: AppName): Record<string, string> 
     KAFKA_BROKERS: world.brokers.join(','),
     ...MOCK_CLUSTER_SESSION,
     TRUSTMESH_TOPIC_PREFIX: world.topicPrefix,
-    LOG_LEVEL: app === 'gateway' ? 'warn' : 'info',
+    // Info: the consumer groups' joins are logged there (`groupJoins`).
+    LOG_LEVEL: 'info',
   };
 }
 
@@ -227,4 +232,21 @@ export function startSimulator(
     // Far beyond a loaded machine's pauses: the approval must carry the Shield's verdict, not "not checked".
     SIMULATOR_SHIELD_DEADLINE_MS: '30000',
   });
+}
+
+/** A consumer group join a process logged (`kafka consumer: joined group`), with how many partitions it got. */
+export interface GroupJoin {
+  groupId: string;
+  partitions: number;
+}
+
+/** The group joins in `logs` from line `from` on, in order. */
+export function groupJoins(logs: readonly string[], from = 0): GroupJoin[] {
+  const joins: GroupJoin[] = [];
+  for (const line of logs.slice(from)) {
+    if (!line.includes('"kafka consumer: joined group"')) continue;
+    const { groupId, partitions } = JSON.parse(line) as GroupJoin;
+    joins.push({ groupId, partitions });
+  }
+  return joins;
 }
