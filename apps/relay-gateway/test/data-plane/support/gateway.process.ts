@@ -4,17 +4,21 @@
  * configured entirely by the environment the test passes (DATABASE_URL, TRUSTMESH_BUS=kafka, KAFKA_BROKERS,
  * RELAY_REPLICA_ID, RELAY_SERVICE_CREDENTIAL_SHA256, data plane variables, …).
  *
+ * Its Kafka connections go through a broker gate the test can close and open over IPC (`ServiceChild.brokerGate`).
  * Prints one JSON line `{"event":"ready","httpUrl":…,"grpcAddress":…,"operatorUrl":…,"certFile":…}` on stdout (`certFile`:
  * the certificate it serves, null with TLS off), and stops on SIGTERM.
  */
-import { announceReady } from '@trustmesh/platform-testing';
+import { announceReady, createBrokerGate, serveBrokerGateOverIpc } from '@trustmesh/platform-testing';
 
 import { startRelayGateway } from '../../../src/relay-gateway.bootstrap';
 
 async function main(): Promise<void> {
+  const gate = createBrokerGate();
+  serveBrokerGateOverIpc(gate);
   const gateway = await startRelayGateway(process.env, {
     print: () => undefined,
     writeLog: (line) => process.stderr.write(`${line}\n`),
+    kafkaSocketFactory: gate.socketFactory,
   });
   process.once('SIGTERM', () => {
     void gateway.close().then(
