@@ -12,22 +12,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { DOCKER_DIR, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization, type ManifestObject } from '@trustmesh/platform-testing';
+import { COMPOSE_TEST_VARIABLES, DOCKER_DIR, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization, type ManifestObject } from '@trustmesh/platform-testing';
 
 const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator'] as const;
 /** The apps that own tables, in the order their migrations run. */
 const MIGRATED_APPS = ['relay-gateway', 'shield-analyzer', 'card-registry'];
 /** Variables whose values are secrets: a manifest may only reference them. */
 const SECRET_VARIABLE = /^DATABASE_URL$|_CREDENTIALS?$|_CREDENTIAL_SHA256$|_API_KEY$|_PAIRING_CODE$|PASSWORD$/;
-const DIGEST = 'ab'.repeat(32);
-const COMPOSE_VARIABLES = {
-  TRUSTMESH_POSTGRES_PASSWORD: 'placeholder',
-  RELAY_SERVICE_CREDENTIAL_SHA256: DIGEST,
-  SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
-  REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
-  SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
-  SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential',
-};
 
 type Container = Record<string, any>;
 const podSpecOf = (object: ManifestObject) => object['spec'].template.spec;
@@ -237,10 +228,10 @@ function sourcesOf(dir: string): string[] {
 }
 
 describe('the compose file', () => {
-  const { services } = renderCompose(COMPOSE_VARIABLES);
+  const { services } = renderCompose(COMPOSE_TEST_VARIABLES);
 
   it('refuses to start without the secrets it needs, naming them', () => {
-    expect(() => renderCompose({ ...COMPOSE_VARIABLES, TRUSTMESH_POSTGRES_PASSWORD: '' })).toThrow(/TRUSTMESH_POSTGRES_PASSWORD/);
+    expect(() => renderCompose({ ...COMPOSE_TEST_VARIABLES, TRUSTMESH_POSTGRES_PASSWORD: '' })).toThrow(/TRUSTMESH_POSTGRES_PASSWORD/);
   });
 
   it('runs Postgres, Kafka in KRaft mode, the topics, the migrations and the four apps, on pinned images', () => {
@@ -341,7 +332,7 @@ describe('the README', () => {
           .split('\n')
           .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
       );
-      expect(Object.keys(variables).sort()).toEqual(Object.keys(COMPOSE_VARIABLES).sort());
+      expect(Object.keys(variables).sort()).toEqual(Object.keys(COMPOSE_TEST_VARIABLES).sort());
       expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']).toMatch(/^[0-9a-f]{64}$/);
       expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64},simulator:[0-9a-f]{64}$/);
       const printed = result.stdout.match(/[0-9a-f]{64}/g) ?? [];

@@ -8,20 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { composeEnvironment, composeTargetPorts, containerEnvironment, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization } from '@trustmesh/platform-testing';
+import { COMPOSE_TEST_VARIABLES, composeEnvironment, composeTargetPorts, containerEnvironment, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization } from '@trustmesh/platform-testing';
 
 import { loadSimulatorConfig, simulatorVariables, type SimulatorMode } from './simulator-config';
 
 const SECRETS = { SIMULATOR_PAIRING_CODE: 'placeholder-pairing-code', SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential', SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential' };
-const DIGEST = 'ab'.repeat(32);
-const COMPOSE_VARIABLES = {
-  TRUSTMESH_POSTGRES_PASSWORD: 'placeholder',
-  RELAY_SERVICE_CREDENTIAL_SHA256: DIGEST,
-  SHIELD_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
-  REGISTRY_OPERATOR_CREDENTIALS: `ops:${DIGEST}`,
-  SIMULATOR_CONTROL_CREDENTIAL: 'placeholder-control-credential',
-  SIMULATOR_SHIELD_CREDENTIAL: 'placeholder-shield-credential',
-};
 
 let scratch: string;
 beforeAll(() => {
@@ -76,12 +67,12 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
 
 describe('the compose file', () => {
   it('runs the simulator against the gateway with its certificate, setting only variables it reads', () => {
-    const service = renderCompose(COMPOSE_VARIABLES).services['companion-simulator']!;
+    const service = renderCompose(COMPOSE_TEST_VARIABLES).services['companion-simulator']!;
     const env = composeEnvironment(service);
     const config = load(env, 'run');
     expect(config.tls.ca).toBeDefined();
     expect(config.shield).toMatchObject({ address: 'shield-analyzer:50061', tls: null });
-    expect(config.shield?.credential.reveal()).toBe(COMPOSE_VARIABLES.SIMULATOR_SHIELD_CREDENTIAL);
+    expect(config.shield?.credential.reveal()).toBe(COMPOSE_TEST_VARIABLES.SIMULATOR_SHIELD_CREDENTIAL);
     expect(unread(env, 'run')).toEqual([]);
     expect(composeTargetPorts(service)).toEqual([Number(config.control?.address.split(':').at(-1))]);
   });

@@ -39,4 +39,5 @@ export {
   type ManifestObject,
   type ComposeService,
 } from './deployment-manifests';
+export { describeServerAppDeployment, COMPOSE_TEST_VARIABLES, PLACEHOLDER_DIGEST, type ServerAppDeployment, type ServerAppConfigShape } from './deployment-specs';
 export { startOtlpTestCollector, OTLP_SPAN_KIND, type OtlpTestCollector, type CollectedSpan } from './otlp-collector';
