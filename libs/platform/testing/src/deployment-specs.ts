@@ -76,18 +76,23 @@ export function describeServerAppDeployment({ app, load, variables, secrets }: S
 
   describe(`${app} in the compose file`, () => {
     const services = renderCompose(COMPOSE_TEST_VARIABLES).services;
+    const service = (name: string) => {
+      const found = services[name];
+      if (!found) throw new Error(`docker/compose.yaml has no service ${name}`);
+      return found;
+    };
 
     it('starts with no configuration problem, setting only variables the app reads, on the ports it publishes', () => {
-      const env = composeEnvironment(services[app]!);
+      const env = composeEnvironment(service(app));
       const config = load(env);
       expect(unread(env)).toEqual([]);
-      expect(composeTargetPorts(services[app]!)).toEqual([config.http.port, config.grpc.port, config.operator?.port]);
-      expect(services[app]!.build?.args?.['HEALTHCHECK_URL']).toBe(`http://127.0.0.1:${config.operator?.port}/healthz`);
+      expect(composeTargetPorts(service(app))).toEqual([config.http.port, config.grpc.port, config.operator?.port]);
+      expect(service(app).build?.args?.['HEALTHCHECK_URL']).toBe(`http://127.0.0.1:${config.operator?.port}/healthz`);
     });
 
     it('migrates through the bundle\'s migrate.js with only a database URL', () => {
-      expect(Object.keys(composeEnvironment(services[`migrate-${app}`]!))).toEqual(['DATABASE_URL']);
-      expect(services[`migrate-${app}`]!.command).toEqual(['migrate.js']);
+      expect(Object.keys(composeEnvironment(service(`migrate-${app}`)))).toEqual(['DATABASE_URL']);
+      expect(service(`migrate-${app}`).command).toEqual(['migrate.js']);
     });
   });
 }
