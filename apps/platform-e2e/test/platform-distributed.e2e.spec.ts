@@ -5,23 +5,22 @@
  * the one deployment, so each builds on the last):
  *
  * 1. a publisher's AI Card goes in through one registry replica and is served by both;
- * 2. an operator opens a Shield case for a counterparty and consults it;
- * 3. the simulator pairs with a workspace on gateway A; a browser (`RelayClient`) on gateway B gets a
- *    streamed turn from it, across replicas through Kafka;
+ * 2. an operator opens a Shield case whose counterparty is that card and consults it: the Shield projected
+ *    the card from `registry.cards.v1` and its analysis cites the registry;
+ * 3. the simulator pairs with a workspace on gateway A, which publishes the workspace's card in the
+ *    registry (RelayControl `PublishWorkspaceCard`); a browser (`RelayClient`) on gateway B gets a streamed
+ *    turn from the Companion, across replicas through Kafka;
  * 4. a counterparty's request: the simulator consults the Shield over gRPC, the browser sees the verdict in
  *    the approval and rejects it, the interaction settles and the Shield case closes as prevented harm;
  * 5. mid-turn, gateway B and registry B are killed (SIGKILL): the browser resumes on gateway A without a
  *    lost or repeated frame; registry calls go to registry A;
  * 6. every app's broker connections are cut and restored (the broker-outage tier's gate): writes accepted
  *    during the outage reach the read models once the brokers are back;
- * 7. the killed replicas restart; every card is in the registry's read model once and served by both
- *    replicas, every Shield consultation once, and a second counterparty request completes the story.
- *
- * Lands with issue 12's other parts: registry -> Shield facts through `registry.cards.v1` (step 4 then
- * also asserts the registry's facts in the analysis) and relay -> registry (the workspace publishes its
- * Companion's card in step 3); see apps/platform-e2e/README.md.
+ * 7. the killed replicas restart; every card (the workspace's too) is in the registry's read model once,
+ *    served by both replicas and projected once by the Shield, every Shield consultation once, and a second
+ *    counterparty request completes the story.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,6 +37,7 @@ import {
   startShield,
   startSimulator,
   type AppChild,
+  type GatewayCardPublishing,
   type PlatformWorld,
   type ServiceReady,
   type SimulatorReady,
@@ -48,8 +48,10 @@ const WAIT = { timeoutMs: 150_000, intervalMs: 250 };
 const STEP_TIMEOUT = 300_000;
 const ORIGIN = 'https://app.trustmesh.test';
 const NAMESPACE = 'acme.example';
-/** The card of step 1, the counterparty of the operator's Shield case in step 2 (issue 12 part 1 reads it). */
+/** The card of step 1, the counterparty of the operator's Shield case in step 2. */
 const COUNTERPARTY_CARD = `https://${NAMESPACE}/agents/invoices`;
+/** The namespace the registry grants the relay's publisher: the workspaces' cards live under it. */
+const RELAY_NAMESPACE = 'relay.trustmesh.test';
 
 /** An AI Card of the test's publisher (written for this suite). */
 function aiCard(name: string): string {
@@ -108,6 +110,7 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
   let dir: string;
   let workspaceId: string;
   let publisherToken: string;
+  let cardPublishing: GatewayCardPublishing;
   /** Every card published and acknowledged (201), with its digest. */
   const published = new Map<string, string>();
   /** The operator's Shield case and every consultation of it acknowledged (200). */
@@ -216,21 +219,38 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
     await waitUntil(() => control.scenarioCompleted(), { ...WAIT, what: 'the scenario to complete' });
   }
 
+  /**
+   * The registry's operator onboards the relay as the publisher of `RELAY_NAMESPACE` and hands it a
+   * credential, which the gateways read from a file. Both gateways talk to registry A: this world has no
+   * load balancer in front of the registry's gRPC, and registry A is the replica step 5 does not kill, so
+   * the gateways' registry stays up as a Kubernetes Service's would.
+   */
+  async function onboardRelay(): Promise<GatewayCardPublishing> {
+    const ops = world.credentials.registryOperator;
+    expect((await registry('POST', '/v1/operator/publishers', ops, { publisherId: 'trustmesh-relay', displayName: 'Trustmesh Relay' })).status).toBe(201);
+    expect((await registry('POST', '/v1/operator/namespaces', ops, { namespace: RELAY_NAMESPACE, publisherId: 'trustmesh-relay' })).status).toBe(201);
+    const issued = await registry('POST', '/v1/operator/publishers/trustmesh-relay/credentials', ops, { label: 'relay gateways' });
+    expect(issued.status).toBe(201);
+    const credentialFile = join(dir, 'registry-publisher.credential');
+    writeFileSync(credentialFile, `${issued.body.credential}\n`, { mode: 0o600 });
+    return { registryGrpcAddress: registries[0]!.ready.grpcAddress, credentialFile, namespace: RELAY_NAMESPACE };
+  }
+
   beforeAll(async () => {
     world = await createPlatformWorld(kafka.brokers);
     dir = mkdtempSync(join(tmpdir(), 'platform-e2e-'));
     // The replicas of one app start together: each member joining a consumer group makes it rebalance.
-    const [gatewayA, gatewayB, registryA, registryB, shieldOne] = await Promise.all([
-      launch(startGateway(world, 'gateway-a')),
-      launch(startGateway(world, 'gateway-b')),
+    const [registryA, registryB, shieldOne] = await Promise.all([
       launch(startRegistry(world, 'registry-a')),
       launch(startRegistry(world, 'registry-b')),
       launch(startShield(world, 'shield-a')),
     ]);
-    gateways = [gatewayA, gatewayB];
     registries = [registryA, registryB];
     shield = shieldOne;
-    relayA = relayControl(gatewayA.ready.grpcAddress, world.credentials.relayService);
+    // The gateways need the registry's address and their publisher credential when they start.
+    cardPublishing = await onboardRelay();
+    gateways = await Promise.all([launch(startGateway(world, 'gateway-a', cardPublishing)), launch(startGateway(world, 'gateway-b', cardPublishing))]);
+    relayA = relayControl(gateways[0]!.ready.grpcAddress, world.credentials.relayService);
   }, STEP_TIMEOUT);
 
   afterAll(async () => {
@@ -266,10 +286,16 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
     });
     expect(opened.status).toBe(201);
     operatorCaseId = opened.body.caseId;
+    // The Shield learns the card from the registry's events (`registry.cards.v1`), not from a call.
+    await waitUntil(async () => (await world.query.shield('SELECT 1 FROM shield_registry_cards WHERE identifier = $1', [COUNTERPARTY_CARD])).length === 1, { ...WAIT, what: 'the Shield to project the card' });
     await consult('Please pay invoice INV-2231 to our new account from today.');
     const detail = await shieldCall('GET', `/shield/cases/${operatorCaseId}`);
     expect(detail.body.consultations.map((item: { consultationId: string }) => item.consultationId)).toEqual(consultations);
-    expect(detail.body.consultations[0].analysis.disposition).not.toBe('proceed');
+    const analysis = detail.body.consultations[0].analysis;
+    expect(analysis.disposition).not.toBe('proceed');
+    // What the registry knows of the counterparty, cited as such: its publisher, and that the card is unverified.
+    const fromRegistry = analysis.claims.find((claim: { claim: string; evidenceReferences: string[] }) => claim.evidenceReferences.includes(`registry:${COUNTERPARTY_CARD}`) && claim.claim.startsWith('The counterparty is'));
+    expect(fromRegistry).toMatchObject({ status: 'unverified', claim: expect.stringContaining('Acme Ltd') });
   }, STEP_TIMEOUT);
 
   it('3. pairs the Companion on gateway A and streams a turn to a browser on gateway B', async () => {
@@ -285,6 +311,18 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
     );
     expect(simulator.ready.workspaceId).toBe(workspaceId);
     control = simulatorControl(simulator.ready.controlAddress, world.credentials.simulatorControl);
+
+    // The workspace's owner publishes its Companion's card through gateway A; the relay delivers it to the
+    // registry (either gateway replica may, under a lease) and both registry replicas serve it.
+    const card = await relayA.publishWorkspaceCard(workspaceId, { name: 'Platform e2e Companion', description: 'The Companion of the platform story\'s workspace.', tags: ['finance'] });
+    expect(card.identifier).toBe(`https://${RELAY_NAMESPACE}/relay/workspaces/${workspaceId}`);
+    let latest: { revision: string; digest: string } | undefined;
+    await waitUntil(async () => {
+      latest = (await registry('GET', cardPath(card.identifier), world.credentials.registryOperator)).body?.latest;
+      return latest?.revision === card.revision;
+    }, { ...WAIT, what: 'the workspace\'s card in the registry' });
+    published.set(card.identifier, latest!.digest);
+    for (const replica of registries) await servesEveryCard(replica);
 
     // The browser prefers gateway B and falls back to whichever replica still runs, as a load balancer would.
     browser = new RelayClient({
@@ -380,7 +418,7 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
   }, STEP_TIMEOUT);
 
   it('7. restarts the killed replicas: nothing lost, nothing applied twice, and the story completes', async () => {
-    const [gatewayB, registryB] = await Promise.all([launch(startGateway(world, 'gateway-b')), launch(startRegistry(world, 'registry-b'))]);
+    const [gatewayB, registryB] = await Promise.all([launch(startGateway(world, 'gateway-b', cardPublishing)), launch(startRegistry(world, 'registry-b'))]);
     gateways[1] = gatewayB;
     registries[1] = registryB;
 
@@ -389,13 +427,23 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
     // The read model is projected from Kafka by whichever replica holds the partition: it may still be catching up.
     let revisions: Array<{ identifier: string; digest: string }> = [];
     await waitUntil(async () => {
-      revisions = await world.query.registry<{ identifier: string; digest: string }>('SELECT identifier, digest FROM registry_card_revisions WHERE identifier LIKE $1', [`https://${NAMESPACE}/agents/%`]);
+      revisions = await world.query.registry<{ identifier: string; digest: string }>('SELECT identifier, digest FROM registry_card_revisions');
       return revisions.length >= published.size;
     }, { ...WAIT, what: 'every published card in the registry\'s read model' });
     expect(new Map(revisions.map((row) => [row.identifier, row.digest]))).toEqual(published);
     expect(revisions).toHaveLength(published.size);
-    const events = await world.query.registry<{ n: string }>(`SELECT count(*) AS n FROM events WHERE event_type = 'CardRevisionPublished' AND stream_id = $1`, [`registry-namespace-${NAMESPACE}`]);
+    const events = await world.query.registry<{ n: string }>(`SELECT count(*) AS n FROM events WHERE event_type = 'CardRevisionPublished' AND stream_id = ANY($1)`, [
+      [NAMESPACE, RELAY_NAMESPACE].map((namespace) => `registry-namespace-${namespace}`),
+    ]);
     expect(Number(events[0]?.n)).toBe(published.size);
+    // And the Shield projected every one of them from `registry.cards.v1`, once, through the kill and the outage.
+    let known: Array<{ identifier: string; revisions: number }> = [];
+    await waitUntil(async () => {
+      known = await world.query.shield<{ identifier: string; revisions: number }>(`SELECT identifier, jsonb_array_length(facts->'revisions') AS revisions FROM shield_registry_cards`);
+      return known.length >= published.size;
+    }, { ...WAIT, what: 'every published card in the Shield\'s projection' });
+    const byIdentifier = (left: { identifier: string }, right: { identifier: string }) => left.identifier.localeCompare(right.identifier);
+    expect([...known].sort(byIdentifier)).toEqual([...published.keys()].map((identifier) => ({ identifier, revisions: 1 })).sort(byIdentifier));
 
     // Every acknowledged consultation once in the case's stream and in the read model.
     const detail = await shieldCall('GET', `/shield/cases/${operatorCaseId}`);

@@ -1,8 +1,8 @@
 /**
  * The clients the people and services around Trustmesh have, pointed at the app processes of the world:
- * RelayControl over gRPC (a product backend creating workspaces, pairing codes and browser tickets),
- * SimulatorControl over gRPC (a test harness driving the Companion), and plain HTTP with a bearer (the
- * registry's and the Shield's REST APIs). Generated gRPC clients from `@trustmesh/contracts`; nothing
+ * RelayControl over gRPC (a product backend creating workspaces, pairing codes, browser tickets and a
+ * workspace's card), SimulatorControl over gRPC (a test harness driving the Companion), and plain HTTP with
+ * a bearer (the registry's and the Shield's REST APIs). Generated gRPC clients from `@trustmesh/contracts`; nothing
  * here knows an app's internals.
  */
 import { randomUUID } from 'node:crypto';
@@ -27,6 +27,8 @@ export interface RelayControl {
   createPairingCode(workspaceId: string): Promise<string>;
   /** A single-use browser ticket of `workspaceId` for `origin` (CreateBrowserSession). */
   browserTicket(workspaceId: string, origin: string): Promise<string>;
+  /** PublishWorkspaceCard as the workspace's owner: the card's identifier and the revision the relay publishes. */
+  publishWorkspaceCard(workspaceId: string, card: { name: string; description: string; tags: string[] }): Promise<{ identifier: string; revision: string }>;
   close(): void;
 }
 
@@ -48,6 +50,12 @@ export function relayControl(address: string, credential: string): RelayControl 
       const ticket = descriptor ? new URL(descriptor.connectUrl).searchParams.get('ticket') : null;
       if (!ticket) throw new Error('CreateBrowserSession returned no ticket');
       return ticket;
+    },
+    async publishWorkspaceCard(workspaceId, card) {
+      const { identifier, revision } = await unary<relayControlV1GrpcJs.PublishWorkspaceCardRequest, relayControlV1GrpcJs.PublishWorkspaceCardResponse>(
+        client,
+        client.publishWorkspaceCard, { workspaceId, requestedByUserId: 'user-1', ...card }, auth);
+      return { identifier, revision };
     },
     close: () => client.close(),
   };

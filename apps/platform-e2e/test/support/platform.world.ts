@@ -167,9 +167,25 @@ function serverMode(world: PlatformWorld, app: AppName): Record<string, string> 
   };
 }
 
-export function startGateway(world: PlatformWorld, replicaId: string): Promise<AppChild<ServiceReady & { certFile: string | null }>> {
+/** Where a gateway publishes its workspaces' cards: a registry replica and the publisher the registry onboarded. */
+export interface GatewayCardPublishing {
+  /** gRPC address of the registry replica the gateway talks to (loopback, so no TLS). */
+  registryGrpcAddress: string;
+  /** The file holding the publisher credential (`tmrp_…`) the registry's operator issued. */
+  credentialFile: string;
+  /** The namespace the registry granted that publisher. */
+  namespace: string;
+}
+
+export function startGateway(world: PlatformWorld, replicaId: string, cards: GatewayCardPublishing): Promise<AppChild<ServiceReady & { certFile: string | null }>> {
   return startChild(SCRIPTS.gateway, `gateway ${replicaId}`, {
     ...serverMode(world, 'gateway'),
+    RELAY_REGISTRY_GRPC_ADDRESS: cards.registryGrpcAddress,
+    RELAY_REGISTRY_PUBLISHER_CREDENTIAL_FILE: cards.credentialFile,
+    RELAY_CARD_NAMESPACE: cards.namespace,
+    RELAY_CARD_PUBLISHER_NAME: 'Trustmesh Relay',
+    // A delivery the registry missed (e.g. during the broker outage's rebalances) is retried soon.
+    RELAY_REGISTRY_RETRY_MAX_SECONDS: '5',
     RELAY_REPLICA_ID: replicaId,
     RELAY_SERVICE_CREDENTIAL_SHA256: sha256(world.credentials.relayService),
     // Server mode refuses plaintext listeners unless a proxy terminates TLS, as the ingress does here.
