@@ -15,7 +15,8 @@ export type RelayPrismaTx = Prisma.TransactionClient;
 
 export const CONTROL_READ_MODEL_PROJECTION = 'relay-control-read-model';
 
-type Handlers = { [K in keyof ControlEventMap]?: (tx: RelayPrismaTx, data: ControlEventMap[K], envelope: EventEnvelope) => Promise<unknown> };
+/** What a projection of `relay.control.v1` does per event type; a type without a handler leaves its rows as they are. */
+export type ControlEventHandlers = { [K in keyof ControlEventMap]?: (tx: RelayPrismaTx, data: ControlEventMap[K], envelope: EventEnvelope) => Promise<unknown> };
 
 /*
  * Each handler is one or two fixed statements (`$executeRaw`, values as bind parameters), not Prisma model
@@ -25,7 +26,7 @@ type Handlers = { [K in keyof ControlEventMap]?: (tx: RelayPrismaTx, data: Contr
  * `INSERT … ON CONFLICT DO NOTHING`, what an upsert with an empty update did; times are the events' ISO
  * strings cast by the database.
  */
-const HANDLERS: Handlers = {
+const HANDLERS: ControlEventHandlers = {
   WorkspaceCreated: (tx, data) => tx.$executeRaw`
     INSERT INTO relay_workspaces (workspace_id, owner_user_id, display_name, end_to_end_encrypted, created_at)
     VALUES (${data.workspaceId}::uuid, ${data.ownerUserId}, ${data.displayName}, ${data.endToEndEncrypted}, ${data.createdAt}::timestamptz)
@@ -85,17 +86,24 @@ const HANDLERS: Handlers = {
     ON CONFLICT (event_id) DO NOTHING`,
 };
 
-export function controlReadModelProjection(): ProjectionDefinition<RelayPrismaTx> {
+/**
+ * A projection (version 1) of `relay.control.v1` that applies each event with its type's handler. Event types
+ * without one, a newer replica's among them, are skipped, not failed: the projection has no rows for them.
+ */
+export function controlEventProjection(name: string, handlers: ControlEventHandlers): ProjectionDefinition<RelayPrismaTx> {
   return {
-    name: CONTROL_READ_MODEL_PROJECTION,
+    name,
     version: 1,
     topics: [RELAY_CONTROL_TOPIC],
     apply: async (envelope, { tx }) => {
-      const handler = HANDLERS[envelope.eventType as keyof ControlEventMap] as
+      const handler = handlers[envelope.eventType as keyof ControlEventMap] as
         | ((tx: RelayPrismaTx, data: unknown, envelope: EventEnvelope) => Promise<unknown>)
         | undefined;
-      // Unknown event types (a newer replica's) are skipped, not failed: this version has no rows for them.
       if (handler) await handler(tx, envelope.data, envelope);
     },
   };
+}
+
+export function controlReadModelProjection(): ProjectionDefinition<RelayPrismaTx> {
+  return controlEventProjection(CONTROL_READ_MODEL_PROJECTION, HANDLERS);
 }

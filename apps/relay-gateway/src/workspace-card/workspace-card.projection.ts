@@ -12,15 +12,12 @@
  * Every change bumps `desired_version` and clears the delivery's backoff and refusal, so the delivery
  * loop picks it up at once. Devices are counted in this projection's own table, never the read model's.
  */
-import type { EventEnvelope } from '@trustmesh/platform-events';
 import type { ProjectionDefinition } from '@trustmesh/platform-projections';
 
-import { RELAY_CONTROL_TOPIC, type ControlEventMap } from '../control/control.events';
-import type { RelayPrismaTx } from '../persistence/control-read-model.projection';
+import { controlEventProjection, type ControlEventHandlers, type RelayPrismaTx } from '../persistence/control-read-model.projection';
 
 export const WORKSPACE_CARDS_PROJECTION = 'relay-workspace-cards';
 
-type Handlers = { [K in keyof ControlEventMap]?: (tx: RelayPrismaTx, data: ControlEventMap[K], envelope: EventEnvelope) => Promise<unknown> };
 
 /** The status the card should have, from the workspace's devices as this projection counted them. */
 const recomputeStatus = (tx: RelayPrismaTx, workspaceId: string) => tx.$executeRaw`
@@ -30,7 +27,7 @@ const recomputeStatus = (tx: RelayPrismaTx, workspaceId: string) => tx.$executeR
             FROM relay_card_devices WHERE workspace_id = ${workspaceId}::uuid) AS counted
    WHERE card.workspace_id = ${workspaceId}::uuid AND card.status <> counted.status`;
 
-const HANDLERS: Handlers = {
+const HANDLERS: ControlEventHandlers = {
   WorkspaceCardPublished: (tx, data) => tx.$executeRaw`
     INSERT INTO relay_workspace_cards (workspace_id, identifier, name, description, tags, endpoint, end_to_end_encrypted, created_at, revision, status, desired_version)
     VALUES (${data.workspaceId}::uuid, ${data.identifier}, ${data.name}, ${data.description}, ${JSON.stringify(data.tags)}, ${data.endpoint}, ${data.endToEndEncrypted},
@@ -60,17 +57,7 @@ const HANDLERS: Handlers = {
   },
 };
 
+/** Every other control event leaves the cards as they are. */
 export function workspaceCardsProjection(): ProjectionDefinition<RelayPrismaTx> {
-  return {
-    name: WORKSPACE_CARDS_PROJECTION,
-    version: 1,
-    topics: [RELAY_CONTROL_TOPIC],
-    apply: async (envelope, { tx }) => {
-      const handler = HANDLERS[envelope.eventType as keyof ControlEventMap] as
-        | ((tx: RelayPrismaTx, data: unknown, envelope: EventEnvelope) => Promise<unknown>)
-        | undefined;
-      // Every other control event leaves the cards as they are.
-      if (handler) await handler(tx, envelope.data, envelope);
-    },
-  };
+  return controlEventProjection(WORKSPACE_CARDS_PROJECTION, HANDLERS);
 }
