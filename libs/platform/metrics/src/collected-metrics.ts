@@ -38,6 +38,14 @@ async function read(family: CollectedFamily): Promise<readonly Sample[]> {
   }
 }
 
+/** Replaces a metric's series with `samples`, each written by `write` (a gauge's set, a counter's inc). */
+function replaceSamples(metric: Gauge | Counter, samples: readonly Sample[], write: (labels: NonNullable<Sample['labels']>, value: number) => void): void {
+  metric.reset();
+  // A family without labels resets to one series at 0: gone instead when nothing was read.
+  if (samples.length === 0) metric.remove({});
+  for (const sample of samples) write(sample.labels ?? {}, sample.value);
+}
+
 export function collectedGauge(registry: Registry, family: CollectedFamily): Gauge {
   return new Gauge({
     name: family.name,
@@ -45,11 +53,7 @@ export function collectedGauge(registry: Registry, family: CollectedFamily): Gau
     labelNames: family.labelNames ?? [],
     registers: [registry],
     async collect() {
-      const samples = await read(family);
-      this.reset();
-      // A family without labels resets to one series at 0: gone instead when nothing was read.
-      if (samples.length === 0) this.remove({});
-      for (const sample of samples) this.set(sample.labels ?? {}, sample.value);
+      replaceSamples(this, await read(family), (labels, value) => this.set(labels, value));
     },
   });
 }
@@ -62,10 +66,7 @@ export function collectedCounter(registry: Registry, family: CollectedFamily): C
     labelNames: family.labelNames ?? [],
     registers: [registry],
     async collect() {
-      const samples = await read(family);
-      this.reset();
-      if (samples.length === 0) this.remove({});
-      for (const sample of samples) this.inc(sample.labels ?? {}, sample.value);
+      replaceSamples(this, await read(family), (labels, value) => this.inc(labels, value));
     },
   });
 }
