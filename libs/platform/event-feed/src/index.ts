@@ -7,3 +7,5 @@ export { eventFeedService, type EventFeedServerOptions, type FeedFollower } from
 export { eventFeedClient, FeedReadError, type EventFeedClientTarget, type FeedReader, type ReadTopicRequest, type ReadTopicResponse } from './event-feed.client';
 export { TopicFeedMirror, type FeedMirrorOptions, type FeedMirrorState, type FeedMirrorStatus } from './feed-mirror';
 export { FEED_ERROR_CODE_METADATA, FEED_LIMITS, type FeedErrorCode } from './event-feed.limits';
+export { readFeedFollowers, readFeedSource, type BusAdapterName } from './event-feed.config';
+export { registerFeedMirrorMetrics } from './feed-mirror.metrics';
