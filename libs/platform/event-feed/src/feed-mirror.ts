@@ -8,8 +8,8 @@
  *   between two pages, resumes right after the last record copied.
  * - Another log: the remote log's identity changes when the serving app's data was wiped (its topic was created
  *   again). The mirror then copies the new log from offset 0 (logged once, `FEED_LOG_REPLACED`); what it copied of
- *   the old log stays in this log (consumers already saw it). Consumers that apply by stream version skip what
- *   they already hold, so the new log's records of streams the old log had reach them only past those versions.
+ *   the old log stays in this log (consumers already saw it). A projection never applies over what it holds: the
+ *   new log's events at versions a stream already applied are refused as conflicts (dead-lettered, logged).
  * - Records trimmed by the remote's retention before they were copied (a follower away longer than the retention)
  *   cannot be copied; the mirror logs `FEED_RECORDS_TRIMMED` with how many and goes on.
  * - Away or refusing: the mirror retries with a doubling, capped backoff and logs a failure's code at most once per
