@@ -7,7 +7,8 @@
  *    development credential for account `development`, minted now and printed once (never stored);
  * 4. the services (publishers and namespaces, cards, namespace trust, federation) over the namespace repository;
  * 5. Nest (`/v1`, probes) on REGISTRY_HTTP_PORT, gRPC `CardRegistry` + `CardRegistryOperator` on
- *    REGISTRY_GRPC_PORT (both behind the same rate limits and publish quota), then the operator port
+ *    REGISTRY_GRPC_PORT (both behind the same rate limits and publish quota; with REGISTRY_FEED_CREDENTIALS on the
+ *    local bus also `EventFeed` of `registry.cards.v1`, for followers in other processes), then the operator port
  *    (/metrics, /healthz, /readyz); `card registry listening` is logged with the addresses; then the
  *    federation scheduler and the trust re-check task start.
  *
@@ -22,12 +23,13 @@ import { NestFactory } from '@nestjs/core';
 import { safeFetcherPort } from '@trustmesh/cards-federation';
 import { ConfigError } from '@trustmesh/platform-config';
 import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmesh/platform-credentials';
+import { eventFeedService } from '@trustmesh/platform-event-feed';
 import { createPinoLogger, withContext, type PinoPortLogger } from '@trustmesh/platform-logging';
 import { nestLogger } from '@trustmesh/platform-logging/nest';
 import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
 import { createMetricsRegistry } from '@trustmesh/platform-metrics';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
-import { readTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
+import { readTracingConfig, startTracing, traceGrpcServerCall, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
 import { CardRegistryModule } from './card-registry.module';
@@ -46,6 +48,7 @@ import { CatalogPublishService } from './catalogs/catalog-publish.service';
 import { DailyPublishQuota, QuotaCardService } from './limits/publish-quota';
 import { RegistryLimits } from './limits/registry-limits';
 import { openRegistryInfrastructure, type RegistryInfrastructure } from './persistence/registry-infrastructure';
+import { REGISTRY_CARDS_TOPIC } from './persistence/registry.stream';
 import { CatalogService } from './search/catalog.service';
 import { ChangesService } from './search/changes.service';
 import { SearchService } from './search/search.service';
@@ -174,7 +177,16 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const httpUrl = `http://${host}:${address.port}`;
     listenerUrl = httpUrl;
 
-    grpcServer = new RegistryGrpcServer({ cards, catalogPublish, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now }, async () => (await readiness()).status === 200);
+    // The feed of registry.cards.v1 for followers in other processes (npm start's Shield): local bus only, where
+    // the topic lives in this registry's own database (the configuration refuses followers on Kafka).
+    const feed =
+      config.feedFollowers && infrastructure.localBus
+        ? eventFeedService({ bus: infrastructure.localBus, topics: [REGISTRY_CARDS_TOPIC], followers: config.feedFollowers, logger, trace: traceGrpcServerCall })
+        : undefined;
+    grpcServer = new RegistryGrpcServer(
+      { cards, catalogPublish, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now, ...(feed ? { feed } : {}) },
+      async () => (await readiness()).status === 200,
+    );
     const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;

@@ -14,7 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { sha256Hex } from '@trustmesh/platform-credentials';
+import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 /** The registry's operator account for the development credential. */
 export const REGISTRY_DEV_ACCOUNT = 'development';
@@ -35,13 +35,35 @@ export interface RegistryStarted {
   operatorUrl: string | null;
 }
 
-export function registryEnv(baseEnv: Record<string, string | undefined>, dataDir: string, credential: string): Record<string, string | undefined> {
+/** The name the registry knows the Shield's feed credential by (REGISTRY_FEED_CREDENTIALS). */
+export const SHIELD_FEED_FOLLOWER = 'shield';
+
+/** The registry → Shield feed of one start: the credential's plaintext (Shield only) and digest entry (registry). */
+export interface RegistryFeedWiring {
+  readonly followerEntry: string;
+  /** The Shield's SHIELD_REGISTRY_FEED_* once the registry's gRPC address is known. */
+  shieldEnv(registryGrpcAddress: string): Record<string, string>;
+}
+
+/** The feed to wire, or null when the Shield sees the topic otherwise or the user configured its feed. */
+export function registryFeedWiring(env: Readonly<Record<string, string | undefined>>): RegistryFeedWiring | null {
+  if (env['DATABASE_URL'] || (env['TRUSTMESH_BUS'] ?? 'local').trim().toLowerCase() === 'kafka' || env['SHIELD_REGISTRY_FEED_ADDRESS']) return null;
+  const credential = mintSecret('tmfd_');
+  return {
+    followerEntry: `${SHIELD_FEED_FOLLOWER}:${sha256Hex(credential)}`,
+    shieldEnv: (address) => ({ SHIELD_REGISTRY_FEED_ADDRESS: reachable(address), SHIELD_REGISTRY_FEED_CREDENTIAL: credential }),
+  };
+}
+
+export function registryEnv(baseEnv: Record<string, string | undefined>, dataDir: string, credential: string, feed: RegistryFeedWiring | null = null): Record<string, string | undefined> {
   const entry = `${REGISTRY_DEV_ACCOUNT}:${sha256Hex(credential)}`;
   const configured = baseEnv['REGISTRY_OPERATOR_CREDENTIALS']?.trim();
+  const followers = baseEnv['REGISTRY_FEED_CREDENTIALS']?.trim();
   return {
     ...baseEnv,
     TRUSTMESH_DATA_DIR: baseEnv['DATABASE_URL'] ? dataDir : join(dataDir, 'card-registry'),
     REGISTRY_OPERATOR_CREDENTIALS: configured ? `${configured},${entry}` : entry,
+    ...(feed ? { REGISTRY_FEED_CREDENTIALS: followers ? `${followers},${feed.followerEntry}` : feed.followerEntry } : {}),
   };
 }
 

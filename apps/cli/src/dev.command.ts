@@ -10,8 +10,10 @@
  *    operator credential (or takes `SHIELD_CREDENTIAL`), and hands the apps only their SHA-256
  *    (`RELAY_SERVICE_CREDENTIAL_SHA256`, `SHIELD_OPERATOR_CREDENTIALS=development:<sha256>`): the plaintexts
  *    are printed once, never written;
- * 2. starts the shield (its own PGlite under `<data dir>/shield-analyzer`, or `DATABASE_URL`) and the card
- *    registry, waits for the registry to be ready and onboards the gateway on it as a publisher of a
+ * 2. starts the card registry, then, once the registry listens, the shield (its own PGlite under
+ *    `<data dir>/shield-analyzer`, or `DATABASE_URL`) following the registry's `registry.cards.v1` over the
+ *    registry's gRPC EventFeed (dev-card-registry.ts: a feed credential per start, its digest to the registry, the
+ *    plaintext to the shield's environment only); waits for the registry to be ready and onboards the gateway on it as a publisher of a
  *    development namespace (dev-card-registry.ts: the publisher credential goes to the gateway in a 0600
  *    file, never to the terminal); then starts the gateway (PGlite and the local bus under
  *    `TRUSTMESH_DATA_DIR`, self-signed development certificate) with the registry's address, reads its
@@ -29,7 +31,7 @@
  *    addresses and first commands, and how the apps are wired with a line to try each flow), and stays in
  *    the foreground;
  * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
- *    shell), stops the simulator, then the gateway, the registry and the shield (SIGTERM, each shuts down in order), and
+ *    shell), stops the simulator, then the gateway, the shield and the registry (SIGTERM, each shuts down in order), and
  *    exits 0; if any child dies on its own, stops the others and exits 1.
  *
  * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
@@ -43,7 +45,7 @@ import { join, relative, resolve } from 'node:path';
 import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 import { ChildApp, describeExit, ROOT } from './child-app';
-import { onboardDevGateway, reachable, registryEnv, registryLines, registryStartedOf, RegistryOnboardingError } from './dev-card-registry';
+import { onboardDevGateway, reachable, registryEnv, registryFeedWiring, registryLines, registryStartedOf, RegistryOnboardingError } from './dev-card-registry';
 
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
@@ -163,14 +165,16 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     });
 
   try {
-    // 1. The shield analyzer and the card registry side by side; the gateway once it is onboarded on the registry.
-    const shield = launch('shield-analyzer', [SHIELD_MAIN], shieldEnv(baseEnv, dataDir, shieldCredential));
-    children.push(shield);
-    io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
-    const registry = launch('card-registry', [REGISTRY_MAIN], registryEnv(baseEnv, dataDir, registryCredential));
+    // 1. The card registry, then the shield analyzer once the registry's gRPC address is known (the shield follows
+    //    its registry.cards.v1 there); the gateway once it is onboarded on the registry.
+    const feed = registryFeedWiring(env);
+    const registry = launch('card-registry', [REGISTRY_MAIN], registryEnv(baseEnv, dataDir, registryCredential, feed));
     children.push(registry);
-    io.stdout(`trustmesh dev: starting card-registry (pid ${registry.process.pid})\n`);
+    io.stdout(`trustmesh dev: starting card-registry (pid ${registry.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
     const registryStarted = await waitFor('the card registry to listen', START_TIMEOUT_MS, () => registryStartedOf(registry.logRecord('card registry listening')));
+    const shield = launch('shield-analyzer', [SHIELD_MAIN], { ...shieldEnv(baseEnv, dataDir, shieldCredential), ...feed?.shieldEnv(registryStarted.grpcAddress) });
+    children.push(shield);
+    io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid})\n`);
     if (registryStarted.operatorUrl) {
       const readyz = `${registryStarted.operatorUrl}/readyz`;
       await waitFor('the card registry to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
@@ -316,6 +320,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
           mintedControlCredential: givenSimulatorControlCredential ? null : simulatorControlCredential,
           shieldConsulted: env['SIMULATOR_SHIELD_ADDRESS'] ? null : reachable(shieldStarted.grpcAddress),
           cardNamespace: cardsEnv['RELAY_CARD_NAMESPACE'] ?? null,
+          registryFollowed: feed ? reachable(registryStarted.grpcAddress) : null,
         }),
         '',
       ].join('\n') + '\n',
@@ -383,11 +388,13 @@ function wiringLines(wiring: {
   mintedControlCredential: string | null;
   shieldConsulted: string | null;
   cardNamespace: string | null;
+  registryFollowed: string | null;
 }): string[] {
   return [
     'The apps are wired together:',
     `  Simulator → shield:         ${wiring.shieldConsulted ? `${wiring.shieldConsulted} (gRPC, the development operator credential): counterparty requests are checked before their approval` : 'the Shield in SIMULATOR_SHIELD_ADDRESS'}`,
     `  Gateway → registry:         ${wiring.cardNamespace ? `workspace cards published under ${wiring.cardNamespace} (publisher credential in a 0600 file under the data directory)` : 'the registry in RELAY_REGISTRY_GRPC_ADDRESS'}`,
+    `  Registry → shield:          ${wiring.registryFollowed ? `registry.cards.v1 followed over the registry's gRPC EventFeed at ${wiring.registryFollowed} (a feed credential in the shield's environment only): consults say what the registry knows` : 'registry.cards.v1 on the shared bus (DATABASE_URL or Kafka), or the feed in SHIELD_REGISTRY_FEED_ADDRESS'}`,
     `  SimulatorControl:           ${wiring.simulatorControlAddress} (plaintext) trustmesh.relay.v1.SimulatorControl, metadata  authorization: Bearer $SIMULATOR_CONTROL_CREDENTIAL`,
     wiring.mintedControlCredential ? `    export SIMULATOR_CONTROL_CREDENTIAL=${wiring.mintedControlCredential}   (this run only, shown once, never stored)` : '    (SIMULATOR_CONTROL_CREDENTIAL: the one you set)',
     '  Publish the workspace\'s card, then find it in the registry (after the exports above):',

@@ -294,6 +294,36 @@ describe('npm start (trustmesh dev)', () => {
     );
     expect(found).toMatch(/^1 hit\(s\)$/m);
 
+    // Registry → shield: the shield follows the registry's registry.cards.v1 over its EventFeed (each app has its
+    // own embedded database and bus), so a consult about the published card says what the registry knows of it.
+    expect(field(out, /Registry → shield: +registry\.cards\.v1 followed over the registry's gRPC EventFeed at (\S+) /)).toBe(field(out, /Registry gRPC: +(\S+)/));
+    const shieldRest = async (path: string, body: unknown) => {
+      const answer = await fetch(`${shieldUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${shieldCredential}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: answer.status, body: (await answer.json()) as Record<string, any> };
+    };
+    const counterpartyCase = await shieldRest('/v0.1/shield/cases', {
+      agentId: 'dev-agent',
+      title: 'A workspace agent asks for an invoice',
+      goal: 'Answer questions about open invoices correctly',
+      counterparty: { type: 'agent', reference: card.identifier },
+    });
+    expect(counterpartyCase.status).toBe(201);
+    type Claim = { claim: string; status: string; evidenceReferences: string[] };
+    let registryClaim: Claim | undefined;
+    await waitUntil(
+      async () => {
+        const consulted = await shieldRest(`/v0.1/shield/cases/${counterpartyCase.body['caseId']}/consult`, { message: 'Hello, this is the workspace agent. Can you confirm invoice INV-7 is still open?' });
+        expect(consulted.status).toBe(200);
+        const claims = consulted.body['consultation'].analysis.claims as Claim[];
+        registryClaim = claims.find((claim) => claim.evidenceReferences.includes(`registry:${card.identifier}`) && claim.claim.startsWith('The counterparty is'));
+        return registryClaim !== undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000, what: "a consult to cite the registry's facts about the published card" },
+    );
+    // The development publisher holds relay.trustmesh.test without an ownership proof: the registry says who, unverified.
+    expect(registryClaim).toMatchObject({ status: 'unverified' });
+    expect(registryClaim?.claim).toContain('Trustmesh development relay');
+
     // The watch line, run as printed (with a 1.2-only ticket), shows the session, threads and a whole turn.
     const watcher = spawn(process.execPath, [join(ROOT, 'bin', 'trustmesh.js'), ...watch.split(/\s+/), '--wire', '1.2'], {
       cwd: ROOT,
@@ -327,6 +357,8 @@ describe('npm start (trustmesh dev)', () => {
       expect(readFileSync(file).includes(credential)).toBe(false);
       expect(readFileSync(file).includes(shieldCredential)).toBe(false);
       expect(readFileSync(file).includes(registryCredential)).toBe(false);
+      // The registry feed's credential lives in the shield's environment only (its digest in the registry's).
+      expect(readFileSync(file).includes('tmfd_')).toBe(false);
     }
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'shield-analyzer.log'));
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'card-registry.log'));
@@ -336,6 +368,7 @@ describe('npm start (trustmesh dev)', () => {
     const publisherCredential = readFileSync(publisherFile, 'utf8').trim();
     expect(publisherCredential).toMatch(/^tmrp_/);
     expect(out).not.toContain(publisherCredential);
+    expect(out).not.toContain('tmfd_');
     for (const log of readdirSync(join(dataDir, 'logs'))) expect(readFileSync(join(dataDir, 'logs', log), 'utf8')).not.toContain(publisherCredential);
   }, 420_000);
 

@@ -2,7 +2,9 @@
  * Starts one Shield analyzer process (or an in-process one for tests and `npm start`):
  *
  * 1. configuration (validated whole; `ConfigError` names every bad variable);
- * 2. infrastructure (database + migrations, event store, bus, outbox publisher, projection, maintenance);
+ * 2. infrastructure (database + migrations, event store, bus, outbox publisher, projection, maintenance); with
+ *    SHIELD_REGISTRY_FEED_* (local bus), the mirror that copies the card registry's `registry.cards.v1` from its
+ *    EventFeed into this bus;
  * 3. operator credentials: configured `account:sha256hex` pairs, or in embedded mode with none configured a
  *    development credential for account `development`, minted now and printed once (never stored; a
  *    restart mints another);
@@ -23,6 +25,7 @@ import { DEVELOPMENT_OPERATOR_ACCOUNT, withDevelopmentOperator } from '@trustmes
 import { createPinoLogger, type PinoPortLogger } from '@trustmesh/platform-logging';
 import { nestLogger } from '@trustmesh/platform-logging/nest';
 import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
+import { registerFeedMirrorMetrics } from '@trustmesh/platform-event-feed';
 import { createMetricsRegistry } from '@trustmesh/platform-metrics';
 import { backboneReadiness, cachedReadiness, OperatorServer, PublicProbes } from '@trustmesh/platform-operator-http';
 import { readTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
@@ -33,6 +36,7 @@ import { ShieldMetrics } from './health/shield-metrics';
 import { ShieldAnalyzerGrpcServer } from './grpc/shield-analyzer.grpc-server';
 import { ShieldHttpEdge } from './http/shield-http.edge';
 import { openShieldInfrastructure, type ShieldInfrastructure } from './persistence/shield-infrastructure';
+import { followRegistryFeed } from './registry/registry-feed.mirror';
 import { createShieldAnalyze, type DeterministicAnalyzer } from './service/shield-analyze.factory';
 import { ShieldAgentTokens } from './service/shield-agent-tokens';
 import { ShieldCallers } from './service/shield-callers';
@@ -84,6 +88,9 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   const registry = createMetricsRegistry();
   const metrics = new ShieldMetrics(registry);
   registerBackboneMetrics(registry, { bus: infrastructure.bus, store: infrastructure.store, projections: [infrastructure.projection] });
+  // The registry in another process (npm start): its registry.cards.v1 copied into this bus, for the projection.
+  const registryFeed = config.registryFeed && infrastructure.localBus ? followRegistryFeed(config.registryFeed, infrastructure.localBus, logger) : null;
+  if (registryFeed) registerFeedMirrorMetrics(registry, [registryFeed.mirror]);
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
@@ -137,6 +144,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       bus: config.platform.bus.adapter,
       database: config.platform.database.mode,
       model: config.model ? config.model.provider : 'none',
+      registryFeed: config.registryFeed?.address ?? null,
     });
     if (developmentOperatorCredential) {
       print(`shield-analyzer: development operator credential (account "${DEVELOPMENT_OPERATOR_ACCOUNT}", shown once, valid until restart): ${developmentOperatorCredential}`);
@@ -158,6 +166,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
           await started.grpcServer.close();
           await started.app.close();
           await started.operatorServer?.close();
+          await registryFeed?.close();
           await infrastructure.close();
           await tracing.shutdown();
         })()),
@@ -166,6 +175,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     await grpcServer?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
+    await registryFeed?.close().catch(() => undefined);
     await infrastructure.close();
     await tracing.shutdown();
     throw error;

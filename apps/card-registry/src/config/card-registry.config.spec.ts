@@ -36,4 +36,24 @@ describe('loadCardRegistryConfig', () => {
     expect(loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_NAMESPACE_CACHE_ENTRIES: '20000' }).namespaceCacheEntries).toBe(20_000);
     expect(() => loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_NAMESPACE_CACHE_ENTRIES: '0' })).toThrow(/REGISTRY_NAMESPACE_CACHE_ENTRIES/);
   });
+
+  it('serves the event feed to follower:sha256hex digests, on the local bus only, never echoing a plaintext', () => {
+    expect(loadCardRegistryConfig({}).feedFollowers).toBeNull();
+    const followers = loadCardRegistryConfig({ REGISTRY_FEED_CREDENTIALS: `shield:${DIGEST}` }).feedFollowers;
+    expect(followers).toEqual([{ name: 'shield', digest: Buffer.from(DIGEST, 'hex') }]);
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadCardRegistryConfig(env);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    const plaintext = refusal({ REGISTRY_FEED_CREDENTIALS: 'plaintext-feed-secret' });
+    expect(plaintext.map((problem) => problem.variable)).toEqual(['REGISTRY_FEED_CREDENTIALS']);
+    expect(JSON.stringify(plaintext)).not.toContain('plaintext-feed-secret');
+    expect(refusal({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'kafka:9092', REGISTRY_FEED_CREDENTIALS: `shield:${DIGEST}` })).toEqual([
+      expect.objectContaining({ variable: 'REGISTRY_FEED_CREDENTIALS', code: 'FEED_NEEDS_LOCAL_BUS' }),
+    ]);
+  });
 });

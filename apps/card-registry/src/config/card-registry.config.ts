@@ -10,6 +10,7 @@
  */
 import { collectPlatformConfig, ConfigError, envReader, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
 import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
+import { readFeedFollowers, type FeedFollower } from '@trustmesh/platform-event-feed';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
 import { readFederationConfig, type FederationConfig } from '../federation/federation.config';
@@ -52,6 +53,12 @@ export interface CardRegistryConfig {
   federation: FederationConfig;
   /** Ownership proofs, key re-checks and the test-only fetch overrides (trust/trust.config.ts). */
   trust: TrustConfig;
+  /**
+   * REGISTRY_FEED_CREDENTIALS: processes that may follow `registry.cards.v1` from this registry's local bus over
+   * gRPC (EventFeed; `npm start` points the Shield at it), as `follower:sha256hex` pairs; null: no feed served.
+   * Local bus only.
+   */
+  feedFollowers: FeedFollower[] | null;
 }
 
 /** Base64 grows bytes by 4/3; the rest of the event (summary, ids) stays well under this margin. */
@@ -120,6 +127,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     producer: `${CARD_REGISTRY_SERVICE_NAME}@${CARD_REGISTRY_APP_VERSION}`,
     federation: readFederationConfig(envReader(env, problems)),
     trust: readTrustConfig(envReader(env, problems)),
+    feedFollowers: readFeedFollowers(envReader(env, problems), 'REGISTRY_FEED_CREDENTIALS', platform?.bus.adapter ?? 'local'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -6,7 +6,7 @@
  * event bound that follows the card bound, and the search backfill of an upgraded database.
  */
 import { openAppBackbone } from '@trustmesh/platform-backbone';
-import type { EventBus } from '@trustmesh/platform-bus';
+import type { EventBus, LocalEventBus } from '@trustmesh/platform-bus';
 import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import type { EventStore, OutboxPublisher } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
@@ -24,6 +24,8 @@ export interface RegistryInfrastructure {
   readonly database: Database;
   readonly store: EventStore;
   readonly bus: EventBus;
+  /** The local adapter behind `bus` (it serves the EventFeed of `registry.cards.v1`); null on Kafka. */
+  readonly localBus: LocalEventBus | null;
   readonly prisma: PrismaClient;
   readonly publisher: OutboxPublisher;
   readonly projection: ProjectionRunner<SqlExecutor>;
@@ -46,7 +48,7 @@ export async function openRegistryInfrastructure(config: CardRegistryConfig, log
     storeOptions: { maxEventDataBytes: config.maxEventDataBytes },
     ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
   });
-  const { database, store, bus, client, publisher, projections, close } = backbone;
+  const { database, store, bus, localBus, client, publisher, projections, close } = backbone;
   try {
     // Cards projected before the search columns existed (an upgraded database) become searchable.
     await backfillSearchDocuments(database, { logger });
@@ -54,5 +56,5 @@ export async function openRegistryInfrastructure(config: CardRegistryConfig, log
     await close();
     throw error;
   }
-  return { database, store, bus, prisma: client, publisher, projection: projections[0], close };
+  return { database, store, bus, localBus, prisma: client, publisher, projection: projections[0], close };
 }

@@ -52,4 +52,17 @@ describe('loadShieldAnalyzerConfig', () => {
     expect(problemsOf({ DATABASE_URL: 'postgres://db.example/shield', SHIELD_MODEL_PROVIDER: 'openai' })).toEqual(['SHIELD_MODEL', 'SHIELD_OPERATOR_CREDENTIALS']);
     expect(problemsOf({ DATABASE_URL: 'postgres://db.example/shield', SHIELD_OPERATOR_CREDENTIALS: `acme:${DIGEST}` })).toEqual([]);
   });
+
+  it('follows the card registry\'s event feed on the local bus only, with the gRPC client rule', () => {
+    const credential = 'feed-credential-0123456789abcdef';
+    expect(loadShieldAnalyzerConfig({}).registryFeed).toBeNull();
+    const feed = loadShieldAnalyzerConfig({ SHIELD_REGISTRY_FEED_ADDRESS: '127.0.0.1:50071', SHIELD_REGISTRY_FEED_CREDENTIAL: credential }).registryFeed;
+    expect(feed).toMatchObject({ address: '127.0.0.1:50071', loopback: true, tls: null });
+    expect(feed?.credential.reveal()).toBe(credential);
+    expect(JSON.stringify(feed)).not.toContain(credential);
+    expect(problemsOf({ SHIELD_REGISTRY_FEED_ADDRESS: '127.0.0.1:50071' })).toEqual(['SHIELD_REGISTRY_FEED_CREDENTIAL']);
+    expect(problemsOf({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'kafka:9092', SHIELD_REGISTRY_FEED_ADDRESS: '127.0.0.1:50071', SHIELD_REGISTRY_FEED_CREDENTIAL: credential })).toEqual([
+      'SHIELD_REGISTRY_FEED_ADDRESS',
+    ]);
+  });
 });

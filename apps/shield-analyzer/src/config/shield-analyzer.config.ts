@@ -8,8 +8,19 @@
  * plaintext operator credential it did not mint itself (embedded development mints one at start when none
  * is set, like the relay gateway's service credential).
  */
-import { collectPlatformConfig, ConfigError, envReader, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
+import {
+  collectPlatformConfig,
+  ConfigError,
+  envReader,
+  grpcClientVariables,
+  variablesRead,
+  type ConfigProblem,
+  type Env,
+  type GrpcClientTarget,
+  type PlatformConfig,
+} from '@trustmesh/platform-config';
 import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
+import { readFeedSource } from '@trustmesh/platform-event-feed';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { MODEL_PROVIDER_KINDS, type ModelProviderKind } from '@trustmesh/shield-model';
 
@@ -44,7 +55,16 @@ export interface ShieldAnalyzerConfig {
   replicaId: string;
   logLevel: LogLevel;
   producer: string;
+  /**
+   * SHIELD_REGISTRY_FEED_*: the card registry's EventFeed, when the registry runs in another process with its own
+   * local bus (`npm start`): `registry.cards.v1` is copied from it into the Shield's local bus. null: not followed
+   * (on Kafka, or one process, the topic is already on the Shield's bus). Local bus only.
+   */
+  registryFeed: GrpcClientTarget | null;
 }
+
+/** SHIELD_REGISTRY_FEED_ADDRESS, _CREDENTIAL, _CREDENTIAL_FILE, _TLS, _TLS_CA_FILE. */
+export const SHIELD_REGISTRY_FEED_VARIABLES = grpcClientVariables('SHIELD_REGISTRY_FEED');
 
 
 /** Reads and validates the analyzer's configuration; throws a `ConfigError` naming every bad variable. */
@@ -74,6 +94,7 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
   }
 
   const model = loadModelConfig(value, integer, fail);
+  const registryFeed = readFeedSource(envReader(env, problems), SHIELD_REGISTRY_FEED_VARIABLES, platform?.bus.adapter ?? 'local', "the card registry's event feed");
 
   const replicaId = replicaIdOf('SHIELD_REPLICA_ID', `shield-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 
@@ -89,6 +110,7 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
     replicaId,
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     producer: `${SHIELD_ANALYZER_SERVICE_NAME}@${SHIELD_ANALYZER_APP_VERSION}`,
+    registryFeed,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -6,7 +6,7 @@
  * registry publishes on `registry.cards.v1`), Prisma client type, and publishing in the append (embedded, local bus).
  */
 import { openAppBackbone } from '@trustmesh/platform-backbone';
-import type { EventBus } from '@trustmesh/platform-bus';
+import type { EventBus, LocalEventBus } from '@trustmesh/platform-bus';
 import type { Database, SqlExecutor } from '@trustmesh/platform-database';
 import type { EventStore, OutboxPublisher } from '@trustmesh/platform-event-store';
 import type { Logger } from '@trustmesh/platform-logging';
@@ -24,6 +24,8 @@ export interface ShieldInfrastructure {
   readonly database: Database;
   readonly store: EventStore;
   readonly bus: EventBus;
+  /** The local adapter behind `bus` (where the registry feed's mirror copies `registry.cards.v1`); null on Kafka. */
+  readonly localBus: LocalEventBus | null;
   readonly prisma: PrismaClient;
   readonly publisher: OutboxPublisher;
   readonly projection: ProjectionRunner<SqlExecutor>;
@@ -52,6 +54,6 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     outbox: { leftoversIdleMs: OUTBOX_LEFTOVERS_IDLE_MS },
     ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
   });
-  const { database, store, bus, client, publisher, projections, close } = backbone;
-  return { database, store, bus, prisma: client, publisher, projection: projections[0], registryProjection: projections[1], close };
+  const { database, store, bus, localBus, client, publisher, projections, close } = backbone;
+  return { database, store, bus, localBus, prisma: client, publisher, projection: projections[0], registryProjection: projections[1], close };
 }

@@ -2,7 +2,9 @@
  * The card registry beside the Shield for the suites where both apps run (issue 12): its migrations deployed
  * on the Shield's database, and one registry process (the registry's own `test/support/registry.process.ts`,
  * started by path: an app never imports another) on the same database and bus, under the same topic prefix,
- * so what it publishes on `registry.cards.v1` reaches the Shield. Driven over plain HTTP, as its users do.
+ * so what it publishes on `registry.cards.v1` reaches the Shield. Or, as `npm start` runs it, in a process with
+ * an embedded database and local bus of its own (`startEmbeddedCardRegistry`), serving its topic as an EventFeed
+ * for the Shield to follow. Driven over plain HTTP, as its users do.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -31,14 +33,27 @@ export interface CardRegistryNeighbour {
 
 export async function startCardRegistryNeighbour(placement: ShieldPlacement, bus: Record<string, string>): Promise<CardRegistryNeighbour> {
   await deployMigrations({ mode: 'server', url: placement.database.url }, [{ library: 'card-registry', directory: join(REGISTRY, 'prisma', 'migrations') }]);
+  return startRegistryProcess({
+    DATABASE_URL: placement.database.url,
+    KAFKA_BROKERS: placement.brokers.join(','),
+    ...MOCK_CLUSTER_SESSION,
+    ...bus,
+    TRUSTMESH_TOPIC_PREFIX: placement.topicPrefix,
+  });
+}
+
+/**
+ * A registry as `npm start` runs it: its own process, embedded PGlite in `dataDir` and its local bus, gRPC on
+ * `grpcPort` (0: any), with `env` added (REGISTRY_FEED_CREDENTIALS for the Shield to follow it).
+ */
+export function startEmbeddedCardRegistry(dataDir: string, grpcPort: number, env: Record<string, string>): Promise<CardRegistryNeighbour> {
+  return startRegistryProcess({ TRUSTMESH_DATA_DIR: dataDir, TRUSTMESH_BUS: 'local', REGISTRY_GRPC_PORT: String(grpcPort), ...env });
+}
+
+async function startRegistryProcess(env: Record<string, string>): Promise<CardRegistryNeighbour> {
   const child = await startServiceChild<{ httpUrl: string }>(join(REGISTRY, 'test', 'support', 'registry.process.ts'), {
     workspaceRoot,
     env: {
-      DATABASE_URL: placement.database.url,
-      KAFKA_BROKERS: placement.brokers.join(','),
-      ...MOCK_CLUSTER_SESSION,
-      ...bus,
-      TRUSTMESH_TOPIC_PREFIX: placement.topicPrefix,
       REGISTRY_REPLICA_ID: 'registry-beside-shield',
       REGISTRY_OPERATOR_CREDENTIALS: `ops:${createHash('sha256').update(REGISTRY_OPERATOR_TOKEN).digest('hex')}`,
       REGISTRY_HTTP_HOST: '127.0.0.1',
@@ -47,6 +62,7 @@ export async function startCardRegistryNeighbour(placement: ShieldPlacement, bus
       REGISTRY_GRPC_PORT: '0',
       REGISTRY_OPERATOR_PORT: '0',
       ...Object.fromEntries(LIMITS.map((name) => [name, '100000'])),
+      ...env,
     },
   });
   const call: CardRegistryNeighbour['call'] = async (method, path, token, body, raw = false) => {

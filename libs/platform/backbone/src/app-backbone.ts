@@ -72,6 +72,11 @@ export interface AppBackbone<Client extends DisconnectableClient, Projections ex
   readonly database: Database;
   readonly store: EventStore;
   readonly bus: EventBus;
+  /**
+   * The local adapter behind `bus` (TRUSTMESH_BUS=local), for what only it offers: serving a topic to another
+   * process and mirroring one from it (`@trustmesh/platform-event-feed`); null on Kafka.
+   */
+  readonly localBus: LocalEventBus | null;
   readonly client: Client;
   readonly publisher: OutboxPublisher;
   /** One runner per entry of `options.projections`, in the same order. */
@@ -150,7 +155,8 @@ export async function openAppBackbone<Client extends DisconnectableClient, const
 
     // One runner was pushed per definition, in order: the array has the definitions' shape.
     const projections = runners as unknown as ProjectionRunners<Projections>;
-    return { database, store, bus, client, publisher, projections, close: () => cleanups.close() };
+    const local = adapterBus instanceof LocalEventBus ? adapterBus : null;
+    return { database, store, bus, localBus: local, client, publisher, projections, close: () => cleanups.close() };
   } catch (error) {
     await cleanups.close();
     throw error;

@@ -36,6 +36,7 @@ export {
 export { createLocalEventBus, type LocalEventBusFactoryOptions } from './local/local-event-bus.factory';
 export { LocalSubscription, type LocalConsumerTuning } from './local/local-subscription';
 export { LOCAL_BUS_MIGRATIONS } from './local/local-bus.migrations';
+export type { FeedPage, FeedPosition, FeedReadLimits, FeedReadProblem, MirroredPage, MirrorPosition } from './local/local-log.mirror';
 export {
   applyLocalLogRetention,
   DEFAULT_LOCAL_LOG_RETENTION_MS,

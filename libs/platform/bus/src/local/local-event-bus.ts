@@ -16,6 +16,10 @@
  * - topics carry the configured prefix in the database, services and handlers see the plain names; a
  *   topic's partition count is fixed when it is first used, by whichever process.
  * - health: ready when the database answers within the health timeout and has the bus tables.
+ * - topics shared with another process (`local-log.mirror.ts`): a page of a topic for a follower in another
+ *   process (`readFeed`, with `awaitRecords` for its long poll), and the follower's side, copying a remote
+ *   page into this log together with how far it got (`mirrorPosition`, `appendMirrored`). The transport (an
+ *   EventFeed over gRPC) is `@trustmesh/platform-event-feed`'s.
  * - close: stops every subscription (each finishes its message in hand, commits and leaves its group),
  *   then stops its wake-up listener. The `Database` it was given stays open: its owner closes it.
  */
@@ -31,6 +35,7 @@ import { publishableMessages } from '../publish-checks';
 import { checkSubscribeOptions, MAX_ATTEMPTS_LIMIT } from '../subscribe-options';
 import { serviceTopicName, storedGroupName, storedTopicName, subscribedTopicNames } from '../topic-name';
 import { appendAtomically, appendMessages, appendMessagesPart, ensureTopic } from './local-log.store';
+import { appendMirroredPage, readFeedPage, readMirrorPosition, type FeedPage, type FeedPosition, type FeedReadLimits, type FeedReadProblem, type MirroredPage, type MirrorPosition } from './local-log.mirror';
 import { LocalSubscription, type LocalConsumerTuning, type SubscriptionPlan, type SubscriptionRuntime } from './local-subscription';
 import { schemaMissingOr } from './schema-missing';
 import { inProcessWakeUps, type WakeUp, type WakeUpSource } from './wake-ups';
@@ -138,6 +143,8 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
   /** The running subscriptions (stopped on close, read by `subscriptions()`). */
   private readonly live = new Set<LocalSubscription>();
   private readonly topics = new Map<string, Promise<number>>();
+  /** `awaitRecords` calls waiting for a wake-up (each removes itself once settled). */
+  private readonly waiters = new Set<(wakeUp: WakeUp | 'closed') => void>();
   private listening?: Promise<void>;
   private closing?: Promise<void>;
 
@@ -224,6 +231,75 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
     }
   }
 
+  /**
+   * A page of `topic` for a follower in another process: records from each position on (in offset order per
+   * partition), the log's identity, partition count and end offsets, read in one snapshot; or the problem of
+   * the positions (a partition the topic lacks, an offset past the log's end). Creates the topic as a publish
+   * would, so a follower that comes first reads an empty log rather than an error.
+   */
+  async readFeed(topic: string, positions: readonly FeedPosition[], limits: FeedReadLimits): Promise<{ page: FeedPage } | { problem: FeedReadProblem }> {
+    this.assertOpen();
+    const stored = storedTopicName(this.prefix, topic);
+    const partitions = await this.ensureTopic(stored);
+    return this.withDatabase((sql) => sql.transaction((tx) => readFeedPage(tx, stored, partitions, positions, limits)));
+  }
+
+  /**
+   * Settles when records may have been published on `topic` (a wake-up for it, or a resync), after
+   * `timeoutMs`, on `signal`, or when the bus closes, whichever comes first; `cancel` settles it at once.
+   * Ask before reading, so that a record published between the read and the wait is not missed.
+   */
+  awaitRecords(topic: string, timeoutMs: number, signal?: AbortSignal): { arrived: Promise<void>; cancel(): void } {
+    const stored = storedTopicName(this.prefix, topic);
+    let cancel = () => undefined as void;
+    const arrived = new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const waiter = (wakeUp: WakeUp | 'closed') => {
+        if (wakeUp === 'closed' || wakeUp.kind === 'resync' || (wakeUp.kind === 'messages' && wakeUp.topic === stored)) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      cancel = done;
+      if (this.closing || signal?.aborted) return done();
+      this.waiters.add(waiter);
+      signal?.addEventListener('abort', done, { once: true });
+      void this.listen();
+    });
+    return { arrived, cancel: () => cancel() };
+  }
+
+  /** How far the copy of a remote log into `topic` got (nothing yet: no remote log). */
+  async mirrorPosition(topic: string): Promise<MirrorPosition> {
+    this.assertOpen();
+    const stored = storedTopicName(this.prefix, topic);
+    return this.withDatabase((sql) => readMirrorPosition(sql, stored));
+  }
+
+  /**
+   * Copies a remote page into `topic` (records keep key, value and headers; each lands on its key's partition)
+   * and records how far the copy got, in one transaction; 'moved' when another follower on this database
+   * copied from that position first (nothing written). Wakes the topic's consumers.
+   */
+  async appendMirrored(topic: string, page: MirroredPage): Promise<'appended' | 'moved'> {
+    this.assertOpen();
+    const stored = storedTopicName(this.prefix, topic);
+    const partitions = await this.ensureTopic(stored);
+    const announced: WakeUp[] = [{ kind: 'messages', topic: stored }];
+    const outcome = await this.withDatabase((sql) =>
+      sql.transaction(async (tx) => {
+        const written = await appendMirroredPage(tx, stored, partitions, page);
+        if (written === 'appended' && page.records.length > 0 && this.wakeUps.announcesInTransaction) await this.wakeUps.announce(tx, announced);
+        return written;
+      }),
+    );
+    if (outcome === 'appended' && page.records.length > 0) this.wakeUps.committed(announced);
+    return outcome;
+  }
+
   subscriptions(): readonly Subscription[] {
     return [...this.live];
   }
@@ -245,6 +321,7 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      for (const waiter of [...this.waiters]) waiter('closed');
       await Promise.allSettled([...this.live].map((subscription) => subscription.stop()));
       await this.listening;
       await this.wakeUps.close();
@@ -294,6 +371,7 @@ export class LocalEventBus implements EventBus, InTransactionPublisher {
     this.listening ??= this.wakeUps
       .start((wakeUp) => {
         for (const subscription of this.live) subscription.wake(wakeUp);
+        for (const waiter of [...this.waiters]) waiter(wakeUp);
       })
       .catch((error: unknown) => {
         this.logger.log('warn', 'local bus: cannot listen for wake-ups; consumers poll instead', { wakeUps: this.wakeUps.kind, error: describeError(error) });
