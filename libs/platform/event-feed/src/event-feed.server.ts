@@ -29,7 +29,7 @@ export interface EventFeedServerOptions {
   /** The topics served (as the app's code names them); every other topic is NOT_FOUND. */
   topics: readonly string[];
   followers: readonly FeedFollower[];
-  /** The app's logger (`log(level, message, fields)`): one line per call, never a credential or a record. */
+  /** The app's logger (`log(level, message, fields)`): one line per call (answered calls at debug), never a credential or a record. */
   logger: Logger;
   /** Runs each call under the app's server span (`traceGrpcServerCall` of the platform's tracing fits). */
   trace?: UnaryEdge['trace'];
@@ -63,7 +63,8 @@ export function eventFeedService(options: EventFeedServerOptions): { definition:
   const digests = options.followers.map((follower) => follower.digest);
   const edge: UnaryEdge = {
     name: 'event feed',
-    log: (level, message, fields) => options.logger.log(level, message, fields),
+    // A follower long-polls all day: its answered calls are debug lines, its refusals and failures stay visible.
+    log: (level, message, fields) => options.logger.log(level === 'info' && fields['code'] === grpc.status.OK ? 'debug' : level, message, fields),
     isUnavailable: isDatabaseUnavailable,
     unavailable: () => refusal(grpc.status.UNAVAILABLE, 'FEED_UNAVAILABLE', 'The feed cannot read its log right now; call again shortly.'),
     ...(options.trace ? { trace: options.trace } : {}),
