@@ -4,6 +4,7 @@
  * no field for a trace context, so each frame a Companion or a browser sends starts a trace on the gateway;
  * what the frame causes joins it: the frames log written to the bus, and the interaction audit appended to
  * the control plane's store, published by its outbox and applied by the control read model's projection.
+ * A Companion's response frame has no trace of its own: it continues its request's.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -72,6 +73,18 @@ describe('data plane traces', () => {
     await waitUntil(() => spans().some((span) => span.name === 'relay.browser runtime.request'), { what: 'the browser request span', timeoutMs: 30_000 });
     const browserRequest = spans().find((span) => span.name === 'relay.browser runtime.request') as CollectedSpan;
     expect(browserRequest.attributes).toMatchObject({ 'relay.socket': 'browser', 'relay.request.id': request.requestId });
+
+    // The Companion's response: its frame's span is a child of the browser's request span (one trace), and
+    // the route that kept the request's trace is gone with it (a late duplicate starts a trace of its own).
+    runtime.send(frames.response(workspaceId, request.requestId));
+    await session.waitFor((frame) => frame.type === 'runtime.response' && frame['requestId'] === request.requestId, 'the response at the browser');
+    runtime.send(frames.response(workspaceId, request.requestId));
+    const responseSpans = () => spans().filter((span) => span.name === 'relay.companion runtime.response' && span.attributes['relay.request.id'] === request.requestId);
+    await waitUntil(() => responseSpans().length === 2, { what: 'both response frame spans', timeoutMs: 30_000 });
+    const [answered, duplicate] = responseSpans() as [CollectedSpan, CollectedSpan];
+    expect(answered).toMatchObject({ traceId: browserRequest.traceId, parentSpanId: browserRequest.spanId, kind: OTLP_SPAN_KIND.server });
+    expect(duplicate.parentSpanId).toBe('');
+    expect(duplicate.traceId).not.toBe(browserRequest.traceId);
     expect(JSON.stringify(spans())).not.toContain('thread.list');
     expect(collector.rejected).toBe(0);
   });
