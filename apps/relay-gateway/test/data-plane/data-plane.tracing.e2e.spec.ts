@@ -30,7 +30,8 @@ describe('data plane traces', () => {
 
   it('follows a Companion frame into the frames log and the audit projection, and a browser request to the Companion', async () => {
     // A short export delay: the test waits on spans reaching the collector, as an operator would look for them.
-    relay = await startTestRelay({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' } });
+    // The collector's credential travels as an export header (OTEL_EXPORTER_OTLP_HEADERS, URL-encoded).
+    relay = await startTestRelay({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20collector-secret-1' } });
     const device = await relay.enrollCompanion();
     const { workspaceId } = device;
     const runtime = await companion(relay.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
@@ -86,7 +87,25 @@ describe('data plane traces', () => {
     expect(duplicate.parentSpanId).toBe('');
     expect(duplicate.traceId).not.toBe(browserRequest.traceId);
     expect(JSON.stringify(spans())).not.toContain('thread.list');
+    expect(collector.requestHeaders().length).toBeGreaterThan(0);
+    for (const headers of collector.requestHeaders()) expect(headers['authorization']).toBe('Bearer collector-secret-1');
     expect(collector.rejected).toBe(0);
+  });
+
+  it('refuses to start with malformed export headers, naming the variable but not repeating the secret in them', async () => {
+    const secret = 'collector-secret-2';
+    const started = startTestRelay({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${secret},${secret}` } });
+    const error = (await started.then(
+      async (unexpected) => {
+        await unexpected.close();
+        throw new Error('the gateway started');
+      },
+      (refusal: unknown) => refusal,
+    )) as Error & { problems?: { variable: string; code?: string }[] };
+    expect(error.problems).toEqual([expect.objectContaining({ variable: 'OTEL_EXPORTER_OTLP_HEADERS', code: 'TRACING_CONFIG_INVALID' })]);
+    expect(error.message).toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    expect(error.message).not.toContain(secret);
+    expect(JSON.stringify(error.problems)).not.toContain(secret);
   });
 });
 

@@ -71,8 +71,18 @@ export function readTracingConfig(env: Env, serviceName: string): TracingConfig 
   return config;
 }
 
-/** As `readTracingConfig`, but adds its problems to an app's own list (one error naming every bad variable). */
+/**
+ * As `readTracingConfig`, but adds its problems to an app's own list (one error naming every bad variable),
+ * each with the code `TRACING_CONFIG_INVALID`.
+ */
 export function collectTracingConfig(env: Env, serviceName: string, problems: ConfigProblem[]): TracingConfig {
+  const own: ConfigProblem[] = [];
+  const config = readVariables(env, serviceName, own);
+  for (const problem of own) problems.push({ ...problem, code: TRACING_CONFIG_INVALID });
+  return config;
+}
+
+function readVariables(env: Env, serviceName: string, problems: ConfigProblem[]): TracingConfig {
   const read = envReader(env, problems);
   if (read.boolean('OTEL_SDK_DISABLED', false)) return { enabled: false };
   const tracesEndpoint = endpointOf(read.value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'), 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', read.fail, false)
