@@ -119,7 +119,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   let scheduler: FederationScheduler | undefined;
   let trustRecheck: TrustRecheckScheduler | undefined;
   let grpcServer: RegistryGrpcServer | undefined;
-  const tracing = startTracing(tracingConfig);
+  const tracing = startTracing(tracingConfig, { instanceId: config.replicaId });
   try {
     const now = options.now ?? (() => new Date());
     const callers = new RegistryCallers(operators, infrastructure.store);

@@ -42,6 +42,7 @@ import { get as httpsGet } from 'node:https';
 import { get as httpGet } from 'node:http';
 import { join, relative, resolve } from 'node:path';
 
+import { SecretText } from '@trustmesh/platform-config';
 import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 import { ChildApp, describeExit, ROOT } from './child-app';
@@ -216,7 +217,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
 
     // 3. Provisioning through RelayControl, and the simulator.
     const grpcTls = started.grpcTls;
-    control = new RelayControl({ address: started.grpcAddress, credential: serviceCredential, tlsCa: grpcTls ? ca : null });
+    // The embedded gateway on loopback, with the credential and certificate this command just made.
+    control = new RelayControl({ address: started.grpcAddress, credential: new SecretText(serviceCredential), tls: grpcTls ? { ca } : null });
     const relayControl = control;
     const simulatorEnv = {
       ...baseEnv,

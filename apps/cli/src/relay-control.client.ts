@@ -6,16 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { Metadata, credentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, dateFromTimestamp, relayControlV1GrpcJs, type UnaryInvoker } from '@trustmesh/contracts';
+import { status as GrpcStatus, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { bearerMetadataOf, callUnary, channelCredentialsOf, dateFromTimestamp, relayControlV1GrpcJs, type ClientChannelTarget, type UnaryInvoker } from '@trustmesh/contracts';
 
-export interface RelayControlTarget {
+/**
+ * RelayControl as the platform's one rule for a gRPC client reads it (`readGrpcClientTarget`, see
+ * relay-control.target.ts): TLS with its CA or plaintext, and the bearer service credential as a secret.
+ */
+export interface RelayControlTarget extends ClientChannelTarget {
   /** `host:port` of RelayControl. */
   address: string;
-  /** The bearer service credential (a secret: never logged). */
-  credential: string;
-  /** PEM to trust for gRPC over TLS; null = plaintext (the gateway's embedded default on loopback). */
-  tlsCa: Buffer | null;
 }
 
 /** The §13 session descriptor exactly as a browser receives it. */
@@ -51,11 +51,11 @@ const { WorkspaceConnectivity, WorkspaceCardDelivery, WorkspaceCardStatus } = re
 
 export class RelayControl {
   private readonly client: relayControlV1GrpcJs.RelayControlClient;
-  private readonly metadata = new Metadata();
+  private readonly metadata: Metadata;
 
   constructor(target: RelayControlTarget) {
-    this.client = new relayControlV1GrpcJs.RelayControlClient(target.address, target.tlsCa ? credentials.createSsl(target.tlsCa) : credentials.createInsecure());
-    this.metadata.set('authorization', `Bearer ${target.credential}`);
+    this.client = new relayControlV1GrpcJs.RelayControlClient(target.address, channelCredentialsOf(target));
+    this.metadata = bearerMetadataOf(target);
   }
 
   async createWorkspace(displayName: string, ownerUserId: string): Promise<string> {

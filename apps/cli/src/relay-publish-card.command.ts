@@ -5,14 +5,14 @@
  * `{"identifier","revision","delivery","status"[,"registryRefusalCode"]}`.
  *
  * The gateway, not this command, holds the registry publisher credential; this command needs only the
- * relay's service credential, from `RELAY_CONTROL_CREDENTIAL` (a flag would land in shell history).
+ * relay's service credential, from `RELAY_CONTROL_CREDENTIAL` or `RELAY_CONTROL_CREDENTIAL_FILE` (a flag would
+ * land in shell history); the target follows the platform's gRPC client rule (relay-control.target.ts).
  * Exit status: 0 published or pending (the gateway keeps delivering), 1 refused by the gateway or the
  * registry or unreachable, 2 usage.
  */
-import { readFileSync } from 'node:fs';
-
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
+import { readRelayControlTarget } from './relay-control.target';
 import { DEFAULT_RELAY_CONTROL_ADDRESS, parseCommandFlags } from './relay-session.command';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -52,18 +52,7 @@ export function parseRelayPublishCardArgs(args: readonly string[], env: Env): Re
 
 export async function runRelayPublishCard(args: readonly string[], io: CommandIo, env: Env = process.env): Promise<number> {
   const options = parseRelayPublishCardArgs(args, env);
-  const credential = env['RELAY_CONTROL_CREDENTIAL']?.trim();
-  if (!credential) throw new UsageError(`${COMMAND}: set RELAY_CONTROL_CREDENTIAL to the relay's service credential`);
-  let tlsCa: Buffer | null = null;
-  if (options.caFile) {
-    try {
-      tlsCa = readFileSync(options.caFile);
-    } catch {
-      io.stderr(`trustmesh: ${COMMAND}: cannot read --relay-control-ca ${options.caFile}\n`);
-      return EXIT.failed;
-    }
-  }
-  const control = new RelayControl({ address: options.address, credential, tlsCa });
+  const control = new RelayControl(readRelayControlTarget(COMMAND, options, env));
   try {
     const card = await control.publishWorkspaceCard({
       workspaceId: options.workspaceId,

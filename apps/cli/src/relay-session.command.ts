@@ -3,15 +3,15 @@
  * [--relay-control-ca FILE]`: mints one browser session descriptor through RelayControl CreateBrowserSession
  * and prints it as the JSON a browser receives, `{"connectUrl","expiresAt"}`, on one line.
  *
- * The service credential is read from `RELAY_CONTROL_CREDENTIAL` only (a flag would land in shell history and
- * process listings). Exit status: 0 printed, 1 the gateway refused or could not be reached, 2 usage.
+ * The service credential is read from `RELAY_CONTROL_CREDENTIAL` or `RELAY_CONTROL_CREDENTIAL_FILE` only (a flag
+ * would land in shell history and process listings); the target follows the platform's gRPC client rule
+ * (relay-control.target.ts). Exit status: 0 printed, 1 the gateway refused or could not be reached, 2 usage.
  */
-import { readFileSync } from 'node:fs';
-
 import { UsageError, EXIT, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
+import { DEFAULT_RELAY_CONTROL_ADDRESS, readRelayControlTarget } from './relay-control.target';
 
-export const DEFAULT_RELAY_CONTROL_ADDRESS = '127.0.0.1:50051';
+export { DEFAULT_RELAY_CONTROL_ADDRESS };
 /** The origin a development web app serves from unless told otherwise (Vite's default dev server). */
 export const DEFAULT_DEV_ORIGIN = 'http://localhost:5173';
 export const DEFAULT_WIRE_VERSIONS = ['1.2', '1.1'] as const;
@@ -68,20 +68,7 @@ export function relaySessionOptionsFrom(command: string, flags: Readonly<Record<
 
 export async function runRelaySession(args: readonly string[], io: CommandIo, env: Env = process.env): Promise<number> {
   const options = parseRelaySessionArgs(args, env);
-  const credential = env['RELAY_CONTROL_CREDENTIAL']?.trim();
-  if (!credential) {
-    throw new UsageError('relay session: set RELAY_CONTROL_CREDENTIAL to the service credential (`npm start` prints it once as an export line)');
-  }
-  let tlsCa: Buffer | null = null;
-  if (options.caFile) {
-    try {
-      tlsCa = readFileSync(options.caFile);
-    } catch {
-      io.stderr(`trustmesh: relay session: cannot read --relay-control-ca ${options.caFile}\n`);
-      return EXIT.failed;
-    }
-  }
-  const control = new RelayControl({ address: options.address, credential, tlsCa });
+  const control = new RelayControl(readRelayControlTarget('relay session', options, env));
   try {
     const descriptor = await control.createBrowserSession(options.workspaceId, options.origin, options.wireVersions, 'trustmesh-cli');
     io.stdout(`${JSON.stringify(descriptor)}\n`);

@@ -25,6 +25,7 @@ import { WebSocket } from 'ws';
 
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError, type BrowserSessionDescriptor } from './relay-control.client';
+import { readRelayControlTarget } from './relay-control.target';
 import { parseCommandFlags, relaySessionOptionsFrom, type RelaySessionOptions } from './relay-session.command';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -58,10 +59,7 @@ function developmentCertificate(env: Env): string | null {
 
 export async function runRelayWatch(args: readonly string[], io: CommandIo, env: Env = process.env): Promise<number> {
   const options = parseRelayWatchArgs(args, env);
-  const credential = env['RELAY_CONTROL_CREDENTIAL']?.trim();
-  if (!credential) {
-    throw new UsageError('relay watch: set RELAY_CONTROL_CREDENTIAL to the service credential (`npm start` prints it once as an export line)');
-  }
+  const target = readRelayControlTarget('relay watch', options, env);
   const read = (flag: string, file: string | null): Buffer | null | undefined => {
     if (file === null) return null;
     try {
@@ -71,11 +69,10 @@ export async function runRelayWatch(args: readonly string[], io: CommandIo, env:
       return undefined;
     }
   };
-  const controlCa = read('--relay-control-ca', options.caFile);
   const gatewayCa = read('--ca', options.gatewayCaFile);
-  if (controlCa === undefined || gatewayCa === undefined) return EXIT.failed;
+  if (gatewayCa === undefined) return EXIT.failed;
 
-  const control = new RelayControl({ address: options.address, credential, tlsCa: controlCa });
+  const control = new RelayControl(target);
   const mint = () => control.createBrowserSession(options.workspaceId, options.origin, options.wireVersions, WATCH_USER);
   let first: BrowserSessionDescriptor | null;
   try {

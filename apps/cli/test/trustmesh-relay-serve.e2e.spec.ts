@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 
+import { SecretText } from '@trustmesh/platform-config';
 import { createTempDataDir, createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 
@@ -118,8 +119,8 @@ describe('trustmesh relay serve: two replicas from one checkout (Postgres, local
     await waitUntil(async () => (await readyz(endpointsA!.http, ca)) === 200 && (await readyz(endpointsB!.http, ca)) === 200, { timeoutMs: 60_000, what: 'both replicas ready' });
 
     // One control plane: what replica A creates, replica B knows.
-    const controlA = new RelayControl({ address: endpointsA!.grpc, credential, tlsCa: ca });
-    const controlB = new RelayControl({ address: endpointsB!.grpc, credential, tlsCa: ca });
+    const controlA = new RelayControl({ address: endpointsA!.grpc, credential: new SecretText(credential), tls: { ca } });
+    const controlB = new RelayControl({ address: endpointsB!.grpc, credential: new SecretText(credential), tls: { ca } });
     try {
       const workspaceId = await controlA.createWorkspace('serve e2e', 'u');
       await waitUntil(async () => (await controlB.hasDevice(workspaceId, randomUUID())) === false, { timeoutMs: 60_000, what: 'replica-b to know the workspace' });

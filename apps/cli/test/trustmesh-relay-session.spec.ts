@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 
 import { main } from '../src/main';
+import { readRelayControlTarget } from '../src/relay-control.target';
 import { parseRelaySessionArgs } from '../src/relay-session.command';
 import { parseRelayWatchArgs, shown } from '../src/relay-watch.command';
 
@@ -34,7 +35,7 @@ describe('trustmesh relay session', () => {
     expect((await run(['relay', 'session'])).stderr).toContain('--workspace is required');
     const noCredential = await run(['relay', 'session', '--workspace', WORKSPACE]);
     expect(noCredential.code).toBe(2);
-    expect(noCredential.stderr).toContain('set RELAY_CONTROL_CREDENTIAL');
+    expect(noCredential.stderr).toContain('relay session: GRPC_TARGET_CREDENTIAL_REQUIRED: RELAY_CONTROL_CREDENTIAL is required');
     const asFlag = await run(['relay', 'session', '--workspace', WORKSPACE, '--credential', 'tmsc_x']);
     expect(asFlag.code).toBe(2);
     expect(asFlag.stderr).toContain('unknown option --credential');
@@ -67,6 +68,63 @@ describe('trustmesh relay session', () => {
   });
 });
 
+describe('the RelayControl target of the relay commands (the platform gRPC client rule)', () => {
+  const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  const CREDENTIAL = 'tmsc_secret-value-0123';
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'trustmesh-relay-target-'));
+    writeFileSync(join(dir, 'ca.pem'), PEM);
+    writeFileSync(join(dir, 'credential'), `${CREDENTIAL}\n`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const refusal = (flags: { address: string | null; caFile: string | null }, env: Record<string, string>): string => {
+    try {
+      readRelayControlTarget('relay session', flags, env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('is plaintext on loopback and TLS elsewhere unless RELAY_CONTROL_TLS=false, the credential a secret', () => {
+    const local = readRelayControlTarget('relay session', { address: null, caFile: null }, { RELAY_CONTROL_CREDENTIAL: CREDENTIAL });
+    expect(local).toMatchObject({ address: '127.0.0.1:50051', loopback: true, tls: null });
+    expect(local.credential.reveal()).toBe(CREDENTIAL);
+    expect(JSON.stringify(local)).not.toContain(CREDENTIAL);
+    expect(readRelayControlTarget('relay session', { address: 'relay.example.com:50051', caFile: null }, { RELAY_CONTROL_CREDENTIAL: CREDENTIAL }).tls).toEqual({ ca: null });
+    const opted = readRelayControlTarget('relay session', { address: null, caFile: null }, { RELAY_CONTROL_ADDRESS: 'relay.example.com:50051', RELAY_CONTROL_TLS: 'false', RELAY_CONTROL_CREDENTIAL: CREDENTIAL });
+    expect(opted).toMatchObject({ address: 'relay.example.com:50051', tls: null });
+  });
+
+  it('maps --relay-control-ca onto RELAY_CONTROL_TLS_CA_FILE (TLS, that CA) and reads a credential file', () => {
+    const target = readRelayControlTarget('relay session', { address: null, caFile: join(dir, 'ca.pem') }, { RELAY_CONTROL_CREDENTIAL_FILE: join(dir, 'credential') });
+    expect(target.tls?.ca?.toString('utf8')).toBe(PEM);
+    expect(target.credential.reveal()).toBe(CREDENTIAL);
+    expect(readRelayControlTarget('relay session', { address: null, caFile: null }, { RELAY_CONTROL_TLS_CA_FILE: join(dir, 'ca.pem'), RELAY_CONTROL_CREDENTIAL: CREDENTIAL }).tls).not.toBeNull();
+  });
+
+  it('refuses with the GRPC_TARGET_* codes, naming the variable and its flag, never the credential', () => {
+    expect(refusal({ address: 'nowhere', caFile: null }, { RELAY_CONTROL_CREDENTIAL: CREDENTIAL })).toMatch(/^relay session: GRPC_TARGET_ADDRESS_INVALID: RELAY_CONTROL_ADDRESS \(--relay-control-address\)/);
+    expect(refusal({ address: null, caFile: join(dir, 'missing.pem') }, { RELAY_CONTROL_CREDENTIAL: CREDENTIAL })).toContain('GRPC_TARGET_CA_UNREADABLE: RELAY_CONTROL_TLS_CA_FILE (--relay-control-ca)');
+    expect(refusal({ address: null, caFile: join(dir, 'ca.pem') }, { RELAY_CONTROL_TLS: 'false', RELAY_CONTROL_CREDENTIAL: CREDENTIAL })).toContain('GRPC_TARGET_CA_WITHOUT_TLS');
+    expect(refusal({ address: null, caFile: null }, { RELAY_CONTROL_CREDENTIAL: CREDENTIAL, RELAY_CONTROL_CREDENTIAL_FILE: join(dir, 'credential') })).toContain('GRPC_TARGET_CREDENTIAL_CONFLICT');
+    const bad = refusal({ address: null, caFile: null }, { RELAY_CONTROL_CREDENTIAL: 'tmsc secret with spaces' });
+    expect(bad).toContain('GRPC_TARGET_CREDENTIAL_INVALID');
+    expect(bad).not.toContain('tmsc secret');
+  });
+
+  it('ends a command with exit 2 on a refused target, before calling anything', async () => {
+    const result = await run(['relay', 'session', '--workspace', WORKSPACE, '--relay-control-ca', join(dir, 'missing.pem')], { RELAY_CONTROL_CREDENTIAL: CREDENTIAL });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('GRPC_TARGET_CA_UNREADABLE');
+    expect(result.stderr).not.toContain(CREDENTIAL);
+    const missing = await run(['relay', 'publish-card', '--workspace', WORKSPACE, '--owner', 'u', '--name', 'n', '--description', 'd']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('GRPC_TARGET_CREDENTIAL_REQUIRED');
+  });
+});
+
 describe('trustmesh dev', () => {
   it('refuses an origin that is not a serialized origin, before starting anything', async () => {
     const result = await run(['dev', '--origin', 'http://localhost:5173/app']);
@@ -80,7 +138,7 @@ describe('trustmesh relay watch', () => {
     expect((await run(['relay', 'watch'])).stderr).toContain('relay watch: --workspace is required');
     const noCredential = await run(['relay', 'watch', '--workspace', WORKSPACE]);
     expect(noCredential.code).toBe(2);
-    expect(noCredential.stderr).toContain('relay watch: set RELAY_CONTROL_CREDENTIAL');
+    expect(noCredential.stderr).toContain('relay watch: GRPC_TARGET_CREDENTIAL_REQUIRED: RELAY_CONTROL_CREDENTIAL is required');
     expect((await run(['relay', 'watch', '--workspace', WORKSPACE, '--wire', '1.0'])).stderr).toContain('--wire takes 1.2 and/or 1.1');
     expect((await run(['relay', 'watch', '--workspace', WORKSPACE, '--say', ' '])).stderr).toContain('--say needs some text');
     expect((await run(['relay', 'watch', '--workspace', WORKSPACE, '--credential', 'tmsc_x'])).stderr).toContain('relay watch: unknown option --credential');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
+import type { GrpcClientTarget } from '@trustmesh/platform-config';
 import { waitUntil } from '@trustmesh/platform-testing';
 import type { CompanionDiagnostic } from '@trustmesh/relay-companion';
 import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
@@ -52,7 +53,7 @@ describe('the companion simulator against the real relay gateway', () => {
     // RelayControl over TLS too, trusting the same development certificate.
     gateway = await startGatewayProcess({ RELAY_GRPC_TLS: 'true' });
     dir = mkdtempSync(join(tmpdir(), 'sim-e2e-'));
-    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: true }, { ca: readFileSync(gateway.certFile), insecureDev: false });
+    provisioner = new RelayControlProvisioner(relayControlOf(gateway));
     workspaceId = await provisioner.createWorkspace('simulator e2e');
     env = {
       RELAY_GATEWAY_URL: gateway.httpUrl,
@@ -147,7 +148,7 @@ describe('the companion simulator against the real relay gateway', () => {
     const report = await runLoad({
       gatewayUrl: gateway.httpUrl,
       tls: { ca: readFileSync(gateway.certFile), insecureDev: false },
-      relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: true },
+      relayControl: relayControlOf(gateway),
       stack: simulatorLoadStack({ turns: { messageChars: 64, chunkChars: 16, chunkDelayMs: 2, toolCalls: 1, toolDurationMs: 5 } }),
       companions: 2,
       browsers: 4,
@@ -332,7 +333,7 @@ describe('the companion simulator against the real relay gateway', () => {
       defaults: {
         gatewayUrl: gateway.httpUrl,
         tls: { ca: readFileSync(gateway.certFile), insecureDev: false },
-        relayControl: { address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: true },
+        relayControl: relayControlOf(gateway),
         stack: simulatorLoadStack({ turns: { messageChars: 32, chunkDelayMs: 2, toolCalls: 0, reasoningChars: 0 } }),
         origin: ORIGIN,
       },
@@ -413,3 +414,18 @@ describe('the companion simulator against the real relay gateway', () => {
     }
   });
 });
+
+/**
+ * RelayControl over TLS as the simulator's configuration reads it (the platform's gRPC client rule): the
+ * gateway's certificate trusted through RELAY_GATEWAY_CA_FILE, TLS asked for on loopback.
+ */
+function relayControlOf(gateway: GatewayProcess): GrpcClientTarget {
+  const env = {
+    RELAY_GATEWAY_URL: gateway.httpUrl,
+    RELAY_GATEWAY_CA_FILE: gateway.certFile,
+    RELAY_CONTROL_ADDRESS: gateway.grpcAddress,
+    RELAY_CONTROL_CREDENTIAL: gateway.serviceCredential,
+    RELAY_CONTROL_TLS: 'true',
+  };
+  return loadSimulatorConfig(env, 'load').relayControl as GrpcClientTarget;
+}

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 
+import { SecretText } from '@trustmesh/platform-config';
 import { openDatabase } from '@trustmesh/platform-database';
 import { waitUntil } from '@trustmesh/platform-testing';
 import type { CompanionLimits, ServerRequestResolution } from '@trustmesh/relay-companion';
@@ -104,7 +105,7 @@ describe('browsers and simulated Companions through the real relay gateway', () 
   beforeAll(async () => {
     gateway = await startGatewayProcess({ RELAY_FRAMES_RETENTION_FRAMES: String(RETENTION_FRAMES) });
     ca = readFileSync(gateway.certFile);
-    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false }, { ca, insecureDev: false });
+    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: new SecretText(gateway.serviceCredential), tls: null });
   });
 
   afterAll(async () => {

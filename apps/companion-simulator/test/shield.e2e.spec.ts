@@ -13,6 +13,7 @@ import { join } from 'node:path';
 
 import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
+import { SecretText } from '@trustmesh/platform-config';
 import { waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
 import WebSocket from 'ws';
@@ -53,7 +54,7 @@ describe('counterparty requests checked by the real Shield, answered in a real b
   beforeAll(async () => {
     [gateway, shield] = await Promise.all([startGatewayProcess(), startShieldProcess(SHIELD_CREDENTIAL)]);
     ca = readFileSync(gateway.certFile);
-    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: gateway.serviceCredential, tls: false }, { ca, insecureDev: false });
+    provisioner = new RelayControlProvisioner({ address: gateway.grpcAddress, credential: new SecretText(gateway.serviceCredential), tls: null });
     dir = mkdtempSync(join(tmpdir(), 'sim-e2e-shield-client-'));
   });
 

@@ -146,7 +146,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
   let grpcServer: RelayControlGrpcServer | undefined;
   let liveness: ReplicaLiveness | undefined;
   let operatorServer: OperatorServer | undefined;
-  const tracing = startTracing(tracingConfig);
+  const tracing = startTracing(tracingConfig, { instanceId: config.replicaId });
   try {
     options.signal?.throwIfAborted();
     probe.waitingFor('http');

@@ -94,7 +94,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
   let grpcServer: ShieldAnalyzerGrpcServer | undefined;
-  const tracing = startTracing(tracingConfig);
+  const tracing = startTracing(tracingConfig, { instanceId: config.replicaId });
   try {
     const analyze = createShieldAnalyze(config.model, logger, options.analyzer);
     const service = new ShieldCaseService({

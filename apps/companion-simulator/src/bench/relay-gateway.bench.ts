@@ -37,6 +37,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { SecretText } from '@trustmesh/platform-config';
 import { startLoad, runLoad, simulatorLoadStack, type LoadOptions, type LoadProvisioner, type LoadReport } from '../load';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -425,7 +426,7 @@ async function main(): Promise<void> {
     const forwarderUrl = forwarder.url;
     const gatewayTarget: Target = {
       name: 'gateway',
-      options: () => ({ gatewayUrl: gateway.httpUrl, tls: { ca: gateway.ca, insecureDev: false }, relayControl: { address: gateway.grpcAddress, credential: gateway.credential, tls: false } }),
+      options: () => ({ gatewayUrl: gateway.httpUrl, tls: { ca: gateway.ca, insecureDev: false }, relayControl: { address: gateway.grpcAddress, credential: new SecretText(gateway.credential), tls: null } }),
       counters: () => lossCounters(gateway),
     };
     const forwarderTarget: Target = {

@@ -187,7 +187,7 @@ export async function runSimulatorCli(argv: readonly string[], io: CliIo, env: E
         // Logs (the transport's and Nest's) in the platform's one line shape, on stdout as the gateway's are;
         // the lines below without JSON are this command's own output.
         const logger = createPinoLogger({ service: 'companion-simulator', replica: enrollment.deviceId, write: io.stdout });
-        const tracing = startTracing(tracingConfig);
+        const tracing = startTracing(tracingConfig, { instanceId: enrollment.deviceId });
         const host = await startSimulatorHost(loaded, {
           enrollment,
           ...(scenario ? { scenario } : {}),

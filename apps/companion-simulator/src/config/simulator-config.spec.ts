@@ -16,6 +16,16 @@ function problemsOf(env: Env, mode: Parameters<typeof loadSimulatorConfig>[1] = 
   }
 }
 
+function problemList(env: Env, mode: Parameters<typeof loadSimulatorConfig>[1]): ConfigError['problems'] {
+  try {
+    loadSimulatorConfig(env, mode);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.problems;
+  }
+}
+
 describe('simulator configuration', () => {
   let dir: string;
   let caFile: string;
@@ -131,18 +141,23 @@ describe('simulator configuration', () => {
     expect(problemsOf({ ...base, SIMULATOR_CONTROL_CREDENTIAL: 'control-credential-0123', SIMULATOR_CONTROL_ADDRESS: 'nowhere' }).SIMULATOR_CONTROL_ADDRESS).toMatch(/host:port/);
   });
 
-  it('needs the gateway\'s RelayControl address and service credential for load mode; plaintext gRPC only on loopback', () => {
+  it('reads RelayControl by the platform\'s gRPC client rule: required for load mode, TLS off loopback, the credential a secret', () => {
     const base = { RELAY_GATEWAY_URL: 'https://relay.example.com' };
-    expect(Object.keys(problemsOf(base, 'load')).sort()).toEqual(['RELAY_CONTROL_ADDRESS', 'RELAY_CONTROL_CREDENTIAL']);
-    expect(loadSimulatorConfig({ ...base, RELAY_CONTROL_ADDRESS: '127.0.0.1:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123' }, 'load').relayControl).toEqual({
-      address: '127.0.0.1:50051',
-      credential: 'service-credential-0123',
-      tls: false,
+    const codes = (env: Record<string, string>) => Object.fromEntries(problemList(env, 'load').map((problem) => [problem.variable, problem.code]));
+    expect(codes(base)).toEqual({ RELAY_CONTROL_ADDRESS: 'GRPC_TARGET_ADDRESS_REQUIRED', RELAY_CONTROL_CREDENTIAL: 'GRPC_TARGET_CREDENTIAL_REQUIRED' });
+    const loopback = loadSimulatorConfig({ ...base, RELAY_CONTROL_ADDRESS: '127.0.0.1:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123' }, 'load').relayControl;
+    expect(loopback).toMatchObject({ address: '127.0.0.1:50051', loopback: true, tls: null });
+    expect(loopback?.credential.reveal()).toBe('service-credential-0123');
+    expect(JSON.stringify(loopback)).not.toContain('service-credential-0123');
+    // Off loopback: TLS unless RELAY_CONTROL_TLS=false says the hop is protected otherwise; it trusts the gateway's CA.
+    const remote = loadSimulatorConfig({ ...base, RELAY_CONTROL_ADDRESS: 'relay.example.com:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123', RELAY_GATEWAY_CA_FILE: caFile }, 'load').relayControl;
+    expect(remote?.tls?.ca?.toString('utf8')).toContain('BEGIN CERTIFICATE');
+    expect(loadSimulatorConfig({ ...base, RELAY_CONTROL_ADDRESS: 'relay.example.com:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123', RELAY_CONTROL_TLS: 'false' }, 'load').relayControl?.tls).toBeNull();
+    expect(codes({ ...base, RELAY_CONTROL_ADDRESS: 'relay.example.com:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123', RELAY_CONTROL_TLS: 'false', RELAY_CONTROL_TLS_CA_FILE: caFile })).toEqual({
+      RELAY_CONTROL_TLS_CA_FILE: 'GRPC_TARGET_CA_WITHOUT_TLS',
     });
-    expect(
-      problemsOf({ ...base, RELAY_CONTROL_ADDRESS: 'relay.example.com:50051', RELAY_CONTROL_CREDENTIAL: 'service-credential-0123', RELAY_CONTROL_TLS: 'false' }, 'load')
-        .RELAY_CONTROL_TLS,
-    ).toMatch(/only for a loopback/);
+    expect(codes({ ...base, RELAY_CONTROL_ADDRESS: 'nowhere', RELAY_CONTROL_CREDENTIAL: 'short secret' })).toEqual({ RELAY_CONTROL_ADDRESS: 'GRPC_TARGET_ADDRESS_INVALID', RELAY_CONTROL_CREDENTIAL: 'GRPC_TARGET_CREDENTIAL_INVALID' });
+    expect(JSON.stringify(problemList({ ...base, RELAY_CONTROL_ADDRESS: '127.0.0.1:50051', RELAY_CONTROL_CREDENTIAL: 'short secret' }, 'load'))).not.toContain('short secret');
   });
 
   it('requires a readable scenario file for the scenario command', () => {

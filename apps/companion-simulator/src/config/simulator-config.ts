@@ -26,8 +26,10 @@
  * | `SIMULATOR_CONTROL_CREDENTIAL` | — | bearer credential of gRPC SimulatorControl (≥16 chars); unset = not served |
  * | `SIMULATOR_CONTROL_ADDRESS` | `127.0.0.1:50071` | where SimulatorControl listens |
  * | `RELAY_CONTROL_ADDRESS` | — | the gateway's gRPC RelayControl `host:port` (load mode) |
- * | `RELAY_CONTROL_CREDENTIAL` | — | service credential for RelayControl (load mode) |
- * | `RELAY_CONTROL_TLS` | `false` on loopback, else `true` | gRPC over TLS (trusting `RELAY_GATEWAY_CA_FILE` when set) |
+ * | `RELAY_CONTROL_CREDENTIAL` | — | service credential for RelayControl (load mode); a secret, never logged |
+ * | `RELAY_CONTROL_CREDENTIAL_FILE` | — | instead of the previous: a file holding it (a mounted Secret) |
+ * | `RELAY_CONTROL_TLS` | `false` on loopback, else `true` | gRPC to RelayControl over TLS; `false` off loopback only for a hop protected otherwise |
+ * | `RELAY_CONTROL_TLS_CA_FILE` | `RELAY_GATEWAY_CA_FILE` | PEM of the CA to trust for RelayControl instead of the system roots |
  * | `SIMULATOR_HEARTBEAT_TIMEOUT_MS` | `75000` | a socket that receives nothing (not even a ping) this long is dropped (0 = never) |
  * | `SIMULATOR_REQUEST_POLICY` | `all` | `all`: every method of the Wire version is served (to show each one's semantics); `production`: the spec's production list |
  * | `SIMULATOR_DENY_METHODS` | — | comma-separated methods refused with `REMOTE_REQUEST_DENIED` |
@@ -44,6 +46,8 @@ import { COUNTERPARTY_REQUEST_NAMES, type CounterpartyRequestName } from '@trust
 
 export { ConfigError, isLoopbackHost, type ConfigProblem };
 
+/** RELAY_CONTROL_ADDRESS, _CREDENTIAL, _CREDENTIAL_FILE, _TLS, _TLS_CA_FILE. */
+const RELAY_CONTROL_CLIENT_VARIABLES = grpcClientVariables('RELAY_CONTROL');
 /** SIMULATOR_SHIELD_ADDRESS, _CREDENTIAL, _CREDENTIAL_FILE, _TLS, _TLS_CA_FILE. */
 const SHIELD_CLIENT_VARIABLES = grpcClientVariables('SIMULATOR_SHIELD');
 
@@ -86,7 +90,8 @@ export interface SimulatorConfig {
   control: { address: string; credential: string } | null;
   /** GET /metrics, /healthz, /readyz on a plain listener of their own (`SIMULATOR_OPERATOR_ADDRESS`); null when unset. */
   operator: { host: string; port: number } | null;
-  relayControl: { address: string; credential: string; tls: boolean } | null;
+  /** RelayControl for the load mode; its credential prints as `[redacted]`. */
+  relayControl: GrpcClientTarget | null;
   heartbeatTimeoutMs: number;
   companion: CompanionBehaviour;
 }
@@ -315,35 +320,8 @@ export function loadSimulatorConfig(env: Env, mode: SimulatorMode): SimulatorCon
     else operator = { host: operatorAddress.slice(0, operatorAddress.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(match[1]) };
   }
 
-  // The gateway's RelayControl, for the load mode's provisioning.
-  let relayControl: SimulatorConfig['relayControl'] = null;
-  const relayControlAddress = value('RELAY_CONTROL_ADDRESS');
-  const relayControlCredential = value('RELAY_CONTROL_CREDENTIAL');
-  if (relayControlAddress !== undefined || relayControlCredential !== undefined || mode === 'load') {
-    let ok = true;
-    const match = relayControlAddress === undefined ? null : HOST_PORT.exec(relayControlAddress);
-    if (relayControlAddress === undefined) {
-      ok = false;
-      fail('RELAY_CONTROL_ADDRESS', 'is required for load mode (the gateway\'s gRPC RelayControl host:port)');
-    } else if (!match || Number(match[1]) > 65535) {
-      ok = false;
-      fail('RELAY_CONTROL_ADDRESS', 'must be host:port (e.g. 127.0.0.1:50051)');
-    }
-    if (relayControlCredential === undefined) {
-      ok = false;
-      fail('RELAY_CONTROL_CREDENTIAL', 'is required with RELAY_CONTROL_ADDRESS (the service credential RelayControl accepts)');
-    } else if (relayControlCredential.length < MIN_CREDENTIAL_LENGTH || relayControlCredential.length > MAX_CREDENTIAL_LENGTH) {
-      ok = false;
-      fail('RELAY_CONTROL_CREDENTIAL', `must be ${MIN_CREDENTIAL_LENGTH} to ${MAX_CREDENTIAL_LENGTH} characters`);
-    }
-    if (ok && relayControlAddress !== undefined && relayControlCredential !== undefined) {
-      const host = relayControlAddress.slice(0, relayControlAddress.lastIndexOf(':'));
-      const loopback = isLoopbackHost(host);
-      const useTls = flag('RELAY_CONTROL_TLS', !loopback);
-      if (!useTls && !loopback) fail('RELAY_CONTROL_TLS', 'may be false only for a loopback RelayControl address');
-      relayControl = { address: relayControlAddress, credential: relayControlCredential, tls: useTls };
-    }
-  }
+  // The gateway's RelayControl, for the load mode's provisioning: the platform's one rule for a gRPC client.
+  const relayControl = relayControlTarget(env, problems, mode, tls.ca ?? null);
 
   const policyRaw = value('SIMULATOR_REQUEST_POLICY') ?? 'all';
   let requestPolicy: CompanionBehaviour['requestPolicy'] = 'all';
@@ -402,6 +380,18 @@ function shieldTarget(env: Env, problems: ConfigProblem[]): ShieldTarget | null 
   if (agentId !== null && agentId.length > 200) reader.fail('SIMULATOR_SHIELD_AGENT_ID', 'must be at most 200 characters');
   const target = readGrpcClientTarget(reader, SHIELD_CLIENT_VARIABLES, { peer: 'the Shield' });
   return target === null ? null : { ...target, agentId, deadlineMs };
+}
+
+/**
+ * RelayControl, read by the platform's one rule for a gRPC client, as the Shield is: required in load mode,
+ * optional otherwise (SimulatorControl's StartLoad needs it). Over TLS it trusts RELAY_CONTROL_TLS_CA_FILE,
+ * else the gateway's RELAY_GATEWAY_CA_FILE (one gateway, one certificate: the variable it always used), else
+ * the system's CAs.
+ */
+function relayControlTarget(env: Env, problems: ConfigProblem[], mode: SimulatorMode, gatewayCa: Buffer | null): GrpcClientTarget | null {
+  const target = readGrpcClientTarget(envReader(env, problems), RELAY_CONTROL_CLIENT_VARIABLES, { peer: "the gateway's RelayControl", required: mode === 'load' });
+  if (target?.tls && target.tls.ca === null && gatewayCa !== null) return { ...target, tls: { ca: gatewayCa } };
+  return target;
 }
 
 /** Every variable the simulator reads from `env` for `mode`, as its reader looks them up: manifests are checked against it. */

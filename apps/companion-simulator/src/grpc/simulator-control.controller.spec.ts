@@ -3,6 +3,8 @@
 // same port is exercised in simulator/companion-simulator.spec.ts.
 import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
+import { OTLP_SPAN_KIND, startOtlpTestCollector, waitUntil } from '@trustmesh/platform-testing';
+import { readTracingConfig, startTracing } from '@trustmesh/platform-tracing';
 
 import { SimulatorControlError, type SimulatorControlPort } from './simulator-control.port';
 import { startSimulatorControlServer, type SimulatorControlServer } from './simulator-control.server';
@@ -126,5 +128,41 @@ describe('gRPC SimulatorControl', () => {
     await expect(call(client.startLoad, client, { ...request, companions: 1, wireVersion: '1.0' }, bearer(CREDENTIAL))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
     await expect(call(client.startLoad, client, { ...request, companions: 2, browsers: 4 }, bearer(CREDENTIAL))).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
     await expect(call(client.stopLoad, client, {}, bearer(CREDENTIAL))).resolves.toEqual({ load: { state: LoadRunState.IDLE, report: null, errorMessage: '' } });
+  });
+});
+
+describe('gRPC SimulatorControl traced', () => {
+  it('answers each call under a server span, a child of the caller trace, with the status it sent', async () => {
+    const collector = await startOtlpTestCollector();
+    const tracing = startTracing(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' }, 'companion-simulator'), { instanceId: 'device-1' });
+    const server = await startSimulatorControlServer(new RecordingSimulator(), { address: '127.0.0.1:0', credential: CREDENTIAL, logger: false });
+    const client = new simulatorControlV1GrpcJs.SimulatorControlClient(server.address, credentials.createInsecure());
+    try {
+      const traced = bearer(CREDENTIAL);
+      traced.set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+      await call(client.getStats, client, {}, traced);
+      await expect(call(client.disconnect, client, { reconnectAfterMs: 300_001 }, bearer(CREDENTIAL))).rejects.toMatchObject({ code: status.INVALID_ARGUMENT });
+      await expect(call(client.restart, client, {}, bearer(CREDENTIAL))).rejects.toMatchObject({ code: status.INTERNAL });
+      await tracing.flush();
+      const named = (method: string) => collector.spans().find((span) => span.name === `trustmesh.relay.v1.SimulatorControl/${method}`);
+      await waitUntil(() => ['GetStats', 'Disconnect', 'Restart'].every((method) => named(method) !== undefined), { what: 'the SimulatorControl server spans', timeoutMs: 10_000 });
+      expect(named('GetStats')).toMatchObject({
+        kind: OTLP_SPAN_KIND.server,
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        parentSpanId: '00f067aa0ba902b7',
+        service: 'companion-simulator',
+        resource: expect.objectContaining({ 'service.instance.id': 'device-1' }),
+        attributes: expect.objectContaining({ 'rpc.system': 'grpc', 'rpc.service': 'trustmesh.relay.v1.SimulatorControl', 'rpc.method': 'GetStats', 'rpc.grpc.status_code': status.OK }),
+      });
+      // A refusal of the caller's request is not the server's failure; an internal one is.
+      expect(named('Disconnect')).toMatchObject({ parentSpanId: '', statusCode: 0, attributes: expect.objectContaining({ 'rpc.grpc.status_code': status.INVALID_ARGUMENT }) });
+      expect(named('Restart')).toMatchObject({ statusCode: 2, attributes: expect.objectContaining({ 'rpc.grpc.status_code': status.INTERNAL }) });
+      expect(JSON.stringify(collector.spans())).not.toContain('internal detail');
+    } finally {
+      client.close();
+      await server.close();
+      await tracing.shutdown();
+      await collector.close();
+    }
   });
 });

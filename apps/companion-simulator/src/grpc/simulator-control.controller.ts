@@ -1,14 +1,17 @@
 /**
  * gRPC SimulatorControl (proto/trustmesh/relay/v1/simulator_control.proto): bearer authentication in
  * constant time, the documented bounds, and stable status codes. Internal failures become INTERNAL with a
- * fixed message; their text stays in the simulator's log.
+ * fixed message; their text stays in the simulator's log. Each call is a server span (the platform's
+ * `traceGrpcServerCall`, as on the other apps' gRPC servers), a child of the caller's trace when its
+ * metadata carries one.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-import { status, type Metadata } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
 import { simulatorControlV1 } from '@trustmesh/contracts';
+import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
 
 import { SIMULATOR_CONTROL, SIMULATOR_CONTROL_CREDENTIAL, SimulatorControlError, type SimulatorControlPort } from './simulator-control.port';
 
@@ -19,6 +22,9 @@ const STATUS_OF: Record<SimulatorControlError['code'], status> = {
   FAILED_PRECONDITION: status.FAILED_PRECONDITION,
   UNAVAILABLE: status.UNAVAILABLE,
 };
+
+const INTERNAL_MESSAGE = 'the simulator failed to carry out the call; see its log';
+const SERVICE_PATH = `/${simulatorControlV1.TRUSTMESH_RELAY_V1_PACKAGE_NAME}.${simulatorControlV1.SIMULATOR_CONTROL_SERVICE_NAME}`;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -38,11 +44,11 @@ export class SimulatorControlController implements simulatorControlV1.SimulatorC
   }
 
   async getStats(_request: simulatorControlV1.GetStatsRequest, metadata?: Metadata): Promise<simulatorControlV1.GetStatsResponse> {
-    return this.call(metadata, async () => this.simulator.stats());
+    return this.call('GetStats', metadata, async () => this.simulator.stats());
   }
 
   async startScenario(request: simulatorControlV1.StartScenarioRequest, metadata?: Metadata): Promise<simulatorControlV1.StartScenarioResponse> {
-    return this.call(metadata, async () => {
+    return this.call('StartScenario', metadata, async () => {
       if (request.document.trim() === '') throw new SimulatorControlError('INVALID_ARGUMENT', 'document is empty');
       if (Buffer.byteLength(request.document, 'utf8') > MAX_SCENARIO_BYTES) throw new SimulatorControlError('INVALID_ARGUMENT', 'document is larger than 1 MiB');
       if (!['', 'json', 'yaml'].includes(request.format)) throw new SimulatorControlError('INVALID_ARGUMENT', 'format must be "json", "yaml" or empty');
@@ -51,18 +57,18 @@ export class SimulatorControlController implements simulatorControlV1.SimulatorC
   }
 
   async disconnect(request: simulatorControlV1.DisconnectRequest, metadata?: Metadata): Promise<simulatorControlV1.DisconnectResponse> {
-    return this.call(metadata, async () => {
+    return this.call('Disconnect', metadata, async () => {
       if (request.reconnectAfterMs > MAX_RECONNECT_AFTER_MS) throw new SimulatorControlError('INVALID_ARGUMENT', 'reconnect_after_ms must be at most 300000');
       return this.simulator.disconnect(request.reconnectAfterMs);
     });
   }
 
   async restart(_request: simulatorControlV1.RestartRequest, metadata?: Metadata): Promise<simulatorControlV1.RestartResponse> {
-    return this.call(metadata, () => this.simulator.restart());
+    return this.call('Restart', metadata, () => this.simulator.restart());
   }
 
   async startLoad(request: simulatorControlV1.StartLoadRequest, metadata?: Metadata): Promise<simulatorControlV1.StartLoadResponse> {
-    return this.call(metadata, async () => {
+    return this.call('StartLoad', metadata, async () => {
       if (request.companions < 1 || request.companions > 1000) throw new SimulatorControlError('INVALID_ARGUMENT', 'companions must be from 1 to 1000');
       if (request.browsers > 10_000) throw new SimulatorControlError('INVALID_ARGUMENT', 'browsers must be at most 10000');
       if (request.durationSeconds > 3600) throw new SimulatorControlError('INVALID_ARGUMENT', 'duration_seconds must be at most 3600');
@@ -73,10 +79,26 @@ export class SimulatorControlController implements simulatorControlV1.SimulatorC
   }
 
   async stopLoad(_request: simulatorControlV1.StopLoadRequest, metadata?: Metadata): Promise<simulatorControlV1.StopLoadResponse> {
-    return this.call(metadata, async () => ({ load: await this.simulator.stopLoad() }));
+    return this.call('StopLoad', metadata, async () => ({ load: await this.simulator.stopLoad() }));
   }
 
-  private async call<T>(metadata: Metadata | undefined, run: () => Promise<T>): Promise<T> {
+  /** One call under its server span, which records the status code the caller gets. */
+  private async call<T>(method: string, metadata: Metadata | undefined, run: () => Promise<T>): Promise<T> {
+    const settled: { value?: T; refusal?: RpcException } = {};
+    await traceGrpcServerCall(`${SERVICE_PATH}/${method}`, metadata ?? new Metadata(), async () => {
+      try {
+        settled.value = await this.answer(metadata, run);
+        return status.OK;
+      } catch (error) {
+        settled.refusal = error instanceof RpcException ? error : new RpcException({ code: status.INTERNAL, message: INTERNAL_MESSAGE });
+        return codeOf(settled.refusal);
+      }
+    });
+    if (settled.refusal) throw settled.refusal;
+    return settled.value as T;
+  }
+
+  private async answer<T>(metadata: Metadata | undefined, run: () => Promise<T>): Promise<T> {
     this.authenticate(metadata);
     try {
       return await run();
@@ -84,7 +106,7 @@ export class SimulatorControlController implements simulatorControlV1.SimulatorC
       if (error instanceof SimulatorControlError) throw new RpcException({ code: STATUS_OF[error.code], message: error.message });
       if (error instanceof RpcException) throw error;
       this.logger.error(`SimulatorControl call failed: ${error instanceof Error ? error.message : String(error)}`);
-      throw new RpcException({ code: status.INTERNAL, message: 'the simulator failed to carry out the call; see its log' });
+      throw new RpcException({ code: status.INTERNAL, message: INTERNAL_MESSAGE });
     }
   }
 
@@ -97,4 +119,9 @@ export class SimulatorControlController implements simulatorControlV1.SimulatorC
       throw new RpcException({ code: status.UNAUTHENTICATED, message: 'a valid bearer simulator control credential is required' });
     }
   }
+}
+
+function codeOf(refusal: RpcException): number {
+  const body = refusal.getError();
+  return typeof body === 'object' && body !== null && typeof (body as { code?: unknown }).code === 'number' ? (body as { code: number }).code : status.UNKNOWN;
 }

@@ -3,7 +3,7 @@
  *
  *   const report = await runLoad({
  *     gatewayUrl: 'https://127.0.0.1:8443', tls: { ca, insecureDev: false },
- *     relayControl: { address: '127.0.0.1:50051', credential, tls: false },
+ *     relayControl: { address: '127.0.0.1:50051', credential: new SecretText(credential), tls: null },
  *     stack: simulatorLoadStack(), companions: 50, browsers: 100, durationMs: 10_000,
  *   });
  *   console.log(formatLoadReport(report));

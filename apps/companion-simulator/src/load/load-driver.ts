@@ -246,7 +246,7 @@ export class LoadRun {
     if (!Number.isInteger(options.browsers) || options.browsers < 0) throw new LoadStartError('browsers must be a whole number from 0');
     if (options.provisioner) this.provisioner = options.provisioner;
     else if (options.relayControl) {
-      this.provisioner = new RelayControlProvisioner(options.relayControl, options.tls);
+      this.provisioner = new RelayControlProvisioner(options.relayControl);
       this.ownsProvisioner = true;
     } else throw new LoadStartError('load mode needs the gateway\'s RelayControl (relayControl) or a provisioner');
     const provisioner = this.provisioner;

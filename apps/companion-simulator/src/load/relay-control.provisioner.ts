@@ -5,11 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { ChannelCredentials, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
-import { callUnary, dateFromTimestamp, relayControlV1, relayControlV1GrpcJs, type UnaryInvoker } from '@trustmesh/contracts';
+import type { Metadata, ServiceError } from '@grpc/grpc-js';
+import { bearerMetadataOf, callUnary, channelCredentialsOf, dateFromTimestamp, relayControlV1, relayControlV1GrpcJs, type ClientChannelTarget, type UnaryInvoker } from '@trustmesh/contracts';
 import { traceGrpcClientCall, withTraceparent } from '@trustmesh/platform-tracing';
-
-import type { TlsTrust } from '../config/simulator-config';
 
 export interface BrowserSessionDescriptor {
   connectUrl: string;
@@ -32,10 +30,13 @@ export interface LoadProvisioner {
   close(): void;
 }
 
-export interface RelayControlTarget {
+/**
+ * RelayControl as the platform's one rule for a gRPC client reads it (`readGrpcClientTarget`: TLS or
+ * plaintext, the CA, the bearer as a secret), so the simulator reaches it as every app reaches another.
+ */
+export interface RelayControlTarget extends ClientChannelTarget {
+  /** `host:port` of RelayControl. */
   address: string;
-  credential: string;
-  tls: boolean;
 }
 
 export class ProvisioningError extends Error {
@@ -52,12 +53,11 @@ const CALL_TIMEOUT_MS = 15_000;
 
 export class RelayControlProvisioner implements LoadProvisioner {
   private readonly client: relayControlV1GrpcJs.RelayControlClient;
-  private readonly metadata = new Metadata();
+  private readonly metadata: Metadata;
 
-  constructor(target: RelayControlTarget, trust: TlsTrust) {
-    const channel: ChannelCredentials = target.tls ? credentials.createSsl(trust.ca ?? null) : credentials.createInsecure();
-    this.client = new relayControlV1GrpcJs.RelayControlClient(target.address, channel);
-    this.metadata.set('authorization', `Bearer ${target.credential}`);
+  constructor(target: RelayControlTarget) {
+    this.client = new relayControlV1GrpcJs.RelayControlClient(target.address, channelCredentialsOf(target));
+    this.metadata = bearerMetadataOf(target);
   }
 
   async createWorkspace(displayName: string, options: { endToEndEncrypted?: boolean } = {}): Promise<string> {

@@ -139,7 +139,7 @@ export function acceptCompanion(ws: WebSocket, raw: Duplex, deps: CompanionSocke
     const frame = verdict.value as AnyWireFrame;
     metrics.frames({ type: frame.type, direction: 'inbound' });
     const live = peer;
-    traceInboundFrame('companion', frame, live.wire, () => hub.companionFrame(live, frame, text));
+    traceInboundFrame('companion', frame, live.wire, () => hub.companionFrame(live, frame, text), hub.requestTraceOf(live, frame));
   };
 
   const handshake = async (data: RawData, binary: boolean) => {

@@ -18,6 +18,12 @@ export interface RequestRoute {
   method: string | undefined;
   /** Set for `interaction.candidate` requests, for the audit when the response comes back. */
   interaction?: { interactionId: string; method: string; outcomeKind: string };
+  /**
+   * The request's trace (the W3C `traceparent` of the span that forwarded it), so the Companion's response
+   * frame joins the request's trace: the wire frames carry no trace context of their own. Kept with the
+   * route because the route is already bounded and dropped when the request settles or its session ends.
+   */
+  traceparent?: string;
   expiresAt: number;
 }
 
@@ -65,7 +71,7 @@ export class RequestRoutes {
     return route;
   }
 
-  /** The route's method without consuming it. */
+  /** The route (its method, its trace) without consuming it; an expired route is still seen until the next `add`/`take`. */
   peek(workspaceId: string, requestId: string): RequestRoute | undefined {
     return this.routes.get(key(workspaceId, requestId));
   }

@@ -41,6 +41,7 @@
  */
 import type { EventBus } from '@trustmesh/platform-bus';
 import { uuidv7 } from '@trustmesh/platform-events';
+import { activeTraceparent } from '@trustmesh/platform-tracing';
 import {
   CLOSE_CODES,
   negotiateWireVersion,
@@ -405,6 +406,16 @@ export class WorkspaceHub {
     }
   }
 
+  /**
+   * The trace of the request a Companion's response frame answers (kept with its route), for the frame's span
+   * to join; null for any other frame, or a response nobody awaits (it then starts a trace of its own).
+   */
+  requestTraceOf(peer: CompanionPeer, frame: AnyWireFrame): string | null {
+    const requestId = frame.type === 'runtime.response' || (frame.type === 'runtime.encrypted' && frame.payloadKind === 'response') ? frame.requestId : undefined;
+    if (requestId === undefined) return null;
+    return this.routes.peek(peer.workspaceId, requestId)?.traceparent ?? null;
+  }
+
   // ---------------------------------------------------------------- Browsers
 
   /**
@@ -679,6 +690,7 @@ export class WorkspaceHub {
           replicaId: this.options.instanceId,
           method: method ?? undefined,
           ...(candidate ? { interaction: candidate } : {}),
+          ...traceOfRequest(),
         },
         this.now(),
       );
@@ -1353,6 +1365,7 @@ export class WorkspaceHub {
           replicaId: data.origin,
           method: frame.type === 'runtime.request' ? frame.method : undefined,
           ...(frame.type === 'runtime.request' && candidateContext(frame) ? { interaction: candidateContext(frame) as CandidateContext } : {}),
+          ...traceOfRequest(),
         },
         this.now(),
       );
@@ -1575,4 +1588,10 @@ function candidateContext(frame: AnyWireFrame & { type: 'runtime.request' }): Ca
   if (!params || typeof params.interactionId !== 'string' || typeof params.method !== 'string') return null;
   const kind = params.candidate?.decision ?? params.candidate?.status;
   return { interactionId: params.interactionId, method: params.method, outcomeKind: typeof kind === 'string' ? kind : 'unknown' };
+}
+
+/** The active span's trace (the request frame's, or the bus record's that carried it here) for a route to keep. */
+function traceOfRequest(): { traceparent?: string } {
+  const traceparent = activeTraceparent();
+  return traceparent ? { traceparent } : {};
 }

@@ -4,6 +4,7 @@
  * no field for a trace context, so each frame a Companion or a browser sends starts a trace on the gateway;
  * what the frame causes joins it: the frames log written to the bus, and the interaction audit appended to
  * the control plane's store, published by its outbox and applied by the control read model's projection.
+ * A Companion's response frame has no trace of its own: it continues its request's.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -29,7 +30,8 @@ describe('data plane traces', () => {
 
   it('follows a Companion frame into the frames log and the audit projection, and a browser request to the Companion', async () => {
     // A short export delay: the test waits on spans reaching the collector, as an operator would look for them.
-    relay = await startTestRelay({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' } });
+    // The collector's credential travels as an export header (OTEL_EXPORTER_OTLP_HEADERS, URL-encoded).
+    relay = await startTestRelay({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20collector-secret-1' } });
     const device = await relay.enrollCompanion();
     const { workspaceId } = device;
     const runtime = await companion(relay.wsUrl, frames.deviceConnect(device.deviceId, device.credential));
@@ -72,8 +74,38 @@ describe('data plane traces', () => {
     await waitUntil(() => spans().some((span) => span.name === 'relay.browser runtime.request'), { what: 'the browser request span', timeoutMs: 30_000 });
     const browserRequest = spans().find((span) => span.name === 'relay.browser runtime.request') as CollectedSpan;
     expect(browserRequest.attributes).toMatchObject({ 'relay.socket': 'browser', 'relay.request.id': request.requestId });
+
+    // The Companion's response: its frame's span is a child of the browser's request span (one trace), and
+    // the route that kept the request's trace is gone with it (a late duplicate starts a trace of its own).
+    runtime.send(frames.response(workspaceId, request.requestId));
+    await session.waitFor((frame) => frame.type === 'runtime.response' && frame['requestId'] === request.requestId, 'the response at the browser');
+    runtime.send(frames.response(workspaceId, request.requestId));
+    const responseSpans = () => spans().filter((span) => span.name === 'relay.companion runtime.response' && span.attributes['relay.request.id'] === request.requestId);
+    await waitUntil(() => responseSpans().length === 2, { what: 'both response frame spans', timeoutMs: 30_000 });
+    const [answered, duplicate] = responseSpans() as [CollectedSpan, CollectedSpan];
+    expect(answered).toMatchObject({ traceId: browserRequest.traceId, parentSpanId: browserRequest.spanId, kind: OTLP_SPAN_KIND.server });
+    expect(duplicate.parentSpanId).toBe('');
+    expect(duplicate.traceId).not.toBe(browserRequest.traceId);
     expect(JSON.stringify(spans())).not.toContain('thread.list');
+    expect(collector.requestHeaders().length).toBeGreaterThan(0);
+    for (const headers of collector.requestHeaders()) expect(headers['authorization']).toBe('Bearer collector-secret-1');
     expect(collector.rejected).toBe(0);
+  });
+
+  it('refuses to start with malformed export headers, naming the variable but not repeating the secret in them', async () => {
+    const secret = 'collector-secret-2';
+    const started = startTestRelay({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${secret},${secret}` } });
+    const error = (await started.then(
+      async (unexpected) => {
+        await unexpected.close();
+        throw new Error('the gateway started');
+      },
+      (refusal: unknown) => refusal,
+    )) as Error & { problems?: { variable: string; code?: string }[] };
+    expect(error.problems).toEqual([expect.objectContaining({ variable: 'OTEL_EXPORTER_OTLP_HEADERS', code: 'TRACING_CONFIG_INVALID' })]);
+    expect(error.message).toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    expect(error.message).not.toContain(secret);
+    expect(JSON.stringify(error.problems)).not.toContain(secret);
   });
 });
 

@@ -2,7 +2,10 @@
  * The WebSocket hop across replicas, traced: two real gateway processes on one Postgres server and Kafka
  * (librdkafka's mock cluster), a browser on replica A and its Companion on replica B, each process exporting
  * its spans over OTLP/HTTP to a collector in this test process. A browser's request frame starts a trace on
- * A; the record that carries it to B over `relay.companion-inbound.v1` is handled on B as a child of it.
+ * A; the record that carries it to B over `relay.companion-inbound.v1` is handled on B as a child of it, the
+ * Companion's response frame on B joins that trace, and so does A's handling of the response B sends back
+ * over the frames topic: one trace from the browser's request to its response. Each span names its replica
+ * (`service.instance.id`, the replica id the logs carry).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -13,7 +16,7 @@ import { EVENT_STORE_MIGRATIONS } from '@trustmesh/platform-event-store';
 import { PROJECTION_MIGRATIONS } from '@trustmesh/platform-projections';
 import { OTLP_SPAN_KIND, startOtlpTestCollector, useKafkaCluster, waitUntil, type CollectedSpan, type OtlpTestCollector } from '@trustmesh/platform-testing';
 
-import { COMPANION_INBOUND_TOPIC } from '../../src/data-plane/frames-bus.records';
+import { COMPANION_INBOUND_TOPIC, WORKSPACE_FRAMES_TOPIC } from '../../src/data-plane/frames-bus.records';
 import { RELAY_GATEWAY_MIGRATIONS } from '../../src/persistence/relay-gateway.migrations';
 import { frames } from './support/frames';
 import { enrollThrough, replicaEnv, startGatewayChild, ticketFrom, type GatewayChild } from './support/gateway.child';
@@ -47,7 +50,7 @@ describe('a browser request traced from replica A to the Companion on replica B 
     replicas.push(...started);
   }, 180_000);
 
-  it('handles the companion-inbound record on B as a child of the request frame span on A', async () => {
+  it('follows a browser request on A to the Companion on B and its response back to A in one trace', async () => {
     const [replicaA, replicaB] = replicas as [GatewayChild, GatewayChild];
     const device = await enrollThrough(replicaA);
     const { workspaceId } = device;
@@ -67,7 +70,7 @@ describe('a browser request traced from replica A to the Companion on replica B 
 
     const requestSpan = () => collector.spans().find((span) => span.name === 'relay.browser runtime.request' && span.attributes['relay.request.id'] === request.requestId);
     const handledOnB = (parent: CollectedSpan) =>
-      collector.spans().find((span) => span.traceId === parent.traceId && span.parentSpanId === parent.spanId && span.kind === OTLP_SPAN_KIND.consumer && span.name === `process ${COMPANION_INBOUND_TOPIC}`);
+      collector.spans().find((span) => span.traceId === parent.traceId && span.parentSpanId === parent.spanId && span.kind === OTLP_SPAN_KIND.consumer && span.name === `process ${COMPANION_INBOUND_TOPIC}` && span.resource['service.instance.id'] === 'replica-b');
     await waitUntil(() => {
       const sent = requestSpan();
       return sent !== undefined && handledOnB(sent) !== undefined;
@@ -78,6 +81,28 @@ describe('a browser request traced from replica A to the Companion on replica B 
     expect(handledOnB(sent)).toMatchObject({
       attributes: expect.objectContaining({ 'messaging.system': 'kafka', 'messaging.consumer.group.name': expect.stringMatching(/^relay-gateway\.inbound\./) }),
     });
+    expect(sent.resource).toMatchObject({ 'service.instance.id': 'replica-a' });
+
+    // The Companion answers on B: its response frame's span continues the request's trace, and A handles the
+    // response record B publishes on the frames topic in that trace too, before the browser has it.
+    peer.send(frames.response(workspaceId, request.requestId));
+    await session.waitFor((frame) => frame.type === 'runtime.response' && frame['requestId'] === request.requestId, 'the response at the browser on A');
+    const responseSpan = () => collector.spans().find((span) => span.name === 'relay.companion runtime.response' && span.attributes['relay.request.id'] === request.requestId);
+    const responseOnA = (response: CollectedSpan) =>
+      collector.spans().find(
+        (span) =>
+          span.traceId === response.traceId &&
+          span.kind === OTLP_SPAN_KIND.consumer &&
+          span.name === `process ${WORKSPACE_FRAMES_TOPIC}` &&
+          span.resource['service.instance.id'] === 'replica-a' &&
+          span.attributes['trustmesh.event.type'] === 'RelayResponseRouted',
+      );
+    await waitUntil(() => {
+      const response = responseSpan();
+      return response !== undefined && responseOnA(response) !== undefined;
+    }, { what: "A's handling of the response in the request trace", timeoutMs: 60_000, intervalMs: 200 });
+    const response = responseSpan() as CollectedSpan;
+    expect(response).toMatchObject({ traceId: sent.traceId, parentSpanId: (handledOnB(sent) as CollectedSpan).spanId, kind: OTLP_SPAN_KIND.server, resource: expect.objectContaining({ 'service.instance.id': 'replica-b' }) });
     expect(collector.rejected).toBe(0);
   }, 180_000);
 });

@@ -47,6 +47,7 @@ describe('readGrpcClientTarget', () => {
     expect(target?.tls?.ca?.toString()).toBe(PEM);
     // On loopback too: a CA file says the peer serves TLS.
     expect(read({ APP_PEER_ADDRESS: '127.0.0.1:50081', APP_PEER_CREDENTIAL: SECRET, APP_PEER_TLS_CA_FILE: '/etc/peer-ca.pem', APP_PEER_TLS: 'true' }).target?.tls?.ca).not.toBeNull();
+    expect(read({ APP_PEER_ADDRESS: '127.0.0.1:50081', APP_PEER_CREDENTIAL: SECRET, APP_PEER_TLS_CA_FILE: '/etc/peer-ca.pem' }).target?.tls?.ca?.toString()).toBe(PEM);
     expect(read({ APP_PEER_ADDRESS: 'registry:50081', APP_PEER_CREDENTIAL: SECRET, APP_PEER_TLS_CA_FILE: '/etc/peer-ca.pem', APP_PEER_TLS: 'false' }).codes).toEqual(['APP_PEER_TLS_CA_FILE GRPC_TARGET_CA_WITHOUT_TLS']);
     expect(read({ APP_PEER_ADDRESS: 'registry:50081', APP_PEER_CREDENTIAL: SECRET, APP_PEER_TLS_CA_FILE: '/etc/missing.pem' }).codes).toEqual(['APP_PEER_TLS_CA_FILE GRPC_TARGET_CA_UNREADABLE']);
     expect(read({ APP_PEER_ADDRESS: 'registry:50081', APP_PEER_CREDENTIAL: SECRET, APP_PEER_TLS_CA_FILE: '/etc/not-a-cert' }).codes).toEqual(['APP_PEER_TLS_CA_FILE GRPC_TARGET_CA_INVALID']);

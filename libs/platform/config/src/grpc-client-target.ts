@@ -142,7 +142,8 @@ export function readGrpcClientTarget(reader: EnvReader, variables: GrpcClientVar
   const credential = readCredential(reader, variables, options, readFile, credentialRaw, credentialFile);
   if (credential === null) ok = false;
 
-  let tls = !loopback;
+  // A CA file says the peer serves TLS, on loopback too (the table above: it implies TLS).
+  let tls = !loopback || caFile !== undefined;
   if (tlsRaw !== undefined) {
     const lower = tlsRaw.toLowerCase();
     if (['true', '1', 'yes', 'on'].includes(lower)) tls = true;

@@ -21,6 +21,8 @@ export interface CollectedSpan {
   kind: number;
   /** `service.name` of the resource that sent it. */
   service: string;
+  /** The scalar attributes of that resource (`service.instance.id`, `service.version`, …). */
+  resource: Record<string, string | number | boolean>;
   /** Scalar attributes as their JSON values (`intValue` as a number). */
   attributes: Record<string, string | number | boolean>;
   links: { traceId: string; spanId: string }[];
@@ -33,6 +35,8 @@ export interface OtlpTestCollector {
   readonly endpoint: string;
   /** Every span received so far, in arrival order. */
   spans(): CollectedSpan[];
+  /** The headers of each export request received (lower-case names), in arrival order. */
+  requestHeaders(): Record<string, string>[];
   /** Requests that were not OTLP JSON traces. */
   readonly rejected: number;
   close(): Promise<void>;
@@ -64,8 +68,10 @@ interface OtlpTraceRequest {
 
 export async function startOtlpTestCollector(): Promise<OtlpTestCollector> {
   const received: CollectedSpan[] = [];
+  const headers: Record<string, string>[] = [];
   let rejected = 0;
   const server: Server = createServer((request, response) => {
+    headers.push(Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)])));
     void readBody(request).then((body) => {
       const spans = request.method === 'POST' && request.url === '/v1/traces' && body !== undefined ? decode(body) : undefined;
       if (!spans) {
@@ -82,6 +88,7 @@ export async function startOtlpTestCollector(): Promise<OtlpTestCollector> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans: () => [...received],
+    requestHeaders: () => [...headers],
     get rejected() {
       return rejected;
     },
@@ -111,7 +118,8 @@ function decode(body: Buffer): CollectedSpan[] | undefined {
   }
   if (!Array.isArray(parsed.resourceSpans)) return undefined;
   return parsed.resourceSpans.flatMap((resourceSpans) => {
-    const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+    const resource = attributesOf(resourceSpans.resource?.attributes);
+    const service = String(resource['service.name'] ?? '');
     return (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
       (scope.spans ?? []).map((span) => ({
         traceId: span.traceId,
@@ -120,6 +128,7 @@ function decode(body: Buffer): CollectedSpan[] | undefined {
         name: span.name,
         kind: span.kind,
         service,
+        resource,
         attributes: attributesOf(span.attributes),
         links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
         statusCode: span.status?.code ?? 0,

@@ -12,7 +12,7 @@ export {
   type TracingConfig,
   type TracingSampler,
 } from './tracing.config';
-export { startTracing, type Tracing } from './tracing.provider';
+export { startTracing, type Tracing, type TracingResource } from './tracing.provider';
 export {
   activeTraceparent,
   activeTraceId,

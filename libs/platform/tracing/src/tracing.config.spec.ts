@@ -25,6 +25,7 @@ describe('readTracingConfig', () => {
       sampler: 'parentbased_always_on',
       samplerRatio: 1,
       exportDelayMs: 5000,
+      headers: new Map(),
     });
     const both = readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b.example/otlp/traces' }, 'x');
     expect(both).toMatchObject({ tracesEndpoint: 'https://b.example/otlp/traces' });
@@ -63,5 +64,44 @@ describe('readTracingConfig', () => {
       OTEL_SERVICE_NAME: 'has spaces',
     });
     expect(error.problems.map((problem) => problem.variable).sort()).toEqual(['OTEL_BSP_SCHEDULE_DELAY', 'OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG']);
+  });
+
+  it('reads the export headers, URL-decoded, as secrets; the traces variable wins', () => {
+    const config = readTracingConfig(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_HEADERS: 'a=1', OTEL_EXPORTER_OTLP_TRACES_HEADERS: ' Api-Key = s%3Dcret%20value ,x-b=2' },
+      'x',
+    );
+    if (!config.enabled) throw new Error('expected tracing on');
+    expect([...config.headers.keys()]).toEqual(['api-key', 'x-b']);
+    expect(config.headers.get('api-key')?.reveal()).toBe('s=cret value');
+    // Held as SecretText: printed or serialized, the configuration shows no header value.
+    expect(JSON.stringify({ ...config, headers: Object.fromEntries(config.headers) })).not.toContain('cret');
+    expect(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_HEADERS: 'a=1' }, 'x')).toMatchObject({ headers: new Map([['a', expect.anything()]]) });
+  });
+
+  it('refuses bad headers naming the variable and the entry, never echoing a key or a value', () => {
+    const secret = 'tok3n-SECRET-9f8e';
+    for (const headers of [
+      `Bearer ${secret}`,
+      `authorization=Bearer%20${secret},${secret}`,
+      `x-key=${secret}%ZZ`,
+      `x-key=${secret}%0D%0Ainjected: 1`,
+      `${secret} x=1`,
+      `content-type=${secret}`,
+      `a=${secret},a=${secret}`,
+    ]) {
+      const error = refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_HEADERS: headers });
+      expect(error.code).toBe('TRACING_CONFIG_INVALID');
+      expect(error.problems).toEqual([expect.objectContaining({ variable: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', message: expect.stringMatching(/entry \d/) })]);
+      expect(error.message).not.toContain(secret);
+      expect(JSON.stringify(error.problems)).not.toContain(secret);
+    }
+  });
+
+  it('bounds the headers: their length and their number', () => {
+    const long = refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_HEADERS: `a=${'x'.repeat(9000)}` });
+    expect(long.problems).toEqual([expect.objectContaining({ variable: 'OTEL_EXPORTER_OTLP_HEADERS', message: expect.stringContaining('8192') })]);
+    const many = refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_HEADERS: Array.from({ length: 33 }, (_, index) => `h${index}=1`).join(',') });
+    expect(many.problems).toEqual([expect.objectContaining({ variable: 'OTEL_EXPORTER_OTLP_HEADERS', message: expect.stringContaining('32') })]);
   });
 });

@@ -12,10 +12,14 @@
  * | `OTEL_TRACES_SAMPLER_ARG` | `1` | the ratio of the `traceidratio` samplers (0–1) |
  * | `OTEL_BSP_SCHEDULE_DELAY` | `5000` | how long finished spans wait to be exported in one batch (ms, 1–60000) |
  * | `OTEL_SDK_DISABLED` | `false` | `true` turns tracing off whatever else is set |
+ * | `OTEL_EXPORTER_OTLP_HEADERS` | — | headers sent with every export, `key=value` pairs separated by commas, values URL-encoded (`authorization=Bearer%20abc`) |
+ * | `OTEL_EXPORTER_OTLP_TRACES_HEADERS` | — | as above for traces; when set, it is used instead of `OTEL_EXPORTER_OTLP_HEADERS` |
  *
  * The endpoint refuses user info (`https://user:secret@…`): a URL is logged and shown, a secret must not be.
+ * Headers are where a collector's credential goes, so they are secrets: held as `SecretText`, and a refusal
+ * names the variable and the entry's position, never a key or a value (a misformatted entry may be a token).
  */
-import { ConfigError, envReader, type ConfigProblem, type Env } from '@trustmesh/platform-config';
+import { ConfigError, envReader, SecretText, type ConfigProblem, type Env } from '@trustmesh/platform-config';
 
 export const TRACING_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 export type TracingSampler = (typeof TRACING_SAMPLERS)[number];
@@ -31,6 +35,8 @@ export type TracingConfig =
       /** Ratio for the `traceidratio` samplers, 0–1. */
       readonly samplerRatio: number;
       readonly exportDelayMs: number;
+      /** Headers of every export request (lower-case names): the collector's credential, so secret. */
+      readonly headers: ReadonlyMap<string, SecretText>;
     };
 
 /** The one stable code of a bad tracing variable; `problems` names each variable at fault. */
@@ -47,6 +53,14 @@ export class TracingConfigError extends ConfigError {
 }
 
 const MAX_URL_LENGTH = 2048;
+// Bounds of the headers variable: an export request carries them all, and a collector refuses huge headers.
+const MAX_HEADERS_LENGTH = 8192;
+const MAX_HEADERS = 32;
+// An HTTP field name (RFC 9110 token); values, once decoded, must be visible ASCII or spaces/tabs (no CR/LF).
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+// Headers the exporter sets itself; one from the environment would break the export.
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'host', 'transfer-encoding', 'connection']);
 const SERVICE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Reads the tracing variables; `serviceName` is the app's own name, used unless `OTEL_SERVICE_NAME` says otherwise. */
@@ -57,8 +71,18 @@ export function readTracingConfig(env: Env, serviceName: string): TracingConfig 
   return config;
 }
 
-/** As `readTracingConfig`, but adds its problems to an app's own list (one error naming every bad variable). */
+/**
+ * As `readTracingConfig`, but adds its problems to an app's own list (one error naming every bad variable),
+ * each with the code `TRACING_CONFIG_INVALID`.
+ */
 export function collectTracingConfig(env: Env, serviceName: string, problems: ConfigProblem[]): TracingConfig {
+  const own: ConfigProblem[] = [];
+  const config = readVariables(env, serviceName, own);
+  for (const problem of own) problems.push({ ...problem, code: TRACING_CONFIG_INVALID });
+  return config;
+}
+
+function readVariables(env: Env, serviceName: string, problems: ConfigProblem[]): TracingConfig {
   const read = envReader(env, problems);
   if (read.boolean('OTEL_SDK_DISABLED', false)) return { enabled: false };
   const tracesEndpoint = endpointOf(read.value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'), 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', read.fail, false)
@@ -68,8 +92,55 @@ export function collectTracingConfig(env: Env, serviceName: string, problems: Co
   const sampler = read.oneOf('OTEL_TRACES_SAMPLER', TRACING_SAMPLERS, 'parentbased_always_on');
   const samplerRatio = ratioOf(read.value('OTEL_TRACES_SAMPLER_ARG'), read.fail);
   const exportDelayMs = read.integer('OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 60_000);
+  const headersVariable = read.value('OTEL_EXPORTER_OTLP_TRACES_HEADERS') !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS';
+  const headers = headersOf(read.value(headersVariable), headersVariable, read.fail);
   if (tracesEndpoint === undefined) return { enabled: false };
-  return { enabled: true, tracesEndpoint, serviceName: name, sampler, samplerRatio, exportDelayMs };
+  return { enabled: true, tracesEndpoint, serviceName: name, sampler, samplerRatio, exportDelayMs, headers };
+}
+
+/**
+ * The OTLP exporter headers format (OpenTelemetry's exporter specification, after W3C Baggage): `key=value`
+ * entries separated by commas, blanks around them ignored, values percent-decoded. Messages never quote the
+ * text: they name the entry by its position.
+ */
+function headersOf(raw: string | undefined, variable: string, fail: (variable: string, message: string) => void): ReadonlyMap<string, SecretText> {
+  const headers = new Map<string, SecretText>();
+  if (raw === undefined) return headers;
+  if (raw.length > MAX_HEADERS_LENGTH) {
+    fail(variable, `must be at most ${MAX_HEADERS_LENGTH} characters`);
+    return headers;
+  }
+  const entries = raw.split(',');
+  if (entries.length > MAX_HEADERS) {
+    fail(variable, `must hold at most ${MAX_HEADERS} headers`);
+    return headers;
+  }
+  const refused: string[] = [];
+  entries.forEach((entry, index) => {
+    const position = `entry ${index + 1}`;
+    const equals = entry.indexOf('=');
+    const name = equals < 0 ? '' : entry.slice(0, equals).trim().toLowerCase();
+    if (equals < 0 || !HEADER_NAME.test(name)) {
+      refused.push(`${position} is not key=value with a header name of letters, digits and !#$%&'*+.^_\`|~-`);
+      return;
+    }
+    let value: string;
+    try {
+      value = decodeURIComponent(entry.slice(equals + 1).trim());
+    } catch {
+      refused.push(`${position} has a value that is not valid URL encoding`);
+      return;
+    }
+    if (!HEADER_VALUE.test(value)) refused.push(`${position} has a value with characters a header cannot carry (control characters or non-ASCII)`);
+    else if (RESERVED_HEADERS.has(name)) refused.push(`${position} sets a header the exporter sets itself`);
+    else if (headers.has(name)) refused.push(`${position} repeats a header name`);
+    else headers.set(name, new SecretText(value));
+  });
+  if (refused.length > 0) {
+    fail(variable, `must be comma-separated key=value pairs with URL-encoded values: ${refused.join('; ')}`);
+    return new Map();
+  }
+  return headers;
 }
 
 function endpointOf(raw: string | undefined, variable: string, fail: (variable: string, message: string) => void, isBase: boolean): string | undefined {

@@ -148,3 +148,29 @@ describe('several apps in one process', () => {
     }
   });
 });
+
+describe('the export request', () => {
+  it('carries the configured headers (the traces variable winning) and names the replica in the resource', async () => {
+    const collector = await startOtlpTestCollector();
+    try {
+      const config = readTracingConfig(
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+          OTEL_EXPORTER_OTLP_HEADERS: 'x-ignored=1',
+          OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'Authorization=Bearer%20collector-token, x-tenant = blue',
+        },
+        'headers-app',
+      );
+      const tracing = startTracing(config, { instanceId: 'replica-7', serviceVersion: '1.2.3' });
+      await inSpan('exported with headers', { kind: 'internal' }, async () => undefined);
+      await tracing.shutdown();
+      expect(collector.requestHeaders()).toEqual([expect.objectContaining({ authorization: 'Bearer collector-token', 'x-tenant': 'blue' })]);
+      expect(collector.requestHeaders()[0]).not.toHaveProperty('x-ignored');
+      expect(collector.spans()).toEqual([
+        expect.objectContaining({ name: 'exported with headers', resource: expect.objectContaining({ 'service.name': 'headers-app', 'service.instance.id': 'replica-7', 'service.version': '1.2.3' }) }),
+      ]);
+    } finally {
+      await collector.close();
+    }
+  });
+});

@@ -9,6 +9,8 @@
  * the last `shutdown` flushes what is pending and clears the globals again, so a test process can start app
  * after app.
  */
+import { hostname } from 'node:os';
+
 import { context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -38,6 +40,20 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/** What the resource of every span says of the process, besides `service.name`. */
+export interface TracingResource {
+  /** `service.version`. */
+  serviceVersion?: string;
+  /**
+   * `service.instance.id`: the replica, the value the app's logger puts in `replica` (its replica id), so a
+   * span and a log line of one process name it alike. Default: the host name, as the logger's default.
+   */
+  instanceId?: string;
+}
+
+// `service.instance.id` is still in the incubating semantic conventions, which are not to be imported.
+const ATTR_SERVICE_INSTANCE_ID = 'service.instance.id';
+
 const OFF: Tracing = { enabled: false, flush: async () => undefined, shutdown: async () => undefined };
 
 interface SharedProvider {
@@ -48,10 +64,10 @@ interface SharedProvider {
 /** The process's registered provider while any started `Tracing` is not shut down. */
 let shared: SharedProvider | undefined;
 
-/** Registers the process's tracer provider when `config` enables tracing; `serviceVersion` tags the resource. */
-export function startTracing(config: TracingConfig, serviceVersion?: string): Tracing {
+/** Registers the process's tracer provider when `config` enables tracing; `resource` describes the process. */
+export function startTracing(config: TracingConfig, resource: TracingResource = {}): Tracing {
   if (!config.enabled) return OFF;
-  const registered = (shared ??= { provider: registerProvider(config, serviceVersion), users: 0 });
+  const registered = (shared ??= { provider: registerProvider(config, resource), users: 0 });
   registered.users += 1;
   let stopping: Promise<void> | undefined;
   return {
@@ -73,12 +89,19 @@ export function startTracing(config: TracingConfig, serviceVersion?: string): Tr
   };
 }
 
-function registerProvider(config: Extract<TracingConfig, { enabled: true }>, serviceVersion: string | undefined): NodeTracerProvider {
+function registerProvider(config: Extract<TracingConfig, { enabled: true }>, resource: TracingResource): NodeTracerProvider {
+  const { serviceVersion, instanceId = hostname() } = resource;
+  // The headers (a collector's credential) are revealed here, for the exporter's requests, and nowhere else.
+  const headers = Object.fromEntries([...config.headers].map(([name, value]) => [name, value.reveal()]));
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, ...(serviceVersion ? { [ATTR_SERVICE_VERSION]: serviceVersion } : {}) }),
+    resource: resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: config.serviceName,
+      [ATTR_SERVICE_INSTANCE_ID]: instanceId,
+      ...(serviceVersion ? { [ATTR_SERVICE_VERSION]: serviceVersion } : {}),
+    }),
     sampler: samplerOf(config.sampler, config.samplerRatio),
     spanProcessors: [
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: config.tracesEndpoint, timeoutMillis: EXPORT_TIMEOUT_MS }), {
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: config.tracesEndpoint, timeoutMillis: EXPORT_TIMEOUT_MS, headers }), {
         scheduledDelayMillis: config.exportDelayMs,
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,
       }),
