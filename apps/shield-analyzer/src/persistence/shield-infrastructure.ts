@@ -34,6 +34,12 @@ export interface ShieldInfrastructure {
 }
 
 const OUTBOX_LEFTOVERS_IDLE_MS = 1_000;
+/**
+ * On the local bus, the read models take the events of the consults of the last few tens of milliseconds
+ * as one run: one read, one projection transaction and one checkpoint for all of them rather than each
+ * (the run's fixed statements cost several times one event's own, `bench:shield`). Lists lag that much.
+ */
+const LOCAL_BUS_LINGER_MS = 50;
 
 export interface ShieldInfrastructureOptions {
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
@@ -50,6 +56,7 @@ export async function openShieldInfrastructure(config: ShieldAnalyzerConfig, log
     // the outbox only drains rows an older version left: its polling only looks for leftovers.
     publishInTransaction: true,
     outbox: { leftoversIdleMs: OUTBOX_LEFTOVERS_IDLE_MS },
+    localBusLingerMs: LOCAL_BUS_LINGER_MS,
     ...(options.kafkaSocketFactory ? { kafkaSocketFactory: options.kafkaSocketFactory } : {}),
   });
   const { database, store, bus, client, publisher, projections, close } = backbone;
