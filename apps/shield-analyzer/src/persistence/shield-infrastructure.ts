@@ -35,11 +35,11 @@ export interface ShieldInfrastructure {
 
 const OUTBOX_LEFTOVERS_IDLE_MS = 1_000;
 /**
- * On the local bus, the read models take the events of the consults of the last few tens of milliseconds
+ * On the local bus, the read models take the events of the consults of the last tenth of a second
  * as one run: one read, one projection transaction and one checkpoint for all of them rather than each
  * (the run's fixed statements cost several times one event's own, `bench:shield`). Lists lag that much.
  */
-const LOCAL_BUS_LINGER_MS = 50;
+const LOCAL_BUS_LINGER_MS = 100;
 
 export interface ShieldInfrastructureOptions {
   /** Opens every Kafka connection of the bus (tests cut the brokers off with `createBrokerGate`). */
