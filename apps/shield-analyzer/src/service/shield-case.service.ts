@@ -41,8 +41,7 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
-import { counterpartyOutcomes } from '../persistence/shield-counterparty.queries';
-import { registryKnowledge } from '../registry/registry-knowledge.queries';
+import { counterpartyKnowledge } from '../persistence/shield-counterparty.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
 import { ShieldCaseCache, type FoldedCase, type ShieldCaseCacheOptions } from './shield-case.cache';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
@@ -356,16 +355,12 @@ export class ShieldCaseService {
 
   /**
    * Closed earlier cases of this account with the same counterparty reference, newest first, and what the
-   * public card registry knows of that reference (the same for every account).
+   * public card registry knows of that reference (the same for every account), in one statement.
    */
   private async counterpartyKnowledge(accountId: string, caseRecord: ShieldCase): Promise<CounterpartyKnowledge | undefined> {
     const reference = caseRecord.counterparty.reference;
     if (reference === undefined) return undefined;
-    const [outcomes, registry] = await Promise.all([
-      counterpartyOutcomes(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES),
-      registryKnowledge(this.deps.database, reference, this.now()),
-    ]);
-    return { reference, outcomes, ...(registry ? { registry } : {}) };
+    return counterpartyKnowledge(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES, this.now());
   }
 
   private async append(caseId: string, expected: number | 'no-stream', events: readonly ShieldCaseEvent[], accountId: string): Promise<void> {
