@@ -2,8 +2,9 @@
  * The Shield's projection of `registry.cards.v1` and the consult's lookup on it, on both databases: a card
  * found by its identifier, by its endpoint and through its namespace, with its publisher, proof, signature,
  * lifecycle and look-alike flags as the registry's events left them; a reference that is only close to a
- * registered one matches nothing; and the log applied twice (a redelivery, a replay from the start) leaves the
- * same rows as applied once.
+ * registered one matches nothing; the consult's one statement (`counterpartyKnowledge`) reads the same, with the
+ * account's closed cases of the reference; and the log applied twice (a redelivery, a replay from the start)
+ * leaves the same rows as applied once.
  */
 import type { RegistryCardEvent, SignatureRecord } from '@trustmesh/cards-registry-events';
 import type { BusRecord } from '@trustmesh/platform-bus';
@@ -12,6 +13,7 @@ import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@tru
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 
 import { SHIELD_ANALYZER_MIGRATIONS } from '../persistence/shield-analyzer.migrations';
+import { counterpartyKnowledge } from '../persistence/shield-counterparty.queries';
 import { registryKnowledge } from './registry-knowledge.queries';
 import { shieldRegistryProjection } from './registry-knowledge.projection';
 
@@ -145,6 +147,41 @@ describe.each(TEST_DATABASE_KINDS)('the registry knowledge projection on %s', (k
     expect(await registryKnowledge(database, `${CARD}/`, NOW)).toMatchObject({ matchedBy: 'namespace' });
     expect(await registryKnowledge(database, 'acme.example.org', NOW)).toBeUndefined();
     expect(await registryKnowledge(database, 'billing agent', NOW)).toBeUndefined();
+  });
+
+  it("reads the same knowledge in the consult's one statement, with the account's own closed cases of that reference", async () => {
+    const caseOf = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const closed = (n: number, accountId: string, reference: string, day: number) =>
+      database.withConnection((sql) =>
+        sql.query(
+          `INSERT INTO shield_counterparty_outcomes (case_id, account_id, reference, result, accepted_advice, latest_disposition, risk_tier, closed_at)
+           VALUES ($1::uuid, $2, $3, 'prevented_harm', $4, $5, 'high', $6::timestamptz)`,
+          [caseOf(n), accountId, reference, n % 2 === 0, n === 3 ? null : 'gather_evidence', `2026-03-0${day}T10:00:00.000Z`],
+        ),
+      );
+    await closed(1, 'acme', CARD, 1);
+    await closed(2, 'acme', CARD, 3);
+    await closed(3, 'acme', CARD, 2);
+    await closed(4, 'globex', CARD, 4);
+    await closed(5, 'acme', ENDPOINT, 5);
+
+    // Newest first, the case consulted and other accounts' cases left out, at most `limit`.
+    const known = await counterpartyKnowledge(database, 'acme', CARD, caseOf(1), 20, NOW);
+    expect(known).toEqual({
+      reference: CARD,
+      outcomes: [
+        { caseId: caseOf(2), result: 'prevented_harm', acceptedAdvice: true, latestDisposition: 'gather_evidence', riskTier: 'high', closedAt: '2026-03-03T10:00:00.000Z' },
+        { caseId: caseOf(3), result: 'prevented_harm', acceptedAdvice: false, riskTier: 'high', closedAt: '2026-03-02T10:00:00.000Z' },
+      ],
+      registry: await registryKnowledge(database, CARD, NOW),
+    });
+    expect((await counterpartyKnowledge(database, 'acme', CARD, caseOf(9), 1, NOW)).outcomes.map((outcome) => outcome.caseId)).toEqual([caseOf(2)]);
+    for (const reference of [ENDPOINT, ' ACME.example ', 'urn:air:acme.example:agent:unknown', FAKE_CARD, `${CARD}/`]) {
+      expect((await counterpartyKnowledge(database, 'acme', reference, caseOf(9), 20, NOW)).registry).toEqual(await registryKnowledge(database, reference, NOW));
+    }
+    // A reference the registry cannot name: outcomes only.
+    expect(await counterpartyKnowledge(database, 'globex', 'billing agent', caseOf(9), 20, NOW)).toEqual({ reference: 'billing agent', outcomes: [] });
+    expect(await counterpartyKnowledge(database, 'globex', CARD, caseOf(9), 20, NOW)).toMatchObject({ outcomes: [{ caseId: caseOf(4), acceptedAdvice: true }], registry: { matchedBy: 'identifier' } });
   });
 
   it('judges the proof at the consult time: after its expiry the card is no longer verified', async () => {

@@ -3,8 +3,8 @@
  * from the `shield_registry_*` tables (registry-knowledge.projection.ts). The match is exact
  * (`registryReferenceKeys`): the reference as a card identifier, else as one of a card's current endpoints,
  * else the namespace it names or belongs to. The registry is public: these rows serve every operator account
- * alike, and no account's cases are read here. One statement on the consult path, in SQL on the platform
- * database like the counterparty outcomes.
+ * alike, and no account's cases are read here. On the consult path it is part of the one statement of
+ * `counterpartyKnowledge` (shield-counterparty.queries.ts), through `registryKnowledgeCtes`.
  */
 import { registryReferenceKeys } from '@trustmesh/cards-registry-events';
 import type { Database } from '@trustmesh/platform-database';
@@ -12,7 +12,8 @@ import type { RegistryKnowledge } from '@trustmesh/shield-records';
 
 import { registryKnowledgeOf, type CardFacts, type NamespaceFacts } from './registry-knowledge.fold';
 
-interface KnowledgeRow {
+/** The row of the `knowledge` expression. */
+export interface KnowledgeRow {
   matched_by: RegistryKnowledge['matchedBy'];
   namespace: string;
   card: CardFacts | string | null;
@@ -24,34 +25,42 @@ interface KnowledgeRow {
 
 const parsed = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
-/** What the registry knows of `reference` at `now`, or undefined when it names nothing registered. */
-export async function registryKnowledge(database: Database, reference: string, now: Date): Promise<RegistryKnowledge | undefined> {
-  const keys = registryReferenceKeys(reference);
-  if (!keys) return undefined;
-  const [row] = await database.withConnection((sql) =>
-    sql.query<KnowledgeRow>(
-      // The card matched first (by identifier, then endpoint), else the namespace; then its namespace's row.
-      `WITH card AS (
+/**
+ * Common table expressions ending in `knowledge`: at most one `KnowledgeRow`, for the reference's keys in
+ * parameters `$exact` and `$namespace` (`registryReferenceKeys`; both null: no row). The card matched first
+ * (by identifier, then endpoint), else the namespace; then its namespace's row.
+ */
+export function registryKnowledgeCtes(exact: number, namespace: number): string {
+  return `card AS (
          SELECT matched_by, namespace, facts FROM (
-           (SELECT 0 AS rank, 'identifier' AS matched_by, namespace, facts FROM shield_registry_cards WHERE identifier = $1)
+           (SELECT 0 AS rank, 'identifier' AS matched_by, namespace, facts FROM shield_registry_cards WHERE identifier = $${exact}::text)
            UNION ALL
-           (SELECT 1, 'endpoint', namespace, facts FROM shield_registry_cards WHERE endpoints @> ARRAY[$1::text] ORDER BY identifier LIMIT 1)
+           (SELECT 1, 'endpoint', namespace, facts FROM shield_registry_cards WHERE endpoints @> ARRAY[$${exact}::text] ORDER BY identifier LIMIT 1)
          ) matches ORDER BY rank LIMIT 1
        ), target AS (
          SELECT matched_by, namespace, facts FROM card
          UNION ALL
-         SELECT 'namespace', $2::text, NULL::jsonb WHERE $2::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM card)
-       )
-       SELECT t.matched_by, t.namespace, t.facts AS card, n.publisher_id, n.proof, n.lookalike_of, p.display_name
-         FROM target t
-         LEFT JOIN shield_registry_namespaces n ON n.namespace = t.namespace
-         LEFT JOIN shield_registry_publishers p ON p.publisher_id = n.publisher_id
-        WHERE t.facts IS NOT NULL OR n.namespace IS NOT NULL`,
-      [keys.exact, keys.namespace],
-    ),
-  );
-  if (!row) return undefined;
+         SELECT 'namespace', $${namespace}::text, NULL::jsonb WHERE $${namespace}::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM card)
+       ), knowledge AS (
+         SELECT t.matched_by, t.namespace, t.facts AS card, n.publisher_id, n.proof, n.lookalike_of, p.display_name
+           FROM target t
+           LEFT JOIN shield_registry_namespaces n ON n.namespace = t.namespace
+           LEFT JOIN shield_registry_publishers p ON p.publisher_id = n.publisher_id
+          WHERE t.facts IS NOT NULL OR n.namespace IS NOT NULL
+       )`;
+}
+
+/** What a `knowledge` row says at `now`. */
+export function knowledgeOfRow(row: KnowledgeRow, now: Date): RegistryKnowledge | undefined {
   const facts: NamespaceFacts | null =
     row.lookalike_of === null ? null : { namespace: row.namespace, publisherId: row.publisher_id, proof: row.proof === null ? null : parsed(row.proof), lookalikeOf: parsed(row.lookalike_of) };
   return registryKnowledgeOf({ matchedBy: row.matched_by, namespace: row.namespace, facts, publisherName: row.display_name, card: row.card === null ? null : parsed(row.card) }, now);
+}
+
+/** What the registry knows of `reference` at `now`, or undefined when it names nothing registered. */
+export async function registryKnowledge(database: Database, reference: string, now: Date): Promise<RegistryKnowledge | undefined> {
+  const keys = registryReferenceKeys(reference);
+  if (!keys) return undefined;
+  const [row] = await database.withConnection((sql) => sql.query<KnowledgeRow>(`WITH ${registryKnowledgeCtes(1, 2)} SELECT * FROM knowledge`, [keys.exact, keys.namespace]));
+  return row ? knowledgeOfRow(row, now) : undefined;
 }

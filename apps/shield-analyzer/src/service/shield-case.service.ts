@@ -41,9 +41,9 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
-import { counterpartyOutcomes } from '../persistence/shield-counterparty.queries';
-import { registryKnowledge } from '../registry/registry-knowledge.queries';
+import { counterpartyKnowledge } from '../persistence/shield-counterparty.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
+import { ShieldCaseCache, type FoldedCase, type ShieldCaseCacheOptions } from './shield-case.cache';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
 import { fail, fromIssues, succeed, type ServiceResult, type ShieldFailure } from './shield-service.result';
 
@@ -83,6 +83,8 @@ export interface ShieldCaseServiceDeps {
   logger: Logger;
   now?: () => Date;
   newId?: ShieldIdGenerator;
+  /** Bounds of the cases kept folded in memory (default `SHIELD_CASE_CACHE_DEFAULTS`). */
+  caseCache?: ShieldCaseCacheOptions;
 }
 
 interface LoadedCase {
@@ -90,19 +92,12 @@ interface LoadedCase {
   version: number;
   consultations: readonly ShieldConsultation[];
   outcomes: readonly ShieldOutcome[];
+  /** The length of the case's events as JSON: its size in the cache of folded cases. */
+  chars: number;
 }
 
-/** A case as its stream said at `version`, and the account that opened it. */
-interface FoldedCase extends LoadedCase {
-  owner: string;
-}
-
-/**
- * Cases kept folded in memory, least recently used dropped first; a case with more consultations than
- * `CACHED_CONSULTATIONS_MAX` is read whole each time instead (the cache's memory stays bounded).
- */
-const CACHED_CASES = 256;
-const CACHED_CONSULTATIONS_MAX = 20;
+/** The length of `value` as JSON: what a folded case costs the cache (`ShieldCaseCache`). */
+const jsonChars = (value: unknown) => JSON.stringify(value).length;
 
 /** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
 const COUNTERPARTY_OUTCOMES = 20;
@@ -116,11 +111,12 @@ export class ShieldCaseService {
    * one short statement instead of the whole stream and its JSON), so it sees what other replicas appended
    * as before; an append at a stale version is refused by the store like any concurrent change.
    */
-  private readonly folded = new Map<string, FoldedCase>();
+  private readonly folded: ShieldCaseCache;
 
   constructor(private readonly deps: ShieldCaseServiceDeps) {
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? createRandomShieldId;
+    this.folded = new ShieldCaseCache(deps.caseCache);
   }
 
   authenticate(bearer: string | undefined): Promise<ShieldCaller | null> {
@@ -140,7 +136,7 @@ export class ShieldCaseService {
     if (opened?.type !== 'ShieldCaseOpened') throw new Error('opening a case produced no ShieldCaseOpened');
     const caseRecord = opened.data.caseRecord;
     await this.append(caseRecord.caseId, 'no-stream', decision.events, caller.accountId);
-    this.remember(caseRecord.caseId, { state: caseRecord, version: decision.events.length, consultations: [], outcomes: [], owner: caller.accountId });
+    this.remember(caseRecord.caseId, { state: caseRecord, version: decision.events.length, consultations: [], outcomes: [], owner: caller.accountId }, jsonChars(decision.events));
     this.deps.logger.log('info', 'shield case opened', { caseId: caseRecord.caseId, accountId: caller.accountId, callerKind: caller.kind });
     return succeed(caseRecord);
   }
@@ -318,7 +314,9 @@ export class ShieldCaseService {
     let owner = known?.owner;
     const consultations = [...(known?.consultations ?? [])];
     const outcomes = [...(known?.outcomes ?? [])];
+    let chars = known?.chars ?? 0;
     for (const { envelope } of recorded) {
+      chars += jsonChars(envelope.data);
       const { event, accountId } = fromStored(envelope.eventType, envelope.data);
       owner ??= accountId;
       state = evolve(state, event);
@@ -327,11 +325,11 @@ export class ShieldCaseService {
     }
     if (!state || owner === undefined) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     const loaded: FoldedCase = { state, version: (known?.version ?? 0) + recorded.length, consultations, outcomes, owner };
-    this.remember(caseId, loaded);
-    return this.visible(caller, loaded, false);
+    this.remember(caseId, loaded, chars);
+    return this.visible(caller, { ...loaded, chars }, false);
   }
 
-  private visible(caller: ShieldCaller, loaded: FoldedCase, unread: boolean): ServiceResult<LoadedCase & { unread: boolean }> {
+  private visible(caller: ShieldCaller, loaded: FoldedCase & { chars: number }, unread: boolean): ServiceResult<LoadedCase & { unread: boolean }> {
     if (loaded.owner !== caller.accountId) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     // §13: an agent credential bound to another agent of the same account is refused (403).
     if (caller.kind === 'agent' && loaded.state.agentId !== caller.agentId) return fail('forbidden', 'SHIELD_AGENT_MISMATCH', 'This agent token is bound to another agent');
@@ -347,32 +345,22 @@ export class ShieldCaseService {
       if (event.type === 'ShieldCaseConsulted') consultations.push(event.data.consultation);
       if (event.type === 'ShieldCaseClosed') outcomes.push(event.data.outcome);
     }
-    this.remember(caseId, { state, version: before.version + events.length, consultations, outcomes, owner });
+    this.remember(caseId, { state, version: before.version + events.length, consultations, outcomes, owner }, before.chars + jsonChars(events));
     return state;
   }
 
-  private remember(caseId: string, folded: FoldedCase): void {
-    this.folded.delete(caseId);
-    if (folded.consultations.length > CACHED_CONSULTATIONS_MAX) return;
-    this.folded.set(caseId, folded);
-    if (this.folded.size > CACHED_CASES) {
-      const oldest = this.folded.keys().next().value;
-      if (oldest !== undefined) this.folded.delete(oldest);
-    }
+  private remember(caseId: string, folded: FoldedCase, chars: number): void {
+    this.folded.set(caseId, folded, chars);
   }
 
   /**
    * Closed earlier cases of this account with the same counterparty reference, newest first, and what the
-   * public card registry knows of that reference (the same for every account).
+   * public card registry knows of that reference (the same for every account), in one statement.
    */
   private async counterpartyKnowledge(accountId: string, caseRecord: ShieldCase): Promise<CounterpartyKnowledge | undefined> {
     const reference = caseRecord.counterparty.reference;
     if (reference === undefined) return undefined;
-    const [outcomes, registry] = await Promise.all([
-      counterpartyOutcomes(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES),
-      registryKnowledge(this.deps.database, reference, this.now()),
-    ]);
-    return { reference, outcomes, ...(registry ? { registry } : {}) };
+    return counterpartyKnowledge(this.deps.database, accountId, reference, caseRecord.caseId, COUNTERPARTY_OUTCOMES, this.now());
   }
 
   private async append(caseId: string, expected: number | 'no-stream', events: readonly ShieldCaseEvent[], accountId: string): Promise<void> {

@@ -238,6 +238,33 @@ describe.each(TEST_DATABASE_KINDS)('the local bus on %s', (kind) => {
       await bus.close();
     }
   }, 60_000);
+
+  it('with a wake-up linger, hands the messages of separate publishes after one wake-up to the batch handler as one run', async () => {
+    // Far longer than the three publishes take, however busy the machine: the run is decided by the linger.
+    const { bus } = await testBus(db, { consumer: { wakeUpLingerMs: 3_000 } });
+    const topic = uniqueName('linger.counters.v1');
+    const runs: number[][] = [];
+    const oneByOne: number[] = [];
+    try {
+      const subscription = await bus.subscribe({
+        groupId: uniqueName('linger'),
+        topics: [topic],
+        batchHandler: async (records) => void runs.push(records.map((record) => record.envelope.streamVersion)),
+        handler: async (record) => void oneByOne.push(record.envelope.streamVersion),
+      });
+      // The first message, once handled, leaves the partition idle: what follows arrives by wake-ups.
+      await bus.publish(topic, [event('one-stream', 1)]);
+      await waitUntil(() => oneByOne.length === 1, { timeoutMs: 30_000 });
+      for (const version of range(2, 4)) await bus.publish(topic, [event('one-stream', version)]);
+      await waitUntil(async () => (await subscription.lag()).every((partition) => partition.lag === 0), { timeoutMs: 30_000 });
+      await subscription.stop();
+
+      expect(oneByOne).toEqual([1]);
+      expect(runs).toEqual([[2, 3, 4]]);
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
 });
 
 describe('the local bus on postgres: wake-ups and schema', () => {

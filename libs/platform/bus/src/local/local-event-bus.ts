@@ -69,6 +69,7 @@ export const DEFAULT_LOCAL_CONSUMER_TUNING: Readonly<LocalConsumerTuning> = {
   sessionTimeoutMs: 10_000,
   pollIntervalMs: 1_000,
   fetchBatchSize: 100,
+  wakeUpLingerMs: 0,
   partitionsConsumedConcurrently: 1,
 };
 
@@ -117,6 +118,7 @@ function checkOptions(options: LocalEventBusOptions, tuning: LocalConsumerTuning
     .whole('consumer.sessionTimeoutMs', tuning.sessionTimeoutMs, 10, 3_600_000)
     .whole('consumer.pollIntervalMs', tuning.pollIntervalMs, 10, 60_000)
     .whole('consumer.fetchBatchSize', tuning.fetchBatchSize, 1, 10_000)
+    .whole('consumer.wakeUpLingerMs', tuning.wakeUpLingerMs, 0, 10_000)
     .whole('consumer.partitionsConsumedConcurrently', tuning.partitionsConsumedConcurrently, 1, 1_000)
     .require(tuning.heartbeatIntervalMs * 2 <= tuning.sessionTimeoutMs, 'consumer.sessionTimeoutMs must be at least twice consumer.heartbeatIntervalMs')
     .throwIfAny('local');

@@ -46,6 +46,12 @@ export interface LocalConsumerTuning {
   pollIntervalMs: number;
   /** Messages read from a partition per query. */
   fetchBatchSize: number;
+  /**
+   * How long a partition waits after a wake-up before it reads (default 0): a burst of publishes is then
+   * read and committed in one go (and handed to a batch handler as one run), at the price of that much
+   * more delivery latency.
+   */
+  wakeUpLingerMs: number;
   /** Messages in hand at once across the member's partitions (1: the handler is never called concurrently). */
   partitionsConsumedConcurrently: number;
 }
@@ -111,6 +117,7 @@ export class LocalSubscription implements Subscription {
       maxRetryBackoffMs: runtime.maxRetryBackoffMs,
       pollIntervalMs: tuning.pollIntervalMs,
       fetchBatchSize: tuning.fetchBatchSize,
+      wakeUpLingerMs: tuning.wakeUpLingerMs,
       slots: new HandlerSlots(tuning.partitionsConsumedConcurrently),
       transient: new TransientRetries({
         logger: runtime.logger,

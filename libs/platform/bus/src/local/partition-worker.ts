@@ -17,7 +17,9 @@
  *   finished and committed, a retry backoff is abandoned (the next holder starts the tries again), and a
  *   revoked partition's lease is released at once so the other member takes it without waiting for expiry.
  * - Idle: waits for a wake-up for its topic, or the poll interval, whichever comes first; after a read that
- *   came back short too, unless a wake-up came meanwhile.
+ *   came back short too, unless a wake-up came meanwhile. With `wakeUpLingerMs`, a wake-up is followed by
+ *   that pause before the read, so the messages of a burst of publishes are read, handled and committed
+ *   together (one read, one batch-handler call, one commit) instead of one read and one commit each.
  * - With a batch handler (see `BatchHandler` in the port), the valid envelopes at the head of each read go
  *   to it in one call and are committed together, holding one slot; if it rejects, nothing was committed
  *   and those same messages are delivered one by one as above, so tries, transient waits and dead letters
@@ -52,6 +54,8 @@ export interface WorkerContext {
   maxRetryBackoffMs: number;
   pollIntervalMs: number;
   fetchBatchSize: number;
+  /** Pause between a wake-up and the read it asks for (0: read at once). */
+  wakeUpLingerMs: number;
   slots: HandlerSlots;
   /** The member's transient failures by partition (shared by its workers). */
   transient: TransientRetries;
@@ -273,18 +277,26 @@ export class PartitionWorker {
     }
   }
 
-  private idle(): Promise<void> {
-    if (this.woken || this.halt.signal.aborted) return Promise.resolve();
+  /** Waits for a wake-up or the poll interval; after a wake-up, lingers `wakeUpLingerMs` for more to come. */
+  private async idle(): Promise<void> {
+    if (this.halt.signal.aborted) return;
+    const woken = this.woken || (await this.wakeUpOrPoll());
+    if (woken && this.context.wakeUpLingerMs > 0) await pause(this.context.wakeUpLingerMs, this.halt.signal);
+  }
+
+  /** True when a wake-up ended the wait (not the poll interval or a stop). */
+  private wakeUpOrPoll(): Promise<boolean> {
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (woken: boolean) => {
         clearTimeout(timer);
-        this.halt.signal.removeEventListener('abort', done);
+        this.halt.signal.removeEventListener('abort', stopped);
         this.wakeWaiter = undefined;
-        resolve();
+        resolve(woken);
       };
-      const timer = setTimeout(done, this.context.pollIntervalMs);
-      this.wakeWaiter = done;
-      this.halt.signal.addEventListener('abort', done, { once: true });
+      const stopped = () => done(false);
+      const timer = setTimeout(() => done(false), this.context.pollIntervalMs);
+      this.wakeWaiter = () => done(true);
+      this.halt.signal.addEventListener('abort', stopped, { once: true });
     });
   }
 

@@ -21,6 +21,7 @@ export const TEST_TUNING: LocalConsumerTuning = {
   sessionTimeoutMs: 1_000,
   pollIntervalMs: 2_000,
   fetchBatchSize: 50,
+  wakeUpLingerMs: 0,
   partitionsConsumedConcurrently: 1,
 };
 
