@@ -14,24 +14,14 @@ import { join } from 'node:path';
 
 import { waitUntil } from '@trustmesh/platform-testing';
 
-import { startEmbeddedCardRegistry, type CardRegistryNeighbour } from './support/card-registry.neighbour';
+import { NORTHWIND_CARD, NORTHWIND_CARD_ID, startEmbeddedCardRegistry, type CardRegistryNeighbour } from './support/card-registry.neighbour';
 import { ACME_TOKEN, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
 
-const CARD = 'https://northwind-supplies.example/agents/billing';
+const CARD = NORTHWIND_CARD_ID;
 const FEED_TOKEN = 'registry-feed-credential-for-shield-tests-01';
 const WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
-const card = JSON.stringify({
-  $schema: 'https://schemas.example.org/ai-card/v1.json',
-  specVersion: '1.0',
-  id: CARD,
-  name: 'Northwind billing agent',
-  description: 'Answers questions about Northwind invoices',
-  publisher: { id: 'did:web:northwind-supplies.example', name: 'Northwind Supplies' },
-  services: { a2a: { type: 'a2a', name: 'Billing over A2A', protocolSpecific: { url: 'https://agents.northwind-supplies.example/a2a/billing' } } },
-  createdAt: '2026-01-10T09:00:00Z',
-  updatedAt: '2026-02-01T10:00:00Z',
-});
+const card = NORTHWIND_CARD;
 
 type Analysis = { claims: { claim: string; status: string; evidenceReferences: string[] }[]; manipulationSignals: { tactic: string; observation: string }[] };
 

@@ -10,29 +10,14 @@ import { deployMigrations } from '@trustmesh/platform-database';
 import { useKafkaCluster, waitUntil } from '@trustmesh/platform-testing';
 
 import { ACME_TOKEN } from './support/shield-app.fixture';
-import { startCardRegistryNeighbour, type CardRegistryNeighbour } from './support/card-registry.neighbour';
+import { NORTHWIND_CARD, NORTHWIND_CARD_ID, startCardRegistryNeighbour, type CardRegistryNeighbour } from './support/card-registry.neighbour';
 import { createShieldPlacement, startShieldChild, type ShieldChild, type ShieldPlacement } from './support/shield.child';
 
-const CARD = 'https://northwind-supplies.example/agents/billing';
+const CARD = NORTHWIND_CARD_ID;
 const WAIT = { timeoutMs: 120_000, intervalMs: 250 };
 const TEST_TIMEOUT = 300_000;
 
-/** An AI Card v1 of the supplier's billing agent, as its publisher writes it (unsigned). */
-const card = JSON.stringify(
-  {
-    $schema: 'https://schemas.example.org/ai-card/v1.json',
-    specVersion: '1.0',
-    id: CARD,
-    name: 'Northwind billing agent',
-    description: 'Answers questions about Northwind invoices',
-    publisher: { id: 'did:web:northwind-supplies.example', name: 'Northwind Supplies' },
-    services: { a2a: { type: 'a2a', name: 'Billing over A2A', protocolSpecific: { url: 'https://agents.northwind-supplies.example/a2a/billing' } } },
-    createdAt: '2026-01-10T09:00:00Z',
-    updatedAt: '2026-02-01T10:00:00Z',
-  },
-  null,
-  2,
-);
+const card = NORTHWIND_CARD;
 
 type Analysis = { claims: { claim: string; status: string; evidenceReferences: string[] }[]; manipulationSignals: { tactic: string; observation: string }[]; riskTier: string };
 

@@ -17,6 +17,20 @@ import type { ShieldPlacement } from './shield.child';
 const workspaceRoot = join(__dirname, '../../../..');
 const REGISTRY = join(workspaceRoot, 'apps', 'card-registry');
 export const REGISTRY_OPERATOR_TOKEN = 'registry-operator-credential-for-shield-tests-01';
+
+/** The supplier's billing agent the registry suites publish, and its AI Card v1 as its publisher writes it (unsigned). */
+export const NORTHWIND_CARD_ID = 'https://northwind-supplies.example/agents/billing';
+export const NORTHWIND_CARD = JSON.stringify({
+  $schema: 'https://schemas.example.org/ai-card/v1.json',
+  specVersion: '1.0',
+  id: NORTHWIND_CARD_ID,
+  name: 'Northwind billing agent',
+  description: 'Answers questions about Northwind invoices',
+  publisher: { id: 'did:web:northwind-supplies.example', name: 'Northwind Supplies' },
+  services: { a2a: { type: 'a2a', name: 'Billing over A2A', protocolSpecific: { url: 'https://agents.northwind-supplies.example/a2a/billing' } } },
+  createdAt: '2026-01-10T09:00:00Z',
+  updatedAt: '2026-02-01T10:00:00Z',
+});
 const LIMITS = ['READS', 'WRITES', 'CREDENTIAL'].flatMap((kind) => [`REGISTRY_RATE_${kind}_PER_MINUTE`, `REGISTRY_RATE_${kind}_PER_HOUR`]);
 
 export interface RegistryReply {
