@@ -143,7 +143,11 @@ export class TopicFeedMirror {
       this.options.logger.log('warn', 'event feed mirror: the remote log was replaced; copying the new one from its start', { topic, code: 'FEED_LOG_REPLACED' });
     }
     const byPartition = new Map<number, ReadTopicResponse['records']>();
-    for (const record of answer.records) byPartition.set(record.partition, [...(byPartition.get(record.partition) ?? []), record]);
+    for (const record of answer.records) {
+      const records = byPartition.get(record.partition);
+      if (records) records.push(record);
+      else byPartition.set(record.partition, [record]);
+    }
     let copied = 0;
     const next = new Map(positions.map(({ partition, fromOffset }) => [partition, fromOffset]));
     for (const [partition, records] of byPartition) {
