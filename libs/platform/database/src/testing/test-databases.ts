@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -130,6 +130,11 @@ async function templateCacheDir(): Promise<{ dir: string; version: string }> {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
   const dir = join(tmpdir(), `trustmesh-test-${uid}`);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // In a shared temporary directory: use it only if it is ours and nobody else may write to it.
+  const info = await lstat(dir);
+  if (!info.isDirectory() || (typeof process.getuid === 'function' && info.uid !== process.getuid()) || (info.mode & 0o022) !== 0) {
+    throw new Error(`The PGlite template cache ${dir} is not a private directory of this user; remove it and run the tests again.`);
+  }
   return { dir, version: version.replace(/[^0-9a-z.-]/gi, '_') };
 }
 
