@@ -14,19 +14,21 @@ import { entryId, finalCatalog } from './support/catalog-documents';
 const WAIT = { timeoutMs: 120_000, intervalMs: 250 };
 
 describe('card registry catalogs on Postgres and Kafka', () => {
-  const kafka = useKafkaCluster();
   let placement: RegistryPlacement;
   let registry: RegistryChild;
 
-  beforeAll(async () => {
-    placement = await createRegistryPlacement(kafka.brokers, 'registry-catalogs');
-    registry = await startRegistryChild(placement, 'registry-catalogs-a');
-  }, 180_000);
   afterAll(async () => {
     await registry?.stop();
     await placement?.dispose();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
+  beforeAll(async () => {
+    placement = await createRegistryPlacement(kafka.brokers, 'registry-catalogs');
+    registry = await startRegistryChild(placement, 'registry-catalogs-a');
+  }, 180_000);
   it('projects every inline entry of a published catalog, nested ones included, as card revisions; republishing appends nothing', async () => {
     const acme = await onboard(registry.call, 'acme', ['acme.example']);
     const raw = bytesOf(finalCatalog('acme.example', 'dist'));

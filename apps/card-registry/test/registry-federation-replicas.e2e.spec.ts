@@ -19,23 +19,25 @@ const CATALOG = '/.well-known/ai-catalog.json';
 const SLOW_MS = 1500;
 
 describe('card registry federation on two replicas', () => {
-  const kafka = useKafkaCluster();
   let placement: RegistryPlacement;
   let site: FederationSite;
   const replicas: RegistryChild[] = [];
 
-  beforeAll(async () => {
-    site = await startFederationSite(['acme.test']);
-    placement = await createRegistryPlacement(kafka.brokers, 'registry-federation');
-    const env = { ...site.registryEnv(), REGISTRY_FEDERATION_TICK_MS: '200', REGISTRY_FEDERATION_CRAWL_DEADLINE_MS: '30000' };
-    replicas.push(...(await Promise.all(['registry-a', 'registry-b'].map((id) => startRegistryChild(placement, id, env)))));
-  }, 180_000);
   afterAll(async () => {
     for (const replica of replicas.splice(0)) await replica.kill();
     await placement?.dispose();
     await site?.close();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
+  beforeAll(async () => {
+    site = await startFederationSite(['acme.test']);
+    placement = await createRegistryPlacement(kafka.brokers, 'registry-federation');
+    const env = { ...site.registryEnv(), REGISTRY_FEDERATION_TICK_MS: '200', REGISTRY_FEDERATION_CRAWL_DEADLINE_MS: '30000' };
+    replicas.push(...(await Promise.all(['registry-a', 'registry-b'].map((id) => startRegistryChild(placement, id, env)))));
+  }, 180_000);
   const streamOf = async (sourceId: string) =>
     (await placement.query<{ event_type: string }>('SELECT event_type FROM events WHERE stream_id = $1 ORDER BY stream_version', [`registry-source-${sourceId}`])).map((row) => row.event_type);
   /** Claims and closes strictly alternate: no claim while another crawl of the source was open. */

@@ -17,22 +17,24 @@ import { registryGrpcClient, type RegistryGrpc } from './support/registry-grpc.c
 const READS_PER_MINUTE = 4;
 
 describe('card registry gRPC and limits on Postgres and Kafka', () => {
-  const kafka = useKafkaCluster();
   let placement: RegistryPlacement;
   let replica: RegistryChild;
   let rpc: RegistryGrpc;
 
-  beforeAll(async () => {
-    placement = await createRegistryPlacement(kafka.brokers, 'registry-grpc');
-    replica = await startRegistryChild(placement, 'registry-grpc-a', { REGISTRY_RATE_READS_PER_MINUTE: String(READS_PER_MINUTE) });
-    rpc = registryGrpcClient(replica.grpcAddress);
-  }, 180_000);
   afterAll(async () => {
     rpc?.close();
     await replica?.stop();
     await placement?.dispose();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
+  beforeAll(async () => {
+    placement = await createRegistryPlacement(kafka.brokers, 'registry-grpc');
+    replica = await startRegistryChild(placement, 'registry-grpc-a', { REGISTRY_RATE_READS_PER_MINUTE: String(READS_PER_MINUTE) });
+    rpc = registryGrpcClient(replica.grpcAddress);
+  }, 180_000);
   it('onboards and publishes over gRPC, refuses a conflict with its trailer, serves the bytes over REST, and limits reads on both transports', async () => {
     const publisherId = (await rpc.operator.createPublisher({ displayName: 'Acme Ltd', requestId: '0b9e8c4a-1d2f-4e3a-9b8c-7d6e5f4a3b2c' }, OPERATOR_TOKEN)).response?.publisher?.publisherId ?? '';
     expect((await rpc.operator.grantNamespace({ publisherId, namespace: 'acme.example' }, OPERATOR_TOKEN)).response?.namespace?.publisherId).toBe(publisherId);

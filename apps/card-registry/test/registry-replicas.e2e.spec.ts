@@ -17,19 +17,21 @@ const TEST_TIMEOUT = 300_000;
 const REVISION = encodeURIComponent('2026-02-01T10:00:00Z');
 
 describe('card registry replicas on one Postgres and Kafka', () => {
-  const kafka = useKafkaCluster();
   let placement: RegistryPlacement;
   const replicas: RegistryChild[] = [];
 
-  beforeAll(async () => {
-    placement = await createRegistryPlacement(kafka.brokers, 'registry-replicas');
-    replicas.push(...(await Promise.all(['registry-a', 'registry-b'].map((id) => startRegistryChild(placement, id)))));
-  }, 180_000);
   afterAll(async () => {
     for (const replica of replicas.splice(0)) await replica.kill();
     await placement?.dispose();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
+  beforeAll(async () => {
+    placement = await createRegistryPlacement(kafka.brokers, 'registry-replicas');
+    replicas.push(...(await Promise.all(['registry-a', 'registry-b'].map((id) => startRegistryChild(placement, id)))));
+  }, 180_000);
   it('lets exactly one of two replicas take a contested revision; both then serve the winner, the log and the read model agree', async () => {
     const [a, b] = replicas as [RegistryChild, RegistryChild];
     const left = await onboard(a.call, 'acme', ['acme.example']);

@@ -16,11 +16,19 @@ const WAIT = { timeoutMs: 120_000, intervalMs: 250 };
 const TEST_TIMEOUT = 300_000;
 
 describe('card registry trust on Postgres and Kafka', () => {
-  const kafka = useKafkaCluster();
   let placement: RegistryPlacement;
   let world: TrustWorld;
   let registry: RegistryChild;
 
+  afterAll(async () => {
+    await registry?.stop();
+    await placement?.dispose();
+    await world?.close();
+  });
+
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
   beforeAll(async () => {
     world = await startTrustWorld(['acme.example']);
     placement = await createRegistryPlacement(kafka.brokers, 'registry-trust');
@@ -32,12 +40,6 @@ describe('card registry trust on Postgres and Kafka', () => {
       REGISTRY_KEY_RECHECK_MS: '0',
     });
   }, 180_000);
-  afterAll(async () => {
-    await registry?.stop();
-    await placement?.dispose();
-    await world?.close();
-  });
-
   it('verifies a DNS-proved namespace and its signed card, then drops verified when the key is removed and when the proof lapses', async () => {
     const acme = await onboard(registry.call, 'acme', []);
     const challenge = await registry.call('POST', '/v1/namespaces/acme.example/claims', { token: acme, json: { method: 'dns-txt' } });

@@ -97,7 +97,6 @@ steps:
 `;
 
 describe('Trustmesh in distributed mode: every app its own process on Postgres and Kafka', () => {
-  const kafka = useKafkaCluster();
   let world: PlatformWorld;
   const children: Array<AppChild<object>> = [];
   let gateways: Array<AppChild<ServiceReady>>;
@@ -236,6 +235,18 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
     return { registryGrpcAddress: registries[0]!.ready.grpcAddress, credentialFile, namespace: RELAY_NAMESPACE };
   }
 
+  afterAll(async () => {
+    browser?.close();
+    control?.close();
+    relayA?.close();
+    for (const child of children.splice(0)) await child.kill();
+    await world?.dispose();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
   beforeAll(async () => {
     world = await createPlatformWorld(kafka.brokers);
     dir = mkdtempSync(join(tmpdir(), 'platform-e2e-'));
@@ -252,15 +263,6 @@ describe('Trustmesh in distributed mode: every app its own process on Postgres a
     gateways = await Promise.all([launch(startGateway(world, 'gateway-a', cardPublishing)), launch(startGateway(world, 'gateway-b', cardPublishing))]);
     relayA = relayControl(gateways[0]!.ready.grpcAddress, world.credentials.relayService);
   }, STEP_TIMEOUT);
-
-  afterAll(async () => {
-    browser?.close();
-    control?.close();
-    relayA?.close();
-    for (const child of children.splice(0)) await child.kill();
-    await world?.dispose();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('1. publishes an AI Card through one registry replica and serves it from both', async () => {
     const ops = world.credentials.registryOperator;

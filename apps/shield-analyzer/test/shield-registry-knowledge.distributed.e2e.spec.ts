@@ -22,11 +22,19 @@ const card = NORTHWIND_CARD;
 type Analysis = { claims: { claim: string; status: string; evidenceReferences: string[] }[]; manipulationSignals: { tactic: string; observation: string }[]; riskTier: string };
 
 describe.each(['kafka', 'local'] as const)('registry knowledge in the Shield, both apps on one Postgres, %s bus', (bus) => {
-  const kafka = useKafkaCluster();
   let placement: ShieldPlacement;
   let registry: CardRegistryNeighbour;
   let shield: ShieldChild;
 
+  afterAll(async () => {
+    await shield?.stop();
+    await registry?.stop();
+    await placement?.dispose();
+  });
+
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
   beforeAll(async () => {
     placement = await createShieldPlacement(kafka.brokers, `shield-registry-${bus}`);
     if (bus === 'local') await deployMigrations({ mode: 'server', url: placement.database.url }, [LOCAL_BUS_MIGRATIONS]);
@@ -34,12 +42,6 @@ describe.each(['kafka', 'local'] as const)('registry knowledge in the Shield, bo
     registry = await startCardRegistryNeighbour(placement, busEnv);
     shield = await startShieldChild(placement, `shield-registry-${bus}`, busEnv);
   }, 180_000);
-  afterAll(async () => {
-    await shield?.stop();
-    await registry?.stop();
-    await placement?.dispose();
-  });
-
   const cardStatus = async () =>
     (await placement.query<{ status: string }>(`SELECT r->>'status' AS status FROM shield_registry_cards, jsonb_array_elements(facts->'revisions') r WHERE identifier = $1`, [CARD]))[0]?.status;
 

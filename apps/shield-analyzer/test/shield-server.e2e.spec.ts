@@ -20,19 +20,21 @@ const WAIT = { timeoutMs: 60_000, intervalMs: 200 };
 const TEST_TIMEOUT = 300_000;
 
 describe('Shield analyzer in server mode (Postgres, Kafka, its own process)', () => {
-  const kafka = useKafkaCluster();
   let placement: ShieldPlacement;
   let shield: ShieldChild;
 
-  beforeAll(async () => {
-    placement = await createShieldPlacement(kafka.brokers, 'shield-server');
-    shield = await startShieldChild(placement, 'shield-a');
-  }, 120_000);
   afterAll(async () => {
     await shield?.stop();
     await placement?.dispose();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
+  beforeAll(async () => {
+    placement = await createShieldPlacement(kafka.brokers, 'shield-server');
+    shield = await startShieldChild(placement, 'shield-a');
+  }, 120_000);
   /** The case's row in the read model once the projection holds `ready(record)`. */
   const listed = async (token: string, caseId: string, ready: (record: any) => boolean = () => true) => {
     let found: any;

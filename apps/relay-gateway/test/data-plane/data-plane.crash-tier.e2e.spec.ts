@@ -9,7 +9,7 @@
  * Bounded: CRASH_TIER_KILLS kills (default 8), each after 50-600 ms of streaming; the random points come from a
  * seed (CRASH_TIER_SEED, printed on failure) so a failing run can be replayed.
  */
-import { createTempDataDir } from '@trustmesh/platform-database/testing';
+import { createSeededDataDir } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 import { StreamSequencer, type SequencedFrame, type SequencerNotice } from '@trustmesh/relay-client';
 
@@ -79,7 +79,7 @@ class ApplyingBrowser {
 
 it(`survives ${KILLS} SIGKILLs at random points of a stream with no hole without a gap and no frame applied twice`, async () => {
   const next = random(SEED);
-  const dir = await createTempDataDir('relay-gateway-crash-tier');
+  const dir = await createSeededDataDir('relay-gateway-crash-tier');
   const peers: TestPeer[] = [];
   let gateway: GatewayChild | undefined;
   let streaming: NodeJS.Timeout | undefined;

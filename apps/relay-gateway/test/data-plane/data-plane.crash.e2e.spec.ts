@@ -6,7 +6,7 @@
  */
 import { WebSocket } from 'ws';
 
-import { createTempDataDir } from '@trustmesh/platform-database/testing';
+import { createSeededDataDir } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient, RelayClientError } from '@trustmesh/relay-client';
 
@@ -44,10 +44,10 @@ async function framesLogged(gateway: GatewayChild): Promise<number> {
 describe('a gateway killed mid-stream', () => {
   const peers: TestPeer[] = [];
   const gateways: GatewayChild[] = [];
-  let dir: Awaited<ReturnType<typeof createTempDataDir>>;
+  let dir: Awaited<ReturnType<typeof createSeededDataDir>>;
 
   beforeEach(async () => {
-    dir = await createTempDataDir('relay-gateway-crash');
+    dir = await createSeededDataDir('relay-gateway-crash');
   });
 
   afterEach(async () => {

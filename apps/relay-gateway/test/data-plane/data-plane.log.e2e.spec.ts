@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { createTempDataDir } from '@trustmesh/platform-database/testing';
+import { createSeededDataDir, createTempDataDir } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 
 import { WORKSPACE_FRAMES_TOPIC, type FramesSequencedData } from '../../src/data-plane/frames-bus.records';
@@ -42,7 +42,7 @@ const endedWith = (workspaceId: string) => (data: Record<string, unknown>) => da
 
 describe('frames log on the bus', () => {
   it('writes sequenced frames to relay.workspace-frames.v1 and a restarted gateway catches browsers up from it', async () => {
-    const dir = await createTempDataDir('relay-gateway-frames-log');
+    const dir = await createSeededDataDir('relay-gateway-frames-log');
     const env = { RELAY_REPLICA_ID: 'replica-a' };
     const first = await startTestRelay({ dataDir: dir.dataDir, env });
     let second: TestRelay | undefined;

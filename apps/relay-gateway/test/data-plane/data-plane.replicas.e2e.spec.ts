@@ -30,7 +30,6 @@ const ORIGIN = 'https://app.example';
 const BUS_KINDS = ['local', 'kafka'] as const;
 
 describe.each(BUS_KINDS)('two gateway processes on the %s bus', (bus) => {
-  const kafka = bus === 'kafka' ? useKafkaCluster() : undefined;
   const replicas: GatewayChild[] = [];
   const peers: TestPeer[] = [];
   let database: TestPostgresDatabase;
@@ -49,11 +48,14 @@ describe.each(BUS_KINDS)('two gateway processes on the %s bus', (bus) => {
 
   afterAll(async () => {
     for (const peer of peers) peer.close();
-    // SIGTERM, and SIGKILL after 30 s: a replica that cannot leave its groups in time is not what this file tests.
+    // SIGTERM, and SIGKILL after 30 s (the cluster is still up: the replicas leave their groups at once).
     await Promise.all(replicas.map((replica) => replica.stop()));
     await database?.drop();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = bus === 'kafka' ? useKafkaCluster() : undefined;
   beforeAll(async () => {
     database = await createTestPostgresDatabase('relay-gateway-data-plane-replicas');
     // As `trustmesh db migrate deploy` would, before the replicas start.

@@ -25,7 +25,6 @@ import { browser, companion, type TestPeer } from './support/peers';
 const ORIGIN = 'https://app.example';
 
 describe('a browser request traced from replica A to the Companion on replica B over Kafka', () => {
-  const kafka = useKafkaCluster();
   const replicas: GatewayChild[] = [];
   const peers: TestPeer[] = [];
   let database: TestPostgresDatabase;
@@ -38,6 +37,9 @@ describe('a browser request traced from replica A to the Companion on replica B 
     await collector?.close();
   });
 
+  // After the afterAll that stops what uses the cluster: Jest runs afterAll hooks in the order they are declared,
+  // and a cluster stopped first leaves every client waiting out its leave and disconnect timeouts.
+  const kafka = useKafkaCluster();
   beforeAll(async () => {
     collector = await startOtlpTestCollector();
     database = await createTestPostgresDatabase('relay-gateway-tracing-replicas');

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import { cardRegistryV1GrpcJs as registry, relayControlV1GrpcJs as relay } from '@trustmesh/contracts';
-import { createTempDataDir } from '@trustmesh/platform-database/testing';
+import { createSeededDataDir } from '@trustmesh/platform-database/testing';
 import { startServiceChild, waitUntil, type ServiceChild } from '@trustmesh/platform-testing';
 
 import type { RelayGatewayHandle } from '../../src/relay-gateway.bootstrap';
@@ -132,8 +132,8 @@ describe('relay → registry: a workspace publishes its Companion agent as an AI
     });
 
   beforeAll(async () => {
-    registryDir = await createTempDataDir('workspace-card-registry');
-    relayDir = await createTempDataDir('workspace-card-relay');
+    registryDir = await createSeededDataDir('workspace-card-registry');
+    relayDir = await createSeededDataDir('workspace-card-relay');
     registryPort = await freePort();
     await startRegistry();
     const address = `127.0.0.1:${registryPort}`;

@@ -61,6 +61,11 @@ export interface KafkaCluster {
 /**
  * Registers `beforeAll`/`afterAll` hooks that provide a cluster to the calling spec file; read
  * `brokers` inside tests and hooks (the cluster does not exist yet while the file is collected).
+ *
+ * Jest runs the `afterAll` hooks of a block in the order they were declared (not in reverse), so in the
+ * same block declare the `afterAll` that stops the apps and buses using the cluster before this call, and
+ * the `beforeAll` that starts them after it. Stopped first, the cluster would leave each client waiting
+ * out its group leave and disconnect bounds (a child service, its whole SIGKILL grace).
  */
 export function useKafkaCluster(options: KafkaClusterOptions = {}): KafkaCluster {
   let handle: KafkaClusterHandle | undefined;

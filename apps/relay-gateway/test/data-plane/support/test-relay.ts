@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import { relayControlV1GrpcJs } from '@trustmesh/contracts';
 import type { EventEnvelope } from '@trustmesh/platform-events';
-import { createTempDataDir } from '@trustmesh/platform-database/testing';
+import { createSeededDataDir } from '@trustmesh/platform-database/testing';
 import { waitUntil } from '@trustmesh/platform-testing';
 
 import { streams } from '../../../src/control/control.events';
@@ -74,7 +74,7 @@ export interface TestRelayOptions {
 }
 
 export async function startTestRelay(options: TestRelayOptions = {}): Promise<TestRelay> {
-  const temp = options.dataDir ? undefined : await createTempDataDir('relay-gateway-data-plane');
+  const temp = options.dataDir ? undefined : await createSeededDataDir('relay-gateway-data-plane');
   const dataDir = options.dataDir ?? (temp as { dataDir: string }).dataDir;
   // The data plane reads its settings from process.env when Nest builds it (this test file's copy).
   const saved = new Map<string, string | undefined>();

@@ -6,6 +6,7 @@ export {
   createTestDatabase,
   createTestPostgresDatabase,
   createTempDataDir,
+  createSeededDataDir,
   testPostgresAdminUrl,
   TEST_DATABASE_KINDS,
   TEST_POSTGRES_URL_VARIABLE,

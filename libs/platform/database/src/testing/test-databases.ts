@@ -10,15 +10,16 @@
  *   await testDb.dispose();
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 
 import { openDatabase, type Database, type DatabaseConfig, type OpenDatabaseOptions } from '../database';
-import { MEMORY_PREFIX, openEmbedded, type EmbeddedHandle } from '../embedded-database';
+import { CLUSTER_DIR, MEMORY_PREFIX, openEmbedded, type EmbeddedHandle } from '../embedded-database';
 
 export const TEST_POSTGRES_URL_VARIABLE = 'TRUSTMESH_TEST_POSTGRES_URL';
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -101,20 +102,92 @@ export async function createTempDataDir(label = 'test'): Promise<{ readonly data
   return { dataDir, remove: () => rm(dataDir, { recursive: true, force: true }) };
 }
 
+/**
+ * A temporary data directory that already holds an initialised cluster, for an app started in embedded mode
+ * (`TRUSTMESH_DATA_DIR`) or a `pglite` test database: it opens the directory as on any later start, without
+ * an initdb of its own (10–15 s). Suites about a first start on an empty directory use `createTempDataDir`.
+ */
+export async function createSeededDataDir(label = 'test'): Promise<{ readonly dataDir: string; remove(): Promise<void> }> {
+  const template = await seededTemplateDir();
+  const dir = await createTempDataDir(label);
+  try {
+    await cp(template, dir.dataDir, { recursive: true });
+  } catch (error) {
+    await dir.remove();
+    throw error;
+  }
+  return dir;
+}
+
+/**
+ * The cached template lives in a directory only this user may write, keyed by PGlite's version (a new
+ * PGlite makes a new template). Jest gives every spec file a fresh module registry, so a per-process cache
+ * alone made the cluster again for every file.
+ */
+async function templateCacheDir(): Promise<{ dir: string; version: string }> {
+  const manifest = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
+  const { version } = JSON.parse(await readFile(manifest, 'utf8')) as { version: string };
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const dir = join(tmpdir(), `trustmesh-test-${uid}`);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // In a shared temporary directory: use it only if it is ours and nobody else may write to it.
+  const info = await lstat(dir);
+  if (!info.isDirectory() || (typeof process.getuid === 'function' && info.uid !== process.getuid()) || (info.mode & 0o022) !== 0) {
+    throw new Error(`The PGlite template cache ${dir} is not a private directory of this user; remove it and run the tests again.`);
+  }
+  return { dir, version: version.replace(/[^0-9a-z.-]/gi, '_') };
+}
+
+let seededTemplate: Promise<string> | undefined;
+
+/**
+ * A closed data directory seeded from the tarball below, made once per machine: copying it costs a fraction
+ * of unpacking the tarball into a PGlite that is started only to be closed again. Made under a temporary
+ * name and renamed, so parallel workers that race to make it never copy half a cluster.
+ */
+function seededTemplateDir(): Promise<string> {
+  seededTemplate ??= (async () => {
+    const cache = await templateCacheDir();
+    const final = join(cache.dir, `pglite-${cache.version}-data`);
+    if (existsSync(join(final, CLUSTER_DIR, 'PG_VERSION'))) return final;
+    const partial = await mkdtemp(join(cache.dir, 'seeding-'));
+    try {
+      await (await openEmbedded(partial, { loadDataDir: await pgliteTemplate() })).close();
+      await rename(partial, final);
+    } catch (error) {
+      await rm(partial, { recursive: true, force: true });
+      // Another worker won the race: its template is as good as ours.
+      if (!existsSync(join(final, CLUSTER_DIR, 'PG_VERSION'))) throw error;
+    }
+    return final;
+  })();
+  return seededTemplate;
+}
+
 let template: Promise<Blob> | undefined;
 
 /**
- * A freshly initialised cluster, made once per process: initdb in WASM takes 5–10 s on two cores, loading
- * this tarball about 2 s.
+ * A freshly initialised cluster as a `dumpDataDir()` tarball: initdb in WASM takes 10–15 s on two busy
+ * cores, loading this tarball about 2 s. Kept on disk (see `templateCacheDir`), written to a temporary
+ * name and renamed.
  */
 function pgliteTemplate(): Promise<Blob> {
   template ??= (async () => {
+    const cache = await templateCacheDir();
+    const file = join(cache.dir, `pglite-${cache.version}-cluster.tar`);
+    const cached = await readFile(file).catch(() => undefined);
+    if (cached && cached.length > 0) return new Blob([cached]);
     const pglite = await PGlite.create();
+    let dump: Blob;
     try {
-      return await pglite.dumpDataDir('none');
+      dump = await pglite.dumpDataDir('none');
     } finally {
       await pglite.close();
     }
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()), { mode: 0o600 });
+    await rename(partial, file);
+    return dump;
   })();
   return template;
 }
@@ -127,14 +200,7 @@ export async function createTestDatabase(kind: TestDatabaseKind, label = 'test')
     config = { mode: 'server', url: server.url };
     cleanUp = server.drop;
   } else if (kind === 'pglite') {
-    const dir = await createTempDataDir(label);
-    try {
-      // Seeded and closed again, so every open() below really opens the directory, as an app would.
-      await (await openEmbedded(dir.dataDir, { loadDataDir: await pgliteTemplate() })).close();
-    } catch (error) {
-      await dir.remove();
-      throw error;
-    }
+    const dir = await createSeededDataDir(label);
     config = { mode: 'embedded', dataDir: dir.dataDir };
     cleanUp = dir.remove;
   } else {
