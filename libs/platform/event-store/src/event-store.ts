@@ -15,7 +15,9 @@
  * none acknowledged before the commit. Under load that shares the BEGIN, lock and COMMIT round trips.
  * `UNIQUE (stream_id, stream_version)` backs the version check up. On the embedded database (PGlite, one
  * connection, so statements commit one at a time in position order anyway) each append is that one
- * statement alone, without a transaction or lock that would hold the connection between round trips.
+ * statement alone, without a transaction or lock that would hold the connection between round trips, and
+ * appends are sent as they arrive without waiting for the answers to earlier ones: the connection runs
+ * them in arrival order, each acknowledged once its own statement committed.
  *
  * Publishing in the append (embedded, `publishInTransaction`): when the bus's log lives in the same embedded
  * database (the local bus), an append with a topic writes its bus messages with its events instead of outbox
@@ -326,6 +328,11 @@ export class EventStore {
   /** Appends waiting for the group commit under way; they go together in the next one. */
   private readonly waitingAppends: WaitingAppend[] = [];
   private committingGroup = false;
+  /** Embedded: appends not sent to the database yet, in arrival order (`sendEmbeddedAppends`). */
+  private readonly embeddedAppends: WaitingAppend[] = [];
+  private sendingAppends = false;
+  /** Embedded: one-statement appends sent and not answered yet. */
+  private readonly unansweredAppends = new Set<Promise<void>>();
   private readonly inTransactionPublisher: InTransactionPublisher | undefined;
   /** The in-transaction publish of each topic appended to, prepared once (it may create the topic). */
   private readonly topicPublishes = new Map<string, Promise<InTransactionPublish>>();
@@ -375,9 +382,75 @@ export class EventStore {
     this.assertOpen();
     const prepared = prepareAppend(streamId, expectedVersion, events, options, this.settings);
     return new Promise<AppendResult>((resolve, reject) => {
+      if (this.database.mode === 'embedded') {
+        this.embeddedAppends.push({ prepared, resolve, reject });
+        void this.sendEmbeddedAppends();
+        return;
+      }
       this.waitingAppends.push({ prepared, resolve, reject });
       this.commitNextGroup();
     });
+  }
+
+  /**
+   * Embedded: sends the waiting appends to the database in arrival order, each without waiting for the
+   * answers to those sent before it (see the header). PGlite is one connection that runs statements one
+   * after another in the order they arrive, so a one-statement append needs nothing more to commit in
+   * order; waiting for each answer before sending the next made the store's appends a queue one round trip
+   * per append long (this thread's turn to read the answer included), which capped a process's appends
+   * however many callers were waiting. An append that takes more than one statement (`'any'`, which reads
+   * its stream's version first; a publish that needs a transaction) waits until those sent before it are
+   * answered, and the ones after it wait for it: it runs as it would alone.
+   */
+  private async sendEmbeddedAppends(): Promise<void> {
+    if (this.sendingAppends) return;
+    this.sendingAppends = true;
+    try {
+      for (let next = this.embeddedAppends.shift(); next; next = this.embeddedAppends.shift()) {
+        const { prepared, resolve, reject } = next;
+        const answer = (promise: Promise<AppendResult>) => promise.then(resolve, async (error: unknown) => reject(await this.appendFailure(prepared, error)));
+        let statement: (() => Promise<AppendResult>) | undefined;
+        try {
+          statement = await this.oneStatementAppend(prepared);
+        } catch (error) {
+          await answer(Promise.reject(error));
+          continue;
+        }
+        if (statement) {
+          const answered = answer(statement());
+          this.unansweredAppends.add(answered);
+          void answered.finally(() => this.unansweredAppends.delete(answered));
+          continue;
+        }
+        await Promise.all(this.unansweredAppends);
+        await answer(this.inTransactionPublisher ? this.appendAndPublish(prepared) : this.appendInOneStatement(prepared));
+      }
+    } finally {
+      this.sendingAppends = false;
+    }
+  }
+
+  /**
+   * The embedded append as one statement that can be sent at once (the insert, with the bus's write when
+   * publishing in the append), or undefined when it takes more (`'any'`, or a publish that needs a
+   * transaction). The statement refuses a stream that moved (`ConcurrencyError`).
+   */
+  private async oneStatementAppend(prepared: PreparedAppend): Promise<(() => Promise<AppendResult>) | undefined> {
+    const publish = this.inTransactionPublisher && prepared.topic !== null ? await this.topicPublish(prepared.topic) : undefined;
+    const expected = prepared.expected;
+    if (expected === 'any') return undefined;
+    const settled = (placed: AppendResult | ConcurrencyError): AppendResult => {
+      if (placed instanceof ConcurrencyError) throw placed;
+      publish?.committed();
+      return placed;
+    };
+    if (!this.inTransactionPublisher) {
+      return async () => settled(await this.database.withConnection((sql) => this.placeAndInsert(onExecutor(sql), prepared)));
+    }
+    const envelopes = placeAt(prepared, expected);
+    const part = publish?.statementPart(envelopes, INSERT_EVENTS_PARAMS + 1, 'EXISTS (SELECT 1 FROM inserted)');
+    if (publish && !part) return undefined;
+    return async () => settled(await this.database.withConnection((sql) => this.insertPlaced(onExecutor(sql), prepared, expected, envelopes, part)));
   }
 
   /** Starts the next group commit, unless one is under way (its end starts the next). */
@@ -399,14 +472,6 @@ export class EventStore {
    * append is tried again alone, so it gets its own answer. Any other failure is every member's.
    */
   private async commitGroup(group: readonly WaitingAppend[]): Promise<void> {
-    if (this.database.mode === 'embedded' && this.inTransactionPublisher) {
-      await this.commitPublishingGroup(group);
-      return;
-    }
-    if (this.database.mode === 'embedded') {
-      for (const member of group) await this.appendInOneStatement(member.prepared).then(member.resolve, member.reject);
-      return;
-    }
     if (group.length === 1) {
       const [only] = group as [WaitingAppend];
       await this.appendAlone(only.prepared).then(only.resolve, only.reject);
@@ -466,17 +531,6 @@ export class EventStore {
       }
     } catch (error) {
       throw await this.appendFailure(prepared, error);
-    }
-  }
-
-  /** Embedded, publishing in the append: each append of the group alone, answered as it commits. */
-  private async commitPublishingGroup(group: readonly WaitingAppend[]): Promise<void> {
-    for (const { prepared, resolve, reject } of group) {
-      try {
-        resolve(await this.appendAndPublish(prepared));
-      } catch (error) {
-        reject(await this.appendFailure(prepared, error));
-      }
     }
   }
 

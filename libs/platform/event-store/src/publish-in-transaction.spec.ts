@@ -89,6 +89,46 @@ describe('appends that publish in their own transaction (embedded, local bus)', 
     expect(keys(oversized)).toEqual([]);
   }, 60_000);
 
+  it('sends appends made at once without waiting for earlier answers, answering each as if made one after another', async () => {
+    // Per stream, made together: the first two and the last are single statements sent at once; the 'any'
+    // reads its stream first, so it waits for those before it and the last waits for it (and conflicts).
+    const streams = Array.from({ length: 8 }, () => uniqueName('burst'));
+    const made = streams.flatMap((stream) => [
+      store.append(stream, 'no-stream', [{ eventType: 'OrderPlaced', data: {} }]),
+      store.append(stream, 1, [{ eventType: 'OrderPaid', data: {} }]),
+      store.append(stream, 'any', [{ eventType: 'OrderShipped', data: {} }]),
+      store.append(stream, 2, [{ eventType: 'OrderShipped', data: { again: true } }]),
+    ]);
+    const outcomes = await Promise.allSettled(made);
+    const answers = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? `v${outcome.value.streamVersion}` : (outcome.reason as EventStoreError).code));
+    expect(answers).toEqual(streams.flatMap(() => ['v1', 'v2', 'v3', 'STREAM_VERSION_CONFLICT']));
+    // Positions follow the order the appends were made in.
+    const positions = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value.events.map(({ position }) => position) : []));
+    expect(positions).toEqual([...positions].sort((x, y) => x - y));
+
+    const wanted = new Set(streams);
+    const records: BusRecord[] = [];
+    const subscription = await bus.subscribe({
+      groupId: uniqueName('burst-reader'),
+      topics: [TOPIC],
+      handler: async (record) => void (wanted.has(record.key ?? '') && records.push(record)),
+    });
+    try {
+      await waitUntil(() => records.length >= streams.length * 3, { timeoutMs: 30_000, what: 'every accepted event on the bus' });
+    } finally {
+      await subscription.stop();
+    }
+    for (const stream of streams) {
+      expect(records.filter((record) => record.key === stream).map((record) => `${record.envelope.streamVersion} ${record.envelope.eventType}`)).toEqual([
+        '1 OrderPlaced',
+        '2 OrderPaid',
+        '3 OrderShipped',
+      ]);
+    }
+    expect(records).toHaveLength(streams.length * 3);
+    expect(await store.claimOutbox()).toEqual([]);
+  }, 60_000);
+
   it('is refused for a bus on another database', async () => {
     const other = await createTestDatabase('pglite-memory', 'publish-in-transaction-other');
     try {
