@@ -7,9 +7,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { bindPlaintext, eventFeedV1GrpcJs, shutdownGracefully } from '@trustmesh/contracts';
-import { createLocalEventBus, type BusRecord, type LocalEventBus } from '@trustmesh/platform-bus';
+import { createLocalEventBus, LOCAL_BUS_MIGRATIONS, type BusRecord, type LocalEventBus } from '@trustmesh/platform-bus';
 import { sha256 } from '@trustmesh/platform-credentials';
-import type { Database } from '@trustmesh/platform-database';
+import { applyMigrations, type Database } from '@trustmesh/platform-database';
 import { createTestDatabase, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
 import type { Logger, LogFields, LogLevel } from '@trustmesh/platform-logging';
@@ -165,6 +165,24 @@ describe('an EventFeed between two local buses (PGlite, gRPC)', () => {
     // Another remote log starts afresh from 0, and the old log's positions go with it.
     expect(await follower.bus.appendMirrored(TOPIC, { remoteLog: 'local:x@2', partition: 1, fromOffset: '0', records: [record('0', 3)] })).toBe('appended');
     expect(await follower.bus.mirrorPosition(TOPIC)).toEqual({ remoteLog: 'local:x@2', next: new Map([[1, '1']]) });
+  }, 60_000);
+
+  it('two followers on one Postgres database copying the same first page at once: one appends it, the other finds it moved', async () => {
+    const testDb = await createTestDatabase('postgres', uniqueName('feed-followers'));
+    // A server database gets its migrations deployed before apps start, as `trustmesh db migrate deploy` does.
+    const migrating = await testDb.open();
+    await applyMigrations(migrating, [LOCAL_BUS_MIGRATIONS]);
+    await migrating.close();
+    const first = await openApp('feed-follower-a', 3, testDb);
+    const second = await openApp('feed-follower-b', 3, testDb);
+    opened.push(first);
+    cleanups.push(() => closeApp(first), () => closeApp(second));
+    const record = (offset: string, version: number) => ({ offset, key: 's', value: JSON.stringify(event('s', version)), headers: {} });
+    const page = { remoteLog: 'local:y@1', partition: 2, fromOffset: '0', records: [record('0', 1), record('1', 2), record('2', 3)] };
+    const outcomes = await Promise.all([first.bus.appendMirrored(TOPIC, page), second.bus.appendMirrored(TOPIC, page)]);
+    expect([...outcomes].sort()).toEqual(['appended', 'moved']);
+    expect(await copiedKeys(first)).toEqual(['s:1', 's:2', 's:3']);
+    expect(await second.bus.mirrorPosition(TOPIC)).toEqual({ remoteLog: 'local:y@1', next: new Map([[2, '3']]) });
   }, 60_000);
 
   it('refuses strangers, unserved topics and out-of-bounds requests with a status and a stable code', async () => {

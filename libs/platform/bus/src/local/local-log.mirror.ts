@@ -114,6 +114,14 @@ export async function appendMirroredPage(tx: SqlExecutor, topic: string, partiti
   const last = page.records[page.records.length - 1];
   if (!last) return 'appended';
   await tx.query('DELETE FROM bus_topic_mirrors WHERE topic = $1 AND remote_log <> $2', [topic, page.remoteLog]);
+  // The partition's row exists before it is locked: two followers copying a partition's FIRST page would
+  // otherwise both find no row to lock and both append. The second one's insert waits on the first's and,
+  // once that commits, its locked read sees the position moved.
+  await tx.query('INSERT INTO bus_topic_mirrors (topic, remote_log, partition, next_offset) VALUES ($1, $2, $3::integer, 0) ON CONFLICT (topic, partition) DO NOTHING', [
+    topic,
+    page.remoteLog,
+    page.partition,
+  ]);
   const [current] = await tx.query<{ next_offset: string }>('SELECT next_offset::text AS next_offset FROM bus_topic_mirrors WHERE topic = $1 AND partition = $2::integer FOR UPDATE', [
     topic,
     page.partition,
