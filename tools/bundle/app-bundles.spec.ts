@@ -17,7 +17,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,7 +24,7 @@ import * as grpc from '@grpc/grpc-js';
 
 import { callUnary, relayControlV1GrpcJs } from '@trustmesh/contracts';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmesh/platform-database/testing';
-import { grpcHealthClient, MOCK_CLUSTER_SESSION, useKafkaCluster, waitUntil, type GrpcHealthClient, type HealthWatch } from '@trustmesh/platform-testing';
+import { freeLoopbackPort, grpcHealthClient, MOCK_CLUSTER_SESSION, useKafkaCluster, waitUntil, type GrpcHealthClient, type HealthWatch } from '@trustmesh/platform-testing';
 
 const ROOT = join(__dirname, '..', '..');
 const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator'] as const;
@@ -39,17 +38,6 @@ function run(command: string, args: string[], options: { cwd: string; env?: Node
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Nothing from this process's environment but PATH: the bundle is configured by what a deployment sets. */
 function deploymentEnv(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -178,7 +166,7 @@ describe('nx build <app>: self-contained bundles', () => {
   });
 
   it('shield-analyzer: starts with plain node on Postgres and Kafka, ready, gRPC health and reflection, clean stop', async () => {
-    const [http, grpcPort, operator] = [await freePort(), await freePort(), await freePort()];
+    const [http, grpcPort, operator] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
     const app = startBundle(folders.get('shield-analyzer') as string, [], {
       DATABASE_URL: await migratedDatabase('shield-analyzer'),
       ...busEnv(),
@@ -197,7 +185,7 @@ describe('nx build <app>: self-contained bundles', () => {
   });
 
   it('card-registry: starts with plain node on Postgres and Kafka, ready, gRPC health and reflection, clean stop', async () => {
-    const [http, grpcPort, operator] = [await freePort(), await freePort(), await freePort()];
+    const [http, grpcPort, operator] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
     const app = startBundle(folders.get('card-registry') as string, [], {
       DATABASE_URL: await migratedDatabase('card-registry'),
       ...busEnv(),
@@ -216,7 +204,7 @@ describe('nx build <app>: self-contained bundles', () => {
 
   it('relay-gateway and companion-simulator: the gateway starts ready, and the simulator bundle enrolls with it and serves SimulatorControl', async () => {
     const serviceCredential = 'bundle-test-service-credential';
-    const [http, grpcPort, operator, control] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [http, grpcPort, operator, control] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
     const gateway = startBundle(folders.get('relay-gateway') as string, [], {
       DATABASE_URL: await migratedDatabase('relay-gateway'),
       ...busEnv(),

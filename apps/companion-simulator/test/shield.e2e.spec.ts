@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { simulatorControlV1, simulatorControlV1GrpcJs } from '@trustmesh/contracts';
 import { SecretText } from '@trustmesh/platform-config';
-import { waitUntil } from '@trustmesh/platform-testing';
+import { freeLoopbackPort, waitUntil } from '@trustmesh/platform-testing';
 import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
 import WebSocket from 'ws';
 
@@ -217,7 +217,7 @@ describe('counterparty requests checked by the real Shield, answered in a real b
   it('still asks the person when the Shield is unreachable, silent or refuses the credential, saying the request was not checked', async () => {
     // A port nothing listens on, a server that accepts connections but never answers (the deadline ends the
     // wait), and the real Shield given a credential it does not know.
-    const closedPort = await freePort();
+    const closedPort = await freeLoopbackPort();
     const held: Socket[] = [];
     const silent: Server = createServer((socket) => held.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -253,11 +253,4 @@ describe('counterparty requests checked by the real Shield, answered in a real b
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 

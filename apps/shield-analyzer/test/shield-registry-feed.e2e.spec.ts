@@ -8,11 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { waitUntil } from '@trustmesh/platform-testing';
+import { freeLoopbackPort, waitUntil } from '@trustmesh/platform-testing';
 
 import { NORTHWIND_CARD, NORTHWIND_CARD_ID, startEmbeddedCardRegistry, type CardRegistryNeighbour } from './support/card-registry.neighbour';
 import { ACME_TOKEN, startShieldApp, type ShieldApp } from './support/shield-app.fixture';
@@ -25,14 +24,6 @@ const card = NORTHWIND_CARD;
 
 type Analysis = { claims: { claim: string; status: string; evidenceReferences: string[] }[]; manipulationSignals: { tactic: string; observation: string }[] };
 
-/** A port nothing listens on now (the registry takes it later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('registry knowledge in the Shield through the registry\'s event feed (two processes, embedded, local buses)', () => {
   const registryDir = mkdtempSync(join(tmpdir(), 'registry-feed-'));
@@ -42,7 +33,7 @@ describe('registry knowledge in the Shield through the registry\'s event feed (t
   const registryEnv = { REGISTRY_FEED_CREDENTIALS: `shield:${createHash('sha256').update(FEED_TOKEN).digest('hex')}` };
 
   beforeAll(async () => {
-    port = await freePort();
+    port = await freeLoopbackPort();
     shield = await startShieldApp({ SHIELD_REGISTRY_FEED_ADDRESS: `127.0.0.1:${port}`, SHIELD_REGISTRY_FEED_CREDENTIAL: FEED_TOKEN });
   }, 120_000);
   afterAll(async () => {

@@ -15,13 +15,12 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import { cardRegistryV1GrpcJs as registry, relayControlV1GrpcJs as relay } from '@trustmesh/contracts';
 import { createSeededDataDir } from '@trustmesh/platform-database/testing';
-import { startServiceChild, waitUntil, type ServiceChild } from '@trustmesh/platform-testing';
+import { freeLoopbackPort, startServiceChild, waitUntil, type ServiceChild } from '@trustmesh/platform-testing';
 
 import type { RelayGatewayHandle } from '../../src/relay-gateway.bootstrap';
 import { bearer, call, controlClient, redeem, startTestGateway, type RelayControlClient } from '../support/gateway.fixture';
@@ -35,16 +34,6 @@ const sha256Hex = (text: string) => createHash('sha256').update(text).digest('he
 const NAMESPACE = 'relay.example.com';
 const OWNER = 'user-ada';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('relay → registry: a workspace publishes its Companion agent as an AI Card', () => {
   let registryDir: { dataDir: string; remove(): Promise<void> };
@@ -134,7 +123,7 @@ describe('relay → registry: a workspace publishes its Companion agent as an AI
   beforeAll(async () => {
     registryDir = await createSeededDataDir('workspace-card-registry');
     relayDir = await createSeededDataDir('workspace-card-relay');
-    registryPort = await freePort();
+    registryPort = await freeLoopbackPort();
     await startRegistry();
     const address = `127.0.0.1:${registryPort}`;
     cards = new registry.CardRegistryClient(address, grpc.credentials.createInsecure());

@@ -27,6 +27,7 @@ export {
 export { waitUntil, type WaitOptions } from './wait-until';
 export { grpcHealthClient, type GrpcHealthClient, type HealthStatus, type HealthWatch } from './grpc-health.client';
 export { uniqueName } from './unique-name';
+export { freeLoopbackPort } from './free-port';
 export {
   renderKustomization,
   renderCompose,
