@@ -6,15 +6,16 @@
  * account's closed cases of the reference; and the log applied twice (a redelivery, a replay from the start)
  * leaves the same rows as applied once.
  */
-import type { RegistryCardEvent, SignatureRecord } from '@trustmesh/cards-registry-events';
+import { registryReferenceKeys, type RegistryCardEvent, type SignatureRecord } from '@trustmesh/cards-registry-events';
 import type { BusRecord } from '@trustmesh/platform-bus';
 import { applyMigrations, type Database, type SqlExecutor } from '@trustmesh/platform-database';
 import { createTestDatabase, TEST_DATABASE_KINDS, type TestDatabase } from '@trustmesh/platform-database/testing';
 import { createEnvelope, type EventEnvelope } from '@trustmesh/platform-events';
+import type { RegistryKnowledge } from '@trustmesh/shield-records';
 
 import { SHIELD_ANALYZER_MIGRATIONS } from '../persistence/shield-analyzer.migrations';
 import { counterpartyKnowledge } from '../persistence/shield-counterparty.queries';
-import { registryKnowledge } from './registry-knowledge.queries';
+import { knowledgeOfRow, registryKnowledgeCtes, type KnowledgeRow } from './registry-knowledge.queries';
 import { shieldRegistryProjection } from './registry-knowledge.projection';
 
 const ACME = 'acme.example';
@@ -88,6 +89,18 @@ async function rows(database: Database): Promise<unknown[]> {
     await sql.query('SELECT identifier, namespace, facts::text, endpoints FROM shield_registry_cards ORDER BY identifier'),
     await sql.query('SELECT publisher_id, display_name FROM shield_registry_publishers ORDER BY publisher_id'),
   ]);
+}
+
+
+/**
+ * What the registry knows of `reference` at `now`, read by the registry part of the consult's statement alone:
+ * the projection's rows as the analysis sees them, and what `counterpartyKnowledge`'s one statement must agree with.
+ */
+async function registryKnowledge(database: Database, reference: string, now: Date): Promise<RegistryKnowledge | undefined> {
+  const keys = registryReferenceKeys(reference);
+  if (!keys) return undefined;
+  const [row] = await database.withConnection((sql) => sql.query<KnowledgeRow>(`WITH ${registryKnowledgeCtes(1, 2)} SELECT * FROM knowledge`, [keys.exact, keys.namespace]));
+  return row ? knowledgeOfRow(row, now) : undefined;
 }
 
 describe.each(TEST_DATABASE_KINDS)('the registry knowledge projection on %s', (kind) => {

@@ -3,11 +3,9 @@
  * from the `shield_registry_*` tables (registry-knowledge.projection.ts). The match is exact
  * (`registryReferenceKeys`): the reference as a card identifier, else as one of a card's current endpoints,
  * else the namespace it names or belongs to. The registry is public: these rows serve every operator account
- * alike, and no account's cases are read here. On the consult path it is part of the one statement of
+ * alike, and no account's cases are read here. It is part of the one statement of
  * `counterpartyKnowledge` (shield-counterparty.queries.ts), through `registryKnowledgeCtes`.
  */
-import { registryReferenceKeys } from '@trustmesh/cards-registry-events';
-import type { Database } from '@trustmesh/platform-database';
 import type { RegistryKnowledge } from '@trustmesh/shield-records';
 
 import { registryKnowledgeOf, type CardFacts, type NamespaceFacts } from './registry-knowledge.fold';
@@ -55,12 +53,4 @@ export function knowledgeOfRow(row: KnowledgeRow, now: Date): RegistryKnowledge 
   const facts: NamespaceFacts | null =
     row.lookalike_of === null ? null : { namespace: row.namespace, publisherId: row.publisher_id, proof: row.proof === null ? null : parsed(row.proof), lookalikeOf: parsed(row.lookalike_of) };
   return registryKnowledgeOf({ matchedBy: row.matched_by, namespace: row.namespace, facts, publisherName: row.display_name, card: row.card === null ? null : parsed(row.card) }, now);
-}
-
-/** What the registry knows of `reference` at `now`, or undefined when it names nothing registered. */
-export async function registryKnowledge(database: Database, reference: string, now: Date): Promise<RegistryKnowledge | undefined> {
-  const keys = registryReferenceKeys(reference);
-  if (!keys) return undefined;
-  const [row] = await database.withConnection((sql) => sql.query<KnowledgeRow>(`WITH ${registryKnowledgeCtes(1, 2)} SELECT * FROM knowledge`, [keys.exact, keys.namespace]));
-  return row ? knowledgeOfRow(row, now) : undefined;
 }
