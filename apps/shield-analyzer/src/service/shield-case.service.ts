@@ -136,7 +136,7 @@ export class ShieldCaseService {
     if (opened?.type !== 'ShieldCaseOpened') throw new Error('opening a case produced no ShieldCaseOpened');
     const caseRecord = opened.data.caseRecord;
     await this.append(caseRecord.caseId, 'no-stream', decision.events, caller.accountId);
-    this.remember(caseRecord.caseId, { state: caseRecord, version: decision.events.length, consultations: [], outcomes: [], owner: caller.accountId }, jsonChars(decision.events));
+    this.folded.set(caseRecord.caseId, { state: caseRecord, version: decision.events.length, consultations: [], outcomes: [], owner: caller.accountId }, jsonChars(decision.events));
     this.deps.logger.log('info', 'shield case opened', { caseId: caseRecord.caseId, accountId: caller.accountId, callerKind: caller.kind });
     return succeed(caseRecord);
   }
@@ -325,7 +325,7 @@ export class ShieldCaseService {
     }
     if (!state || owner === undefined) return fail('not_found', 'SHIELD_CASE_NOT_FOUND', 'Shield case not found', '/caseId');
     const loaded: FoldedCase = { state, version: (known?.version ?? 0) + recorded.length, consultations, outcomes, owner };
-    this.remember(caseId, loaded, chars);
+    this.folded.set(caseId, loaded, chars);
     return this.visible(caller, { ...loaded, chars }, false);
   }
 
@@ -345,12 +345,8 @@ export class ShieldCaseService {
       if (event.type === 'ShieldCaseConsulted') consultations.push(event.data.consultation);
       if (event.type === 'ShieldCaseClosed') outcomes.push(event.data.outcome);
     }
-    this.remember(caseId, { state, version: before.version + events.length, consultations, outcomes, owner }, before.chars + jsonChars(events));
+    this.folded.set(caseId, { state, version: before.version + events.length, consultations, outcomes, owner }, before.chars + jsonChars(events));
     return state;
-  }
-
-  private remember(caseId: string, folded: FoldedCase, chars: number): void {
-    this.folded.set(caseId, folded, chars);
   }
 
   /**
