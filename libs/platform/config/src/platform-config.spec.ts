@@ -13,7 +13,7 @@ const problemsOf = (env: Record<string, string>) => {
 describe('platform configuration', () => {
   it('defaults to the local bus on embedded PGlite', () => {
     expect(loadPlatformConfig({})).toEqual({
-      bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 5, retryBackoffMs: 200, localPartitions: 4 },
+      bus: { adapter: 'local', kafka: null, topicPrefix: '', maxAttempts: 5, retryBackoffMs: 200, localPartitions: 1 },
       database: { mode: 'embedded', dataDir: '.data' },
       maintenance: {
         intervalMs: 3_600_000,
@@ -47,6 +47,9 @@ describe('platform configuration', () => {
     expect(config.bus.kafka).toEqual({ brokers: ['kafka-0:9092', 'kafka-1:9092'], clientId: 'trustmesh', sessionTimeoutMs: 30_000 });
     expect(loadPlatformConfig({ TRUSTMESH_BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_SESSION_TIMEOUT_MS: '6000' }).bus.kafka?.sessionTimeoutMs).toBe(6_000);
     expect(config.database).toEqual({ mode: 'server', url: 'postgres://relay:secret@db:5432/relay' });
+    // A server's local bus may have several replicas in a group; an embedded one has one member.
+    expect(config.bus.localPartitions).toBe(4);
+    expect(loadPlatformConfig({ TRUSTMESH_LOCAL_BUS_PARTITIONS: '8' }).bus.localPartitions).toBe(8);
     expect(topicName(config, 'relay.workspace-frames.v1')).toBe('staging.relay.workspace-frames.v1');
   });
 

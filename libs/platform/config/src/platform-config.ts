@@ -13,7 +13,7 @@
  * | `TRUSTMESH_TOPIC_PREFIX` | (none) | prefix of every topic name, e.g. `staging.` |
  * | `TRUSTMESH_BUS_MAX_ATTEMPTS` | `5` | tries per message before the DLQ (1–100) |
  * | `TRUSTMESH_BUS_RETRY_BACKOFF_MS` | `200` | first retry delay, doubling per try (0–60000) |
- * | `TRUSTMESH_LOCAL_BUS_PARTITIONS` | `4` | partitions per topic on the local bus (1–256) |
+ * | `TRUSTMESH_LOCAL_BUS_PARTITIONS` | `1` embedded, `4` on a server | partitions per new topic on the local bus (1–256); see `LOCAL_PARTITIONS` |
  * | `TRUSTMESH_MAINTENANCE_INTERVAL_MS` | `3600000` (1 h) | how often the maintenance jobs (retention) run, ±10 % (1000–86400000) |
  * | `TRUSTMESH_BUS_RETENTION_MS` | `604800000` (7 days) | local bus: messages every live group consumed are deleted after this |
  * | `TRUSTMESH_BUS_MAX_AGE_MS` | `2592000000` (30 days) | local bus: messages are deleted after this even if a live group has not consumed them (≥ the retention) |
@@ -46,6 +46,16 @@ export interface PlatformConfig {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
+/**
+ * Partitions per new local-bus topic when `TRUSTMESH_LOCAL_BUS_PARTITIONS` is not set. Partitions are how the
+ * members of a consumer group share a topic. On a Postgres server several replicas can be members, so a topic
+ * has four. An embedded database belongs to one process, so a group there has one member, and that member
+ * consumes its partitions one at a time (`partitionsConsumedConcurrently` 1). More partitions would only split
+ * its work into more runs, and each run pays for its own checkpoint, offsets and commit on the one database
+ * thread: with four, the Shield's read model cost twice the database time per consult (`bench:shield`).
+ * A topic keeps the partition count it was created with.
+ */
+const LOCAL_PARTITIONS = { embedded: 1, server: 4 } as const;
 /** Longest age any retention variable accepts (ten years): a bound, not a recommendation. */
 const MAX_RETENTION_MS = 3_650 * DAY_MS;
 
@@ -137,7 +147,7 @@ export function loadPlatformConfig(env: Env): PlatformConfig {
       topicPrefix,
       maxAttempts: integer('TRUSTMESH_BUS_MAX_ATTEMPTS', 5, 1, 100),
       retryBackoffMs: integer('TRUSTMESH_BUS_RETRY_BACKOFF_MS', 200, 0, 60_000),
-      localPartitions: integer('TRUSTMESH_LOCAL_BUS_PARTITIONS', 4, 1, 256),
+      localPartitions: integer('TRUSTMESH_LOCAL_BUS_PARTITIONS', LOCAL_PARTITIONS[database.mode], 1, 256),
     },
     database,
     maintenance: {
