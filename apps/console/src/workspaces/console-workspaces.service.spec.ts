@@ -62,7 +62,9 @@ class RecordingRelay implements RelayControlPort {
       nextPageToken: 'next',
     };
   }
-  close(): void {}
+  close(): void {
+    // Nothing to release: no channel.
+  }
 }
 
 describe('ConsoleWorkspacesService', () => {
