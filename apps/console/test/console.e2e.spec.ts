@@ -333,9 +333,24 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
     });
   });
 
+  it('serves /metrics and the probes on its operator port', async () => {
+    const operator = consoleApp.child.ready.operatorUrl!;
+    const metrics = await (await fetch(new URL('/metrics', operator))).text();
+    expect(metrics).toMatch(/console_sign_ins_total\{outcome="signed_in"\} [1-9]/);
+    expect(metrics).toMatch(/console_sign_ins_total\{outcome="rate_limited"\} [1-9]/);
+    expect(metrics).toContain('console_http_requests_total{method="POST",route="/api/v1/workspaces",status="201"}');
+    expect((await fetch(new URL('/readyz', operator))).status).toBe(200);
+    expect((await fetch(new URL('/healthz', consoleApp.child.ready.httpUrl))).status).toBe(200);
+  });
+
   it('never wrote a password, cookie, CSRF token, pairing code, ticket or credential to its log', () => {
     const log = consoleApp.logs.join('\n');
     expect(log).toContain('console listening');
     for (const secret of secrets) expect(log).not.toContain(secret);
+  });
+
+  it('shuts down gracefully on SIGTERM', async () => {
+    await consoleApp.child.stop();
+    expect(consoleApp.child.process.exitCode).toBe(0);
   });
 });

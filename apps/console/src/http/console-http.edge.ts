@@ -6,7 +6,7 @@
  * - the session from the `tm_console_session` cookie (401 CONSOLE_SIGNED_OUT), handed to the service as a
  *   `ConsoleAccount`, never taken from the body;
  * - the CSRF token on every state-changing request but sign-in (403 CONSOLE_CSRF_INVALID, constant time);
- * - bodies read bounded while reading (64 KiB, 413 CONSOLE_BODY_TOO_LARGE), declared JSON (415) and parsed
+ * - bodies read bounded while reading (64 KiB unless the route says more, 413 CONSOLE_BODY_TOO_LARGE), declared JSON (415) and parsed
  *   strictly (duplicate keys, lone surrogates, nesting over 64: 400 CONSOLE_BODY_INVALID);
  * - a service's `ConsoleResult` turned into the answer, errors as `{"error": {code, message, ...}}`;
  * - a database outage as 503 CONSOLE_UNAVAILABLE, anything else as 500 CONSOLE_INTERNAL, the error's name
@@ -45,6 +45,8 @@ export interface ApiRoute {
   template: string;
   /** `required`: a JSON body; `optional`: a JSON body or none; `none`: any body is drained unread. */
   body: 'required' | 'optional' | 'none';
+  /** Largest body in bytes (default 64 KiB; API.md allows 256 KiB for `POST /registry/cards`). */
+  maxBodyBytes?: number;
 }
 
 export interface Admitted {
@@ -76,7 +78,7 @@ export class ConsoleHttpEdge {
         return fail(response, 401, { code: 'CONSOLE_SIGNED_OUT', message: 'Sign in to continue' });
       }
       if (!this.csrfChecked(request, response, session)) return;
-      const body = await this.readBody(request, route.body);
+      const body = await this.readBody(request, route);
       answer(response, await work(session.account, body));
     });
   }
@@ -85,7 +87,7 @@ export class ConsoleHttpEdge {
   async open(request: IncomingMessage, response: ServerResponse, route: ApiRoute, work: (admitted: Admitted) => Promise<void>): Promise<void> {
     await this.guarded(request, response, route.template, async () => {
       if (!this.originChecked(request, response)) return;
-      const body = await this.readBody(request, route.body);
+      const body = await this.readBody(request, route);
       await work({ body, sessionId: sessionIdFromCookie(request.headers.cookie) });
     });
   }
@@ -116,7 +118,9 @@ export class ConsoleHttpEdge {
     return false;
   }
 
-  private async readBody(request: IncomingMessage, mode: ApiRoute['body']): Promise<unknown> {
+  private async readBody(request: IncomingMessage, route: ApiRoute): Promise<unknown> {
+    const mode = route.body;
+    const maxBytes = route.maxBodyBytes ?? MAX_BODY_BYTES;
     const declaredEmpty = request.headers['content-length'] === '0' || (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined);
     if (mode === 'none' || (mode === 'optional' && declaredEmpty)) {
       request.resume();
@@ -128,9 +132,9 @@ export class ConsoleHttpEdge {
     }
     let bytes: Buffer;
     try {
-      bytes = await readBoundedBody(request, MAX_BODY_BYTES);
+      bytes = await readBoundedBody(request, maxBytes);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) throw new BodyRefused(413, { code: 'CONSOLE_BODY_TOO_LARGE', message: `The body is over ${MAX_BODY_BYTES / 1024} KiB; send less` });
+      if (error instanceof BodyTooLargeError) throw new BodyRefused(413, { code: 'CONSOLE_BODY_TOO_LARGE', message: `The body is over ${Math.floor(maxBytes / 1024)} KiB; send less` });
       throw error;
     }
     let text: string;
