@@ -112,6 +112,25 @@ describe('console sessions, CSRF and sign-in (embedded PGlite)', () => {
     expect(!missing.ok && missing.error.code).toBe('CONSOLE_ACCOUNT_NOT_FOUND');
   });
 
+  it('takes about as long to refuse an unknown name as a wrong password (one scrypt each)', async () => {
+    const timed = async (username: string) => {
+      const started = process.hrtime.bigint();
+      expect(await accounts.authenticate(username, 'a wrong passphrase')).toBeNull();
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    await timed('carol');
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      known.push(await timed('carol'));
+      unknown.push(await timed('nobody-by-this-name'));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1] as number;
+    // Shared cores make single timings noisy: medians within a factor of two.
+    expect(median(unknown) / median(known)).toBeGreaterThan(0.5);
+    expect(median(unknown) / median(known)).toBeLessThan(2);
+  });
+
   describe('sign-in', () => {
     it('limits attempts per username and per client address, counting refused ones, then lets them through again', async () => {
       let limitsClock = Date.parse('2026-12-04T09:00:00.000Z');
