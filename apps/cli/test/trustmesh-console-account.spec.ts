@@ -77,6 +77,29 @@ describe('trustmesh console account', () => {
     }
   }, 180_000);
 
+  it('says to stop the console when its embedded database is open in another process', async () => {
+    const { spawn } = await import('node:child_process');
+    const running = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'console', 'src', 'main.ts')], {
+      cwd: join(__dirname, '..', '..', '..'),
+      env: { PATH: process.env['PATH'] ?? '', TRUSTMESH_DATA_DIR: dataDir, CONSOLE_HTTP_PORT: '0', TSX_TSCONFIG_PATH: join(__dirname, '..', '..', '..', 'tsconfig.base.json') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    running.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!output.includes('console listening') && running.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(output).toContain('console listening');
+      const refused = trustmesh(['list'], dataDir);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('DATABASE_IN_USE: the console (or another command) has its embedded database open: stop it and run this again');
+    } finally {
+      running.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 180_000);
+
   it('never takes a password from argv, and says how to call it', () => {
     const argv = trustmesh(['create', '--username', 'third', '--password', 'argv passphrase'], dataDir);
     expect(argv.code).toBe(2);

@@ -16,6 +16,7 @@
 import type { Readable, Writable } from 'node:stream';
 
 import { ConfigError } from '@trustmesh/platform-config';
+import { DatabaseError } from '@trustmesh/platform-database';
 import { createPinoLogger } from '@trustmesh/platform-logging';
 
 import { loadConsoleConfig } from '../config/console.config';
@@ -77,7 +78,21 @@ export async function runConsoleAccounts(argv: readonly string[], io: AccountsIo
 
   // Only warnings reach the terminal: the operator wants the answer, not the backbone's start-up lines.
   const logger = createPinoLogger({ service: 'console-accounts', level: 'warn', write: (line) => io.stderr(`${line}\n`) });
-  const infrastructure = await openConsoleInfrastructure(config, logger);
+  let infrastructure;
+  try {
+    infrastructure = await openConsoleInfrastructure(config, logger);
+  } catch (error) {
+    if (!(error instanceof DatabaseError)) throw error;
+    // The driver's own text may name a server URL with its password: only the code and what to do.
+    const advice =
+      error.code === 'DATABASE_IN_USE'
+        ? 'the console (or another command) has its embedded database open: stop it and run this again'
+        : error.code === 'DATABASE_UNREACHABLE'
+          ? 'the database server does not answer: check DATABASE_URL and that the server runs'
+          : 'the database could not be opened';
+    io.stderr(`trustmesh console account: ${error.code}: ${advice}\n`);
+    return EXIT.failed;
+  }
   try {
     const accounts = new ConsoleAccountsService({ store: infrastructure.store, prisma: infrastructure.prisma, projection: infrastructure.projection });
     if (parsed.command === 'list') {
