@@ -9,6 +9,8 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 
 import { waitUntil } from '@trustmesh/platform-testing';
+import { RelayClient, type WebSocketLike } from '@trustmesh/relay-client';
+import WebSocket from 'ws';
 
 import {
   ConsoleBrowser,
@@ -206,6 +208,34 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       expect(url.searchParams.get('ticket')).toBeTruthy();
       expect(descriptor.connectUrl).not.toBe((second.json as { connectUrl: string }).connectUrl);
       secrets.push(url.searchParams.get('ticket')!, new URL((second.json as { connectUrl: string }).connectUrl).searchParams.get('ticket')!);
+    });
+
+    it('lets a RelayClient open the workspace with descriptors from the console, from the console’s origin only', async () => {
+      const ca = readFileSync(join(gateway.dataDir, 'relay-gateway', 'tls', 'cert.pem'));
+      const descriptor = async () => {
+        const reply = await alice.send('POST', `/api/v1/workspaces/${workspaceId}/session-descriptors`);
+        expect(reply.status).toBe(200);
+        return reply.json as { connectUrl: string; expiresAt: string };
+      };
+      const client = new RelayClient({ descriptor, createSocket: (url) => new WebSocket(url, { origin: alice.origin, ca }) as unknown as WebSocketLike });
+      try {
+        await client.connect();
+        expect(client.workspaceStatus).toBe('offline');
+      } finally {
+        client.close();
+      }
+      // The same kind of descriptor presented from another origin is refused by the relay at the upgrade.
+      const elsewhere = await descriptor();
+      const refused = await new Promise<number>((resolve) => {
+        const socket = new WebSocket(elsewhere.connectUrl, { origin: 'https://evil.example', ca });
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.on('error', () => resolve(-1));
+      });
+      expect(refused).toBeGreaterThanOrEqual(400);
     });
 
     it('reads the workspace’s audit trail through RelayControl ListWorkspaceAudit', async () => {
