@@ -4,6 +4,7 @@
  * a browser sends (the session cookie, the Origin header, the CSRF header). A Companion's side of pairing is
  * the gateway's real enrollment endpoint over HTTPS with its development certificate.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import {
   createConsoleDataDir,
   createWebDir,
   randomCredential,
+  ROOT,
   startConsoleProcess,
   startRelayGateway,
   trustmeshConsoleAccount,
@@ -244,6 +246,62 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       expect(audit.json).toEqual({ items: [], nextCursor: null });
     });
 
+    it('shows who answered an approval in the audit trail: the signed-in account', async () => {
+      // A Companion (the simulator, its own process) pairs with a new workspace and raises an approval.
+      const created = (await alice.json('POST', '/api/v1/workspaces', { displayName: 'Audited' })).json as { workspaceId: string };
+      const { pairingCode } = (await alice.send('POST', `/api/v1/workspaces/${created.workspaceId}/pairing-codes`)).json as { pairingCode: string };
+      secrets.push(pairingCode);
+      const simulator = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', 'companion-simulator', 'src', 'main.ts'), 'scenario', '--counterparty-request', 'invoice-reminder'], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.base.json'),
+          RELAY_GATEWAY_URL: gateway.http,
+          RELAY_GATEWAY_CA_FILE: join(gateway.dataDir, 'relay-gateway', 'tls', 'cert.pem'),
+          SIMULATOR_PAIRING_CODE: pairingCode,
+          SIMULATOR_CREDENTIAL_FILE: join(data.dataDir, 'simulator', 'device-credential.json'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let simulatorOutput = '';
+      simulator.stdout?.on('data', (chunk: Buffer) => (simulatorOutput += chunk.toString('utf8')));
+      simulator.stderr?.on('data', (chunk: Buffer) => (simulatorOutput += chunk.toString('utf8')));
+      const simulatorExited = new Promise<number | null>((resolve) => simulator.once('exit', (code) => resolve(code)));
+
+      const ca = readFileSync(join(gateway.dataDir, 'relay-gateway', 'tls', 'cert.pem'));
+      const client = new RelayClient({
+        descriptor: async () => (await alice.send('POST', `/api/v1/workspaces/${created.workspaceId}/session-descriptors`)).json as { connectUrl: string; expiresAt: string },
+        createSocket: (url) => new WebSocket(url, { origin: alice.origin, ca }) as unknown as WebSocketLike,
+      });
+      try {
+        await client.connect();
+        await waitUntil(() => client.pendingInteractions().length > 0 || simulator.exitCode !== null, { timeoutMs: 60_000, what: 'the approval to reach the browser' });
+        const [pending] = client.pendingInteractions();
+        expect(pending).toBeDefined();
+        await client.interactions.approve(pending!.interactionId);
+        expect(await simulatorExited).toBe(0);
+      } finally {
+        client.close();
+        if (simulator.exitCode === null) simulator.kill('SIGTERM');
+      }
+
+      const account = ((await alice.send('GET', '/api/v1/session')).json as { account: { accountId: string } }).account;
+      let entries: { at: string; action: string; actor?: string; detail: string }[] = [];
+      await waitUntil(
+        async () => {
+          entries = ((await alice.send('GET', `/api/v1/workspaces/${created.workspaceId}/audit`)).json as { items: typeof entries }).items;
+          return entries.some((entry) => entry.actor === account.accountId) && entries.some((entry) => entry.action.endsWith(' resolved'));
+        },
+        { what: `the approval in the audit trail (simulator: ${simulatorOutput.slice(-500)})` },
+      );
+      // Newest first; the answer names the person who gave it, nothing of the request's content.
+      expect(entries.map((entry) => entry.at)).toEqual(entries.map((entry) => entry.at).sort().reverse());
+      expect(entries.map((entry) => entry.action).sort()).toEqual(['approval.request candidate', 'approval.request requested', 'approval.request resolved']);
+      expect(entries.find((entry) => entry.actor)).toMatchObject({ action: 'approval.request candidate', actor: account.accountId, detail: expect.stringContaining('outcome approve') });
+      expect(entries.at(-1)!.action).toBe('approval.request requested');
+      expect(JSON.stringify(entries)).not.toContain('invoice');
+    });
+
     it('answers another account exactly as for an unknown workspace, without asking the relay', async () => {
       const unknownId = crypto.randomUUID();
       for (const [method, suffix] of [
@@ -269,7 +327,7 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       const first = (await alice.send('GET', '/api/v1/workspaces?limit=2')).json as { items: { displayName: string }[]; nextCursor: string };
       expect(first.items.map((item) => item.displayName)).toEqual(['Third', 'Second']);
       const second = (await alice.send('GET', `/api/v1/workspaces?limit=2&cursor=${first.nextCursor}`)).json as { items: { displayName: string }[]; nextCursor: string | null };
-      expect(second.items.map((item) => item.displayName)).toEqual(['Laptop']);
+      expect(second.items.map((item) => item.displayName)).toEqual(['Audited', 'Laptop']);
       expect(second.nextCursor).toBeNull();
     });
   });
