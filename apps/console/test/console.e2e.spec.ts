@@ -2,7 +2,9 @@
  * The console end to end, as a person's browser and an operator use it: a real relay gateway, accounts made
  * with the real CLI, the console as its own process on embedded PGlite, and real HTTP requests carrying what
  * a browser sends (the session cookie, the Origin header, the CSRF header). A Companion's side of pairing is
- * the gateway's real enrollment endpoint over HTTPS with its development certificate.
+ * the gateway's real enrollment endpoint over HTTPS with its development certificate, or the companion
+ * simulator as its own process; the page's side of a workspace is a real `RelayClient` on descriptors the
+ * console mints.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
