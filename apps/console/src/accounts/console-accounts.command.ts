@@ -19,8 +19,8 @@ import { ConfigError } from '@trustmesh/platform-config';
 import { DatabaseError } from '@trustmesh/platform-database';
 import { createPinoLogger } from '@trustmesh/platform-logging';
 
-import { loadConsoleConfig } from '../config/console.config';
-import { openConsoleInfrastructure } from '../persistence/console-infrastructure';
+import { loadConsoleConfig, type ConsoleConfig } from '../config/console.config';
+import { openConsoleInfrastructure, type ConsoleInfrastructure } from '../persistence/console-infrastructure';
 import { PASSWORD_MAX_LENGTH } from './password.hashing';
 import { ConsoleAccountsService } from './console-accounts.service';
 
@@ -57,7 +57,7 @@ export async function runConsoleAccounts(argv: readonly string[], io: AccountsIo
     io.stderr(`trustmesh console account: ${error.message}\n\n${USAGE}\n`);
     return EXIT.usage;
   }
-  let config;
+  let config: ConsoleConfig;
   try {
     config = loadConsoleConfig(env);
   } catch (error) {
@@ -78,7 +78,7 @@ export async function runConsoleAccounts(argv: readonly string[], io: AccountsIo
 
   // Only warnings reach the terminal: the operator wants the answer, not the backbone's start-up lines.
   const logger = createPinoLogger({ service: 'console-accounts', level: 'warn', write: (line) => io.stderr(`${line}\n`) });
-  let infrastructure;
+  let infrastructure: ConsoleInfrastructure;
   try {
     infrastructure = await openConsoleInfrastructure(config, logger);
   } catch (error) {
