@@ -50,6 +50,7 @@ const DEP_CONSTRAINTS = [
             { sourceTag: 'scope:shield', onlyDependOnLibsWithTags: ['scope:shield', 'scope:platform', 'scope:shared'] },
             { sourceTag: 'scope:registry', onlyDependOnLibsWithTags: ['scope:registry', 'scope:platform', 'scope:shared'] },
             { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
+            { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:console', 'scope:relay', 'scope:shield', 'scope:registry', 'scope:platform', 'scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['*'] }];
 
 // Tests of any project may use the testing libraries (real Kafka and databases for its suites).

@@ -1,7 +1,7 @@
 /**
  * `trustmesh db migrate <deploy|status>`: the explicit deploy step of distributed mode, for every
  * library and app that owns tables (event store, local bus, projections, relay gateway, shield analyzer, card
- * registry).
+ * registry, console).
  * Embedded mode migrates at startup and needs no command. The database is the one the apps use: `DATABASE_URL`, else embedded PGlite under
  * `TRUSTMESH_DATA_DIR`.
  */
@@ -22,6 +22,7 @@ const APP_MIGRATIONS = [
   { library: 'relay-gateway', directory: join(__dirname, '..', '..', 'relay-gateway', 'prisma', 'migrations') },
   { library: 'shield-analyzer', directory: join(__dirname, '..', '..', 'shield-analyzer', 'prisma', 'migrations') },
   { library: 'card-registry', directory: join(__dirname, '..', '..', 'card-registry', 'prisma', 'migrations') },
+  { library: 'console', directory: join(__dirname, '..', '..', 'console', 'prisma', 'migrations') },
 ];
 
 export async function runDbMigrate(args: readonly string[], io: CommandIo, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {

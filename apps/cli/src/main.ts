@@ -14,6 +14,7 @@
  *   trustmesh cards validate [--kind K] [--json] FILE...|-  (AI Cards, AI Catalogs, A2A cards, MCP server.json)
  *   trustmesh cards verify [--resolve MAP] [--json] FILE...|-     (AI Card, AI Catalog, A2A card signatures)
  *   trustmesh cards <publish|get|status|search|crawl> ...          (against a running card registry)
+ *   trustmesh console account <create|list|set-password|delete> ... (the console's accounts, in its database)
  *
  * Exit status: 0 success, 1 a frame or document is invalid (or unverified) or a conformance case
  * mismatched, 2 a usage error or (relay validate) an unreadable file.
@@ -98,6 +99,12 @@ const USAGE = `Usage:
       from TRUSTMESH_REGISTRY_TOKEN or --token-file FILE (never an argument). FILE "-" reads stdin.
       --json prints the registry's answer (a refusal's problem document too); get --revision prints the
       revision's exact bytes. Exit 0 done, 1 refused/not found/unreachable, 2 a usage error or unreadable input.
+  trustmesh console account create --username NAME | set-password --username NAME | delete --username NAME
+  trustmesh console account list [--json]
+      Manage the console's accounts in its database (DATABASE_URL, else embedded PGlite under
+      TRUSTMESH_DATA_DIR/console: stop an embedded console first). The password is read from stdin when
+      piped (one line), else prompted for twice without echo; never from an argument. A password change
+      or a deletion ends the account's sessions. Exit 0 done, 1 refused, 2 a usage error.
 `;
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -125,6 +132,7 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       const registry = load<typeof import('./cards-registry.command')>('./cards-registry.command');
       if (registry.isRegistryCommand(command)) return await registry.runCardsRegistry(command, rest, io);
     }
+    if (group === 'console' && command === 'account') return await load<typeof import('./console-account.command')>('./console-account.command').runConsoleAccount(argv.slice(1), io);
     if (group === 'relay' && command === 'watch') return await load<typeof import('./relay-watch.command')>('./relay-watch.command').runRelayWatch(rest, io);
     throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
   } catch (error) {

@@ -30,7 +30,7 @@ describe('trustmesh db migrate', () => {
 
     const deploy = trustmesh(['db', 'migrate', 'deploy'], database.url);
     expect(deploy.code).toBe(0);
-    for (const library of ['platform-event-store', 'platform-bus', 'platform-projections', 'relay-gateway', 'shield-analyzer', 'card-registry']) expect(deploy.stdout).toContain(`applied ${library}/`);
+    for (const library of ['platform-event-store', 'platform-bus', 'platform-projections', 'relay-gateway', 'shield-analyzer', 'card-registry', 'console']) expect(deploy.stdout).toContain(`applied ${library}/`);
 
     const again = trustmesh(['db', 'migrate', 'deploy'], database.url);
     expect(again.code).toBe(0);

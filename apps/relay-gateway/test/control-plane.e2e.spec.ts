@@ -147,13 +147,14 @@ describe('relay gateway control plane (embedded PGlite)', () => {
           statusOf(call(client, client.revokeDevice, { workspaceId: workspace.workspaceId, deviceId: crypto.randomUUID(), reason: '', revokedByUserId: '' }, metadata)),
           statusOf(call(client, client.createBrowserSession, { workspaceId: workspace.workspaceId, origin: ORIGIN, acceptedWireVersions: [], userId: 'u' }, metadata)),
           statusOf(call(client, client.getWorkspaceStatus, { workspaceId: workspace.workspaceId }, metadata)),
+          statusOf(call(client, client.listWorkspaceAudit, { workspaceId: workspace.workspaceId, pageSize: 0, pageToken: '' }, metadata)),
           new Promise<string>((resolve) => {
             const stream = client.watchWorkspaceStatus({ workspaceId: workspace.workspaceId }, metadata);
             stream.on('data', () => resolve('DATA'));
             stream.on('error', (error: grpc.ServiceError) => resolve(grpc.status[error.code]));
           }),
         ]);
-        expect(codes).toEqual(Array(7).fill('UNAUTHENTICATED'));
+        expect(codes).toEqual(Array(8).fill('UNAUTHENTICATED'));
       }
     });
   });
@@ -536,6 +537,44 @@ describe('relay gateway control plane (embedded PGlite)', () => {
         ['candidate', 'user-9', 'approve', 'accepted'],
       ]);
       await waitUntil(async () => (await prisma.relayWorkspaceStatusChange.count()) >= 2, { what: 'status change rows' });
+    });
+  });
+
+  describe('ListWorkspaceAudit', () => {
+    it('pages a workspace’s audit trail newest first, only that workspace’s, without payload', async () => {
+      const workspace = await createWorkspace();
+      const other = await createWorkspace();
+      const interactionId = crypto.randomUUID();
+      const phases = ['requested', 'candidate', 'resolved'] as const;
+      for (const [index, phase] of phases.entries()) {
+        await directory.recordInteraction({
+          workspaceId: workspace.workspaceId,
+          interactionId,
+          method: 'approval.request',
+          phase,
+          relaySequence: 10 + index,
+          ...(phase === 'candidate' ? { sessionId: crypto.randomUUID(), userId: 'user-7', outcomeKind: 'approve', responseKind: 'accepted' } : {}),
+        });
+      }
+      await directory.recordInteraction({ workspaceId: other.workspaceId, interactionId: crypto.randomUUID(), method: 'approval.request', phase: 'requested', relaySequence: 1 });
+      const prisma = gateway.infrastructure.prisma;
+      await waitUntil(async () => (await prisma.relayInteractionAudit.count({ where: { workspaceId: { in: [workspace.workspaceId, other.workspaceId] } } })) === 4, { what: 'the audit projection' });
+
+      const first = await call(client, client.listWorkspaceAudit, { workspaceId: workspace.workspaceId, pageSize: 2, pageToken: '' }, auth);
+      expect(first.entries.map((entry) => entry.phase)).toEqual(['resolved', 'candidate']);
+      expect(first.entries[1]).toMatchObject({ interactionId, method: 'approval.request', userId: 'user-7', outcomeKind: 'approve', responseKind: 'accepted', relaySequence: 11 });
+      expect(first.entries[0]!.occurredAt).toBeTruthy();
+      expect(first.nextPageToken).not.toBe('');
+      const second = await call(client, client.listWorkspaceAudit, { workspaceId: workspace.workspaceId, pageSize: 2, pageToken: first.nextPageToken }, auth);
+      expect(second.entries.map((entry) => [entry.phase, entry.userId, entry.relaySequence])).toEqual([['requested', '', 10]]);
+      expect(second.nextPageToken).toBe('');
+
+      // Another workspace's token, a forged one, a negative page size, an unknown workspace.
+      expect(await statusOf(call(client, client.listWorkspaceAudit, { workspaceId: other.workspaceId, pageSize: 2, pageToken: first.nextPageToken }, auth))).toBe('INVALID_ARGUMENT');
+      expect(await statusOf(call(client, client.listWorkspaceAudit, { workspaceId: workspace.workspaceId, pageSize: 2, pageToken: 'not-a-token!' }, auth))).toBe('INVALID_ARGUMENT');
+      expect(await statusOf(call(client, client.listWorkspaceAudit, { workspaceId: workspace.workspaceId, pageSize: -1, pageToken: '' }, auth))).toBe('INVALID_ARGUMENT');
+      expect(await statusOf(call(client, client.listWorkspaceAudit, { workspaceId: 'nope', pageSize: 0, pageToken: '' }, auth))).toBe('INVALID_ARGUMENT');
+      expect(await statusOf(call(client, client.listWorkspaceAudit, { workspaceId: crypto.randomUUID(), pageSize: 0, pageToken: '' }, auth))).toBe('NOT_FOUND');
     });
   });
 

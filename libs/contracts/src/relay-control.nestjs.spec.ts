@@ -108,6 +108,9 @@ class RelayControlTestController implements relayControlV1.RelayControlControlle
   publishWorkspaceCard(): relayControlV1.PublishWorkspaceCardResponse {
     return notInThisTest();
   }
+  listWorkspaceAudit(): relayControlV1.ListWorkspaceAuditResponse {
+    return notInThisTest();
+  }
 }
 
 /** NestJS binds port 0 but does not tell us the port it got, so ask the OS for a free one first. */

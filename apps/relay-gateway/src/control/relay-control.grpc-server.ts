@@ -185,6 +185,10 @@ export class RelayControlGrpcServer {
           registryRefusalCode: card.registryRefusalCode,
         };
       }),
+      listWorkspaceAudit: this.unary('ListWorkspaceAudit', async (request: relayControlV1GrpcJs.ListWorkspaceAuditRequest) => {
+        const page = await service.listWorkspaceAudit(request);
+        return { entries: page.entries.map((entry) => ({ ...entry, occurredAt: timestampFromDate(entry.occurredAt) })), nextPageToken: page.nextPageToken };
+      }),
       getWorkspaceStatus: this.unary('GetWorkspaceStatus', async (request: relayControlV1GrpcJs.GetWorkspaceStatusRequest) => ({
         status: toStatusMessage(await service.getWorkspaceStatus(request)),
       })),

@@ -53,6 +53,8 @@ const MAX_REASON = 500;
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 500;
 const MAX_PAGE_TOKEN = 512;
+const DEFAULT_AUDIT_PAGE_SIZE = 50;
+const MAX_AUDIT_PAGE_SIZE = 200;
 const MAX_ACCEPTED_VERSIONS = 16;
 /** How long RevokeDevice waits for the replica holding the socket to report it closed. */
 const REVOKE_DISCONNECT_WAIT_MS = 5_000;
@@ -195,6 +197,40 @@ export class RelayControlService {
         lastConnectedAt: row.lastConnectedAt,
       })),
       nextPageToken: rows.length > pageSize && last ? encodePageToken({ workspaceId, enrolledAt: last.enrolledAt, deviceId: last.deviceId }) : '',
+    };
+  }
+
+  /**
+   * A page of the workspace's operator audit (the `relay_interaction_audit` projection), newest first: rows
+   * in the order the projection wrote them, which is the order of the interaction events on their stream.
+   */
+  async listWorkspaceAudit(input: { workspaceId: string; pageSize: number; pageToken: string }): Promise<{ entries: WorkspaceAuditView[]; nextPageToken: string }> {
+    const workspaceId = uuidArgument('workspace_id', input.workspaceId);
+    if (!Number.isInteger(input.pageSize) || input.pageSize < 0) throw new ControlError('INVALID_ARGUMENT', 'page_size must not be negative');
+    const pageSize = input.pageSize === 0 ? DEFAULT_AUDIT_PAGE_SIZE : Math.min(input.pageSize, MAX_AUDIT_PAGE_SIZE);
+    const before = input.pageToken ? decodeAuditPageToken(input.pageToken, workspaceId) : null;
+    await this.requireWorkspace(workspaceId);
+    const rows = await this.prisma.relayInteractionAudit.findMany({
+      where: { workspaceId, ...(before !== null ? { id: { lt: before } } : {}) },
+      orderBy: { id: 'desc' },
+      take: pageSize + 1,
+    });
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      entries: page.map((row) => ({
+        eventId: row.eventId,
+        occurredAt: row.occurredAt,
+        interactionId: row.interactionId,
+        method: row.method,
+        phase: row.phase,
+        sessionId: row.sessionId ?? '',
+        userId: row.userId ?? '',
+        outcomeKind: row.outcomeKind ?? '',
+        responseKind: row.responseKind ?? '',
+        relaySequence: row.relaySequence === null ? 0 : Number(row.relaySequence),
+      })),
+      nextPageToken: rows.length > pageSize && last ? Buffer.from(JSON.stringify({ w: workspaceId, i: last.id.toString() }), 'utf8').toString('base64url') : '',
     };
   }
 
@@ -421,6 +457,33 @@ function decodePageToken(token: string, workspaceId: string): PageCursor {
     const enrolledAt = new Date(parsed.e);
     if (Number.isNaN(enrolledAt.getTime())) throw invalid;
     return { enrolledAt, deviceId: parsed.d };
+  } catch {
+    throw invalid;
+  }
+}
+
+/** One row of a workspace's operator audit as ListWorkspaceAudit answers it (no payload content). */
+export interface WorkspaceAuditView {
+  eventId: string;
+  occurredAt: Date;
+  interactionId: string;
+  method: string;
+  phase: string;
+  sessionId: string;
+  userId: string;
+  outcomeKind: string;
+  responseKind: string;
+  relaySequence: number;
+}
+
+/** The audit row id a ListWorkspaceAudit page token stands for; refused unless it is this workspace's. */
+function decodeAuditPageToken(token: string, workspaceId: string): bigint {
+  const invalid = new ControlError('INVALID_ARGUMENT', 'page_token is not a next_page_token from ListWorkspaceAudit for this workspace_id');
+  if (token.length > MAX_PAGE_TOKEN || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid;
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { w?: unknown; i?: unknown };
+    if (parsed.w !== workspaceId || typeof parsed.i !== 'string' || !/^[1-9][0-9]{0,18}$/.test(parsed.i)) throw invalid;
+    return BigInt(parsed.i);
   } catch {
     throw invalid;
   }

@@ -421,6 +421,37 @@ export interface PublishWorkspaceCardResponse {
   registryRefusalCode: string;
 }
 
+export interface ListWorkspaceAuditRequest {
+  workspaceId: string;
+  /** 0: the default (50); larger than 200 is read as 200. */
+  pageSize: number;
+  /** Empty for the newest entries, else next_page_token of the previous page. */
+  pageToken: string;
+}
+
+export interface WorkspaceAuditEntry {
+  eventId: string;
+  occurredAt?: Timestamp | null;
+  interactionId: string;
+  /** The interaction's method (the Wire method that raised it). */
+  method: string;
+  /** Where the interaction stood: `requested`, `candidate`, `resolved`, `cancelled` or `expired`. */
+  phase: string;
+  /** The browser session and the person that acted, when one did (empty otherwise). */
+  sessionId: string;
+  userId: string;
+  outcomeKind: string;
+  responseKind: string;
+  /** The relay sequence of the frame the entry records; 0 when none. */
+  relaySequence: number;
+}
+
+export interface ListWorkspaceAuditResponse {
+  entries: WorkspaceAuditEntry[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
 function createBaseWorkspace(): Workspace {
   return { workspaceId: "", ownerUserId: "", displayName: "", createdAt: null, endToEndEncrypted: false };
 }
@@ -2829,6 +2860,468 @@ export const PublishWorkspaceCardResponse: MessageFns<PublishWorkspaceCardRespon
   },
 };
 
+function createBaseListWorkspaceAuditRequest(): ListWorkspaceAuditRequest {
+  return { workspaceId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListWorkspaceAuditRequest: MessageFns<ListWorkspaceAuditRequest> = {
+  encode(message: ListWorkspaceAuditRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkspaceAuditRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkspaceAuditRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkspaceAuditRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListWorkspaceAuditRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListWorkspaceAuditRequest>): ListWorkspaceAuditRequest {
+    return ListWorkspaceAuditRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListWorkspaceAuditRequest>): ListWorkspaceAuditRequest {
+    const message = createBaseListWorkspaceAuditRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkspaceAuditEntry(): WorkspaceAuditEntry {
+  return {
+    eventId: "",
+    occurredAt: null,
+    interactionId: "",
+    method: "",
+    phase: "",
+    sessionId: "",
+    userId: "",
+    outcomeKind: "",
+    responseKind: "",
+    relaySequence: 0,
+  };
+}
+
+export const WorkspaceAuditEntry: MessageFns<WorkspaceAuditEntry> = {
+  encode(message: WorkspaceAuditEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.occurredAt !== undefined && message.occurredAt !== null) {
+      Timestamp.encode(message.occurredAt, writer.uint32(18).fork()).join();
+    }
+    if (message.interactionId !== "") {
+      writer.uint32(26).string(message.interactionId);
+    }
+    if (message.method !== "") {
+      writer.uint32(34).string(message.method);
+    }
+    if (message.phase !== "") {
+      writer.uint32(42).string(message.phase);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(50).string(message.sessionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(58).string(message.userId);
+    }
+    if (message.outcomeKind !== "") {
+      writer.uint32(66).string(message.outcomeKind);
+    }
+    if (message.responseKind !== "") {
+      writer.uint32(74).string(message.responseKind);
+    }
+    if (message.relaySequence !== 0) {
+      writer.uint32(80).uint64(message.relaySequence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspaceAuditEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspaceAuditEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.interactionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.method = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.phase = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.outcomeKind = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.responseKind = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.relaySequence = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspaceAuditEntry {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : null,
+      interactionId: isSet(object.interactionId)
+        ? globalThis.String(object.interactionId)
+        : isSet(object.interaction_id)
+        ? globalThis.String(object.interaction_id)
+        : "",
+      method: isSet(object.method) ? globalThis.String(object.method) : "",
+      phase: isSet(object.phase) ? globalThis.String(object.phase) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      outcomeKind: isSet(object.outcomeKind)
+        ? globalThis.String(object.outcomeKind)
+        : isSet(object.outcome_kind)
+        ? globalThis.String(object.outcome_kind)
+        : "",
+      responseKind: isSet(object.responseKind)
+        ? globalThis.String(object.responseKind)
+        : isSet(object.response_kind)
+        ? globalThis.String(object.response_kind)
+        : "",
+      relaySequence: isSet(object.relaySequence)
+        ? globalThis.Number(object.relaySequence)
+        : isSet(object.relay_sequence)
+        ? globalThis.Number(object.relay_sequence)
+        : 0,
+    };
+  },
+
+  toJSON(message: WorkspaceAuditEntry): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.occurredAt !== undefined && message.occurredAt !== null) {
+      obj.occurredAt = fromTimestamp(message.occurredAt).toISOString();
+    }
+    if (message.interactionId !== "") {
+      obj.interactionId = message.interactionId;
+    }
+    if (message.method !== "") {
+      obj.method = message.method;
+    }
+    if (message.phase !== "") {
+      obj.phase = message.phase;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.outcomeKind !== "") {
+      obj.outcomeKind = message.outcomeKind;
+    }
+    if (message.responseKind !== "") {
+      obj.responseKind = message.responseKind;
+    }
+    if (message.relaySequence !== 0) {
+      obj.relaySequence = Math.round(message.relaySequence);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WorkspaceAuditEntry>): WorkspaceAuditEntry {
+    return WorkspaceAuditEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WorkspaceAuditEntry>): WorkspaceAuditEntry {
+    const message = createBaseWorkspaceAuditEntry();
+    message.eventId = object.eventId ?? "";
+    message.occurredAt = (object.occurredAt !== undefined && object.occurredAt !== null)
+      ? Timestamp.fromPartial(object.occurredAt)
+      : null;
+    message.interactionId = object.interactionId ?? "";
+    message.method = object.method ?? "";
+    message.phase = object.phase ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.userId = object.userId ?? "";
+    message.outcomeKind = object.outcomeKind ?? "";
+    message.responseKind = object.responseKind ?? "";
+    message.relaySequence = object.relaySequence ?? 0;
+    return message;
+  },
+};
+
+function createBaseListWorkspaceAuditResponse(): ListWorkspaceAuditResponse {
+  return { entries: [], nextPageToken: "" };
+}
+
+export const ListWorkspaceAuditResponse: MessageFns<ListWorkspaceAuditResponse> = {
+  encode(message: ListWorkspaceAuditResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      WorkspaceAuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkspaceAuditResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkspaceAuditResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(WorkspaceAuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkspaceAuditResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => WorkspaceAuditEntry.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListWorkspaceAuditResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => WorkspaceAuditEntry.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListWorkspaceAuditResponse>): ListWorkspaceAuditResponse {
+    return ListWorkspaceAuditResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListWorkspaceAuditResponse>): ListWorkspaceAuditResponse {
+    const message = createBaseListWorkspaceAuditResponse();
+    message.entries = object.entries?.map((e) => WorkspaceAuditEntry.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 export type RelayControlService = typeof RelayControlService;
 export const RelayControlService = {
   /**
@@ -3012,6 +3505,24 @@ export const RelayControlService = {
       Buffer.from(PublishWorkspaceCardResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PublishWorkspaceCardResponse => PublishWorkspaceCardResponse.decode(value),
   },
+  /**
+   * Reads a workspace's operator audit trail (who answered which approval or form, when; the relay's
+   * audit projection of its interaction events), newest first, page_size entries at most (default 50, at
+   * most 200). An entry never carries payload content: the interaction's method, phase and outcome only.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (workspace_id not a UUID, negative page_size,
+   * a page_token that is not this workspace's next_page_token).
+   */
+  listWorkspaceAudit: {
+    path: "/trustmesh.relay.v1.RelayControl/ListWorkspaceAudit" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWorkspaceAuditRequest): Buffer =>
+      Buffer.from(ListWorkspaceAuditRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWorkspaceAuditRequest => ListWorkspaceAuditRequest.decode(value),
+    responseSerialize: (value: ListWorkspaceAuditResponse): Buffer =>
+      Buffer.from(ListWorkspaceAuditResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWorkspaceAuditResponse => ListWorkspaceAuditResponse.decode(value),
+  },
 } as const;
 
 export interface RelayControlServer extends UntypedServiceImplementation {
@@ -3109,6 +3620,14 @@ export interface RelayControlServer extends UntypedServiceImplementation {
    * `relay-refusal-code`.
    */
   publishWorkspaceCard: handleUnaryCall<PublishWorkspaceCardRequest, PublishWorkspaceCardResponse>;
+  /**
+   * Reads a workspace's operator audit trail (who answered which approval or form, when; the relay's
+   * audit projection of its interaction events), newest first, page_size entries at most (default 50, at
+   * most 200). An entry never carries payload content: the interaction's method, phase and outcome only.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (workspace_id not a UUID, negative page_size,
+   * a page_token that is not this workspace's next_page_token).
+   */
+  listWorkspaceAudit: handleUnaryCall<ListWorkspaceAuditRequest, ListWorkspaceAuditResponse>;
 }
 
 export interface RelayControlClient extends Client {
@@ -3326,6 +3845,28 @@ export interface RelayControlClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PublishWorkspaceCardResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Reads a workspace's operator audit trail (who answered which approval or form, when; the relay's
+   * audit projection of its interaction events), newest first, page_size entries at most (default 50, at
+   * most 200). An entry never carries payload content: the interaction's method, phase and outcome only.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (workspace_id not a UUID, negative page_size,
+   * a page_token that is not this workspace's next_page_token).
+   */
+  listWorkspaceAudit(
+    request: ListWorkspaceAuditRequest,
+    callback: (error: ServiceError | null, response: ListWorkspaceAuditResponse) => void,
+  ): ClientUnaryCall;
+  listWorkspaceAudit(
+    request: ListWorkspaceAuditRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWorkspaceAuditResponse) => void,
+  ): ClientUnaryCall;
+  listWorkspaceAudit(
+    request: ListWorkspaceAuditRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWorkspaceAuditResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const RelayControlClient = makeGenericClientConstructor(
@@ -3376,6 +3917,17 @@ function fromJsonTimestamp(o: any): Timestamp {
   } else {
     return Timestamp.fromJSON(o);
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {

@@ -308,6 +308,37 @@ export interface PublishWorkspaceCardResponse {
   registryRefusalCode: string;
 }
 
+export interface ListWorkspaceAuditRequest {
+  workspaceId: string;
+  /** 0: the default (50); larger than 200 is read as 200. */
+  pageSize: number;
+  /** Empty for the newest entries, else next_page_token of the previous page. */
+  pageToken: string;
+}
+
+export interface WorkspaceAuditEntry {
+  eventId: string;
+  occurredAt?: Timestamp | null;
+  interactionId: string;
+  /** The interaction's method (the Wire method that raised it). */
+  method: string;
+  /** Where the interaction stood: `requested`, `candidate`, `resolved`, `cancelled` or `expired`. */
+  phase: string;
+  /** The browser session and the person that acted, when one did (empty otherwise). */
+  sessionId: string;
+  userId: string;
+  outcomeKind: string;
+  responseKind: string;
+  /** The relay sequence of the frame the entry records; 0 when none. */
+  relaySequence: number;
+}
+
+export interface ListWorkspaceAuditResponse {
+  entries: WorkspaceAuditEntry[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
 export const TRUSTMESH_RELAY_V1_PACKAGE_NAME = "trustmesh.relay.v1";
 
 export interface RelayControlClient {
@@ -431,6 +462,16 @@ export interface RelayControlClient {
     request: PublishWorkspaceCardRequest,
     metadata?: Metadata,
   ): Observable<PublishWorkspaceCardResponse>;
+
+  /**
+   * Reads a workspace's operator audit trail (who answered which approval or form, when; the relay's
+   * audit projection of its interaction events), newest first, page_size entries at most (default 50, at
+   * most 200). An entry never carries payload content: the interaction's method, phase and outcome only.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (workspace_id not a UUID, negative page_size,
+   * a page_token that is not this workspace's next_page_token).
+   */
+
+  listWorkspaceAudit(request: ListWorkspaceAuditRequest, metadata?: Metadata): Observable<ListWorkspaceAuditResponse>;
 }
 
 export interface RelayControlController {
@@ -572,6 +613,19 @@ export interface RelayControlController {
     request: PublishWorkspaceCardRequest,
     metadata?: Metadata,
   ): Promise<PublishWorkspaceCardResponse> | Observable<PublishWorkspaceCardResponse> | PublishWorkspaceCardResponse;
+
+  /**
+   * Reads a workspace's operator audit trail (who answered which approval or form, when; the relay's
+   * audit projection of its interaction events), newest first, page_size entries at most (default 50, at
+   * most 200). An entry never carries payload content: the interaction's method, phase and outcome only.
+   * Errors: NOT_FOUND (workspace unknown), INVALID_ARGUMENT (workspace_id not a UUID, negative page_size,
+   * a page_token that is not this workspace's next_page_token).
+   */
+
+  listWorkspaceAudit(
+    request: ListWorkspaceAuditRequest,
+    metadata?: Metadata,
+  ): Promise<ListWorkspaceAuditResponse> | Observable<ListWorkspaceAuditResponse> | ListWorkspaceAuditResponse;
 }
 
 export function RelayControlControllerMethods() {
@@ -586,6 +640,7 @@ export function RelayControlControllerMethods() {
       "getWorkspaceStatus",
       "watchWorkspaceStatus",
       "publishWorkspaceCard",
+      "listWorkspaceAudit",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

@@ -1,0 +1,44 @@
+/**
+ * The Nest module of the console's HTTP side: the session, workspace, probe and page controllers, given the
+ * services, the shared HTTP edge and the probes the bootstrap built. The page's catch-all comes last, so
+ * every API route and probe is matched before it.
+ */
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { PinoPortLogger } from '@trustmesh/platform-logging';
+import { httpLogModule } from '@trustmesh/platform-logging/nest';
+import type { PublicProbes } from '@trustmesh/platform-operator-http';
+
+import { CONSOLE_PROBES, ConsoleHealthController } from './health/console-health.controller';
+import { CONSOLE_HTTP_EDGE, type ConsoleHttpEdge } from './http/console-http.edge';
+import type { ConsolePage } from './http/console-page';
+import { CONSOLE_PAGE, ConsolePageController } from './http/console-page.controller';
+import { CONSOLE_SESSION_DEPS, ConsoleSessionController, type ConsoleSessionDeps } from './http/console-session.controller';
+import { CONSOLE_WORKSPACES_SERVICE, ConsoleWorkspacesController } from './http/console-workspaces.controller';
+import type { ConsoleWorkspacesService } from './workspaces/console-workspaces.service';
+
+export interface ConsoleModuleDeps {
+  edge: ConsoleHttpEdge;
+  session: ConsoleSessionDeps;
+  workspaces: ConsoleWorkspacesService;
+  page: ConsolePage;
+  probes: PublicProbes;
+  logger: PinoPortLogger;
+}
+
+@Module({})
+export class ConsoleModule {
+  static forRoot(deps: ConsoleModuleDeps): DynamicModule {
+    return {
+      module: ConsoleModule,
+      imports: [httpLogModule(deps.logger)],
+      controllers: [ConsoleSessionController, ConsoleWorkspacesController, ConsoleHealthController, ConsolePageController],
+      providers: [
+        { provide: CONSOLE_HTTP_EDGE, useValue: deps.edge },
+        { provide: CONSOLE_SESSION_DEPS, useValue: deps.session },
+        { provide: CONSOLE_WORKSPACES_SERVICE, useValue: deps.workspaces },
+        { provide: CONSOLE_PAGE, useValue: deps.page },
+        { provide: CONSOLE_PROBES, useValue: deps.probes },
+      ],
+    };
+  }
+}
