@@ -102,7 +102,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       publisher: infrastructure.publisher,
       prisma: infrastructure.prisma,
       database: infrastructure.database,
-      callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store)),
+      callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store), config.serviceCredentials),
       analyze: async (request) => {
         const result = await analyze(request);
         metrics.consultation(result.generation.mode);

@@ -41,7 +41,7 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
-import { counterpartyKnowledge } from '../persistence/shield-counterparty.queries';
+import { counterpartyKnowledge, counterpartyOutcomes, type CounterpartyOutcome } from '../persistence/shield-counterparty.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
 import { ShieldCaseCache, type FoldedCase, type ShieldCaseCacheOptions } from './shield-case.cache';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
@@ -65,6 +65,12 @@ export interface ShieldCaseDetail {
   /** Oldest first. */
   consultations: ShieldConsultation[];
   outcomes: ShieldOutcome[];
+}
+
+/** An owner's closed cases with one counterparty, newest first. */
+export interface CounterpartyHistory {
+  reference: string;
+  outcomes: CounterpartyOutcome[];
 }
 
 export interface IssuedAgentToken extends AgentTokenView {
@@ -102,6 +108,10 @@ const jsonChars = (value: unknown) => JSON.stringify(value).length;
 /** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
 const COUNTERPARTY_OUTCOMES = 20;
 const AGENT_ID_MAX = 200;
+/** A counterparty reference's bound (§2), and the owner's counterparty history page. */
+const REFERENCE_MAX = 200;
+const HISTORY_DEFAULT = 25;
+const HISTORY_MAX = 100;
 
 export class ShieldCaseService {
   private readonly now: () => Date;
@@ -119,8 +129,9 @@ export class ShieldCaseService {
     this.folded = new ShieldCaseCache(deps.caseCache);
   }
 
-  authenticate(bearer: string | undefined): Promise<ShieldCaller | null> {
-    return this.deps.callers.authenticate(bearer);
+  /** The caller, or the refusal (401/403); `onBehalfOf` is `trustmesh-on-behalf-of`, read by service credentials only. */
+  authenticate(bearer: string | undefined, onBehalfOf?: string): Promise<ServiceResult<ShieldCaller>> {
+    return this.deps.callers.authenticate(bearer, onBehalfOf);
   }
 
   async open(caller: ShieldCaller, body: unknown): Promise<ServiceResult<ShieldCase>> {
@@ -235,6 +246,19 @@ export class ShieldCaseService {
       take: 500,
     });
     return succeed(rows.map((row) => row.record as unknown as ShieldCase));
+  }
+
+  /**
+   * The caller's closed cases with one counterparty reference, newest first (at most `limit`, 1-100, default
+   * 25): the outcome history each consult on that counterparty weighs, for its owner to read. Operators only:
+   * an agent sees the history through its analyses, not as a list. `limit` 0 (gRPC's unset) is the default.
+   */
+  async counterparty(caller: ShieldCaller, reference: string, limit = 0): Promise<ServiceResult<CounterpartyHistory>> {
+    if (caller.kind === 'agent') return fail('forbidden', 'SHIELD_OWNER_ONLY', 'Only the owner can read a counterparty history');
+    if (reference.length < 1 || reference.length > REFERENCE_MAX) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', `reference must be 1-${REFERENCE_MAX} characters`, '/reference');
+    if (!Number.isInteger(limit) || limit < 0 || limit > HISTORY_MAX) return fail('invalid', 'SHIELD_NUMBER_OUT_OF_RANGE', `limit must be a whole number from 1 to ${HISTORY_MAX}`, '/limit');
+    const outcomes = await counterpartyOutcomes(this.deps.database, caller.accountId, reference, limit === 0 ? HISTORY_DEFAULT : limit);
+    return succeed({ reference, outcomes });
   }
 
   /**

@@ -101,6 +101,21 @@ export interface ListCasesResponse {
   casesJson: string[];
 }
 
+export interface GetCounterpartyRequest {
+  /** A case's `counterparty.reference` (1-200 characters), compared exactly. */
+  reference: string;
+  /** How many outcomes at most: 1-100; 0 is the default, 25. */
+  limit: number;
+}
+
+export interface GetCounterpartyResponse {
+  /**
+   * `{ "reference", "outcomes": [{ "caseId", "result", "acceptedAdvice", "latestDisposition"?, "riskTier",
+   * "closedAt" }] }`, newest first.
+   */
+  counterpartyJson: string;
+}
+
 export interface IssueAgentTokenRequest {
   agentId: string;
   /**
@@ -1109,6 +1124,164 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   },
 };
 
+function createBaseGetCounterpartyRequest(): GetCounterpartyRequest {
+  return { reference: "", limit: 0 };
+}
+
+export const GetCounterpartyRequest: MessageFns<GetCounterpartyRequest> = {
+  encode(message: GetCounterpartyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reference !== "") {
+      writer.uint32(10).string(message.reference);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCounterpartyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCounterpartyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCounterpartyRequest {
+    return {
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: GetCounterpartyRequest): unknown {
+    const obj: any = {};
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCounterpartyRequest>): GetCounterpartyRequest {
+    return GetCounterpartyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCounterpartyRequest>): GetCounterpartyRequest {
+    const message = createBaseGetCounterpartyRequest();
+    message.reference = object.reference ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetCounterpartyResponse(): GetCounterpartyResponse {
+  return { counterpartyJson: "" };
+}
+
+export const GetCounterpartyResponse: MessageFns<GetCounterpartyResponse> = {
+  encode(message: GetCounterpartyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.counterpartyJson !== "") {
+      writer.uint32(10).string(message.counterpartyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCounterpartyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCounterpartyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.counterpartyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCounterpartyResponse {
+    return {
+      counterpartyJson: isSet(object.counterpartyJson)
+        ? globalThis.String(object.counterpartyJson)
+        : isSet(object.counterparty_json)
+        ? globalThis.String(object.counterparty_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCounterpartyResponse): unknown {
+    const obj: any = {};
+    if (message.counterpartyJson !== "") {
+      obj.counterpartyJson = message.counterpartyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCounterpartyResponse>): GetCounterpartyResponse {
+    return GetCounterpartyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCounterpartyResponse>): GetCounterpartyResponse {
+    const message = createBaseGetCounterpartyResponse();
+    message.counterpartyJson = object.counterpartyJson ?? "";
+    return message;
+  },
+};
+
 function createBaseIssueAgentTokenRequest(): IssueAgentTokenRequest {
   return { agentId: "", tokenInputJson: "" };
 }
@@ -1649,6 +1822,21 @@ export const ShieldAnalyzerService = {
     responseSerialize: (value: ListCasesResponse): Buffer => Buffer.from(ListCasesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCasesResponse => ListCasesResponse.decode(value),
   },
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+  getCounterparty: {
+    path: "/trustmesh.shield.v1.ShieldAnalyzer/GetCounterparty" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCounterpartyRequest): Buffer =>
+      Buffer.from(GetCounterpartyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCounterpartyRequest => GetCounterpartyRequest.decode(value),
+    responseSerialize: (value: GetCounterpartyResponse): Buffer =>
+      Buffer.from(GetCounterpartyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCounterpartyResponse => GetCounterpartyResponse.decode(value),
+  },
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
   issueAgentToken: {
     path: "/trustmesh.shield.v1.ShieldAnalyzer/IssueAgentToken" as const,
@@ -1703,6 +1891,11 @@ export interface ShieldAnalyzerServer extends UntypedServiceImplementation {
   getCase: handleUnaryCall<GetCaseRequest, GetCaseResponse>;
   /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
   listCases: handleUnaryCall<ListCasesRequest, ListCasesResponse>;
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+  getCounterparty: handleUnaryCall<GetCounterpartyRequest, GetCounterpartyResponse>;
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
   issueAgentToken: handleUnaryCall<IssueAgentTokenRequest, IssueAgentTokenResponse>;
   /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
@@ -1810,6 +2003,25 @@ export interface ShieldAnalyzerClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCasesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    callback: (error: ServiceError | null, response: GetCounterpartyResponse) => void,
+  ): ClientUnaryCall;
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCounterpartyResponse) => void,
+  ): ClientUnaryCall;
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCounterpartyResponse) => void,
   ): ClientUnaryCall;
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
   issueAgentToken(

@@ -91,6 +91,21 @@ export interface ListCasesResponse {
   casesJson: string[];
 }
 
+export interface GetCounterpartyRequest {
+  /** A case's `counterparty.reference` (1-200 characters), compared exactly. */
+  reference: string;
+  /** How many outcomes at most: 1-100; 0 is the default, 25. */
+  limit: number;
+}
+
+export interface GetCounterpartyResponse {
+  /**
+   * `{ "reference", "outcomes": [{ "caseId", "result", "acceptedAdvice", "latestDisposition"?, "riskTier",
+   * "closedAt" }] }`, newest first.
+   */
+  counterpartyJson: string;
+}
+
 export interface IssueAgentTokenRequest {
   agentId: string;
   /**
@@ -151,6 +166,13 @@ export interface ShieldAnalyzerClient {
 
   listCases(request: ListCasesRequest, metadata?: Metadata): Observable<ListCasesResponse>;
 
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+
+  getCounterparty(request: GetCounterpartyRequest, metadata?: Metadata): Observable<GetCounterpartyResponse>;
+
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
 
   issueAgentToken(request: IssueAgentTokenRequest, metadata?: Metadata): Observable<IssueAgentTokenResponse>;
@@ -210,6 +232,16 @@ export interface ShieldAnalyzerController {
     metadata?: Metadata,
   ): Promise<ListCasesResponse> | Observable<ListCasesResponse> | ListCasesResponse;
 
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    metadata?: Metadata,
+  ): Promise<GetCounterpartyResponse> | Observable<GetCounterpartyResponse> | GetCounterpartyResponse;
+
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
 
   issueAgentToken(
@@ -244,6 +276,7 @@ export function ShieldAnalyzerControllerMethods() {
       "closeCase",
       "getCase",
       "listCases",
+      "getCounterparty",
       "issueAgentToken",
       "listAgentTokens",
       "revokeAgentToken",
