@@ -60,7 +60,7 @@ describe('CardRegistry and CardRegistryOperator as NestJS loads them', () => {
     expect(pathsOf(loadService(cardRegistryV1.CARD_REGISTRY_SERVICE_NAME))).toEqual(pathsOf(cardRegistryV1GrpcJs.CardRegistryService));
     expect(pathsOf(loadService(cardRegistryV1.CARD_REGISTRY_OPERATOR_SERVICE_NAME))).toEqual(pathsOf(cardRegistryV1GrpcJs.CardRegistryOperatorService));
     expect(Object.keys(cardRegistryV1GrpcJs.CardRegistryService).sort()).toEqual(
-      ['getCard', 'listRevisions', 'publishCard', 'publishCatalog', 'renameCard', 'searchCards', 'setStatus', 'syncChanges'],
+      ['checkNamespaceClaim', 'getCard', 'getNamespace', 'listNamespaceClaims', 'listRevisions', 'publishCard', 'publishCatalog', 'renameCard', 'searchCards', 'setStatus', 'startNamespaceClaim', 'syncChanges'],
     );
     expect(Object.keys(cardRegistryV1GrpcJs.CardRegistryOperatorService).sort()).toEqual(
       ['createPublisher', 'grantNamespace', 'issueCredential', 'revokeCredential', 'transferNamespace'],
