@@ -137,7 +137,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
     const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay, (sql, params) => query(sql, params), logger, () => now().getTime());
-    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, quota);
+    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures, onPublished: (kind) => metrics.revisionPublished(kind) }, quota);
     const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now, quota });
     const limits = new RegistryLimits(config.limits);
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>

@@ -116,7 +116,7 @@ describe('card registry delegated service credentials and namespace claims over 
 
   it('fills the signature state of a card and the namespace of each search hit', async () => {
     const got = await api.cards.getCard({ identifier: 'did:web:alice.example', revision: '' });
-    expect(got.response?.card).toMatchObject({ identifier: 'did:web:alice.example', verified: false, signatures: [] });
+    expect(got.response?.card).toMatchObject({ identifier: 'did:web:alice.example', namespace: 'alice.example', verified: false, signatures: [] });
     const found = await (async () => {
       for (let attempt = 0; attempt < 100; attempt += 1) {
         const search = await api.cards.searchCards({ query: '', filters: { kinds: [], protocols: [], tags: ['finance'], publisherDomains: ['alice.example'], statuses: [v1.CardStatus.ACTIVE], verified: v1.VerifiedFilter.UNSPECIFIED }, limit: 10, cursor: '' });

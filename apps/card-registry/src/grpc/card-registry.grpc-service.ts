@@ -112,13 +112,14 @@ export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBy
       const renamedFrom = identifier === request.identifier ? '' : request.identifier;
       const tombstone = (revision: string, message: string | undefined, at: string) =>
         succeed<v1.GetCardResponse>({
-          card: { identifier, revision, kind: kindToProto(listed.value.kind), status: v1.CardStatus.DELETED, statusMessage: message ?? '', statusChangedAt: time(at), digest: '', document: Buffer.alloc(0), contentType: '', verified: false, signatures: [] },
+          card: { identifier, revision, kind: kindToProto(listed.value.kind), status: v1.CardStatus.DELETED, statusMessage: message ?? '', statusChangedAt: time(at), digest: '', document: Buffer.alloc(0), contentType: '', verified: false, signatures: [], namespace: '' },
           renamedFrom,
         });
       let revision = request.revision;
       if (listed.value.deleted && revision === '') return tombstone('', listed.value.deleted.message, listed.value.deleted.at);
       const read = await cards.latest(identifier);
       const publisherId = read.ok && read.value.kind === 'card' ? read.value.body.publisherId : null;
+      const namespace = read.ok && read.value.kind === 'card' ? read.value.body.namespace : '';
       if (revision === '') {
         const latest = read.ok && read.value.kind === 'card' ? read.value.body.latest.revision : null;
         if (latest === null) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
@@ -145,6 +146,7 @@ export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBy
           verified: view.signature?.verified === true,
           signatures: view.signature ? [signatureMessage(view.signature)] : [],
           publishedAt: time(view.publishedAt),
+          namespace,
         },
         renamedFrom,
       });

@@ -492,9 +492,9 @@ export function verifiedFilterToJSON(object: VerifiedFilter): string {
 /** How a namespace's ownership is proved (§5 "Ownership verification"). */
 export enum OwnershipMethod {
   UNSPECIFIED = 0,
-  /** DNS_TXT - A TXT record at `_ai-card-challenge.<namespace>` (see DnsTxtRecord). */
+  /** DNS_TXT - A TXT record at `_trustmesh-challenge.<namespace>` (see DnsTxtRecord). */
   DNS_TXT = 1,
-  /** HTTPS_FILE - A file at `https://<namespace>/.well-known/...` (see WellKnownFile). */
+  /** HTTPS_FILE - A file at `https://<namespace>/.well-known/trustmesh-registry-auth` (see WellKnownFile). */
   HTTPS_FILE = 2,
   /** DID_WEB - A detached JWS by a key of `did:web:<namespace>` over the challenge (see DidWebChallenge). */
   DID_WEB = 3,
@@ -596,7 +596,11 @@ export interface Card {
   /** True when a signature VERIFIED (see signatures). */
   verified: boolean;
   signatures: SignatureVerification[];
-  publishedAt?: Timestamp | null;
+  publishedAt?:
+    | Timestamp
+    | null;
+  /** The namespace (domain) the identifier belongs to: see GetNamespace for its holder and proof. */
+  namespace: string;
 }
 
 /** A revision as listed: a card without its document. */
@@ -1476,6 +1480,7 @@ function createBaseCard(): Card {
     verified: false,
     signatures: [],
     publishedAt: null,
+    namespace: "",
   };
 }
 
@@ -1519,6 +1524,9 @@ export const Card: MessageFns<Card> = {
     }
     if (message.publishedAt !== undefined && message.publishedAt !== null) {
       Timestamp.encode(message.publishedAt, writer.uint32(106).fork()).join();
+    }
+    if (message.namespace !== "") {
+      writer.uint32(114).string(message.namespace);
     }
     return writer;
   },
@@ -1640,6 +1648,14 @@ export const Card: MessageFns<Card> = {
             message.publishedAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1685,6 +1701,7 @@ export const Card: MessageFns<Card> = {
         : isSet(object.published_at)
         ? fromJsonTimestamp(object.published_at)
         : null,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
     };
   },
 
@@ -1729,6 +1746,9 @@ export const Card: MessageFns<Card> = {
     if (message.publishedAt !== undefined && message.publishedAt !== null) {
       obj.publishedAt = fromTimestamp(message.publishedAt).toISOString();
     }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
     return obj;
   },
 
@@ -1756,6 +1776,7 @@ export const Card: MessageFns<Card> = {
     message.publishedAt = (object.publishedAt !== undefined && object.publishedAt !== null)
       ? Timestamp.fromPartial(object.publishedAt)
       : null;
+    message.namespace = object.namespace ?? "";
     return message;
   },
 };

@@ -161,9 +161,9 @@ export enum VerifiedFilter {
 /** How a namespace's ownership is proved (§5 "Ownership verification"). */
 export enum OwnershipMethod {
   UNSPECIFIED = 0,
-  /** DNS_TXT - A TXT record at `_ai-card-challenge.<namespace>` (see DnsTxtRecord). */
+  /** DNS_TXT - A TXT record at `_trustmesh-challenge.<namespace>` (see DnsTxtRecord). */
   DNS_TXT = 1,
-  /** HTTPS_FILE - A file at `https://<namespace>/.well-known/...` (see WellKnownFile). */
+  /** HTTPS_FILE - A file at `https://<namespace>/.well-known/trustmesh-registry-auth` (see WellKnownFile). */
   HTTPS_FILE = 2,
   /** DID_WEB - A detached JWS by a key of `did:web:<namespace>` over the challenge (see DidWebChallenge). */
   DID_WEB = 3,
@@ -228,7 +228,11 @@ export interface Card {
   /** True when a signature VERIFIED (see signatures). */
   verified: boolean;
   signatures: SignatureVerification[];
-  publishedAt?: Timestamp | null;
+  publishedAt?:
+    | Timestamp
+    | null;
+  /** The namespace (domain) the identifier belongs to: see GetNamespace for its holder and proof. */
+  namespace: string;
 }
 
 /** A revision as listed: a card without its document. */
