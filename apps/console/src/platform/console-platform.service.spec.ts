@@ -1,6 +1,6 @@
 /**
- * ConsolePlatformService against the real Shield and card registry, each started as its own process on embedded
- * PGlite with its operator listener (`/readyz`, `/metrics`) on a port of its own: readiness of each app, the
+ * ConsolePlatformService against the real relay gateway, Shield and card registry, each started as its own process on
+ * embedded PGlite with its operator listener (`/readyz`, `/metrics`) on a port of its own: readiness of each app, the
  * consults-per-second and publishes-per-second series moving after real consults and publishes (made through the
  * console's own Shield and registry services), an app that is not configured, and the bounds: an operator port
  * that never answers and one that floods `/metrics` cost a bounded wait and nothing else.
@@ -29,16 +29,17 @@ const DOMAIN = 'platform-console.example';
 
 type Ready = { httpUrl: string; grpcAddress: string; operatorUrl: string };
 
-describe('ConsolePlatformService against the running Shield and card registry', () => {
+describe('ConsolePlatformService against the running relay gateway, Shield and card registry', () => {
   const dirs: Array<{ dataDir: string; remove(): Promise<void> }> = [];
   let shield: ServiceChild<Ready>;
   let registry: ServiceChild<Ready>;
+  let relay: ServiceChild<Ready>;
   let shieldService: ConsoleShieldService;
   let registryService: ConsoleRegistryService;
   beforeAll(async () => {
-    const [shieldDir, registryDir] = await Promise.all([createSeededDataDir('console-platform-shield'), createSeededDataDir('console-platform-registry')]);
-    dirs.push(shieldDir, registryDir);
-    [shield, registry] = await Promise.all([
+    const [shieldDir, registryDir, relayDir] = await Promise.all([createSeededDataDir('console-platform-shield'), createSeededDataDir('console-platform-registry'), createSeededDataDir('console-platform-relay')]);
+    dirs.push(shieldDir, registryDir, relayDir);
+    [shield, registry, relay] = await Promise.all([
       startServiceChild<Ready>(join(workspaceRoot, 'apps/shield-analyzer/test/support/shield.process.ts'), {
         workspaceRoot,
         env: { TRUSTMESH_DATA_DIR: shieldDir.dataDir, SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0', SHIELD_OPERATOR_PORT: '0', SHIELD_MODEL_PROVIDER: 'none', SHIELD_SERVICE_CREDENTIALS: `console:${sha256(CREDENTIAL)}` },
@@ -55,6 +56,10 @@ describe('ConsolePlatformService against the running Shield and card registry', 
           REGISTRY_SERVICE_CREDENTIALS: `console:${sha256(CREDENTIAL)}`,
         },
       }),
+      startServiceChild<Ready>(join(workspaceRoot, 'apps/relay-gateway/test/data-plane/support/gateway.process.ts'), {
+        workspaceRoot,
+        env: { TRUSTMESH_DATA_DIR: relayDir.dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', RELAY_OPERATOR_PORT: '0', RELAY_TLS: 'off' },
+      }),
     ]);
     shieldService = new ConsoleShieldService({ target: target(shield.ready.grpcAddress) });
     registryService = new ConsoleRegistryService({ target: target(registry.ready.grpcAddress) });
@@ -62,29 +67,34 @@ describe('ConsolePlatformService against the running Shield and card registry', 
   afterAll(async () => {
     shieldService?.close();
     registryService?.close();
-    await Promise.all([shield?.stop(), registry?.stop()]);
+    await Promise.all([shield?.stop(), registry?.stop(), relay?.stop()]);
     await Promise.all(dirs.map((dir) => dir.remove()));
   });
 
-  const platform = (relay: string | null = null) => new ConsolePlatformService({ targets: { relay, shield: shield.ready.operatorUrl, registry: registry.ready.operatorUrl } });
+  const platform = (relayUrl: string | null = relay.ready.operatorUrl) => new ConsolePlatformService({ targets: { relay: relayUrl, shield: shield.ready.operatorUrl, registry: registry.ready.operatorUrl } });
 
   it("reports each app's readiness, and one that is not configured as such", async () => {
     const health = await platform().health();
     if (!health.ok) throw new Error('health refused');
     expect(health.value.apps).toEqual([
-      { app: 'relay-gateway', ready: false, checkedAt: expect.any(String), detail: 'not configured (CONSOLE_RELAY_OPERATOR_URL)' },
+      { app: 'relay-gateway', ready: true, checkedAt: expect.any(String) },
       { app: 'shield-analyzer', ready: true, checkedAt: expect.any(String) },
       { app: 'card-registry', ready: true, checkedAt: expect.any(String) },
       { app: 'console', ready: true, checkedAt: expect.any(String) },
     ]);
     const unreachable = await platform(`http://127.0.0.1:${await freeLoopbackPort()}`).health();
     expect(unreachable.ok && unreachable.value.apps[0]).toMatchObject({ app: 'relay-gateway', ready: false, detail: 'cannot be reached' });
+    const unconfigured = await platform(null).health();
+    expect(unconfigured.ok && unconfigured.value.apps[0]).toEqual({ app: 'relay-gateway', ready: false, checkedAt: expect.any(String), detail: 'not configured (CONSOLE_RELAY_OPERATOR_URL)' });
   });
 
   it('computes consults and publishes per second from the apps /metrics between scrapes', async () => {
     const watcher = platform();
     const first = await watcher.metrics();
-    expect(first).toMatchObject({ ok: true, value: { series: { connections: null, framesPerSecond: null, consultsPerSecond: 0, publishesPerSecond: 0 } } });
+    // An idle relay: no connections, no frames yet.
+    expect(first).toMatchObject({ ok: true, value: { series: { connections: 0, framesPerSecond: 0, consultsPerSecond: 0, publishesPerSecond: 0 } } });
+    // Without the relay configured its series are unknown (null), never a false 0.
+    expect(await platform(null).metrics()).toMatchObject({ ok: true, value: { series: { connections: null, framesPerSecond: null } } });
 
     const opened = await shieldService.openCase(account, {
       agentId: 'agent-a',

@@ -141,7 +141,8 @@ export class ConsolePlatformService {
     return {
       at: new Date(nowMs).toISOString(),
       series: {
-        connections: relay ? sumOf(relay, 'relay_connections') : null,
+        // A gauge with no series yet (no socket ever opened) is 0 open connections, not unknown.
+        connections: relay ? (sumOf(relay, 'relay_connections') ?? 0) : null,
         framesPerSecond: relay ? this.rate('relay_frames_total', sumOf(relay, 'relay_frames_total', { direction: 'outbound' }), nowMs) : null,
         consultsPerSecond: shield ? this.rate('shield_consultations_total', sumOf(shield, 'shield_consultations_total'), nowMs) : null,
         publishesPerSecond: registry ? this.rate('registry_card_revisions_published_total', sumOf(registry, 'registry_card_revisions_published_total'), nowMs) : null,
