@@ -89,7 +89,7 @@ describe('Shield analyzer delegated service credentials', () => {
     expect((await rest('GET', `/v0.1/shield/counterparties/${encodeURIComponent(reference)}?limit=5`, CONSOLE_TOKEN, ALICE)).body).toEqual(history);
     expect(P((await call<S.GetCounterpartyResponse>((m, cb) => client.getCounterparty({ reference, limit: 0 }, m, cb), CONSOLE_TOKEN, BOB)).response?.counterpartyJson)).toEqual({ reference, outcomes: [] });
 
-    const bobLists = await call<S.ListCasesResponse>((m, cb) => client.listCases({}, m, cb), CONSOLE_TOKEN, BOB);
+    const bobLists = await call<S.ListCasesResponse>((m, cb) => client.listCases(S.ListCasesRequest.fromPartial({}), m, cb), CONSOLE_TOKEN, BOB);
     expect(bobLists.response?.casesJson).toEqual([]);
   });
 
@@ -102,11 +102,39 @@ describe('Shield analyzer delegated service credentials', () => {
       ['billing:6f1d2c3b', grpc.status.PERMISSION_DENIED, 403, 'SHIELD_ON_BEHALF_OF_FOREIGN'],
     ];
     for (const [onBehalfOf, code, status, issue] of cases) {
-      const reply = await call<S.ListCasesResponse>((m, cb) => client.listCases({}, m, cb), CONSOLE_TOKEN, onBehalfOf);
+      const reply = await call<S.ListCasesResponse>((m, cb) => client.listCases(S.ListCasesRequest.fromPartial({}), m, cb), CONSOLE_TOKEN, onBehalfOf);
       expect([onBehalfOf, reply.error?.code, reply.issues?.issues[0]?.code]).toEqual([onBehalfOf, code, issue]);
       const answer = await rest('GET', '/v0.1/shield/cases', CONSOLE_TOKEN, onBehalfOf);
       expect([onBehalfOf, answer.status, answer.body.issues[0].code]).toEqual([onBehalfOf, status, issue]);
     }
+  });
+
+  it('lists a page at a time, open or closed, with a cursor that neither repeats nor skips', async () => {
+    const carol = 'console:6f1d2c3b-0000-4000-8000-0000000ca401';
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      const opened = await call<S.OpenCaseResponse>((m, cb) => client.openCase({ caseInputJson: J(caseInput({ counterparty: { type: 'human', reference: `pager-${index}` } })) }, m, cb), CONSOLE_TOKEN, carol);
+      ids.push(P(opened.response?.caseRecordJson).caseId as string);
+    }
+    await call<S.CloseCaseResponse>((m, cb) => client.closeCase({ caseId: ids[0] ?? '', closeInputJson: J({ result: 'successful', acceptedAdvice: true, actionTaken: 'Paid.' }) }, m, cb), CONSOLE_TOKEN, carol);
+    const list = (request: Partial<S.ListCasesRequest>) => call<S.ListCasesResponse>((m, cb) => client.listCases(S.ListCasesRequest.fromPartial(request), m, cb), CONSOLE_TOKEN, carol);
+    await app.eventually(async () => {
+      const closed = (await list({ status: 'closed' })).response?.casesJson ?? [];
+      return closed.length === 1 ? true : undefined;
+    });
+    const seen: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 5; page += 1) {
+      const reply = await list({ status: 'open', limit: 2, cursor });
+      seen.push(...(reply.response?.casesJson ?? []).map((text) => P(text).caseId as string));
+      cursor = reply.response?.nextCursor ?? '';
+      if (cursor === '') break;
+    }
+    expect(seen.sort()).toEqual(ids.slice(1).sort());
+    expect((await list({ status: 'closed' })).response?.casesJson.map((text) => P(text).caseId)).toEqual([ids[0]]);
+    expect((await list({ status: 'pending' })).issues?.issues[0]).toMatchObject({ code: 'SHIELD_STATUS_INVALID', path: '/status' });
+    expect((await list({ cursor: 'forged' })).issues?.issues[0]).toMatchObject({ code: 'SHIELD_CURSOR_INVALID', path: '/cursor' });
+    expect((await list({ limit: 501 })).issues?.issues[0]).toMatchObject({ code: 'SHIELD_NUMBER_OUT_OF_RANGE', path: '/limit' });
   });
 
   it('lets a plain operator credential ignore the header, and refuses a bad counterparty read', async () => {

@@ -16,7 +16,12 @@ import type { GrpcClientTarget } from '@trustmesh/platform-config';
 import { ON_BEHALF_OF_HEADER } from '@trustmesh/platform-credentials';
 
 import { answered, refused, type ConsoleAccount, type ConsoleIssue, type ConsolePage, type ConsoleResult } from '../console-result';
-import { decodePageCursor, encodePageCursor, type PageQuery } from './console-page.cursor';
+
+/** `?limit=` 1-100 and `?cursor=` as the HTTP edge read them (API.md list conventions). */
+export interface PageQuery {
+  limit: number;
+  cursor: string | null;
+}
 
 /** The records exactly as the Shield writes them (SHIELD.md schemas): the page reads their fields. */
 export type ShieldRecord = Record<string, unknown>;
@@ -47,6 +52,7 @@ const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const CASE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFERENCE_MAX = 200;
 const MAX_ISSUES = 100;
+const MAX_CURSOR = 256;
 const UNAVAILABLE_MESSAGE = 'The Shield is not answering right now; try again in a moment.';
 
 const caseNotFound = <T>() => refused<T>(404, 'CONSOLE_CASE_NOT_FOUND', 'There is no such case in your account; open the case list to pick one.');
@@ -115,22 +121,21 @@ export class ConsoleShieldService {
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   }
 
-  /** `GET /shield/cases?status=open|closed`: the account's cases (open: not closed), most recently changed first. */
+  /**
+   * `GET /shield/cases?status=open|closed`: the account's cases (open: not closed), most recently changed first, a
+   * page at a time through the Shield's own keyset cursor (opaque to the page).
+   */
   async listCases(account: ConsoleAccount, status: string | undefined, page: PageQuery): Promise<ConsoleResult<ConsolePage<ShieldRecord>>> {
     if (status !== undefined && status !== 'open' && status !== 'closed') {
       return refused(422, 'CONSOLE_INVALID_INPUT', 'status must be open or closed', { issues: [{ code: 'CONSOLE_STATUS_INVALID', path: '?status', message: 'Use status=open or status=closed, or leave it out for both' }] });
     }
-    const after = page.cursor === null ? null : decodePageCursor(page.cursor);
-    if (page.cursor !== null && after === null) return badCursor();
-    return this.call(account, 'ListCases', (r, m, o, c) => this.client?.listCases(r, m, o, c), {}, (response: S.ListCasesResponse) => {
-      // `open` is every case not closed yet (a case awaiting input or consulted is still open, SHIELD.md §5).
-      const cases = response.casesJson.map(record).filter((item) => status === undefined || (item['status'] === 'closed') === (status === 'closed'));
-      const start = after === null ? 0 : cases.findIndex((item) => isAfter(item, after));
-      const items = start < 0 ? [] : cases.slice(start, start + page.limit);
-      const last = items.at(-1);
-      const more = start >= 0 && start + page.limit < cases.length && last !== undefined;
-      return answered({ items, nextCursor: more ? encodePageCursor({ at: String(last['updatedAt']), id: String(last['caseId']) }) : null });
-    });
+    if (page.cursor !== null && (page.cursor.length > MAX_CURSOR || !/^[A-Za-z0-9_-]+$/.test(page.cursor))) return badCursor();
+    const request: S.ListCasesRequest = { status: status ?? '', limit: page.limit, cursor: page.cursor ?? '' };
+    const listed = await this.call(account, 'ListCases', (r, m, o, c) => this.client?.listCases(r, m, o, c), request, (response: S.ListCasesResponse) =>
+      answered({ items: response.casesJson.map(record), nextCursor: response.nextCursor === '' ? null : response.nextCursor }),
+    );
+    // A cursor the Shield does not recognise is the page's to drop, like any other bad cursor.
+    return !listed.ok && listed.error.upstreamCode === 'SHIELD_CURSOR_INVALID' ? badCursor() : listed;
   }
 
   /** `POST /shield/cases` (case input): 201 the case. */
@@ -205,13 +210,6 @@ export class ConsoleShieldService {
 
 /** The input as the Shield reads it: JSON text; nothing (undefined) is an empty field, which it refuses as missing. */
 const inputText = (input: unknown): string => (input === undefined ? '' : JSON.stringify(input));
-
-/** Whether `item` sorts after the cursor's row (updatedAt newest first, then caseId, as the Shield lists). */
-function isAfter(item: ShieldRecord, after: { at: string; id: string }): boolean {
-  const at = String(item['updatedAt']);
-  const id = String(item['caseId']);
-  return at < after.at || (at === after.at && id > after.id);
-}
 
 const badCursor = <T>(): ConsoleResult<T> =>
   refused(422, 'CONSOLE_INVALID_INPUT', 'cursor is not a nextCursor this list gave; start again without it', { issues: [{ code: 'CONSOLE_CURSOR_INVALID', path: '?cursor', message: 'Use the nextCursor of the previous page' }] });

@@ -117,9 +117,9 @@ export class ShieldAnalyzerGrpcServer {
           ? { ok: true, value: { caseRecordJson: json(result.value.case), consultationsJson: result.value.consultations.map(json), outcomesJson: result.value.outcomes.map(json) } }
           : result;
       }),
-      listCases: unary('ListCases', async (caller) => {
-        const result = await this.service.list(caller);
-        return result.ok ? { ok: true, value: { casesJson: result.value.map(json) } } : result;
+      listCases: unary('ListCases', async (caller, request: shieldAnalyzerV1GrpcJs.ListCasesRequest) => {
+        const result = await this.service.listPage(caller, { status: request.status, limit: request.limit, cursor: request.cursor });
+        return result.ok ? { ok: true, value: { casesJson: result.value.cases.map(json), nextCursor: result.value.nextCursor ?? '' } } : result;
       }),
       getCounterparty: unary('GetCounterparty', async (caller, request: shieldAnalyzerV1GrpcJs.GetCounterpartyRequest) => {
         const result = await this.service.counterparty(caller, request.reference, request.limit);

@@ -236,16 +236,41 @@ export class ShieldCaseService {
     return succeed({ case: loaded.value.state, consultations: [...loaded.value.consultations], outcomes: [...loaded.value.outcomes] });
   }
 
-  /** The caller's cases (an agent's: its own), `updatedAt` newest first, from the read model. */
+  /** The caller's cases (an agent's: its own), `updatedAt` newest first, from the read model: the first 500. */
   async list(caller: ShieldCaller): Promise<ServiceResult<ShieldCase[]>> {
-    const scope = requireScope<ShieldCase[]>(caller, 'profile:read');
+    const page = await this.listPage(caller, {});
+    return page.ok ? succeed(page.value.cases) : page;
+  }
+
+  /**
+   * A page of the caller's cases, `updatedAt` newest first then `caseId`: `status` open (not closed) or closed,
+   * `limit` 1-500 (0 or absent: 500), `cursor` the `nextCursor` of the previous page (keyset: the last row's
+   * `updatedAt` and `caseId`, so a page never repeats a row; a case changed meanwhile moves to the front).
+   */
+  async listPage(caller: ShieldCaller, query: { status?: string; limit?: number; cursor?: string }): Promise<ServiceResult<{ cases: ShieldCase[]; nextCursor: string | null }>> {
+    const scope = requireScope<{ cases: ShieldCase[]; nextCursor: string | null }>(caller, 'profile:read');
     if (scope) return scope;
+    const status = query.status ?? '';
+    if (status !== '' && status !== 'open' && status !== 'closed') return fail('invalid', 'SHIELD_STATUS_INVALID', 'status must be open, closed or empty', '/status');
+    const limit = query.limit ?? 0;
+    if (!Number.isInteger(limit) || limit < 0 || limit > LIST_MAX) return fail('invalid', 'SHIELD_NUMBER_OUT_OF_RANGE', `limit must be a whole number from 1 to ${LIST_MAX}`, '/limit');
+    const after = query.cursor ? listCursorKey(query.cursor) : null;
+    if (query.cursor && !after) return fail('invalid', 'SHIELD_CURSOR_INVALID', 'cursor must be the nextCursor of the previous page', '/cursor');
+    const take = limit === 0 ? LIST_MAX : limit;
     const rows = await this.deps.prisma.shieldCaseView.findMany({
-      where: { accountId: caller.accountId, ...(caller.kind === 'agent' ? { agentId: caller.agentId } : {}) },
+      where: {
+        accountId: caller.accountId,
+        ...(caller.kind === 'agent' ? { agentId: caller.agentId } : {}),
+        ...(status === 'closed' ? { status: 'closed' } : status === 'open' ? { status: { not: 'closed' } } : {}),
+        ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, caseId: { gt: after.caseId } }] } : {}),
+      },
       orderBy: [{ updatedAt: 'desc' }, { caseId: 'asc' }],
-      take: 500,
+      take: take + 1,
     });
-    return succeed(rows.map((row) => row.record as unknown as ShieldCase));
+    const page = rows.slice(0, take);
+    const last = page.at(-1);
+    const nextCursor = rows.length > take && last ? Buffer.from(JSON.stringify({ u: last.updatedAt.toISOString(), c: last.caseId }), 'utf8').toString('base64url') : null;
+    return succeed({ cases: page.map((row) => row.record as unknown as ShieldCase), nextCursor });
   }
 
   /**
@@ -411,6 +436,21 @@ export class ShieldCaseService {
 
 const CASE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isCaseId = (value: string) => CASE_ID.test(value);
+/** The largest page of cases. */
+const LIST_MAX = 500;
+
+/** A list cursor's key (`listPage`), or null when it is not one this service wrote. */
+function listCursorKey(cursor: string): { updatedAt: Date; caseId: string } | null {
+  if (cursor.length > 256 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { u?: unknown; c?: unknown };
+    if (typeof parsed.u !== 'string' || typeof parsed.c !== 'string' || !isCaseId(parsed.c)) return null;
+    const updatedAt = new Date(parsed.u);
+    return Number.isNaN(updatedAt.getTime()) ? null : { updatedAt, caseId: parsed.c };
+  } catch {
+    return null;
+  }
+}
 
 /** Token management is the owner's (§13): an agent token may not issue, list or revoke, even its own. */
 function ownerOfAgent<T>(caller: ShieldCaller, agentId: string, what: 'issue' | 'list' | 'revoke'): ServiceResult<T> | null {

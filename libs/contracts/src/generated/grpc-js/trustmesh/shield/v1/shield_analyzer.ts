@@ -95,10 +95,21 @@ export interface GetCaseResponse {
 }
 
 export interface ListCasesRequest {
+  /** "open" (every status but closed), "closed", or empty for both. */
+  status: string;
+  /** Cases per page: 1-500; 0 is 500. */
+  limit: number;
+  /**
+   * next_cursor of the previous page; empty for the first. Opaque, bound to nothing else: a case changed between
+   * pages moves to the front and is not seen again on later pages.
+   */
+  cursor: string;
 }
 
 export interface ListCasesResponse {
   casesJson: string[];
+  /** Empty on the last page. */
+  nextCursor: string;
 }
 
 export interface GetCounterpartyRequest {
@@ -1000,11 +1011,20 @@ export const GetCaseResponse: MessageFns<GetCaseResponse> = {
 };
 
 function createBaseListCasesRequest(): ListCasesRequest {
-  return {};
+  return { status: "", limit: 0, cursor: "" };
 }
 
 export const ListCasesRequest: MessageFns<ListCasesRequest> = {
-  encode(_: ListCasesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ListCasesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
     return writer;
   },
 
@@ -1021,6 +1041,30 @@ export const ListCasesRequest: MessageFns<ListCasesRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1033,32 +1077,51 @@ export const ListCasesRequest: MessageFns<ListCasesRequest> = {
     }
   },
 
-  fromJSON(_: any): ListCasesRequest {
-    return {};
+  fromJSON(object: any): ListCasesRequest {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
   },
 
-  toJSON(_: ListCasesRequest): unknown {
+  toJSON(message: ListCasesRequest): unknown {
     const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
     return obj;
   },
 
   create(base?: DeepPartial<ListCasesRequest>): ListCasesRequest {
     return ListCasesRequest.fromPartial(base ?? {});
   },
-  fromPartial(_: DeepPartial<ListCasesRequest>): ListCasesRequest {
+  fromPartial(object: DeepPartial<ListCasesRequest>): ListCasesRequest {
     const message = createBaseListCasesRequest();
+    message.status = object.status ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
     return message;
   },
 };
 
 function createBaseListCasesResponse(): ListCasesResponse {
-  return { casesJson: [] };
+  return { casesJson: [], nextCursor: "" };
 }
 
 export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   encode(message: ListCasesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.casesJson) {
       writer.uint32(10).string(v!);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
     }
     return writer;
   },
@@ -1084,6 +1147,14 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
             message.casesJson.push(reader.string());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1103,6 +1174,11 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
         : globalThis.Array.isArray(object?.cases_json)
         ? object.cases_json.map((e: any) => globalThis.String(e))
         : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
     };
   },
 
@@ -1110,6 +1186,9 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
     const obj: any = {};
     if (message.casesJson?.length) {
       obj.casesJson = message.casesJson;
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
     }
     return obj;
   },
@@ -1120,6 +1199,7 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   fromPartial(object: DeepPartial<ListCasesResponse>): ListCasesResponse {
     const message = createBaseListCasesResponse();
     message.casesJson = object.casesJson?.map((e) => e) || [];
+    message.nextCursor = object.nextCursor ?? "";
     return message;
   },
 };
@@ -1812,7 +1892,7 @@ export const ShieldAnalyzerService = {
     responseSerialize: (value: GetCaseResponse): Buffer => Buffer.from(GetCaseResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCaseResponse => GetCaseResponse.decode(value),
   },
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
   listCases: {
     path: "/trustmesh.shield.v1.ShieldAnalyzer/ListCases" as const,
     requestStream: false as const,
@@ -1889,7 +1969,7 @@ export interface ShieldAnalyzerServer extends UntypedServiceImplementation {
   closeCase: handleUnaryCall<CloseCaseRequest, CloseCaseResponse>;
   /** One case with its consultations (oldest first) and outcomes. */
   getCase: handleUnaryCall<GetCaseRequest, GetCaseResponse>;
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
   listCases: handleUnaryCall<ListCasesRequest, ListCasesResponse>;
   /**
    * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
@@ -1988,7 +2068,7 @@ export interface ShieldAnalyzerClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCaseResponse) => void,
   ): ClientUnaryCall;
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
   listCases(
     request: ListCasesRequest,
     callback: (error: ServiceError | null, response: ListCasesResponse) => void,

@@ -85,10 +85,21 @@ export interface GetCaseResponse {
 }
 
 export interface ListCasesRequest {
+  /** "open" (every status but closed), "closed", or empty for both. */
+  status: string;
+  /** Cases per page: 1-500; 0 is 500. */
+  limit: number;
+  /**
+   * next_cursor of the previous page; empty for the first. Opaque, bound to nothing else: a case changed between
+   * pages moves to the front and is not seen again on later pages.
+   */
+  cursor: string;
 }
 
 export interface ListCasesResponse {
   casesJson: string[];
+  /** Empty on the last page. */
+  nextCursor: string;
 }
 
 export interface GetCounterpartyRequest {
@@ -162,7 +173,7 @@ export interface ShieldAnalyzerClient {
 
   getCase(request: GetCaseRequest, metadata?: Metadata): Observable<GetCaseResponse>;
 
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
 
   listCases(request: ListCasesRequest, metadata?: Metadata): Observable<ListCasesResponse>;
 
@@ -225,7 +236,7 @@ export interface ShieldAnalyzerController {
     metadata?: Metadata,
   ): Promise<GetCaseResponse> | Observable<GetCaseResponse> | GetCaseResponse;
 
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
 
   listCases(
     request: ListCasesRequest,
