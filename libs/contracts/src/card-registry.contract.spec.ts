@@ -50,6 +50,7 @@ const CARD: cardRegistryV1.GetCardResponse = {
       },
     ],
     publishedAt: { seconds: 1_772_359_100, nanos: 0 },
+    namespace: 'acme.example',
   },
   renamedFrom: '',
 };
