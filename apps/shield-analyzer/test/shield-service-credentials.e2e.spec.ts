@@ -146,6 +146,15 @@ describe('Shield analyzer delegated service credentials', () => {
 
     const tooMany = await rest('GET', '/v0.1/shield/counterparties/northwind?limit=500', CONSOLE_TOKEN, ALICE);
     expect([tooMany.status, tooMany.body.issues[0]]).toEqual([400, expect.objectContaining({ code: 'SHIELD_NUMBER_OUT_OF_RANGE', path: '/limit' })]);
+    // A reference that is not valid percent-encoding never reaches the route, and is never echoed.
+    const malformed = await fetch(`${app.handle.httpUrl}/v0.1/shield/counterparties/%E0%A4%A`, { headers: { authorization: `Bearer ${CONSOLE_TOKEN}`, 'trustmesh-on-behalf-of': ALICE } });
+    const malformedText = await malformed.text();
+    expect([malformed.status, JSON.parse(malformedText).issues[0].code]).toEqual([400, 'SHIELD_PATH_INVALID']);
+    expect(malformedText).not.toContain('%E0');
+    const unknown = await fetch(`${app.handle.httpUrl}/v0.1/shield/nothing-here-<script>`);
+    const unknownText = await unknown.text();
+    expect([unknown.status, JSON.parse(unknownText).issues[0].code]).toEqual([404, 'SHIELD_ROUTE_NOT_FOUND']);
+    expect(unknownText).not.toContain('nothing-here');
     const tooLong = await call<S.GetCounterpartyResponse>((m, cb) => client.getCounterparty({ reference: 'r'.repeat(201), limit: 0 }, m, cb), CONSOLE_TOKEN, ALICE);
     expect([tooLong.error?.code, tooLong.issues?.issues[0]?.path]).toEqual([grpc.status.INVALID_ARGUMENT, '/reference']);
   });
