@@ -40,7 +40,10 @@ export const protobufFileName = "trustmesh/registry/v1/card_registry.proto";
  *     (bearer operator credential only).
  *
  * Authentication: metadata `authorization: Bearer <credential>`. Read RPCs (GetCard, ListRevisions,
- * SearchCards, SyncChanges) accept calls without it.
+ * SearchCards, SyncChanges, GetNamespace) accept calls without it. A delegated service credential
+ * (REGISTRY_SERVICE_CREDENTIALS) also sends `trustmesh-on-behalf-of: <service>-<id>`, the publisher it acts as
+ * (registered on first use; exactly a publisher's rights): UNAUTHENTICATED ON_BEHALF_OF_MISSING /
+ * ON_BEHALF_OF_INVALID, PERMISSION_DENIED ON_BEHALF_OF_FOREIGN.
  *
  * Refusals: a gRPC status code plus, in the trailing metadata `registry-issues-bin`, the UTF-8 JSON
  *   { "error": "<message>", "code": "<STABLE_CODE>", "issues": [{ "path", "code", "severity", "message" }],

@@ -35,7 +35,10 @@ export const protobufFileName = "trustmesh/shield/v1/shield_analyzer.proto";
  * one JSON value is refused with INVALID_ARGUMENT and the issue code SHIELD_BODY_NOT_JSON.
  *
  * Authentication: metadata `authorization: Bearer <operator credential or agent token>`; agent tokens
- * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST.
+ * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST. A delegated
+ * service credential (SHIELD_SERVICE_CREDENTIALS) also sends `trustmesh-on-behalf-of: <service>:<id>`, the
+ * operator account it acts as: UNAUTHENTICATED SHIELD_ON_BEHALF_OF_MISSING / _INVALID, PERMISSION_DENIED
+ * SHIELD_ON_BEHALF_OF_FOREIGN.
  * Refusals: INVALID_ARGUMENT (validation, closed case), UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND,
  * ABORTED (concurrent change); trailing metadata `shield-issues-bin` holds the JSON
  * `{ "error", "issues": [{ "code", "path", "message" }] }` of the REST answer.
