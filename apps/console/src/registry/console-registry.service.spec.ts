@@ -181,3 +181,37 @@ async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe("ConsoleRegistryService and the registry's per-source limits", () => {
+  let dir: { dataDir: string; remove(): Promise<void> };
+  let registry: ServiceChild<{ grpcAddress: string }>;
+  let service: ConsoleRegistryService;
+  beforeAll(async () => {
+    dir = await createSeededDataDir('console-registry-limits');
+    registry = await startServiceChild(join(workspaceRoot, 'apps/card-registry/test/support/registry.process.ts'), {
+      workspaceRoot,
+      env: {
+        TRUSTMESH_DATA_DIR: dir.dataDir,
+        REGISTRY_HTTP_PORT: '0',
+        REGISTRY_GRPC_PORT: '0',
+        REGISTRY_OPERATOR_PORT: 'off',
+        REGISTRY_SERVICE_CREDENTIALS: `console:${createHash('sha256').update(CREDENTIAL).digest('hex')}`,
+        // The console is the registry's trusted proxy: each person gets the allowance of their own address.
+        REGISTRY_TRUSTED_PROXIES: '127.0.0.1',
+        REGISTRY_RATE_WRITES_PER_MINUTE: '3',
+      },
+    });
+    service = new ConsoleRegistryService({ target: target(registry.ready.grpcAddress) });
+  }, 120_000);
+  afterAll(async () => {
+    service?.close();
+    await registry?.stop();
+    await dir?.remove();
+  });
+
+  it("spends each person's own allowance, so one person's burst never locks out another", async () => {
+    for (let call = 0; call < 3; call += 1) expect((await service.namespaces(alice, { clientAddress: '203.0.113.7' })).ok).toBe(true);
+    expect(await service.namespaces(alice, { clientAddress: '203.0.113.7' })).toMatchObject({ ok: false, status: 429, error: { code: 'CONSOLE_REGISTRY_RATE_LIMITED', upstreamCode: 'RATE_LIMITED', message: expect.stringMatching(/try again in \d+ s/) } });
+    expect(await service.namespaces(bob, { clientAddress: '198.51.100.20' })).toMatchObject({ ok: true, status: 200 });
+  });
+});

@@ -11,6 +11,8 @@
  * `CONSOLE_*` code with a message that says what to do and the registry's code in `upstreamCode`; a registry that
  * does not answer as 503 CONSOLE_REGISTRY_UNAVAILABLE. Never the registry's status details.
  */
+import { isIP } from 'node:net';
+
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { bearerMetadataOf, callUnary, cardRegistryV1GrpcJs as v1, channelCredentialsOf, decodeRegistryRefusal, REGISTRY_ISSUES_METADATA, type RegistryRefusal, type UnaryInvoker } from '@trustmesh/contracts';
 import type { GrpcClientTarget } from '@trustmesh/platform-config';
@@ -24,6 +26,15 @@ export interface ConsoleRegistryOptions {
   target: GrpcClientTarget | null;
   /** Each call's deadline (default 15 s: a claim check fetches DNS or HTTPS). */
   deadlineMs?: number;
+}
+
+/**
+ * Where the person's request came from, as the HTTP edge determined it (its trusted proxies applied). Sent to the
+ * registry as `x-forwarded-for`, which it follows only from peers in REGISTRY_TRUSTED_PROXIES: list the console
+ * there, or every person shares the console's one per-source allowance (60 writes a minute by default).
+ */
+export interface RequestOrigin {
+  clientAddress?: string;
 }
 
 export interface SearchQuery {
@@ -124,7 +135,7 @@ export class ConsoleRegistryService {
   }
 
   /** `GET /registry/search?q=&kind=&namespace=&status=&tag=`: card summaries, facets with counts (first page), next cursor. */
-  async search(query: SearchQuery): Promise<ConsoleResult<SearchAnswer>> {
+  async search(query: SearchQuery, origin: RequestOrigin = {}): Promise<ConsoleResult<SearchAnswer>> {
     if (query.q !== undefined && query.q.length > MAX_QUERY) return invalid('?q', 'CONSOLE_QUERY_TOO_LONG', `Search words are at most ${MAX_QUERY} characters`);
     const kind = query.kind === undefined ? undefined : KIND_NAMES.find(([, name]) => name === query.kind)?.[0];
     if (query.kind !== undefined && kind === undefined) return invalid('?kind', 'CONSOLE_KIND_INVALID', 'kind is ai-card, a2a or mcp-server');
@@ -148,46 +159,46 @@ export class ConsoleRegistryService {
       cursor: query.cursor ?? '',
     };
     return this.guard(async () => {
-      const response = await this.call<v1.SearchCardsRequest, v1.SearchCardsResponse>('read', null, (r, m, o, c) => this.client?.searchCards(r, m, o, c), request);
+      const response = await this.call<v1.SearchCardsRequest, v1.SearchCardsResponse>('read', null, origin, (r, m, o, c) => this.client?.searchCards(r, m, o, c), request);
       return answered({ items: response.hits.map(summaryOf), facets: facetsOf(response.facets), nextCursor: response.nextCursor === '' ? null : response.nextCursor });
     });
   }
 
   /** `GET /registry/cards/:identifier`: the card's page. */
-  async card(identifier: string): Promise<ConsoleResult<CardPage>> {
+  async card(identifier: string, origin: RequestOrigin = {}): Promise<ConsoleResult<CardPage>> {
     if (identifier.length < 1 || identifier.length > MAX_IDENTIFIER) return refused(404, 'CONSOLE_CARD_NOT_FOUND', 'The registry has no card with this identifier; check the identifier or search for the card.');
-    return this.guard(async () => answered(await this.cardPage(identifier)));
+    return this.guard(async () => answered(await this.cardPage(identifier, origin)));
   }
 
   /** `POST /registry/cards {card}`: publishes as the account's publisher; 201 the card's page, or every issue at its pointer. */
-  async publish(account: ConsoleAccount, body: unknown): Promise<ConsoleResult<CardPage>> {
+  async publish(account: ConsoleAccount, body: unknown, origin: RequestOrigin = {}): Promise<ConsoleResult<CardPage>> {
     const card = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['card'] : undefined;
     if (typeof card !== 'object' || card === null || Array.isArray(card)) return invalid('/card', 'CONSOLE_CARD_REQUIRED', 'Send the card document as {"card": {...}}');
     if (Object.keys(body as object).length !== 1) return invalid('', 'CONSOLE_FIELD_UNKNOWN', 'The body holds only "card"');
     // Pretty-printed, as a publisher writes a card: the registry keeps these exact bytes and their digest.
     const document = Buffer.from(JSON.stringify(card, null, 2), 'utf8');
     return this.guard(async () => {
-      const published = await this.call<v1.PublishCardRequest, v1.PublishCardResponse>('publish', account, (r, m, o, c) => this.client?.publishCard(r, m, o, c), { document, kind: v1.CardKind.UNSPECIFIED, identifier: '', dryRun: false });
-      return answered(await this.cardPage(published.identifier), published.outcome === v1.PublishOutcome.CREATED ? 201 : 200);
+      const published = await this.call<v1.PublishCardRequest, v1.PublishCardResponse>('publish', account, origin, (r, m, o, c) => this.client?.publishCard(r, m, o, c), { document, kind: v1.CardKind.UNSPECIFIED, identifier: '', dryRun: false });
+      return answered(await this.cardPage(published.identifier, origin), published.outcome === v1.PublishOutcome.CREATED ? 201 : 200);
     });
   }
 
   /** `GET /registry/namespaces`: the account's namespaces and claims, newest claim first (at most 100: one page). */
-  async namespaces(account: ConsoleAccount): Promise<ConsoleResult<ConsolePage<NamespaceClaimView>>> {
+  async namespaces(account: ConsoleAccount, origin: RequestOrigin = {}): Promise<ConsoleResult<ConsolePage<NamespaceClaimView>>> {
     return this.guard(async () => {
-      const response = await this.call<v1.ListNamespaceClaimsRequest, v1.ListNamespaceClaimsResponse>('namespace', account, (r, m, o, c) => this.client?.listNamespaceClaims(r, m, o, c), {});
+      const response = await this.call<v1.ListNamespaceClaimsRequest, v1.ListNamespaceClaimsResponse>('namespace', account, origin, (r, m, o, c) => this.client?.listNamespaceClaims(r, m, o, c), {});
       return answered({ items: response.claims.map(claimViewOf), nextCursor: null });
     });
   }
 
   /** `POST /registry/namespaces/:namespace/claims {method: dns|well-known}`: 201 exactly what to create. */
-  async startClaim(account: ConsoleAccount, namespace: string, body: unknown): Promise<ConsoleResult<{ namespace: string; method: string; proof: ClaimProof }>> {
+  async startClaim(account: ConsoleAccount, namespace: string, body: unknown, origin: RequestOrigin = {}): Promise<ConsoleResult<{ namespace: string; method: string; proof: ClaimProof }>> {
     if (!NAMESPACE.test(namespace)) return invalid('/namespace', 'CONSOLE_NAMESPACE_INVALID', 'A namespace is a domain in lower case, such as example.com');
     const method = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['method'] : undefined;
     const chosen = typeof method === 'string' ? CONSOLE_METHODS[method] : undefined;
     if (chosen === undefined) return invalid('/method', 'CONSOLE_METHOD_INVALID', 'method is dns (a TXT record) or well-known (a file on the domain)');
     return this.guard(async () => {
-      const response = await this.call<v1.StartNamespaceClaimRequest, v1.StartNamespaceClaimResponse>('namespace', account, (r, m, o, c) => this.client?.startNamespaceClaim(r, m, o, c), { namespace, method: chosen });
+      const response = await this.call<v1.StartNamespaceClaimRequest, v1.StartNamespaceClaimResponse>('namespace', account, origin, (r, m, o, c) => this.client?.startNamespaceClaim(r, m, o, c), { namespace, method: chosen });
       const proof = proofOf(response.proof);
       if (!proof) return refused(502, 'CONSOLE_REGISTRY_FAILED', 'The registry did not say what to create; try again.');
       return answered({ namespace: response.namespace, method: method as string, proof }, 201);
@@ -195,11 +206,11 @@ export class ConsoleRegistryService {
   }
 
   /** `POST /registry/namespaces/:namespace/claims/check`: `verified`, or `failed` with what the check found. */
-  async checkClaim(account: ConsoleAccount, namespace: string): Promise<ConsoleResult<ClaimCheck>> {
+  async checkClaim(account: ConsoleAccount, namespace: string, origin: RequestOrigin = {}): Promise<ConsoleResult<ClaimCheck>> {
     if (!NAMESPACE.test(namespace)) return invalid('/namespace', 'CONSOLE_NAMESPACE_INVALID', 'A namespace is a domain in lower case, such as example.com');
     return this.guard<ClaimCheck>(async () => {
       try {
-        const response = await this.call<v1.CheckNamespaceClaimRequest, v1.CheckNamespaceClaimResponse>('namespace', account, (r, m, o, c) => this.client?.checkNamespaceClaim(r, m, o, c), { namespace, proof: '' });
+        const response = await this.call<v1.CheckNamespaceClaimRequest, v1.CheckNamespaceClaimResponse>('namespace', account, origin, (r, m, o, c) => this.client?.checkNamespaceClaim(r, m, o, c), { namespace, proof: '' });
         return answered({ namespace: response.namespace, state: 'verified', detail: `You own ${response.namespace}: cards under it can be published now.` });
       } catch (error) {
         // A proof not (yet) in place is an answer, not an error: the page shows what the check found.
@@ -216,15 +227,15 @@ export class ConsoleRegistryService {
     this.client?.close();
   }
 
-  private async cardPage(identifier: string): Promise<CardPage> {
-    const got = await this.call<v1.GetCardRequest, v1.GetCardResponse>('read', null, (r, m, o, c) => this.client?.getCard(r, m, o, c), { identifier, revision: '' });
+  private async cardPage(identifier: string, origin: RequestOrigin): Promise<CardPage> {
+    const got = await this.call<v1.GetCardRequest, v1.GetCardResponse>('read', null, origin, (r, m, o, c) => this.client?.getCard(r, m, o, c), { identifier, revision: '' });
     const card = got.card;
     if (!card) throw new CallRefused(refused(502, 'CONSOLE_REGISTRY_FAILED', 'The registry answered without the card; try again.'));
-    const listed = await this.call<v1.ListRevisionsRequest, v1.ListRevisionsResponse>('read', null, (r, m, o, c) => this.client?.listRevisions(r, m, o, c), { identifier: card.identifier, limit: 100, cursor: '' });
+    const listed = await this.call<v1.ListRevisionsRequest, v1.ListRevisionsResponse>('read', null, origin, (r, m, o, c) => this.client?.listRevisions(r, m, o, c), { identifier: card.identifier, limit: 100, cursor: '' });
     let namespace: v1.GetNamespaceResponse | null = null;
     if (card.namespace !== '') {
       try {
-        namespace = await this.call<v1.GetNamespaceRequest, v1.GetNamespaceResponse>('read', null, (r, m, o, c) => this.client?.getNamespace(r, m, o, c), { namespace: card.namespace });
+        namespace = await this.call<v1.GetNamespaceRequest, v1.GetNamespaceResponse>('read', null, origin, (r, m, o, c) => this.client?.getNamespace(r, m, o, c), { namespace: card.namespace });
       } catch (error) {
         // Nobody holds or proved it (a namespace whose proof lapsed): the card shows it unclaimed.
         if (!(error instanceof CallRefused && error.result.status === 404)) throw error;
@@ -246,8 +257,11 @@ export class ConsoleRegistryService {
     }
   }
 
-  /** One call; reads carry no credential, writes act for `account` (throws `CallRefused` with the person's answer). */
-  private async call<Req, Res>(context: Context, account: ConsoleAccount | null, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
+  /**
+   * One call; reads carry no credential, writes act for `account`; the person's address rides along for the
+   * registry's per-source limits (throws `CallRefused` with the person's answer).
+   */
+  private async call<Req, Res>(context: Context, account: ConsoleAccount | null, origin: RequestOrigin, invoke: UnaryInvoker<Req, Res>, request: Req): Promise<Res> {
     const target = this.options.target as GrpcClientTarget;
     let metadata: Metadata;
     if (account) {
@@ -256,6 +270,7 @@ export class ConsoleRegistryService {
     } else {
       metadata = new Metadata();
     }
+    if (origin.clientAddress !== undefined && isIP(origin.clientAddress) !== 0) metadata.set('x-forwarded-for', origin.clientAddress);
     try {
       return await callUnary(invoke, request, metadata, this.deadlineMs);
     } catch (error) {
