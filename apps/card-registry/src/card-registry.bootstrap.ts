@@ -122,7 +122,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
   const tracing = startTracing(tracingConfig, { instanceId: config.replicaId });
   try {
     const now = options.now ?? (() => new Date());
-    const callers = new RegistryCallers(operators, infrastructure.store);
+    const callers = new RegistryCallers(operators, infrastructure.store, { services: config.serviceCredentials, onRegistered: () => infrastructure.publisher.kick(), now });
     const namespaces = new NamespaceRepository(infrastructure.store, { capacity: config.namespaceCacheEntries, onAppended: () => infrastructure.publisher.kick() });
     metrics.observeNamespaceCache(namespaces);
     if (config.trust.testOnly) logger.log('warn', 'REGISTRY_TEST_ONLY_* fetch overrides are set: outbound fetching trusts the test CA, host map or loopback; never run a real registry like this', {});
@@ -131,11 +131,13 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
     const query = <Row>(sql: string, params: unknown[] = []) => infrastructure.database.withConnection((connection) => connection.query<Row>(sql, params));
     const verifiedNamespaces = async () =>
       (await query<{ namespace: string }>('SELECT namespace FROM registry_namespace_trust WHERE method IS NOT NULL AND lapsed_at IS NULL AND expires_at > $1::timestamptz', [now().toISOString()])).map((row) => row.namespace);
-    const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, config: config.trust, logger, now });
+    const heldNamespaces = async (publisherId: string, limit: number) =>
+      (await query<{ namespace: string }>('SELECT namespace FROM registry_namespaces WHERE publisher_id = $1 ORDER BY granted_at DESC, namespace LIMIT $2::integer', [publisherId, limit])).map((row) => row.namespace);
+    const trust = new NamespaceTrustService({ store: infrastructure.store, namespaces, proofs, verifiedNamespaces, heldNamespaces, config: config.trust, logger, now });
     const documents = options.documents ?? cardsDocuments(config.maxCardBytes);
     const signatures = signaturePolicyGate(network, now);
     const quota = new DailyPublishQuota(config.limits.publishQuotaPerDay, (sql, params) => query(sql, params), logger, () => now().getTime());
-    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures }, quota);
+    const cards = new QuotaCardService({ store: infrastructure.store, namespaces, documents, logger, now, signatures, onPublished: (kind) => metrics.revisionPublished(kind) }, quota);
     const catalogPublish = new CatalogPublishService({ namespaces, documents, signatures, network, logger, now, quota });
     const limits = new RegistryLimits(config.limits);
     const admin = new PublisherAdminService({ store: infrastructure.store, publisher: infrastructure.publisher, namespaces, callers, logger, now, onNamespaceGranted: (namespace) =>
@@ -184,7 +186,7 @@ export async function startCardRegistry(env: Readonly<Record<string, string | un
         ? eventFeedService({ bus: infrastructure.localBus, topics: [REGISTRY_CARDS_TOPIC], followers: config.feedFollowers, logger, trace: traceGrpcServerCall })
         : undefined;
     grpcServer = new RegistryGrpcServer(
-      { cards, catalogPublish, admin, namespaces, search, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now, ...(feed ? { feed } : {}) },
+      { cards, catalogPublish, admin, namespaces, search, trust, edge: new RegistryGrpcEdge({ callers, logger, limits }), maxCardBytes: config.maxCardBytes, now, ...(feed ? { feed } : {}) },
       async () => (await readiness()).status === 200,
     );
     const grpcPort = await grpcServer.start(config.grpc.host, config.grpc.port);

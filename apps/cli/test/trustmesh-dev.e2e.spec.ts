@@ -201,7 +201,7 @@ describe('npm start (trustmesh dev)', () => {
         shieldCredential,
       );
       expect(JSON.parse(consulted.response?.consultationJson ?? '{}')).toMatchObject({ caseId, agentId: 'dev-agent', analysis: { disposition: expect.any(String) } });
-      expect((await shieldGrpc((m, cb) => shieldClient.listCases({}, m, cb), null)).code).toBe(GrpcStatus.UNAUTHENTICATED);
+      expect((await shieldGrpc((m, cb) => shieldClient.listCases(shieldAnalyzerV1GrpcJs.ListCasesRequest.fromPartial({}), m, cb), null)).code).toBe(GrpcStatus.UNAUTHENTICATED);
     } finally {
       shieldClient.close();
     }

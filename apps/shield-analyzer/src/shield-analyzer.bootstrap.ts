@@ -35,6 +35,7 @@ import { loadShieldAnalyzerConfig, SHIELD_ANALYZER_SERVICE_NAME, type ShieldAnal
 import { ShieldMetrics } from './health/shield-metrics';
 import { ShieldAnalyzerGrpcServer } from './grpc/shield-analyzer.grpc-server';
 import { ShieldHttpEdge } from './http/shield-http.edge';
+import { ShieldExceptionFilter } from './http/shield-exception.filter';
 import { openShieldInfrastructure, type ShieldInfrastructure } from './persistence/shield-infrastructure';
 import { followRegistryFeed } from './registry/registry-feed.mirror';
 import { createShieldAnalyze, type DeterministicAnalyzer } from './service/shield-analyze.factory';
@@ -102,7 +103,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
       publisher: infrastructure.publisher,
       prisma: infrastructure.prisma,
       database: infrastructure.database,
-      callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store)),
+      callers: new ShieldCallers(operators, new ShieldAgentTokens(infrastructure.store), config.serviceCredentials),
       analyze: async (request) => {
         const result = await analyze(request);
         metrics.consultation(result.generation.mode);
@@ -122,6 +123,7 @@ export async function startShieldAnalyzer(env: Readonly<Record<string, string | 
     });
     (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
     app.use(tracedHttpRequests());
+    app.useGlobalFilters(new ShieldExceptionFilter());
     await app.listen(config.http.port, config.http.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;

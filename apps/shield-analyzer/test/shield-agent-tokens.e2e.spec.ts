@@ -102,7 +102,7 @@ describe('Shield agent tokens', () => {
 
     const rest = await app.call('GET', '/v0.1/shield/cases', issued.token);
     expect([rest.status, rest.body.issues[0].code]).toEqual([401, 'SHIELD_UNAUTHENTICATED']);
-    const overGrpc = await grpcCall<S.ListCasesRequest, S.ListCasesResponse>(client, 'listCases', {}, issued.token);
+    const overGrpc = await grpcCall<S.ListCasesRequest, S.ListCasesResponse>(client, 'listCases', S.ListCasesRequest.fromPartial({}), issued.token);
     expect(overGrpc.ok ? 'ok' : overGrpc.code).toBe(grpc.status.UNAUTHENTICATED);
     // The MCP client connected before the revocation is refused on its next call.
     const later = await mcp.client!.listTools().then(() => null, refusalOf);

@@ -50,6 +50,7 @@ const CARD: cardRegistryV1.GetCardResponse = {
       },
     ],
     publishedAt: { seconds: 1_772_359_100, nanos: 0 },
+    namespace: 'acme.example',
   },
   renamedFrom: '',
 };
@@ -60,7 +61,7 @@ describe('CardRegistry and CardRegistryOperator as NestJS loads them', () => {
     expect(pathsOf(loadService(cardRegistryV1.CARD_REGISTRY_SERVICE_NAME))).toEqual(pathsOf(cardRegistryV1GrpcJs.CardRegistryService));
     expect(pathsOf(loadService(cardRegistryV1.CARD_REGISTRY_OPERATOR_SERVICE_NAME))).toEqual(pathsOf(cardRegistryV1GrpcJs.CardRegistryOperatorService));
     expect(Object.keys(cardRegistryV1GrpcJs.CardRegistryService).sort()).toEqual(
-      ['getCard', 'listRevisions', 'publishCard', 'publishCatalog', 'renameCard', 'searchCards', 'setStatus', 'syncChanges'],
+      ['checkNamespaceClaim', 'getCard', 'getNamespace', 'listNamespaceClaims', 'listRevisions', 'publishCard', 'publishCatalog', 'renameCard', 'searchCards', 'setStatus', 'startNamespaceClaim', 'syncChanges'],
     );
     expect(Object.keys(cardRegistryV1GrpcJs.CardRegistryOperatorService).sort()).toEqual(
       ['createPublisher', 'grantNamespace', 'issueCredential', 'revokeCredential', 'transferNamespace'],

@@ -31,6 +31,18 @@ describe('loadCardRegistryConfig', () => {
     expect(config.http.host).toBe('0.0.0.0');
   });
 
+  it('reads delegated service credentials as service:sha256hex pairs, never echoing a plaintext', () => {
+    expect(loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x' }).serviceCredentials).toEqual([]);
+    const config = loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_SERVICE_CREDENTIALS: `console:${DIGEST}` });
+    expect(config.serviceCredentials.map((credential) => credential.service)).toEqual(['console']);
+    expect(() => loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_SERVICE_CREDENTIALS: 'console:plaintext-secret' })).toThrow(/REGISTRY_SERVICE_CREDENTIALS/);
+    try {
+      loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_SERVICE_CREDENTIALS: 'console:plaintext-secret' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('plaintext-secret');
+    }
+  });
+
   it('bounds the namespace cache: 512 by default, REGISTRY_NAMESPACE_CACHE_ENTRIES at least 1', () => {
     expect(loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x' }).namespaceCacheEntries).toBe(512);
     expect(loadCardRegistryConfig({ TRUSTMESH_DATA_DIR: '/tmp/x', REGISTRY_NAMESPACE_CACHE_ENTRIES: '20000' }).namespaceCacheEntries).toBe(20_000);

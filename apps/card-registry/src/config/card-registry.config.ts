@@ -9,7 +9,7 @@
  * is set, like the Shield analyzer).
  */
 import { collectPlatformConfig, ConfigError, envReader, variablesRead, type ConfigProblem, type Env, type PlatformConfig } from '@trustmesh/platform-config';
-import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
+import { parseOperatorCredentials, parseServiceCredentials, type OperatorCredential, type ServiceCredential } from '@trustmesh/platform-credentials';
 import { readFeedFollowers, type FeedFollower } from '@trustmesh/platform-event-feed';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 
@@ -33,6 +33,11 @@ export interface CardRegistryConfig {
   /** GET /metrics, /healthz, /readyz on a plain listener of their own; null when REGISTRY_OPERATOR_PORT=off. */
   operator: { host: string; port: number } | null;
   operatorCredentials: OperatorCredential[];
+  /**
+   * REGISTRY_SERVICE_CREDENTIALS: `service:sha256hex` pairs of delegated service credentials (the console), each
+   * acting as the publishers `<service>-<id>` that `trustmesh-on-behalf-of` names. Empty: none.
+   */
+  serviceCredentials: ServiceCredential[];
   /** Largest card document accepted on publish, in bytes (413 beyond). */
   maxCardBytes: number;
   /** Largest JSON request body of the other routes, in bytes (413 beyond). */
@@ -108,6 +113,14 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     fail('REGISTRY_OPERATOR_CREDENTIALS', 'is required in server mode (DATABASE_URL set): account:sha256hex pairs of the operator bearer credentials');
   }
 
+  let serviceCredentials: ServiceCredential[] = [];
+  const servicesRaw = value('REGISTRY_SERVICE_CREDENTIALS');
+  if (servicesRaw !== undefined) {
+    const parsed = parseServiceCredentials(servicesRaw);
+    if (parsed.ok) serviceCredentials = parsed.credentials;
+    else fail('REGISTRY_SERVICE_CREDENTIALS', parsed.problem);
+  }
+
   const maxCardBytes = integer('REGISTRY_MAX_CARD_BYTES', 512 * 1024, 1024, MAX_CARD_BYTES_LIMIT);
   const config: CardRegistryConfig = {
     platform: platform as PlatformConfig,
@@ -117,6 +130,7 @@ export function loadCardRegistryConfig(env: Env): CardRegistryConfig {
     limits: collectRegistryLimitsConfig(env, problems),
     operator,
     operatorCredentials,
+    serviceCredentials,
     maxCardBytes,
     maxBodyBytes: integer('REGISTRY_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     maxEventDataBytes: Math.ceil((maxCardBytes * 4) / 3) + EVENT_MARGIN_BYTES,

@@ -2,15 +2,19 @@
  * gRPC `trustmesh.registry.v1.CardRegistry` over the same `CardService` as `/v1/cards` (CARDS.md §5): the
  * same rules and refusals, only the shapes differ. Publish takes the document's raw bytes; GetCard follows
  * renames (setting `renamed_from`) and answers a deleted card or revision as its tombstone (status DELETED,
- * no document); ListRevisions pages newest first. SearchCards and SyncChanges are in
- * card-registry-search.grpc-service.ts, PublishCatalog in card-registry-catalogs.grpc-service.ts.
+ * no document) and carries the revision's recorded signature check; ListRevisions pages newest first. SearchCards
+ * and SyncChanges are in card-registry-search.grpc-service.ts, PublishCatalog in card-registry-catalogs.grpc-service.ts,
+ * the namespace ownership methods in card-registry-namespaces.grpc-service.ts.
  */
 import { cardRegistryV1GrpcJs as v1, timestampFromDate } from '@trustmesh/contracts';
 
 import type { CatalogPublishService } from '../catalogs/catalog-publish.service';
 import type { CardService, RevisionView } from '../service/card.service';
+import type { SignatureView } from '../trust/signature.view';
 import { fail, succeed, type ServiceResult } from '../service/registry-service.result';
+import type { NamespaceTrustService } from '../trust/namespace-trust.service';
 import { catalogGrpcHandlers } from './card-registry-catalogs.grpc-service';
+import { namespaceGrpcHandlers } from './card-registry-namespaces.grpc-service';
 import { searchGrpcHandlers, type RegistrySearchServices } from './card-registry-search.grpc-service';
 import { kindFromProto, kindToProto, statusFromProto, statusToProto } from './registry-grpc.enums';
 import { failure, type RegistryGrpcEdge } from './registry-grpc.edge';
@@ -37,15 +41,34 @@ function revisionMessage(identifier: string, view: RevisionView, latest: string 
   };
 }
 
+/** Signature codes that say the check could not be made (the key unreachable, a profile or digest not supported), not that it failed. */
+const UNVERIFIABLE = new Set(['KEY_DOCUMENT_UNAVAILABLE', 'PROFILE_UNSUPPORTED', 'DIGEST_UNSUPPORTED', 'SUBJECT_DIGEST_UNCHECKED']);
+
+/** The signature check recorded with a revision (signature.view.ts) as the proto's SignatureVerification. */
+function signatureMessage(signature: SignatureView): v1.SignatureVerification {
+  return {
+    path: signature.pointer ?? '',
+    outcome: signature.verified ? v1.SignatureOutcome.VERIFIED : UNVERIFIABLE.has(signature.code ?? '') ? v1.SignatureOutcome.UNVERIFIABLE : v1.SignatureOutcome.INVALID,
+    signer: signature.signer ?? '',
+    kid: signature.kid ?? '',
+    alg: signature.alg ?? '',
+    profile: '',
+    code: signature.code ?? '',
+    message: '',
+    verifiedAt: time(signature.verifiedAt ?? signature.checkedAt),
+  };
+}
+
 export interface CardRegistryGrpcDeps {
   cards: CardService;
   catalogPublish: CatalogPublishService;
   edge: RegistryGrpcEdge;
   maxCardBytes: number;
   search: RegistrySearchServices;
+  trust: NamespaceTrustService;
 }
 
-export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBytes, search }: CardRegistryGrpcDeps): v1.CardRegistryServer {
+export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBytes, search, trust }: CardRegistryGrpcDeps): v1.CardRegistryServer {
   /**
    * The identifier a card answers to now (renames followed), with its revisions; a named revision is
    * served where it was published (a renamed card keeps its revisions under the old identifier).
@@ -89,13 +112,14 @@ export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBy
       const renamedFrom = identifier === request.identifier ? '' : request.identifier;
       const tombstone = (revision: string, message: string | undefined, at: string) =>
         succeed<v1.GetCardResponse>({
-          card: { identifier, revision, kind: kindToProto(listed.value.kind), status: v1.CardStatus.DELETED, statusMessage: message ?? '', statusChangedAt: time(at), digest: '', document: Buffer.alloc(0), contentType: '', verified: false, signatures: [] },
+          card: { identifier, revision, kind: kindToProto(listed.value.kind), status: v1.CardStatus.DELETED, statusMessage: message ?? '', statusChangedAt: time(at), digest: '', document: Buffer.alloc(0), contentType: '', verified: false, signatures: [], namespace: '' },
           renamedFrom,
         });
       let revision = request.revision;
       if (listed.value.deleted && revision === '') return tombstone('', listed.value.deleted.message, listed.value.deleted.at);
       const read = await cards.latest(identifier);
       const publisherId = read.ok && read.value.kind === 'card' ? read.value.body.publisherId : null;
+      const namespace = read.ok && read.value.kind === 'card' ? read.value.body.namespace : '';
       if (revision === '') {
         const latest = read.ok && read.value.kind === 'card' ? read.value.body.latest.revision : null;
         if (latest === null) return fail('not_found', 'NO_VISIBLE_REVISION', 'Every revision of this card is yanked or deleted; ask for an exact revision', '/identifier');
@@ -119,9 +143,10 @@ export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBy
           contentType: bytes.value.contentType,
           // The namespace's holder; its display name is the operator's to read (empty here).
           ...(publisherId !== null ? { publisher: { publisherId, displayName: '' } } : {}),
-          verified: false,
-          signatures: [],
+          verified: view.signature?.verified === true,
+          signatures: view.signature ? [signatureMessage(view.signature)] : [],
           publishedAt: time(view.publishedAt),
+          namespace,
         },
         renamedFrom,
       });
@@ -161,5 +186,6 @@ export function cardRegistryGrpcService({ cards, catalogPublish, edge, maxCardBy
 
     ...catalogGrpcHandlers(catalogPublish, edge, maxCardBytes),
     ...searchGrpcHandlers(search, edge),
+    ...namespaceGrpcHandlers(trust, edge),
   };
 }

@@ -19,6 +19,7 @@ import {
   type UnaryEdge,
   type UnaryRefusal,
 } from '@trustmesh/contracts';
+import { MAX_ON_BEHALF_OF, ON_BEHALF_OF_HEADER } from '@trustmesh/platform-credentials';
 import type { Logger } from '@trustmesh/platform-logging';
 import { grpcPeerAddress, sourceAddressOf } from '@trustmesh/platform-rate-limits';
 import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
@@ -103,8 +104,13 @@ export class RegistryGrpcEdge {
     }
     let caller: RegistryCaller | null = null;
     if (routeClass === 'write') {
-      caller = await callers.authenticate(bearerCredentialOf(call.metadata));
-      if (!caller) return { ok: false, failure: failure('unauthenticated', 'UNAUTHENTICATED', 'A valid bearer credential is required (metadata authorization: Bearer …)') };
+      const onBehalfOf = call.metadata.get(ON_BEHALF_OF_HEADER)[0];
+      const authenticated = await callers.authenticate(bearerCredentialOf(call.metadata), typeof onBehalfOf === 'string' ? onBehalfOf.slice(0, MAX_ON_BEHALF_OF + 1) : undefined);
+      if (!authenticated.ok) {
+        const refused = authenticated.failure;
+        return { ok: false, failure: refused.code === 'UNAUTHENTICATED' ? failure('unauthenticated', 'UNAUTHENTICATED', 'A valid bearer credential is required (metadata authorization: Bearer …)') : refused };
+      }
+      caller = authenticated.value;
       const limited = limits?.admitCaller(caller);
       if (limited) return { ok: false, failure: limited };
     }

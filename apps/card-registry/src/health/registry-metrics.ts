@@ -1,7 +1,8 @@
 /**
  * The registry's own metric families on its prom-client registry (served on the operator port only, next to
  * the default process metrics and the backbone's lags): requests by route template and status, and what the
- * namespace cache did (read from the cache's counters when scraped). Labels are route templates and
+ * namespace cache did (read from the cache's counters when scraped), and card revisions published (the console's
+ * publishes-per-second chart). Labels are route templates and
  * statuses: never identifiers or content.
  */
 import { collectedCounter, collectedGauge } from '@trustmesh/platform-metrics';
@@ -24,9 +25,16 @@ const CACHE_COUNTERS: ReadonlyArray<[name: string, read: (counters: NamespaceCac
 
 export class RegistryMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly published: Counter<'kind'>;
 
   constructor(private readonly registry: Registry) {
     this.requests = new Counter({ name: 'registry_http_requests_total', help: 'HTTP requests answered.', labelNames: ['method', 'route', 'status'], registers: [registry] });
+    this.published = new Counter({ name: 'registry_card_revisions_published_total', help: 'Card revisions stored by a publish (REST or gRPC), by kind.', labelNames: ['kind'], registers: [registry] });
+  }
+
+  /** A card publish stored a revision of `kind` (ai-card, a2a, mcp-server). */
+  revisionPublished(kind: string): void {
+    this.published.inc({ kind });
   }
 
   /** Reports the namespace repository's cache (entries held, hits, misses, events folded, conflicts, evictions). */

@@ -5,6 +5,7 @@
  * - `POST /v1/namespaces/{ns}/claims/check {proof?}` (publisher): runs the proof; 200 verified, 422
  *   PROOF_FAILED with the OWNERSHIP_* code, 409 NAMESPACE_HELD when another publisher holds it;
  * - `GET /v1/namespaces/{ns}` (public): holder, proof status, signature policy, look-alike flags;
+ * - `GET /v1/namespace-claims` (publisher): its claims and namespaces, newest claim first, with what to create;
  * - `PUT /v1/namespaces/{ns}/signature-policy {policy}` (the holder or an operator);
  * - `POST /v1/operator/namespaces/{ns}/lookalikes/clear {lookalikeOf}` (operator).
  *
@@ -55,6 +56,17 @@ export class NamespaceTrustController {
   @Post('operator/namespaces/:namespace/lookalikes/clear')
   clear(@Param('namespace') namespace: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.authenticated(request, response, '/v1/operator/namespaces/:namespace/lookalikes/clear', 200, (caller, body) => this.trust.clearLookalike(caller, namespace, body));
+  }
+
+  @Get('namespace-claims')
+  claims(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.edge.guarded(request, response, '/v1/namespace-claims', async () => {
+      const caller = await this.edge.caller(request, response);
+      if (caller === REFUSED) return;
+      request.resume();
+      const listed = await this.trust.listClaims(caller);
+      this.edge.answer(response, listed.ok ? { ok: true, value: { claims: listed.value } } : listed);
+    });
   }
 
   @Get('namespaces/:namespace')

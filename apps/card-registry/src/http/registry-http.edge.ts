@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { MAX_ON_BEHALF_OF, ON_BEHALF_OF_HEADER } from '@trustmesh/platform-credentials';
 import { BodyTooLargeError, readBoundedBody } from '@trustmesh/platform-http-body';
 import type { Logger } from '@trustmesh/platform-logging';
 import { rateLimitedHeaders, sourceAddress } from '@trustmesh/platform-rate-limits';
@@ -87,20 +88,22 @@ export class RegistryHttpEdge {
     this.options.logger.log('info', 'registry request', { method, route: template, status: response.statusCode, durationMs: Date.now() - started });
   }
 
-  /** The authenticated caller, or REFUSED after answering 401. */
+  /** The authenticated caller, or REFUSED after answering 401 (403 for a service credential acting outside its prefix). */
   async caller(request: IncomingMessage, response: ServerResponse): Promise<RegistryCaller | typeof REFUSED> {
-    const caller = await this.options.callers.authenticate(bearerOf(request));
-    const limited = caller ? this.options.limits?.admitCaller(caller) : undefined;
+    const authenticated = await this.options.callers.authenticate(bearerOf(request), onBehalfOf(request));
+    if (!authenticated.ok) {
+      request.resume();
+      if (authenticated.failure.kind === 'unauthenticated') response.setHeader('WWW-Authenticate', 'Bearer');
+      sendFailure(response, authenticated.failure);
+      return REFUSED;
+    }
+    const limited = this.options.limits?.admitCaller(authenticated.value);
     if (limited) {
       request.resume();
       sendFailure(response, limited);
       return REFUSED;
     }
-    if (caller) return caller;
-    request.resume();
-    response.setHeader('WWW-Authenticate', 'Bearer');
-    problem(response, 401, 'UNAUTHENTICATED', 'A valid bearer credential is required');
-    return REFUSED;
+    return authenticated.value;
   }
 
   /** The raw bytes of a card document (at most REGISTRY_MAX_CARD_BYTES), or REFUSED after answering. */
@@ -173,6 +176,12 @@ export class RegistryHttpEdge {
 function isJsonMediaType(request: IncomingMessage): boolean {
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/** `trustmesh-on-behalf-of` (one value; a repeated header is joined by Node, and refused as malformed). */
+function onBehalfOf(request: IncomingMessage): string | undefined {
+  const value = request.headers[ON_BEHALF_OF_HEADER];
+  return typeof value === 'string' ? value.slice(0, MAX_ON_BEHALF_OF + 1) : undefined;
 }
 
 function bearerOf(request: IncomingMessage): string | undefined {

@@ -90,6 +90,8 @@ export interface CardServiceDeps {
   now: () => Date;
   /** The namespace's signature policy on publish (trust/signature-policy.gate.ts); absent: nothing verified. */
   signatures?: PublishSignatureGate;
+  /** Told of each revision a publish stored, whatever the transport (operator metrics: `registry_card_revisions_published_total`). */
+  onPublished?: (kind: string) => void;
 }
 
 const CHANGED = 'The namespace kept changing during this call; retry it';
@@ -163,7 +165,10 @@ export class CardService {
     const outcome = await this.deps.namespaces.execute(namespace, command);
     if (!outcome.decision) return fail('conflict', 'NAMESPACE_CHANGED', CHANGED);
     if (!outcome.decision.ok) return withWarnings(fromRefusal(outcome.decision.refusal), warnings);
-    if (outcome.changed) this.deps.logger.log('info', 'card revision published', { namespace, kind: validation.kind, publisherId: caller.publisherId });
+    if (outcome.changed) {
+      this.deps.logger.log('info', 'card revision published', { namespace, kind: validation.kind, publisherId: caller.publisherId });
+      this.deps.onPublished?.(validation.kind);
+    }
     return answer(outcome.changed, false);
   }
 

@@ -11,11 +11,10 @@ import type { Logger } from '@trustmesh/platform-logging';
 import { canonicalNamespace } from '../domain/card-identifier';
 import { publisherStreamId, type PublisherRegistered } from '../persistence/registry.stream';
 import type { NamespaceRepository } from './namespace.repository';
-import type { IssuedCredential, RegistryCaller, RegistryCallers } from './registry-callers';
+import { PUBLISHER_ID, type IssuedCredential, type RegistryCaller, type RegistryCallers } from './registry-callers';
 import { fail, fromRefusal, succeed, type ServiceResult } from './registry-service.result';
 import { readFields } from './request-fields';
 
-const PUBLISHER_ID = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 export interface NamespaceHolding {
   namespace: string;
@@ -45,6 +44,8 @@ export class PublisherAdminService {
     if (!fields.ok) return fields;
     const { publisherId, displayName } = fields.value as { publisherId: string; displayName: string };
     if (!PUBLISHER_ID.test(publisherId)) return fail('invalid', 'PUBLISHER_ID_INVALID', 'publisherId must be 1-64 lower-case letters, digits and inner dashes', '/publisherId');
+    const reservedBy = this.deps.callers.reservedBy(publisherId);
+    if (reservedBy !== null) return fail('invalid', 'PUBLISHER_ID_RESERVED', `Ids starting ${reservedBy}- are the ${reservedBy} service's own publishers; choose another publisherId`, '/publisherId');
     if (displayName.trim().length === 0 || displayName.length > 200) return fail('invalid', 'DISPLAY_NAME_INVALID', 'displayName must be 1-200 characters', '/displayName');
     const registered: PublisherRegistered = { publisherId, displayName: displayName.trim(), registeredAt: this.deps.now().toISOString() };
     try {

@@ -38,6 +38,14 @@ import type { TrustConfig } from './trust.config';
 export const OWNERSHIP_METHODS: readonly OwnershipMethod[] = ['dns-txt', 'https-file', 'did-web'];
 
 export const claimStreamId = (publisherId: string, namespace: string) => `registry-claim-${sha256Hex(`${publisherId}\n${namespace}`)}`;
+/**
+ * One `NamespaceClaimIndexed` per namespace a publisher ever claimed (appended with its first claim), so its
+ * claims can be listed without a scan; never published on the bus, like the claims.
+ */
+export const claimIndexStreamId = (publisherId: string) => `registry-claims-of-${sha256Hex(publisherId)}`;
+/** The claims `listClaims` answers at most (newest first), and the index entries it reads at most. */
+const LISTED_CLAIMS = 100;
+const INDEX_READ = 1000;
 
 interface ClaimStarted {
   namespace: string;
@@ -46,6 +54,26 @@ interface ClaimStarted {
   token: string;
   startedAt: string;
   expiresAt: string;
+}
+
+interface ClaimFailed {
+  namespace: string;
+  publisherId: string;
+  code: string;
+  failedAt: string;
+}
+
+/** A namespace the caller holds or claimed, as `listClaims` answers it. */
+export interface ClaimListing {
+  namespace: string;
+  state: 'verified' | 'pending' | 'failed' | 'expired';
+  /** Absent for a namespace held without a proof (an operator's grant) and no claim of the caller's. */
+  method?: OwnershipMethod;
+  token?: string;
+  instructions?: Record<string, string>;
+  claimedAt?: string;
+  expiresAt?: string;
+  failureCode?: string;
 }
 
 export interface ClaimChallenge {
@@ -82,6 +110,8 @@ export interface NamespaceTrustDeps {
   proofs: ProofRunner;
   /** Namespaces whose proof stands (read model), for look-alike detection. */
   verifiedNamespaces: () => Promise<string[]>;
+  /** The namespaces a publisher holds (read model), for `listClaims`; at most `limit`. */
+  heldNamespaces?: (publisherId: string, limit: number) => Promise<string[]>;
   config: TrustConfig;
   logger: Logger;
   now: () => Date;
@@ -110,7 +140,10 @@ export class NamespaceTrustService {
     const now = this.deps.now();
     const claim: ClaimStarted = { namespace, publisherId: caller.publisherId, method, token: createChallengeToken(), startedAt: now.toISOString(), expiresAt: new Date(now.getTime() + this.deps.config.claimTtlMs).toISOString() };
     // 'any': a newer claim simply supersedes the previous one; claims carry no secret and are never published.
-    await this.deps.store.append(claimStreamId(caller.publisherId, namespace), 'any', [{ eventType: 'NamespaceClaimStarted', data: claim }], { topic: null });
+    const streamId = claimStreamId(caller.publisherId, namespace);
+    const first = (await this.deps.store.readStream(streamId, { limit: 1 })).length === 0;
+    await this.deps.store.append(streamId, 'any', [{ eventType: 'NamespaceClaimStarted', data: claim }], { topic: null });
+    if (first) await this.deps.store.append(claimIndexStreamId(caller.publisherId), 'any', [{ eventType: 'NamespaceClaimIndexed', data: { namespace, publisherId: caller.publisherId, at: claim.startedAt } }], { topic: null });
     this.deps.logger.log('info', 'namespace claim started', { namespace, method, publisherId: caller.publisherId });
     return succeed({ namespace, method, token: claim.token, expiresAt: claim.expiresAt, instructions: instructionsFor(method, namespace, claim.token) });
   }
@@ -125,7 +158,8 @@ export class NamespaceTrustService {
     if (proof !== undefined && (proof.length === 0 || proof.length > MAX_PROOF_LENGTH)) return fail('invalid', 'PROOF_TOO_LONG', `proof must be 1-${MAX_PROOF_LENGTH} characters`, '/proof');
 
     const recorded = await this.deps.store.readStream(claimStreamId(caller.publisherId, namespace));
-    const claim = recorded.at(-1)?.envelope.data as ClaimStarted | undefined;
+    // The latest claim: a failed check after it (NamespaceClaimFailed) leaves it standing.
+    const claim = recorded.findLast((event) => event.envelope.eventType === 'NamespaceClaimStarted')?.envelope.data as ClaimStarted | undefined;
     if (!claim) return fail('not_found', 'CLAIM_NOT_FOUND', `Start a claim first: POST /v1/namespaces/${namespace}/claims {"method": …}`, '/namespace');
     const now = this.deps.now();
     if (now.getTime() >= Date.parse(claim.expiresAt)) return fail('conflict', 'CLAIM_EXPIRED', 'This claim expired; start a new one to get a fresh token', '/namespace');
@@ -136,6 +170,8 @@ export class NamespaceTrustService {
     const outcome = await this.deps.proofs(claim.method, namespace, claim.token, claim.method === 'did-web' ? proof : undefined);
     if (!outcome.ok) {
       this.deps.logger.log('info', 'namespace proof failed', { namespace, method: claim.method, code: outcome.code });
+      const failed: ClaimFailed = { namespace, publisherId: caller.publisherId, code: outcome.code, failedAt: now.toISOString() };
+      await this.deps.store.append(claimStreamId(caller.publisherId, namespace), 'any', [{ eventType: 'NamespaceClaimFailed', data: failed }], { topic: null });
       return { ok: false, failure: { kind: 'unprocessable', code: 'PROOF_FAILED', detail: `The ${claim.method} proof did not succeed (${outcome.code})`, issues: [{ path: '', code: outcome.code, severity: 'error', message: outcome.message }], extra: { ownershipCode: outcome.code } } };
     }
     const record = proofRecordFrom(namespace, outcome, this.policy);
@@ -147,6 +183,46 @@ export class NamespaceTrustService {
     this.deps.logger.log('info', 'namespace verified', { namespace, method: claim.method, publisherId: caller.publisherId });
     const lookalikeOf = await this.flagLookalikes(namespace);
     return succeed({ namespace, publisherId: caller.publisherId, method: claim.method, verifiedAt: record.verifiedAt, expiresAt: record.expiresAt, lookalikeOf });
+  }
+
+  /**
+   * The caller's namespaces, newest claim first: those it claimed (each with its latest claim, what to create,
+   * and whether it is verified, pending, failed or expired), then those it holds without a claim of its own (an
+   * operator's grant). At most 100.
+   */
+  async listClaims(caller: RegistryCaller): Promise<ServiceResult<ClaimListing[]>> {
+    if (caller.kind !== 'publisher') return fail('forbidden', 'PUBLISHER_CREDENTIAL_REQUIRED', 'Listing claims needs a publisher credential (tmrp_…)');
+    const indexed = await this.deps.store.readStream(claimIndexStreamId(caller.publisherId), { limit: INDEX_READ });
+    const claimed = [...new Set(indexed.map((event) => (event.envelope.data as { namespace: string }).namespace))].reverse().slice(0, LISTED_CLAIMS);
+    const now = this.deps.now();
+    const listings: ClaimListing[] = [];
+    for (const namespace of claimed) {
+      const events = await this.deps.store.readStream(claimStreamId(caller.publisherId, namespace));
+      const lastStart = events.findLastIndex((event) => event.envelope.eventType === 'NamespaceClaimStarted');
+      const claim = events[lastStart]?.envelope.data as ClaimStarted | undefined;
+      if (!claim) continue;
+      const failed = events.slice(lastStart + 1).findLast((event) => event.envelope.eventType === 'NamespaceClaimFailed')?.envelope.data as ClaimFailed | undefined;
+      const { state } = await this.deps.namespaces.load(namespace);
+      const held = state.publisherId === caller.publisherId;
+      const expired = now.getTime() >= Date.parse(claim.expiresAt);
+      const stateOf: ClaimListing['state'] = held && proofStands(state, now) ? 'verified' : failed ? 'failed' : expired ? 'expired' : 'pending';
+      listings.push({
+        namespace,
+        state: stateOf,
+        method: claim.method,
+        token: claim.token,
+        instructions: instructionsFor(claim.method, namespace, claim.token),
+        claimedAt: claim.startedAt,
+        expiresAt: claim.expiresAt,
+        ...(stateOf === 'failed' && failed ? { failureCode: failed.code } : {}),
+      });
+    }
+    const held = (await this.deps.heldNamespaces?.(caller.publisherId, LISTED_CLAIMS)) ?? [];
+    for (const namespace of held) {
+      if (listings.length >= LISTED_CLAIMS) break;
+      if (!claimed.includes(namespace)) listings.push({ namespace, state: 'verified' });
+    }
+    return succeed(listings);
   }
 
   /** Flags `namespace` against the verified namespaces; answers its flags (after a grant or a proof). */
@@ -235,7 +311,7 @@ function held<T>(namespace: string): ServiceResult<T> {
   return fail('conflict', 'NAMESPACE_HELD', `Namespace ${namespace} is held by another publisher; an operator can transfer it`, '/namespace');
 }
 
-function instructionsFor(method: OwnershipMethod, namespace: string, token: string): Record<string, string> {
+export function instructionsFor(method: OwnershipMethod, namespace: string, token: string): Record<string, string> {
   switch (method) {
     case 'dns-txt':
       return { recordName: dnsChallengeName(namespace), recordType: 'TXT', recordValue: challengeText(token), note: 'The record also proves subdomains of this namespace to DNS readers; the registry grants exactly this namespace.' };

@@ -50,7 +50,7 @@ export function registryGrpcClient(address: string): RegistryGrpc {
   const cards = new v1.CardRegistryClient(address, grpc.credentials.createInsecure());
   const operator = new v1.CardRegistryOperatorClient(address, grpc.credentials.createInsecure());
   return {
-    cards: api<v1.CardRegistryServer>(cards, ['publishCard', 'publishCatalog', 'getCard', 'listRevisions', 'setStatus', 'renameCard', 'searchCards', 'syncChanges']),
+    cards: api<v1.CardRegistryServer>(cards, ['publishCard', 'publishCatalog', 'getCard', 'listRevisions', 'setStatus', 'renameCard', 'searchCards', 'syncChanges', 'startNamespaceClaim', 'checkNamespaceClaim', 'getNamespace', 'listNamespaceClaims']),
     operator: api<v1.CardRegistryOperatorServer>(operator, ['createPublisher', 'issueCredential', 'revokeCredential', 'grantNamespace', 'transferNamespace']),
     close: () => {
       cards.close();

@@ -48,6 +48,14 @@ describe('loadShieldAnalyzerConfig', () => {
     expect(message).not.toContain('plaintext-secret-123');
   });
 
+  it('reads delegated service credentials as service:sha256 pairs, refusing a plaintext or a service name with a dash', () => {
+    expect(loadShieldAnalyzerConfig({}).serviceCredentials).toEqual([]);
+    const config = loadShieldAnalyzerConfig({ SHIELD_SERVICE_CREDENTIALS: `console:${DIGEST}` });
+    expect(config.serviceCredentials.map((credential) => [credential.service, credential.digest.length])).toEqual([['console', 32]]);
+    expect(problemsOf({ SHIELD_SERVICE_CREDENTIALS: 'console:plaintext-secret-123' })).toEqual(['SHIELD_SERVICE_CREDENTIALS']);
+    expect(problemsOf({ SHIELD_SERVICE_CREDENTIALS: `my-console:${DIGEST}` })).toEqual(['SHIELD_SERVICE_CREDENTIALS']);
+  });
+
   it('requires operator credentials in server mode and a model name for OpenAI-compatible endpoints', () => {
     expect(problemsOf({ DATABASE_URL: 'postgres://db.example/shield', SHIELD_MODEL_PROVIDER: 'openai' })).toEqual(['SHIELD_MODEL', 'SHIELD_OPERATOR_CREDENTIALS']);
     expect(problemsOf({ DATABASE_URL: 'postgres://db.example/shield', SHIELD_OPERATOR_CREDENTIALS: `acme:${DIGEST}` })).toEqual([]);

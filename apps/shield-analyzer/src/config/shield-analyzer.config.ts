@@ -19,7 +19,7 @@ import {
   type GrpcClientTarget,
   type PlatformConfig,
 } from '@trustmesh/platform-config';
-import { parseOperatorCredentials, type OperatorCredential } from '@trustmesh/platform-credentials';
+import { parseOperatorCredentials, parseServiceCredentials, type OperatorCredential, type ServiceCredential } from '@trustmesh/platform-credentials';
 import { readFeedSource } from '@trustmesh/platform-event-feed';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { MODEL_PROVIDER_KINDS, type ModelProviderKind } from '@trustmesh/shield-model';
@@ -48,6 +48,11 @@ export interface ShieldAnalyzerConfig {
   /** GET /metrics, /healthz, /readyz on a plain listener of their own; null when SHIELD_OPERATOR_PORT=off. */
   operator: { host: string; port: number } | null;
   operatorCredentials: OperatorCredential[];
+  /**
+   * SHIELD_SERVICE_CREDENTIALS: `service:sha256hex` pairs of delegated service credentials (the console), each
+   * acting as the operator accounts `<service>:<id>` that `trustmesh-on-behalf-of` names. Empty: none.
+   */
+  serviceCredentials: ServiceCredential[];
   /** `null`: no model path; every consult is analysed deterministically (SHIELD_MODEL_PROVIDER=none). */
   model: ShieldModelConfig | null;
   /** Largest JSON request body accepted, in bytes (413 beyond). */
@@ -93,6 +98,14 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
     fail('SHIELD_OPERATOR_CREDENTIALS', 'is required in server mode (DATABASE_URL set): account:sha256hex pairs of the operator bearer credentials');
   }
 
+  let serviceCredentials: ServiceCredential[] = [];
+  const servicesRaw = value('SHIELD_SERVICE_CREDENTIALS');
+  if (servicesRaw !== undefined) {
+    const parsed = parseServiceCredentials(servicesRaw);
+    if (parsed.ok) serviceCredentials = parsed.credentials;
+    else fail('SHIELD_SERVICE_CREDENTIALS', parsed.problem);
+  }
+
   const model = loadModelConfig(value, integer, fail);
   const registryFeed = readFeedSource(envReader(env, problems), SHIELD_REGISTRY_FEED_VARIABLES, platform?.bus.adapter ?? 'local', "the card registry's event feed");
 
@@ -105,6 +118,7 @@ export function loadShieldAnalyzerConfig(env: Env): ShieldAnalyzerConfig {
     grpc,
     operator,
     operatorCredentials,
+    serviceCredentials,
     model,
     maxBodyBytes: integer('SHIELD_MAX_BODY_BYTES', 256 * 1024, 1024, 4 * 1024 * 1024),
     replicaId,

@@ -21,6 +21,7 @@ import {
   type UnaryEdge,
   type UnaryRefusal,
 } from '@trustmesh/contracts';
+import { MAX_ON_BEHALF_OF, ON_BEHALF_OF_HEADER } from '@trustmesh/platform-credentials';
 import type { Logger } from '@trustmesh/platform-logging';
 import { traceGrpcServerCall } from '@trustmesh/platform-tracing';
 import { parseStrictJson } from '@trustmesh/shared-strict-json';
@@ -40,6 +41,12 @@ function withIssues(code: grpc.status, error: string, issues: ShieldFailure['iss
   const metadata = new grpc.Metadata();
   metadata.set(SHIELD_ISSUES_METADATA, Buffer.from(JSON.stringify({ error, issues }), 'utf8'));
   return { code, details: error, metadata };
+}
+
+/** `trustmesh-on-behalf-of` metadata (a string of at most a little over the bound: longer is refused as malformed). */
+function onBehalfOf(metadata: grpc.Metadata): string | undefined {
+  const value = metadata.get(ON_BEHALF_OF_HEADER)[0];
+  return typeof value === 'string' ? value.slice(0, MAX_ON_BEHALF_OF + 1) : undefined;
 }
 
 /** An input's JSON text; an empty field is an absent input, which the service's validation refuses. */
@@ -73,8 +80,9 @@ export class ShieldAnalyzerGrpcServer {
     };
     const unary = <Req, Res>(method: string, run: (caller: ShieldCaller, request: Req) => Promise<ServiceResult<Res>>): grpc.handleUnaryCall<Req, Res> =>
       serveUnary(edge, method, async (call: grpc.ServerUnaryCall<Req, Res>) => {
-        const caller = await this.service.authenticate(bearerCredentialOf(call.metadata));
-        if (!caller) return { ok: false, refusal: refusal({ kind: 'unauthenticated', error: 'A valid bearer credential is required', issues: [{ code: 'SHIELD_UNAUTHENTICATED', path: '', message: 'A valid bearer credential is required' }] }) };
+        const authenticated = await this.service.authenticate(bearerCredentialOf(call.metadata), onBehalfOf(call.metadata));
+        if (!authenticated.ok) return { ok: false, refusal: refusal(authenticated.failure) };
+        const caller = authenticated.value;
         if (isUndecodable(call.request)) {
           return { ok: false, refusal: refusal({ kind: 'invalid', error: `The request is not a ${method}Request message`, issues: [{ code: 'SHIELD_MESSAGE_INVALID', path: '', message: `The request is not a ${method}Request message` }] }) };
         }
@@ -109,9 +117,13 @@ export class ShieldAnalyzerGrpcServer {
           ? { ok: true, value: { caseRecordJson: json(result.value.case), consultationsJson: result.value.consultations.map(json), outcomesJson: result.value.outcomes.map(json) } }
           : result;
       }),
-      listCases: unary('ListCases', async (caller) => {
-        const result = await this.service.list(caller);
-        return result.ok ? { ok: true, value: { casesJson: result.value.map(json) } } : result;
+      listCases: unary('ListCases', async (caller, request: shieldAnalyzerV1GrpcJs.ListCasesRequest) => {
+        const result = await this.service.listPage(caller, { status: request.status, limit: request.limit, cursor: request.cursor });
+        return result.ok ? { ok: true, value: { casesJson: result.value.cases.map(json), nextCursor: result.value.nextCursor ?? '' } } : result;
+      }),
+      getCounterparty: unary('GetCounterparty', async (caller, request: shieldAnalyzerV1GrpcJs.GetCounterpartyRequest) => {
+        const result = await this.service.counterparty(caller, request.reference, request.limit);
+        return result.ok ? { ok: true, value: { counterpartyJson: json(result.value) } } : result;
       }),
       issueAgentToken: unary('IssueAgentToken', async (caller, request: shieldAnalyzerV1GrpcJs.IssueAgentTokenRequest) => {
         const input = parseJson(request.tokenInputJson);

@@ -1,11 +1,11 @@
 /**
- * REST `/v0.1` of SHIELD.md §13: the case routes and agent tokens (issue, list, revoke), each a thin adapter from HTTP to the
+ * REST `/v0.1` of SHIELD.md §13: the case routes, the owner's counterparty history and agent tokens (issue, list, revoke), each a thin adapter from HTTP to the
  * application service through the shared edge (authentication, bounded bodies, refusals, request logs).
  * Bodies are read by the edge, never by a framework parser (§12: no body may reach a log or error page).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 
 import { SHIELD_CASE_SERVICE, type ShieldCaseService } from '../service/shield-case.service';
 import { SHIELD_HTTP_EDGE, type ShieldHttpEdge } from './shield-http.edge';
@@ -45,6 +45,16 @@ export class ShieldCasesController {
   @Post('shield/cases/:id/close')
   close(@Param('id') id: string, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.run(request, response, { template: '/v0.1/shield/cases/:id/close', takesBody: true }, 200, (caller, body) => this.service.close(caller, id, body));
+  }
+
+  /** `?limit=` 1-100 (default 25); the reference is one URL-encoded path segment. */
+  @Get('shield/counterparties/:reference')
+  counterparty(@Param('reference') reference: string, @Query('limit') limit: unknown, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
+    return this.edge.run(request, response, { template: '/v0.1/shield/counterparties/:reference', takesBody: false }, 200, async (caller) => {
+      // One decimal of at most 3 digits, else a value the service refuses by its range (0 is the default there, so not here).
+      const parsed = limit === undefined ? 0 : typeof limit === 'string' && /^[0-9]{1,3}$/.test(limit) && limit !== '0' ? Number(limit) : -1;
+      return this.service.counterparty(caller, reference, parsed);
+    });
   }
 
   @Post('agents/:id/shield-tokens')

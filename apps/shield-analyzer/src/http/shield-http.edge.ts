@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { MAX_ON_BEHALF_OF, ON_BEHALF_OF_HEADER } from '@trustmesh/platform-credentials';
 import { BodyTooLargeError, hasJsonContentType, readBoundedBody } from '@trustmesh/platform-http-body';
 import type { Logger } from '@trustmesh/platform-logging';
 import { parseStrictJson, type StrictJsonIssue } from '@trustmesh/shared-strict-json';
@@ -69,13 +70,14 @@ export class ShieldHttpEdge {
    * `authorize` may refuse an authenticated caller with 403 (its code and message).
    */
   async admit(request: IncomingMessage, response: ServerResponse, takesBody: boolean, authorize?: (caller: ShieldCaller) => Refusal | null): Promise<{ caller: ShieldCaller; body: unknown } | null> {
-    const caller = await this.options.service.authenticate(bearerOf(request));
-    if (!caller) {
+    const authenticated = await this.options.service.authenticate(bearerOf(request), onBehalfOf(request));
+    if (!authenticated.ok) {
       request.resume();
-      response.setHeader('WWW-Authenticate', 'Bearer');
-      failWith(response, 401, 'SHIELD_UNAUTHENTICATED', 'A valid bearer credential is required');
+      if (authenticated.failure.kind === 'unauthenticated') response.setHeader('WWW-Authenticate', 'Bearer');
+      send(response, STATUS[authenticated.failure.kind], { error: authenticated.failure.error, issues: authenticated.failure.issues });
       return null;
     }
+    const caller = authenticated.value;
     const refusal = authorize?.(caller);
     if (refusal) {
       request.resume();
@@ -126,6 +128,12 @@ export class ShieldHttpEdge {
     this.options.onAnswered?.(method, template, response.statusCode);
     this.options.logger.log('info', 'shield request', { method, route: template, status: response.statusCode, durationMs: Date.now() - started });
   }
+}
+
+/** `trustmesh-on-behalf-of` (one value; a repeated header is joined by Node, and refused as malformed). */
+function onBehalfOf(request: IncomingMessage): string | undefined {
+  const value = request.headers[ON_BEHALF_OF_HEADER];
+  return typeof value === 'string' ? value.slice(0, MAX_ON_BEHALF_OF + 1) : undefined;
 }
 
 function bearerOf(request: IncomingMessage): string | undefined {

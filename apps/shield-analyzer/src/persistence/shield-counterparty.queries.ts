@@ -14,7 +14,7 @@ import type { CounterpartyKnowledge } from '@trustmesh/shield-records';
 
 import { knowledgeOfRow, registryKnowledgeCtes, type KnowledgeRow } from '../registry/registry-knowledge.queries';
 
-type CounterpartyOutcome = CounterpartyKnowledge['outcomes'][number];
+export type CounterpartyOutcome = CounterpartyKnowledge['outcomes'][number];
 
 interface OutcomeRow {
   case_id: string;
@@ -30,8 +30,8 @@ type KnowledgeStatementRow = { outcomes: OutcomeRow[] | string | null } & { [K i
 
 const parsed = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
-const STATEMENT = `
-  WITH outcomes AS (
+/** The account's ($1) closed cases with reference $2 but case $3, newest first, at most $4. */
+const OUTCOMES_CTE = `outcomes AS (
     -- closed_at as toISOString would write it (UTC, milliseconds), so no driver's date parsing is involved.
     SELECT o.case_id::text AS case_id, o.result, o.accepted_advice, o.latest_disposition, o.risk_tier,
            to_char(o.closed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS closed_at
@@ -39,9 +39,33 @@ const STATEMENT = `
      WHERE o.account_id = $1 AND o.reference = $2 AND o.case_id <> $3::uuid
      ORDER BY o.closed_at DESC, o.case_id
      LIMIT $4::integer
-  ), ${registryKnowledgeCtes(5, 6)}
-  SELECT (SELECT json_agg(o ORDER BY o.closed_at DESC, o.case_id) FROM outcomes o) AS outcomes, k.*
+  )`;
+const OUTCOMES_JSON = '(SELECT json_agg(o ORDER BY o.closed_at DESC, o.case_id) FROM outcomes o) AS outcomes';
+
+const STATEMENT = `
+  WITH ${OUTCOMES_CTE}, ${registryKnowledgeCtes(5, 6)}
+  SELECT ${OUTCOMES_JSON}, k.*
     FROM (SELECT 1) AS one LEFT JOIN knowledge k ON true`;
+
+const OUTCOMES_STATEMENT = `WITH ${OUTCOMES_CTE} SELECT ${OUTCOMES_JSON}`;
+/** No case has the nil UUID: the outcome history's statement excludes none. */
+const NO_CASE = '00000000-0000-0000-0000-000000000000';
+
+const outcomesOf = (outcomes: OutcomeRow[] | string | null | undefined): CounterpartyOutcome[] =>
+  (outcomes === null || outcomes === undefined ? [] : parsed(outcomes)).map((outcome) => ({
+    caseId: outcome.case_id,
+    result: outcome.result,
+    acceptedAdvice: outcome.accepted_advice,
+    ...(outcome.latest_disposition ? { latestDisposition: outcome.latest_disposition } : {}),
+    riskTier: outcome.risk_tier,
+    closedAt: outcome.closed_at,
+  }));
+
+/** The account's closed cases with `reference`, newest first, at most `limit`: its counterparty history as the owner reads it. */
+export async function counterpartyOutcomes(database: Database, accountId: string, reference: string, limit: number): Promise<CounterpartyOutcome[]> {
+  const [row] = await database.withConnection((sql) => sql.query<{ outcomes: OutcomeRow[] | string | null }>(OUTCOMES_STATEMENT, [accountId, reference, NO_CASE, limit]));
+  return outcomesOf(row?.outcomes);
+}
 
 /**
  * The account's closed cases with `reference` other than `exceptCaseId` (newest first, at most `limit`), and
@@ -52,14 +76,7 @@ export async function counterpartyKnowledge(database: Database, accountId: strin
   const [row] = await database.withConnection((sql) =>
     sql.query<KnowledgeStatementRow>(STATEMENT, [accountId, reference, exceptCaseId, limit, keys?.exact ?? null, keys?.namespace ?? null]),
   );
-  const outcomes = (row?.outcomes === null || row?.outcomes === undefined ? [] : parsed(row.outcomes)).map((outcome) => ({
-    caseId: outcome.case_id,
-    result: outcome.result,
-    acceptedAdvice: outcome.accepted_advice,
-    ...(outcome.latest_disposition ? { latestDisposition: outcome.latest_disposition } : {}),
-    riskTier: outcome.risk_tier,
-    closedAt: outcome.closed_at,
-  }));
+  const outcomes = outcomesOf(row?.outcomes);
   const registry = keys && row?.matched_by ? knowledgeOfRow(row as KnowledgeRow, now) : undefined;
   return { reference, outcomes, ...(registry ? { registry } : {}) };
 }

@@ -41,7 +41,7 @@ import {
 
 import type { PrismaClient } from '../persistence/generated/prisma/client';
 import { caseStreamId, fromStored, toStored } from '../persistence/shield-case.stream';
-import { counterpartyKnowledge } from '../persistence/shield-counterparty.queries';
+import { counterpartyKnowledge, counterpartyOutcomes, type CounterpartyOutcome } from '../persistence/shield-counterparty.queries';
 import { MAX_LIVE_AGENT_TOKENS, type AgentTokenScope, type AgentTokenView } from './shield-agent-tokens';
 import { ShieldCaseCache, type FoldedCase, type ShieldCaseCacheOptions } from './shield-case.cache';
 import type { ShieldCaller, ShieldCallers } from './shield-callers';
@@ -65,6 +65,12 @@ export interface ShieldCaseDetail {
   /** Oldest first. */
   consultations: ShieldConsultation[];
   outcomes: ShieldOutcome[];
+}
+
+/** An owner's closed cases with one counterparty, newest first. */
+export interface CounterpartyHistory {
+  reference: string;
+  outcomes: CounterpartyOutcome[];
 }
 
 export interface IssuedAgentToken extends AgentTokenView {
@@ -102,6 +108,10 @@ const jsonChars = (value: unknown) => JSON.stringify(value).length;
 /** How many earlier outcomes with a counterparty an analysis sees (newest first, `CounterpartyKnowledge`). */
 const COUNTERPARTY_OUTCOMES = 20;
 const AGENT_ID_MAX = 200;
+/** A counterparty reference's bound (§2), and the owner's counterparty history page. */
+const REFERENCE_MAX = 200;
+const HISTORY_DEFAULT = 25;
+const HISTORY_MAX = 100;
 
 export class ShieldCaseService {
   private readonly now: () => Date;
@@ -119,8 +129,9 @@ export class ShieldCaseService {
     this.folded = new ShieldCaseCache(deps.caseCache);
   }
 
-  authenticate(bearer: string | undefined): Promise<ShieldCaller | null> {
-    return this.deps.callers.authenticate(bearer);
+  /** The caller, or the refusal (401/403); `onBehalfOf` is `trustmesh-on-behalf-of`, read by service credentials only. */
+  authenticate(bearer: string | undefined, onBehalfOf?: string): Promise<ServiceResult<ShieldCaller>> {
+    return this.deps.callers.authenticate(bearer, onBehalfOf);
   }
 
   async open(caller: ShieldCaller, body: unknown): Promise<ServiceResult<ShieldCase>> {
@@ -225,16 +236,54 @@ export class ShieldCaseService {
     return succeed({ case: loaded.value.state, consultations: [...loaded.value.consultations], outcomes: [...loaded.value.outcomes] });
   }
 
-  /** The caller's cases (an agent's: its own), `updatedAt` newest first, from the read model. */
+  /** The caller's cases (an agent's: its own), `updatedAt` newest first, from the read model: the first 500. */
   async list(caller: ShieldCaller): Promise<ServiceResult<ShieldCase[]>> {
-    const scope = requireScope<ShieldCase[]>(caller, 'profile:read');
+    const page = await this.listPage(caller, {});
+    return page.ok ? succeed(page.value.cases) : page;
+  }
+
+  /**
+   * A page of the caller's cases, `updatedAt` newest first then `caseId`: `status` open (not closed) or closed,
+   * `limit` 1-500 (0 or absent: 500), `cursor` the `nextCursor` of the previous page (keyset: the last row's
+   * `updatedAt` and `caseId`, so a page never repeats a row; a case changed meanwhile moves to the front).
+   */
+  async listPage(caller: ShieldCaller, query: { status?: string; limit?: number; cursor?: string }): Promise<ServiceResult<{ cases: ShieldCase[]; nextCursor: string | null }>> {
+    const scope = requireScope<{ cases: ShieldCase[]; nextCursor: string | null }>(caller, 'profile:read');
     if (scope) return scope;
+    const status = query.status ?? '';
+    if (status !== '' && status !== 'open' && status !== 'closed') return fail('invalid', 'SHIELD_STATUS_INVALID', 'status must be open, closed or empty', '/status');
+    const limit = query.limit ?? 0;
+    if (!Number.isInteger(limit) || limit < 0 || limit > LIST_MAX) return fail('invalid', 'SHIELD_NUMBER_OUT_OF_RANGE', `limit must be a whole number from 1 to ${LIST_MAX}`, '/limit');
+    const after = query.cursor ? listCursorKey(query.cursor) : null;
+    if (query.cursor && !after) return fail('invalid', 'SHIELD_CURSOR_INVALID', 'cursor must be the nextCursor of the previous page', '/cursor');
+    const take = limit === 0 ? LIST_MAX : limit;
     const rows = await this.deps.prisma.shieldCaseView.findMany({
-      where: { accountId: caller.accountId, ...(caller.kind === 'agent' ? { agentId: caller.agentId } : {}) },
+      where: {
+        accountId: caller.accountId,
+        ...(caller.kind === 'agent' ? { agentId: caller.agentId } : {}),
+        ...(status === 'closed' ? { status: 'closed' } : status === 'open' ? { status: { not: 'closed' } } : {}),
+        ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, caseId: { gt: after.caseId } }] } : {}),
+      },
       orderBy: [{ updatedAt: 'desc' }, { caseId: 'asc' }],
-      take: 500,
+      take: take + 1,
     });
-    return succeed(rows.map((row) => row.record as unknown as ShieldCase));
+    const page = rows.slice(0, take);
+    const last = page.at(-1);
+    const nextCursor = rows.length > take && last ? Buffer.from(JSON.stringify({ u: last.updatedAt.toISOString(), c: last.caseId }), 'utf8').toString('base64url') : null;
+    return succeed({ cases: page.map((row) => row.record as unknown as ShieldCase), nextCursor });
+  }
+
+  /**
+   * The caller's closed cases with one counterparty reference, newest first (at most `limit`, 1-100, default
+   * 25): the outcome history each consult on that counterparty weighs, for its owner to read. Operators only:
+   * an agent sees the history through its analyses, not as a list. `limit` 0 (gRPC's unset) is the default.
+   */
+  async counterparty(caller: ShieldCaller, reference: string, limit = 0): Promise<ServiceResult<CounterpartyHistory>> {
+    if (caller.kind === 'agent') return fail('forbidden', 'SHIELD_OWNER_ONLY', 'Only the owner can read a counterparty history');
+    if (reference.length < 1 || reference.length > REFERENCE_MAX) return fail('invalid', 'SHIELD_FIELD_TOO_LONG', `reference must be 1-${REFERENCE_MAX} characters`, '/reference');
+    if (!Number.isInteger(limit) || limit < 0 || limit > HISTORY_MAX) return fail('invalid', 'SHIELD_NUMBER_OUT_OF_RANGE', `limit must be a whole number from 1 to ${HISTORY_MAX}`, '/limit');
+    const outcomes = await counterpartyOutcomes(this.deps.database, caller.accountId, reference, limit === 0 ? HISTORY_DEFAULT : limit);
+    return succeed({ reference, outcomes });
   }
 
   /**
@@ -387,6 +436,21 @@ export class ShieldCaseService {
 
 const CASE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isCaseId = (value: string) => CASE_ID.test(value);
+/** The largest page of cases. */
+const LIST_MAX = 500;
+
+/** A list cursor's key (`listPage`), or null when it is not one this service wrote. */
+function listCursorKey(cursor: string): { updatedAt: Date; caseId: string } | null {
+  if (cursor.length > 256 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { u?: unknown; c?: unknown };
+    if (typeof parsed.u !== 'string' || typeof parsed.c !== 'string' || !isCaseId(parsed.c)) return null;
+    const updatedAt = new Date(parsed.u);
+    return Number.isNaN(updatedAt.getTime()) ? null : { updatedAt, caseId: parsed.c };
+  } catch {
+    return null;
+  }
+}
 
 /** Token management is the owner's (§13): an agent token may not issue, list or revoke, even its own. */
 function ownerOfAgent<T>(caller: ShieldCaller, agentId: string, what: 'issue' | 'list' | 'revoke'): ServiceResult<T> | null {

@@ -49,7 +49,8 @@ export interface ShieldGrpcApi {
   addGuidance(request: S.AddGuidanceRequest, token: string | null): Promise<GrpcReply<S.AddGuidanceResponse>>;
   closeCase(request: S.CloseCaseRequest, token: string | null): Promise<GrpcReply<S.CloseCaseResponse>>;
   getCase(request: S.GetCaseRequest, token: string | null): Promise<GrpcReply<S.GetCaseResponse>>;
-  listCases(request: S.ListCasesRequest, token: string | null): Promise<GrpcReply<S.ListCasesResponse>>;
+  /** Unset fields are the defaults (both statuses, 500 a page, the first page). */
+  listCases(request: Partial<S.ListCasesRequest>, token: string | null): Promise<GrpcReply<S.ListCasesResponse>>;
   close(): void;
 }
 
@@ -73,7 +74,7 @@ export function grpcClient(address: string): ShieldGrpcApi {
     addGuidance: (request, token) => call((m, cb) => client.addGuidance(request, m, cb), token),
     closeCase: (request, token) => call((m, cb) => client.closeCase(request, m, cb), token),
     getCase: (request, token) => call((m, cb) => client.getCase(request, m, cb), token),
-    listCases: (request, token) => call((m, cb) => client.listCases(request, m, cb), token),
+    listCases: (request, token) => call((m, cb) => client.listCases(S.ListCasesRequest.fromPartial(request), m, cb), token),
     close: () => client.close(),
   };
 }

@@ -4,3 +4,4 @@
  */
 export { digestsEqual, indexOfDigest, looksLikeSecret, matchesAnyDigest, mintSecret, sha256, sha256Hex } from './secrets';
 export { DEVELOPMENT_OPERATOR_ACCOUNT, parseOperatorCredentials, withDevelopmentOperator, type OperatorCredential } from './operator-credentials';
+export { delegatedAccount, MAX_ON_BEHALF_OF, ON_BEHALF_OF_HEADER, parseServiceCredentials, type DelegatedAccount, type ServiceCredential } from './service-credentials';

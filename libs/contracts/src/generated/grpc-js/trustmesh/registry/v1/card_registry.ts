@@ -40,7 +40,10 @@ export const protobufFileName = "trustmesh/registry/v1/card_registry.proto";
  *     (bearer operator credential only).
  *
  * Authentication: metadata `authorization: Bearer <credential>`. Read RPCs (GetCard, ListRevisions,
- * SearchCards, SyncChanges) accept calls without it.
+ * SearchCards, SyncChanges, GetNamespace) accept calls without it. A delegated service credential
+ * (REGISTRY_SERVICE_CREDENTIALS) also sends `trustmesh-on-behalf-of: <service>-<id>`, the publisher it acts as
+ * (registered on first use; exactly a publisher's rights): UNAUTHENTICATED ON_BEHALF_OF_MISSING /
+ * ON_BEHALF_OF_INVALID, PERMISSION_DENIED ON_BEHALF_OF_FOREIGN.
  *
  * Refusals: a gRPC status code plus, in the trailing metadata `registry-issues-bin`, the UTF-8 JSON
  *   { "error": "<message>", "code": "<STABLE_CODE>", "issues": [{ "path", "code", "severity", "message" }],
@@ -489,6 +492,55 @@ export function verifiedFilterToJSON(object: VerifiedFilter): string {
   }
 }
 
+/** How a namespace's ownership is proved (§5 "Ownership verification"). */
+export enum OwnershipMethod {
+  UNSPECIFIED = 0,
+  /** DNS_TXT - A TXT record at `_trustmesh-challenge.<namespace>` (see DnsTxtRecord). */
+  DNS_TXT = 1,
+  /** HTTPS_FILE - A file at `https://<namespace>/.well-known/trustmesh-registry-auth` (see WellKnownFile). */
+  HTTPS_FILE = 2,
+  /** DID_WEB - A detached JWS by a key of `did:web:<namespace>` over the challenge (see DidWebChallenge). */
+  DID_WEB = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function ownershipMethodFromJSON(object: any): OwnershipMethod {
+  switch (object) {
+    case 0:
+    case "OWNERSHIP_METHOD_UNSPECIFIED":
+      return OwnershipMethod.UNSPECIFIED;
+    case 1:
+    case "OWNERSHIP_METHOD_DNS_TXT":
+      return OwnershipMethod.DNS_TXT;
+    case 2:
+    case "OWNERSHIP_METHOD_HTTPS_FILE":
+      return OwnershipMethod.HTTPS_FILE;
+    case 3:
+    case "OWNERSHIP_METHOD_DID_WEB":
+      return OwnershipMethod.DID_WEB;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return OwnershipMethod.UNRECOGNIZED;
+  }
+}
+
+export function ownershipMethodToJSON(object: OwnershipMethod): string {
+  switch (object) {
+    case OwnershipMethod.UNSPECIFIED:
+      return "OWNERSHIP_METHOD_UNSPECIFIED";
+    case OwnershipMethod.DNS_TXT:
+      return "OWNERSHIP_METHOD_DNS_TXT";
+    case OwnershipMethod.HTTPS_FILE:
+      return "OWNERSHIP_METHOD_HTTPS_FILE";
+    case OwnershipMethod.DID_WEB:
+      return "OWNERSHIP_METHOD_DID_WEB";
+    case OwnershipMethod.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** One finding about a document or a request. */
 export interface Issue {
   /** JSON Pointer (RFC 6901) into the document; "" for the document as a whole. */
@@ -547,7 +599,11 @@ export interface Card {
   /** True when a signature VERIFIED (see signatures). */
   verified: boolean;
   signatures: SignatureVerification[];
-  publishedAt?: Timestamp | null;
+  publishedAt?:
+    | Timestamp
+    | null;
+  /** The namespace (domain) the identifier belongs to: see GetNamespace for its holder and proof. */
+  namespace: string;
 }
 
 /** A revision as listed: a card without its document. */
@@ -869,6 +925,134 @@ export interface TransferNamespaceRequest {
 export interface TransferNamespaceResponse {
   namespace?: Namespace | null;
   fromPublisherId: string;
+}
+
+/** Exactly the DNS record to create. */
+export interface DnsTxtRecord {
+  /** The fully qualified record name. */
+  name: string;
+  /** The TXT record's value, exactly. */
+  value: string;
+}
+
+/** Exactly the file to serve, over HTTPS, without redirects. */
+export interface WellKnownFile {
+  url: string;
+  /** The file's content: the token on a line of its own. */
+  body: string;
+}
+
+/** What to sign for did:web: the payload's UTF-8 bytes as a detached compact JWS, sent as `proof` to the check. */
+export interface DidWebChallenge {
+  did: string;
+  payload: string;
+  /** The JWS `typ` header to use. */
+  typ: string;
+}
+
+export interface NamespaceProof {
+  dnsTxt?: DnsTxtRecord | null;
+  wellKnownFile?: WellKnownFile | null;
+  didWeb?:
+    | DidWebChallenge
+    | null;
+  /** A note for people (what the proof covers, how to serve it). */
+  note: string;
+}
+
+export interface StartNamespaceClaimRequest {
+  /** A canonical domain (lower-case A-labels), e.g. acme.example. */
+  namespace: string;
+  method: OwnershipMethod;
+}
+
+export interface StartNamespaceClaimResponse {
+  namespace: string;
+  method: OwnershipMethod;
+  /** The challenge token (not a secret: it is published). */
+  token: string;
+  expiresAt?: Timestamp | null;
+  proof?: NamespaceProof | null;
+}
+
+export interface CheckNamespaceClaimRequest {
+  namespace: string;
+  /** did:web only: the detached compact JWS over the challenge payload; else empty. */
+  proof: string;
+}
+
+export interface LookalikeFlag {
+  /** The verified namespace this one imitates. */
+  namespace: string;
+  reason: string;
+}
+
+export interface CheckNamespaceClaimResponse {
+  namespace: string;
+  publisherId: string;
+  method: OwnershipMethod;
+  verifiedAt?: Timestamp | null;
+  expiresAt?: Timestamp | null;
+  lookalikeOf: LookalikeFlag[];
+}
+
+export interface GetNamespaceRequest {
+  namespace: string;
+}
+
+export interface NamespaceVerification {
+  method: OwnershipMethod;
+  verifiedAt?: Timestamp | null;
+  expiresAt?:
+    | Timestamp
+    | null;
+  /** "valid", "due" (re-check due), "expired" or "lapsed". */
+  status: string;
+  /** Set when lapsed: when, and the OWNERSHIP_* code of the failed re-check. */
+  lapsedAt?: Timestamp | null;
+  lapseCode: string;
+}
+
+export interface GetNamespaceResponse {
+  namespace: string;
+  /** Empty when nobody holds it (a proof that lapsed, for instance). */
+  publisherId: string;
+  /** The ownership proof stands for the current holder. */
+  verified: boolean;
+  /** Unset when it was never proved (an operator's grant). */
+  verification?:
+    | NamespaceVerification
+    | null;
+  /** "off", "verify-if-present" or "require". */
+  signaturePolicy: string;
+  lookalikeOf: LookalikeFlag[];
+}
+
+export interface ListNamespaceClaimsRequest {
+}
+
+/** A namespace the caller holds or has claimed. */
+export interface NamespaceClaim {
+  namespace: string;
+  /**
+   * "verified" (held with a standing proof, or granted), "pending" (a claim not yet checked, or whose proof has
+   * not succeeded yet), "failed" (the last check failed), "expired" (the claim's token expired unchecked).
+   */
+  state: string;
+  /** UNSPECIFIED for a namespace an operator granted without a proof. */
+  method: OwnershipMethod;
+  /** The claim's proof (what to create); unset for a namespace held without a claim of the caller's. */
+  proof?: NamespaceProof | null;
+  claimedAt?: Timestamp | null;
+  expiresAt?:
+    | Timestamp
+    | null;
+  /** The OWNERSHIP_* code of the last failed check ("failed" only). */
+  failureCode: string;
+}
+
+export interface ListNamespaceClaimsResponse {
+  claims: NamespaceClaim[];
 }
 
 function createBaseIssue(): Issue {
@@ -1299,6 +1483,7 @@ function createBaseCard(): Card {
     verified: false,
     signatures: [],
     publishedAt: null,
+    namespace: "",
   };
 }
 
@@ -1342,6 +1527,9 @@ export const Card: MessageFns<Card> = {
     }
     if (message.publishedAt !== undefined && message.publishedAt !== null) {
       Timestamp.encode(message.publishedAt, writer.uint32(106).fork()).join();
+    }
+    if (message.namespace !== "") {
+      writer.uint32(114).string(message.namespace);
     }
     return writer;
   },
@@ -1463,6 +1651,14 @@ export const Card: MessageFns<Card> = {
             message.publishedAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1508,6 +1704,7 @@ export const Card: MessageFns<Card> = {
         : isSet(object.published_at)
         ? fromJsonTimestamp(object.published_at)
         : null,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
     };
   },
 
@@ -1552,6 +1749,9 @@ export const Card: MessageFns<Card> = {
     if (message.publishedAt !== undefined && message.publishedAt !== null) {
       obj.publishedAt = fromTimestamp(message.publishedAt).toISOString();
     }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
     return obj;
   },
 
@@ -1579,6 +1779,7 @@ export const Card: MessageFns<Card> = {
     message.publishedAt = (object.publishedAt !== undefined && object.publishedAt !== null)
       ? Timestamp.fromPartial(object.publishedAt)
       : null;
+    message.namespace = object.namespace ?? "";
     return message;
   },
 };
@@ -5907,6 +6108,1682 @@ export const TransferNamespaceResponse: MessageFns<TransferNamespaceResponse> = 
   },
 };
 
+function createBaseDnsTxtRecord(): DnsTxtRecord {
+  return { name: "", value: "" };
+}
+
+export const DnsTxtRecord: MessageFns<DnsTxtRecord> = {
+  encode(message: DnsTxtRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DnsTxtRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDnsTxtRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DnsTxtRecord {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: DnsTxtRecord): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DnsTxtRecord>): DnsTxtRecord {
+    return DnsTxtRecord.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DnsTxtRecord>): DnsTxtRecord {
+    const message = createBaseDnsTxtRecord();
+    message.name = object.name ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseWellKnownFile(): WellKnownFile {
+  return { url: "", body: "" };
+}
+
+export const WellKnownFile: MessageFns<WellKnownFile> = {
+  encode(message: WellKnownFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.body !== "") {
+      writer.uint32(18).string(message.body);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WellKnownFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWellKnownFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WellKnownFile {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+    };
+  },
+
+  toJSON(message: WellKnownFile): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WellKnownFile>): WellKnownFile {
+    return WellKnownFile.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WellKnownFile>): WellKnownFile {
+    const message = createBaseWellKnownFile();
+    message.url = object.url ?? "";
+    message.body = object.body ?? "";
+    return message;
+  },
+};
+
+function createBaseDidWebChallenge(): DidWebChallenge {
+  return { did: "", payload: "", typ: "" };
+}
+
+export const DidWebChallenge: MessageFns<DidWebChallenge> = {
+  encode(message: DidWebChallenge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.did !== "") {
+      writer.uint32(10).string(message.did);
+    }
+    if (message.payload !== "") {
+      writer.uint32(18).string(message.payload);
+    }
+    if (message.typ !== "") {
+      writer.uint32(26).string(message.typ);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DidWebChallenge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDidWebChallenge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.did = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.payload = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.typ = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DidWebChallenge {
+    return {
+      did: isSet(object.did) ? globalThis.String(object.did) : "",
+      payload: isSet(object.payload) ? globalThis.String(object.payload) : "",
+      typ: isSet(object.typ) ? globalThis.String(object.typ) : "",
+    };
+  },
+
+  toJSON(message: DidWebChallenge): unknown {
+    const obj: any = {};
+    if (message.did !== "") {
+      obj.did = message.did;
+    }
+    if (message.payload !== "") {
+      obj.payload = message.payload;
+    }
+    if (message.typ !== "") {
+      obj.typ = message.typ;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DidWebChallenge>): DidWebChallenge {
+    return DidWebChallenge.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DidWebChallenge>): DidWebChallenge {
+    const message = createBaseDidWebChallenge();
+    message.did = object.did ?? "";
+    message.payload = object.payload ?? "";
+    message.typ = object.typ ?? "";
+    return message;
+  },
+};
+
+function createBaseNamespaceProof(): NamespaceProof {
+  return { dnsTxt: null, wellKnownFile: null, didWeb: null, note: "" };
+}
+
+export const NamespaceProof: MessageFns<NamespaceProof> = {
+  encode(message: NamespaceProof, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dnsTxt !== undefined && message.dnsTxt !== null) {
+      DnsTxtRecord.encode(message.dnsTxt, writer.uint32(10).fork()).join();
+    }
+    if (message.wellKnownFile !== undefined && message.wellKnownFile !== null) {
+      WellKnownFile.encode(message.wellKnownFile, writer.uint32(18).fork()).join();
+    }
+    if (message.didWeb !== undefined && message.didWeb !== null) {
+      DidWebChallenge.encode(message.didWeb, writer.uint32(26).fork()).join();
+    }
+    if (message.note !== "") {
+      writer.uint32(34).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NamespaceProof {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNamespaceProof();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.dnsTxt = DnsTxtRecord.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.wellKnownFile = WellKnownFile.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.didWeb = DidWebChallenge.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NamespaceProof {
+    return {
+      dnsTxt: isSet(object.dnsTxt)
+        ? DnsTxtRecord.fromJSON(object.dnsTxt)
+        : isSet(object.dns_txt)
+        ? DnsTxtRecord.fromJSON(object.dns_txt)
+        : null,
+      wellKnownFile: isSet(object.wellKnownFile)
+        ? WellKnownFile.fromJSON(object.wellKnownFile)
+        : isSet(object.well_known_file)
+        ? WellKnownFile.fromJSON(object.well_known_file)
+        : null,
+      didWeb: isSet(object.didWeb)
+        ? DidWebChallenge.fromJSON(object.didWeb)
+        : isSet(object.did_web)
+        ? DidWebChallenge.fromJSON(object.did_web)
+        : null,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: NamespaceProof): unknown {
+    const obj: any = {};
+    if (message.dnsTxt !== undefined && message.dnsTxt !== null) {
+      obj.dnsTxt = DnsTxtRecord.toJSON(message.dnsTxt);
+    }
+    if (message.wellKnownFile !== undefined && message.wellKnownFile !== null) {
+      obj.wellKnownFile = WellKnownFile.toJSON(message.wellKnownFile);
+    }
+    if (message.didWeb !== undefined && message.didWeb !== null) {
+      obj.didWeb = DidWebChallenge.toJSON(message.didWeb);
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NamespaceProof>): NamespaceProof {
+    return NamespaceProof.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NamespaceProof>): NamespaceProof {
+    const message = createBaseNamespaceProof();
+    message.dnsTxt = (object.dnsTxt !== undefined && object.dnsTxt !== null)
+      ? DnsTxtRecord.fromPartial(object.dnsTxt)
+      : undefined;
+    message.wellKnownFile = (object.wellKnownFile !== undefined && object.wellKnownFile !== null)
+      ? WellKnownFile.fromPartial(object.wellKnownFile)
+      : undefined;
+    message.didWeb = (object.didWeb !== undefined && object.didWeb !== null)
+      ? DidWebChallenge.fromPartial(object.didWeb)
+      : undefined;
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseStartNamespaceClaimRequest(): StartNamespaceClaimRequest {
+  return { namespace: "", method: 0 };
+}
+
+export const StartNamespaceClaimRequest: MessageFns<StartNamespaceClaimRequest> = {
+  encode(message: StartNamespaceClaimRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.method !== 0) {
+      writer.uint32(16).int32(message.method);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartNamespaceClaimRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartNamespaceClaimRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.method = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartNamespaceClaimRequest {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      method: isSet(object.method) ? ownershipMethodFromJSON(object.method) : 0,
+    };
+  },
+
+  toJSON(message: StartNamespaceClaimRequest): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.method !== 0) {
+      obj.method = ownershipMethodToJSON(message.method);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StartNamespaceClaimRequest>): StartNamespaceClaimRequest {
+    return StartNamespaceClaimRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StartNamespaceClaimRequest>): StartNamespaceClaimRequest {
+    const message = createBaseStartNamespaceClaimRequest();
+    message.namespace = object.namespace ?? "";
+    message.method = object.method ?? 0;
+    return message;
+  },
+};
+
+function createBaseStartNamespaceClaimResponse(): StartNamespaceClaimResponse {
+  return { namespace: "", method: 0, token: "", expiresAt: null, proof: null };
+}
+
+export const StartNamespaceClaimResponse: MessageFns<StartNamespaceClaimResponse> = {
+  encode(message: StartNamespaceClaimResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.method !== 0) {
+      writer.uint32(16).int32(message.method);
+    }
+    if (message.token !== "") {
+      writer.uint32(26).string(message.token);
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      Timestamp.encode(message.expiresAt, writer.uint32(34).fork()).join();
+    }
+    if (message.proof !== undefined && message.proof !== null) {
+      NamespaceProof.encode(message.proof, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartNamespaceClaimResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartNamespaceClaimResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.method = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.proof = NamespaceProof.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartNamespaceClaimResponse {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      method: isSet(object.method) ? ownershipMethodFromJSON(object.method) : 0,
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : null,
+      proof: isSet(object.proof) ? NamespaceProof.fromJSON(object.proof) : null,
+    };
+  },
+
+  toJSON(message: StartNamespaceClaimResponse): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.method !== 0) {
+      obj.method = ownershipMethodToJSON(message.method);
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    if (message.proof !== undefined && message.proof !== null) {
+      obj.proof = NamespaceProof.toJSON(message.proof);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StartNamespaceClaimResponse>): StartNamespaceClaimResponse {
+    return StartNamespaceClaimResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StartNamespaceClaimResponse>): StartNamespaceClaimResponse {
+    const message = createBaseStartNamespaceClaimResponse();
+    message.namespace = object.namespace ?? "";
+    message.method = object.method ?? 0;
+    message.token = object.token ?? "";
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : null;
+    message.proof = (object.proof !== undefined && object.proof !== null)
+      ? NamespaceProof.fromPartial(object.proof)
+      : null;
+    return message;
+  },
+};
+
+function createBaseCheckNamespaceClaimRequest(): CheckNamespaceClaimRequest {
+  return { namespace: "", proof: "" };
+}
+
+export const CheckNamespaceClaimRequest: MessageFns<CheckNamespaceClaimRequest> = {
+  encode(message: CheckNamespaceClaimRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.proof !== "") {
+      writer.uint32(18).string(message.proof);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckNamespaceClaimRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckNamespaceClaimRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.proof = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckNamespaceClaimRequest {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      proof: isSet(object.proof) ? globalThis.String(object.proof) : "",
+    };
+  },
+
+  toJSON(message: CheckNamespaceClaimRequest): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.proof !== "") {
+      obj.proof = message.proof;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckNamespaceClaimRequest>): CheckNamespaceClaimRequest {
+    return CheckNamespaceClaimRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckNamespaceClaimRequest>): CheckNamespaceClaimRequest {
+    const message = createBaseCheckNamespaceClaimRequest();
+    message.namespace = object.namespace ?? "";
+    message.proof = object.proof ?? "";
+    return message;
+  },
+};
+
+function createBaseLookalikeFlag(): LookalikeFlag {
+  return { namespace: "", reason: "" };
+}
+
+export const LookalikeFlag: MessageFns<LookalikeFlag> = {
+  encode(message: LookalikeFlag, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LookalikeFlag {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLookalikeFlag();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LookalikeFlag {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: LookalikeFlag): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LookalikeFlag>): LookalikeFlag {
+    return LookalikeFlag.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LookalikeFlag>): LookalikeFlag {
+    const message = createBaseLookalikeFlag();
+    message.namespace = object.namespace ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckNamespaceClaimResponse(): CheckNamespaceClaimResponse {
+  return { namespace: "", publisherId: "", method: 0, verifiedAt: null, expiresAt: null, lookalikeOf: [] };
+}
+
+export const CheckNamespaceClaimResponse: MessageFns<CheckNamespaceClaimResponse> = {
+  encode(message: CheckNamespaceClaimResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.publisherId !== "") {
+      writer.uint32(18).string(message.publisherId);
+    }
+    if (message.method !== 0) {
+      writer.uint32(24).int32(message.method);
+    }
+    if (message.verifiedAt !== undefined && message.verifiedAt !== null) {
+      Timestamp.encode(message.verifiedAt, writer.uint32(34).fork()).join();
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      Timestamp.encode(message.expiresAt, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.lookalikeOf) {
+      LookalikeFlag.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckNamespaceClaimResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckNamespaceClaimResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.publisherId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.method = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.verifiedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lookalikeOf.push(LookalikeFlag.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckNamespaceClaimResponse {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      publisherId: isSet(object.publisherId)
+        ? globalThis.String(object.publisherId)
+        : isSet(object.publisher_id)
+        ? globalThis.String(object.publisher_id)
+        : "",
+      method: isSet(object.method) ? ownershipMethodFromJSON(object.method) : 0,
+      verifiedAt: isSet(object.verifiedAt)
+        ? fromJsonTimestamp(object.verifiedAt)
+        : isSet(object.verified_at)
+        ? fromJsonTimestamp(object.verified_at)
+        : null,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : null,
+      lookalikeOf: globalThis.Array.isArray(object?.lookalikeOf)
+        ? object.lookalikeOf.map((e: any) => LookalikeFlag.fromJSON(e))
+        : globalThis.Array.isArray(object?.lookalike_of)
+        ? object.lookalike_of.map((e: any) => LookalikeFlag.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckNamespaceClaimResponse): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.publisherId !== "") {
+      obj.publisherId = message.publisherId;
+    }
+    if (message.method !== 0) {
+      obj.method = ownershipMethodToJSON(message.method);
+    }
+    if (message.verifiedAt !== undefined && message.verifiedAt !== null) {
+      obj.verifiedAt = fromTimestamp(message.verifiedAt).toISOString();
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    if (message.lookalikeOf?.length) {
+      obj.lookalikeOf = message.lookalikeOf.map((e) => LookalikeFlag.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckNamespaceClaimResponse>): CheckNamespaceClaimResponse {
+    return CheckNamespaceClaimResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckNamespaceClaimResponse>): CheckNamespaceClaimResponse {
+    const message = createBaseCheckNamespaceClaimResponse();
+    message.namespace = object.namespace ?? "";
+    message.publisherId = object.publisherId ?? "";
+    message.method = object.method ?? 0;
+    message.verifiedAt = (object.verifiedAt !== undefined && object.verifiedAt !== null)
+      ? Timestamp.fromPartial(object.verifiedAt)
+      : null;
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : null;
+    message.lookalikeOf = object.lookalikeOf?.map((e) => LookalikeFlag.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetNamespaceRequest(): GetNamespaceRequest {
+  return { namespace: "" };
+}
+
+export const GetNamespaceRequest: MessageFns<GetNamespaceRequest> = {
+  encode(message: GetNamespaceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNamespaceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNamespaceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNamespaceRequest {
+    return { namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "" };
+  },
+
+  toJSON(message: GetNamespaceRequest): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetNamespaceRequest>): GetNamespaceRequest {
+    return GetNamespaceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetNamespaceRequest>): GetNamespaceRequest {
+    const message = createBaseGetNamespaceRequest();
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
+function createBaseNamespaceVerification(): NamespaceVerification {
+  return { method: 0, verifiedAt: null, expiresAt: null, status: "", lapsedAt: null, lapseCode: "" };
+}
+
+export const NamespaceVerification: MessageFns<NamespaceVerification> = {
+  encode(message: NamespaceVerification, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.method !== 0) {
+      writer.uint32(8).int32(message.method);
+    }
+    if (message.verifiedAt !== undefined && message.verifiedAt !== null) {
+      Timestamp.encode(message.verifiedAt, writer.uint32(18).fork()).join();
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      Timestamp.encode(message.expiresAt, writer.uint32(26).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.lapsedAt !== undefined && message.lapsedAt !== null) {
+      Timestamp.encode(message.lapsedAt, writer.uint32(42).fork()).join();
+    }
+    if (message.lapseCode !== "") {
+      writer.uint32(50).string(message.lapseCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NamespaceVerification {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNamespaceVerification();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.method = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.verifiedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lapsedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lapseCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NamespaceVerification {
+    return {
+      method: isSet(object.method) ? ownershipMethodFromJSON(object.method) : 0,
+      verifiedAt: isSet(object.verifiedAt)
+        ? fromJsonTimestamp(object.verifiedAt)
+        : isSet(object.verified_at)
+        ? fromJsonTimestamp(object.verified_at)
+        : null,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : null,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      lapsedAt: isSet(object.lapsedAt)
+        ? fromJsonTimestamp(object.lapsedAt)
+        : isSet(object.lapsed_at)
+        ? fromJsonTimestamp(object.lapsed_at)
+        : null,
+      lapseCode: isSet(object.lapseCode)
+        ? globalThis.String(object.lapseCode)
+        : isSet(object.lapse_code)
+        ? globalThis.String(object.lapse_code)
+        : "",
+    };
+  },
+
+  toJSON(message: NamespaceVerification): unknown {
+    const obj: any = {};
+    if (message.method !== 0) {
+      obj.method = ownershipMethodToJSON(message.method);
+    }
+    if (message.verifiedAt !== undefined && message.verifiedAt !== null) {
+      obj.verifiedAt = fromTimestamp(message.verifiedAt).toISOString();
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.lapsedAt !== undefined && message.lapsedAt !== null) {
+      obj.lapsedAt = fromTimestamp(message.lapsedAt).toISOString();
+    }
+    if (message.lapseCode !== "") {
+      obj.lapseCode = message.lapseCode;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NamespaceVerification>): NamespaceVerification {
+    return NamespaceVerification.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NamespaceVerification>): NamespaceVerification {
+    const message = createBaseNamespaceVerification();
+    message.method = object.method ?? 0;
+    message.verifiedAt = (object.verifiedAt !== undefined && object.verifiedAt !== null)
+      ? Timestamp.fromPartial(object.verifiedAt)
+      : null;
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : null;
+    message.status = object.status ?? "";
+    message.lapsedAt = (object.lapsedAt !== undefined && object.lapsedAt !== null)
+      ? Timestamp.fromPartial(object.lapsedAt)
+      : null;
+    message.lapseCode = object.lapseCode ?? "";
+    return message;
+  },
+};
+
+function createBaseGetNamespaceResponse(): GetNamespaceResponse {
+  return { namespace: "", publisherId: "", verified: false, verification: null, signaturePolicy: "", lookalikeOf: [] };
+}
+
+export const GetNamespaceResponse: MessageFns<GetNamespaceResponse> = {
+  encode(message: GetNamespaceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.publisherId !== "") {
+      writer.uint32(18).string(message.publisherId);
+    }
+    if (message.verified !== false) {
+      writer.uint32(24).bool(message.verified);
+    }
+    if (message.verification !== undefined && message.verification !== null) {
+      NamespaceVerification.encode(message.verification, writer.uint32(34).fork()).join();
+    }
+    if (message.signaturePolicy !== "") {
+      writer.uint32(42).string(message.signaturePolicy);
+    }
+    for (const v of message.lookalikeOf) {
+      LookalikeFlag.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNamespaceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNamespaceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.publisherId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.verified = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.verification = NamespaceVerification.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.signaturePolicy = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lookalikeOf.push(LookalikeFlag.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNamespaceResponse {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      publisherId: isSet(object.publisherId)
+        ? globalThis.String(object.publisherId)
+        : isSet(object.publisher_id)
+        ? globalThis.String(object.publisher_id)
+        : "",
+      verified: isSet(object.verified) ? globalThis.Boolean(object.verified) : false,
+      verification: isSet(object.verification) ? NamespaceVerification.fromJSON(object.verification) : null,
+      signaturePolicy: isSet(object.signaturePolicy)
+        ? globalThis.String(object.signaturePolicy)
+        : isSet(object.signature_policy)
+        ? globalThis.String(object.signature_policy)
+        : "",
+      lookalikeOf: globalThis.Array.isArray(object?.lookalikeOf)
+        ? object.lookalikeOf.map((e: any) => LookalikeFlag.fromJSON(e))
+        : globalThis.Array.isArray(object?.lookalike_of)
+        ? object.lookalike_of.map((e: any) => LookalikeFlag.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetNamespaceResponse): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.publisherId !== "") {
+      obj.publisherId = message.publisherId;
+    }
+    if (message.verified !== false) {
+      obj.verified = message.verified;
+    }
+    if (message.verification !== undefined && message.verification !== null) {
+      obj.verification = NamespaceVerification.toJSON(message.verification);
+    }
+    if (message.signaturePolicy !== "") {
+      obj.signaturePolicy = message.signaturePolicy;
+    }
+    if (message.lookalikeOf?.length) {
+      obj.lookalikeOf = message.lookalikeOf.map((e) => LookalikeFlag.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetNamespaceResponse>): GetNamespaceResponse {
+    return GetNamespaceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetNamespaceResponse>): GetNamespaceResponse {
+    const message = createBaseGetNamespaceResponse();
+    message.namespace = object.namespace ?? "";
+    message.publisherId = object.publisherId ?? "";
+    message.verified = object.verified ?? false;
+    message.verification = (object.verification !== undefined && object.verification !== null)
+      ? NamespaceVerification.fromPartial(object.verification)
+      : null;
+    message.signaturePolicy = object.signaturePolicy ?? "";
+    message.lookalikeOf = object.lookalikeOf?.map((e) => LookalikeFlag.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListNamespaceClaimsRequest(): ListNamespaceClaimsRequest {
+  return {};
+}
+
+export const ListNamespaceClaimsRequest: MessageFns<ListNamespaceClaimsRequest> = {
+  encode(_: ListNamespaceClaimsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNamespaceClaimsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNamespaceClaimsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListNamespaceClaimsRequest {
+    return {};
+  },
+
+  toJSON(_: ListNamespaceClaimsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListNamespaceClaimsRequest>): ListNamespaceClaimsRequest {
+    return ListNamespaceClaimsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListNamespaceClaimsRequest>): ListNamespaceClaimsRequest {
+    const message = createBaseListNamespaceClaimsRequest();
+    return message;
+  },
+};
+
+function createBaseNamespaceClaim(): NamespaceClaim {
+  return { namespace: "", state: "", method: 0, proof: null, claimedAt: null, expiresAt: null, failureCode: "" };
+}
+
+export const NamespaceClaim: MessageFns<NamespaceClaim> = {
+  encode(message: NamespaceClaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.state !== "") {
+      writer.uint32(18).string(message.state);
+    }
+    if (message.method !== 0) {
+      writer.uint32(24).int32(message.method);
+    }
+    if (message.proof !== undefined && message.proof !== null) {
+      NamespaceProof.encode(message.proof, writer.uint32(34).fork()).join();
+    }
+    if (message.claimedAt !== undefined && message.claimedAt !== null) {
+      Timestamp.encode(message.claimedAt, writer.uint32(42).fork()).join();
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      Timestamp.encode(message.expiresAt, writer.uint32(50).fork()).join();
+    }
+    if (message.failureCode !== "") {
+      writer.uint32(58).string(message.failureCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NamespaceClaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNamespaceClaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.method = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.proof = NamespaceProof.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.claimedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.failureCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NamespaceClaim {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      method: isSet(object.method) ? ownershipMethodFromJSON(object.method) : 0,
+      proof: isSet(object.proof) ? NamespaceProof.fromJSON(object.proof) : null,
+      claimedAt: isSet(object.claimedAt)
+        ? fromJsonTimestamp(object.claimedAt)
+        : isSet(object.claimed_at)
+        ? fromJsonTimestamp(object.claimed_at)
+        : null,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : null,
+      failureCode: isSet(object.failureCode)
+        ? globalThis.String(object.failureCode)
+        : isSet(object.failure_code)
+        ? globalThis.String(object.failure_code)
+        : "",
+    };
+  },
+
+  toJSON(message: NamespaceClaim): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.method !== 0) {
+      obj.method = ownershipMethodToJSON(message.method);
+    }
+    if (message.proof !== undefined && message.proof !== null) {
+      obj.proof = NamespaceProof.toJSON(message.proof);
+    }
+    if (message.claimedAt !== undefined && message.claimedAt !== null) {
+      obj.claimedAt = fromTimestamp(message.claimedAt).toISOString();
+    }
+    if (message.expiresAt !== undefined && message.expiresAt !== null) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    if (message.failureCode !== "") {
+      obj.failureCode = message.failureCode;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NamespaceClaim>): NamespaceClaim {
+    return NamespaceClaim.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NamespaceClaim>): NamespaceClaim {
+    const message = createBaseNamespaceClaim();
+    message.namespace = object.namespace ?? "";
+    message.state = object.state ?? "";
+    message.method = object.method ?? 0;
+    message.proof = (object.proof !== undefined && object.proof !== null)
+      ? NamespaceProof.fromPartial(object.proof)
+      : null;
+    message.claimedAt = (object.claimedAt !== undefined && object.claimedAt !== null)
+      ? Timestamp.fromPartial(object.claimedAt)
+      : null;
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : null;
+    message.failureCode = object.failureCode ?? "";
+    return message;
+  },
+};
+
+function createBaseListNamespaceClaimsResponse(): ListNamespaceClaimsResponse {
+  return { claims: [] };
+}
+
+export const ListNamespaceClaimsResponse: MessageFns<ListNamespaceClaimsResponse> = {
+  encode(message: ListNamespaceClaimsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.claims) {
+      NamespaceClaim.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNamespaceClaimsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNamespaceClaimsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.claims.push(NamespaceClaim.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListNamespaceClaimsResponse {
+    return {
+      claims: globalThis.Array.isArray(object?.claims) ? object.claims.map((e: any) => NamespaceClaim.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListNamespaceClaimsResponse): unknown {
+    const obj: any = {};
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => NamespaceClaim.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListNamespaceClaimsResponse>): ListNamespaceClaimsResponse {
+    return ListNamespaceClaimsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListNamespaceClaimsResponse>): ListNamespaceClaimsResponse {
+    const message = createBaseListNamespaceClaimsResponse();
+    message.claims = object.claims?.map((e) => NamespaceClaim.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type CardRegistryService = typeof CardRegistryService;
 export const CardRegistryService = {
   /**
@@ -6028,6 +7905,70 @@ export const CardRegistryService = {
     responseSerialize: (value: SyncChangesResponse): Buffer => Buffer.from(SyncChangesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SyncChangesResponse => SyncChangesResponse.decode(value),
   },
+  /**
+   * Namespace ownership by proof (§5 "Ownership verification"), the same service as REST
+   * `POST /v1/namespaces/{ns}/claims`: a challenge and exactly the DNS record or HTTPS file to create (or, for
+   * did:web, what to sign). A publisher credential only (PERMISSION_DENIED PUBLISHER_CREDENTIAL_REQUIRED);
+   * FAILED_PRECONDITION NAMESPACE_HELD when another publisher holds the namespace. A new claim supersedes the
+   * caller's previous one for the namespace.
+   */
+  startNamespaceClaim: {
+    path: "/trustmesh.registry.v1.CardRegistry/StartNamespaceClaim" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartNamespaceClaimRequest): Buffer =>
+      Buffer.from(StartNamespaceClaimRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartNamespaceClaimRequest => StartNamespaceClaimRequest.decode(value),
+    responseSerialize: (value: StartNamespaceClaimResponse): Buffer =>
+      Buffer.from(StartNamespaceClaimResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartNamespaceClaimResponse => StartNamespaceClaimResponse.decode(value),
+  },
+  /**
+   * Runs the proof of the caller's latest claim (REST `POST /v1/namespaces/{ns}/claims/check`): on success the
+   * namespace is granted to (or renewed for) the caller's publisher. INVALID_ARGUMENT PROOF_FAILED with the
+   * OWNERSHIP_* code as the issue when the record or file is not (yet) there; NOT_FOUND CLAIM_NOT_FOUND without
+   * a claim; FAILED_PRECONDITION CLAIM_EXPIRED, NAMESPACE_HELD.
+   */
+  checkNamespaceClaim: {
+    path: "/trustmesh.registry.v1.CardRegistry/CheckNamespaceClaim" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckNamespaceClaimRequest): Buffer =>
+      Buffer.from(CheckNamespaceClaimRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckNamespaceClaimRequest => CheckNamespaceClaimRequest.decode(value),
+    responseSerialize: (value: CheckNamespaceClaimResponse): Buffer =>
+      Buffer.from(CheckNamespaceClaimResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckNamespaceClaimResponse => CheckNamespaceClaimResponse.decode(value),
+  },
+  /**
+   * A namespace as anyone may read it (REST `GET /v1/namespaces/{ns}`): holder, proof, signature policy,
+   * look-alike flags. NOT_FOUND NAMESPACE_NOT_FOUND when nobody holds or has proved it.
+   */
+  getNamespace: {
+    path: "/trustmesh.registry.v1.CardRegistry/GetNamespace" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetNamespaceRequest): Buffer => Buffer.from(GetNamespaceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetNamespaceRequest => GetNamespaceRequest.decode(value),
+    responseSerialize: (value: GetNamespaceResponse): Buffer =>
+      Buffer.from(GetNamespaceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetNamespaceResponse => GetNamespaceResponse.decode(value),
+  },
+  /**
+   * The caller's namespaces (held, with their proof) and its claims not yet verified, newest first (REST
+   * `GET /v1/namespace-claims`). A publisher credential only.
+   */
+  listNamespaceClaims: {
+    path: "/trustmesh.registry.v1.CardRegistry/ListNamespaceClaims" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListNamespaceClaimsRequest): Buffer =>
+      Buffer.from(ListNamespaceClaimsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListNamespaceClaimsRequest => ListNamespaceClaimsRequest.decode(value),
+    responseSerialize: (value: ListNamespaceClaimsResponse): Buffer =>
+      Buffer.from(ListNamespaceClaimsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListNamespaceClaimsResponse => ListNamespaceClaimsResponse.decode(value),
+  },
 } as const;
 
 export interface CardRegistryServer extends UntypedServiceImplementation {
@@ -6083,6 +8024,31 @@ export interface CardRegistryServer extends UntypedServiceImplementation {
    * revision), stable across pages, with tombstones when include_deleted.
    */
   syncChanges: handleUnaryCall<SyncChangesRequest, SyncChangesResponse>;
+  /**
+   * Namespace ownership by proof (§5 "Ownership verification"), the same service as REST
+   * `POST /v1/namespaces/{ns}/claims`: a challenge and exactly the DNS record or HTTPS file to create (or, for
+   * did:web, what to sign). A publisher credential only (PERMISSION_DENIED PUBLISHER_CREDENTIAL_REQUIRED);
+   * FAILED_PRECONDITION NAMESPACE_HELD when another publisher holds the namespace. A new claim supersedes the
+   * caller's previous one for the namespace.
+   */
+  startNamespaceClaim: handleUnaryCall<StartNamespaceClaimRequest, StartNamespaceClaimResponse>;
+  /**
+   * Runs the proof of the caller's latest claim (REST `POST /v1/namespaces/{ns}/claims/check`): on success the
+   * namespace is granted to (or renewed for) the caller's publisher. INVALID_ARGUMENT PROOF_FAILED with the
+   * OWNERSHIP_* code as the issue when the record or file is not (yet) there; NOT_FOUND CLAIM_NOT_FOUND without
+   * a claim; FAILED_PRECONDITION CLAIM_EXPIRED, NAMESPACE_HELD.
+   */
+  checkNamespaceClaim: handleUnaryCall<CheckNamespaceClaimRequest, CheckNamespaceClaimResponse>;
+  /**
+   * A namespace as anyone may read it (REST `GET /v1/namespaces/{ns}`): holder, proof, signature policy,
+   * look-alike flags. NOT_FOUND NAMESPACE_NOT_FOUND when nobody holds or has proved it.
+   */
+  getNamespace: handleUnaryCall<GetNamespaceRequest, GetNamespaceResponse>;
+  /**
+   * The caller's namespaces (held, with their proof) and its claims not yet verified, newest first (REST
+   * `GET /v1/namespace-claims`). A publisher credential only.
+   */
+  listNamespaceClaims: handleUnaryCall<ListNamespaceClaimsRequest, ListNamespaceClaimsResponse>;
 }
 
 export interface CardRegistryClient extends Client {
@@ -6249,6 +8215,87 @@ export interface CardRegistryClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SyncChangesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Namespace ownership by proof (§5 "Ownership verification"), the same service as REST
+   * `POST /v1/namespaces/{ns}/claims`: a challenge and exactly the DNS record or HTTPS file to create (or, for
+   * did:web, what to sign). A publisher credential only (PERMISSION_DENIED PUBLISHER_CREDENTIAL_REQUIRED);
+   * FAILED_PRECONDITION NAMESPACE_HELD when another publisher holds the namespace. A new claim supersedes the
+   * caller's previous one for the namespace.
+   */
+  startNamespaceClaim(
+    request: StartNamespaceClaimRequest,
+    callback: (error: ServiceError | null, response: StartNamespaceClaimResponse) => void,
+  ): ClientUnaryCall;
+  startNamespaceClaim(
+    request: StartNamespaceClaimRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartNamespaceClaimResponse) => void,
+  ): ClientUnaryCall;
+  startNamespaceClaim(
+    request: StartNamespaceClaimRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartNamespaceClaimResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Runs the proof of the caller's latest claim (REST `POST /v1/namespaces/{ns}/claims/check`): on success the
+   * namespace is granted to (or renewed for) the caller's publisher. INVALID_ARGUMENT PROOF_FAILED with the
+   * OWNERSHIP_* code as the issue when the record or file is not (yet) there; NOT_FOUND CLAIM_NOT_FOUND without
+   * a claim; FAILED_PRECONDITION CLAIM_EXPIRED, NAMESPACE_HELD.
+   */
+  checkNamespaceClaim(
+    request: CheckNamespaceClaimRequest,
+    callback: (error: ServiceError | null, response: CheckNamespaceClaimResponse) => void,
+  ): ClientUnaryCall;
+  checkNamespaceClaim(
+    request: CheckNamespaceClaimRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckNamespaceClaimResponse) => void,
+  ): ClientUnaryCall;
+  checkNamespaceClaim(
+    request: CheckNamespaceClaimRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckNamespaceClaimResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A namespace as anyone may read it (REST `GET /v1/namespaces/{ns}`): holder, proof, signature policy,
+   * look-alike flags. NOT_FOUND NAMESPACE_NOT_FOUND when nobody holds or has proved it.
+   */
+  getNamespace(
+    request: GetNamespaceRequest,
+    callback: (error: ServiceError | null, response: GetNamespaceResponse) => void,
+  ): ClientUnaryCall;
+  getNamespace(
+    request: GetNamespaceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetNamespaceResponse) => void,
+  ): ClientUnaryCall;
+  getNamespace(
+    request: GetNamespaceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetNamespaceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's namespaces (held, with their proof) and its claims not yet verified, newest first (REST
+   * `GET /v1/namespace-claims`). A publisher credential only.
+   */
+  listNamespaceClaims(
+    request: ListNamespaceClaimsRequest,
+    callback: (error: ServiceError | null, response: ListNamespaceClaimsResponse) => void,
+  ): ClientUnaryCall;
+  listNamespaceClaims(
+    request: ListNamespaceClaimsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListNamespaceClaimsResponse) => void,
+  ): ClientUnaryCall;
+  listNamespaceClaims(
+    request: ListNamespaceClaimsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListNamespaceClaimsResponse) => void,
   ): ClientUnaryCall;
 }
 

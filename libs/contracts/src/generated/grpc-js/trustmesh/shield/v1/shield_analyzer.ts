@@ -35,7 +35,10 @@ export const protobufFileName = "trustmesh/shield/v1/shield_analyzer.proto";
  * one JSON value is refused with INVALID_ARGUMENT and the issue code SHIELD_BODY_NOT_JSON.
  *
  * Authentication: metadata `authorization: Bearer <operator credential or agent token>`; agent tokens
- * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST.
+ * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST. A delegated
+ * service credential (SHIELD_SERVICE_CREDENTIALS) also sends `trustmesh-on-behalf-of: <service>:<id>`, the
+ * operator account it acts as: UNAUTHENTICATED SHIELD_ON_BEHALF_OF_MISSING / _INVALID, PERMISSION_DENIED
+ * SHIELD_ON_BEHALF_OF_FOREIGN.
  * Refusals: INVALID_ARGUMENT (validation, closed case), UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND,
  * ABORTED (concurrent change); trailing metadata `shield-issues-bin` holds the JSON
  * `{ "error", "issues": [{ "code", "path", "message" }] }` of the REST answer.
@@ -95,10 +98,36 @@ export interface GetCaseResponse {
 }
 
 export interface ListCasesRequest {
+  /** "open" (every status but closed), "closed", or empty for both. */
+  status: string;
+  /** Cases per page: 1-500; 0 is 500. */
+  limit: number;
+  /**
+   * next_cursor of the previous page; empty for the first. Opaque, bound to nothing else: a case changed between
+   * pages moves to the front and is not seen again on later pages.
+   */
+  cursor: string;
 }
 
 export interface ListCasesResponse {
   casesJson: string[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface GetCounterpartyRequest {
+  /** A case's `counterparty.reference` (1-200 characters), compared exactly. */
+  reference: string;
+  /** How many outcomes at most: 1-100; 0 is the default, 25. */
+  limit: number;
+}
+
+export interface GetCounterpartyResponse {
+  /**
+   * `{ "reference", "outcomes": [{ "caseId", "result", "acceptedAdvice", "latestDisposition"?, "riskTier",
+   * "closedAt" }] }`, newest first.
+   */
+  counterpartyJson: string;
 }
 
 export interface IssueAgentTokenRequest {
@@ -985,11 +1014,20 @@ export const GetCaseResponse: MessageFns<GetCaseResponse> = {
 };
 
 function createBaseListCasesRequest(): ListCasesRequest {
-  return {};
+  return { status: "", limit: 0, cursor: "" };
 }
 
 export const ListCasesRequest: MessageFns<ListCasesRequest> = {
-  encode(_: ListCasesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ListCasesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
     return writer;
   },
 
@@ -1006,6 +1044,30 @@ export const ListCasesRequest: MessageFns<ListCasesRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1018,32 +1080,51 @@ export const ListCasesRequest: MessageFns<ListCasesRequest> = {
     }
   },
 
-  fromJSON(_: any): ListCasesRequest {
-    return {};
+  fromJSON(object: any): ListCasesRequest {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
   },
 
-  toJSON(_: ListCasesRequest): unknown {
+  toJSON(message: ListCasesRequest): unknown {
     const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
     return obj;
   },
 
   create(base?: DeepPartial<ListCasesRequest>): ListCasesRequest {
     return ListCasesRequest.fromPartial(base ?? {});
   },
-  fromPartial(_: DeepPartial<ListCasesRequest>): ListCasesRequest {
+  fromPartial(object: DeepPartial<ListCasesRequest>): ListCasesRequest {
     const message = createBaseListCasesRequest();
+    message.status = object.status ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
     return message;
   },
 };
 
 function createBaseListCasesResponse(): ListCasesResponse {
-  return { casesJson: [] };
+  return { casesJson: [], nextCursor: "" };
 }
 
 export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   encode(message: ListCasesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.casesJson) {
       writer.uint32(10).string(v!);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
     }
     return writer;
   },
@@ -1069,6 +1150,14 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
             message.casesJson.push(reader.string());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1088,6 +1177,11 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
         : globalThis.Array.isArray(object?.cases_json)
         ? object.cases_json.map((e: any) => globalThis.String(e))
         : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
     };
   },
 
@@ -1095,6 +1189,9 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
     const obj: any = {};
     if (message.casesJson?.length) {
       obj.casesJson = message.casesJson;
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
     }
     return obj;
   },
@@ -1105,6 +1202,165 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   fromPartial(object: DeepPartial<ListCasesResponse>): ListCasesResponse {
     const message = createBaseListCasesResponse();
     message.casesJson = object.casesJson?.map((e) => e) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCounterpartyRequest(): GetCounterpartyRequest {
+  return { reference: "", limit: 0 };
+}
+
+export const GetCounterpartyRequest: MessageFns<GetCounterpartyRequest> = {
+  encode(message: GetCounterpartyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reference !== "") {
+      writer.uint32(10).string(message.reference);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCounterpartyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCounterpartyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCounterpartyRequest {
+    return {
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: GetCounterpartyRequest): unknown {
+    const obj: any = {};
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCounterpartyRequest>): GetCounterpartyRequest {
+    return GetCounterpartyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCounterpartyRequest>): GetCounterpartyRequest {
+    const message = createBaseGetCounterpartyRequest();
+    message.reference = object.reference ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetCounterpartyResponse(): GetCounterpartyResponse {
+  return { counterpartyJson: "" };
+}
+
+export const GetCounterpartyResponse: MessageFns<GetCounterpartyResponse> = {
+  encode(message: GetCounterpartyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.counterpartyJson !== "") {
+      writer.uint32(10).string(message.counterpartyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCounterpartyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCounterpartyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.counterpartyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCounterpartyResponse {
+    return {
+      counterpartyJson: isSet(object.counterpartyJson)
+        ? globalThis.String(object.counterpartyJson)
+        : isSet(object.counterparty_json)
+        ? globalThis.String(object.counterparty_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCounterpartyResponse): unknown {
+    const obj: any = {};
+    if (message.counterpartyJson !== "") {
+      obj.counterpartyJson = message.counterpartyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCounterpartyResponse>): GetCounterpartyResponse {
+    return GetCounterpartyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCounterpartyResponse>): GetCounterpartyResponse {
+    const message = createBaseGetCounterpartyResponse();
+    message.counterpartyJson = object.counterpartyJson ?? "";
     return message;
   },
 };
@@ -1639,7 +1895,7 @@ export const ShieldAnalyzerService = {
     responseSerialize: (value: GetCaseResponse): Buffer => Buffer.from(GetCaseResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCaseResponse => GetCaseResponse.decode(value),
   },
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
   listCases: {
     path: "/trustmesh.shield.v1.ShieldAnalyzer/ListCases" as const,
     requestStream: false as const,
@@ -1648,6 +1904,21 @@ export const ShieldAnalyzerService = {
     requestDeserialize: (value: Buffer): ListCasesRequest => ListCasesRequest.decode(value),
     responseSerialize: (value: ListCasesResponse): Buffer => Buffer.from(ListCasesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCasesResponse => ListCasesResponse.decode(value),
+  },
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+  getCounterparty: {
+    path: "/trustmesh.shield.v1.ShieldAnalyzer/GetCounterparty" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCounterpartyRequest): Buffer =>
+      Buffer.from(GetCounterpartyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCounterpartyRequest => GetCounterpartyRequest.decode(value),
+    responseSerialize: (value: GetCounterpartyResponse): Buffer =>
+      Buffer.from(GetCounterpartyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCounterpartyResponse => GetCounterpartyResponse.decode(value),
   },
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
   issueAgentToken: {
@@ -1701,8 +1972,13 @@ export interface ShieldAnalyzerServer extends UntypedServiceImplementation {
   closeCase: handleUnaryCall<CloseCaseRequest, CloseCaseResponse>;
   /** One case with its consultations (oldest first) and outcomes. */
   getCase: handleUnaryCall<GetCaseRequest, GetCaseResponse>;
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
   listCases: handleUnaryCall<ListCasesRequest, ListCasesResponse>;
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+  getCounterparty: handleUnaryCall<GetCounterpartyRequest, GetCounterpartyResponse>;
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
   issueAgentToken: handleUnaryCall<IssueAgentTokenRequest, IssueAgentTokenResponse>;
   /** The agent's tokens, newest first, never a secret or digest; operator credentials only. */
@@ -1795,7 +2071,7 @@ export interface ShieldAnalyzerClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCaseResponse) => void,
   ): ClientUnaryCall;
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
   listCases(
     request: ListCasesRequest,
     callback: (error: ServiceError | null, response: ListCasesResponse) => void,
@@ -1810,6 +2086,25 @@ export interface ShieldAnalyzerClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCasesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    callback: (error: ServiceError | null, response: GetCounterpartyResponse) => void,
+  ): ClientUnaryCall;
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCounterpartyResponse) => void,
+  ): ClientUnaryCall;
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCounterpartyResponse) => void,
   ): ClientUnaryCall;
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
   issueAgentToken(

@@ -30,7 +30,10 @@ export const protobufFileName = "trustmesh/registry/v1/card_registry.proto";
  *     (bearer operator credential only).
  *
  * Authentication: metadata `authorization: Bearer <credential>`. Read RPCs (GetCard, ListRevisions,
- * SearchCards, SyncChanges) accept calls without it.
+ * SearchCards, SyncChanges, GetNamespace) accept calls without it. A delegated service credential
+ * (REGISTRY_SERVICE_CREDENTIALS) also sends `trustmesh-on-behalf-of: <service>-<id>`, the publisher it acts as
+ * (registered on first use; exactly a publisher's rights): UNAUTHENTICATED ON_BEHALF_OF_MISSING /
+ * ON_BEHALF_OF_INVALID, PERMISSION_DENIED ON_BEHALF_OF_FOREIGN.
  *
  * Refusals: a gRPC status code plus, in the trailing metadata `registry-issues-bin`, the UTF-8 JSON
  *   { "error": "<message>", "code": "<STABLE_CODE>", "issues": [{ "path", "code", "severity", "message" }],
@@ -158,6 +161,18 @@ export enum VerifiedFilter {
   UNRECOGNIZED = -1,
 }
 
+/** How a namespace's ownership is proved (§5 "Ownership verification"). */
+export enum OwnershipMethod {
+  UNSPECIFIED = 0,
+  /** DNS_TXT - A TXT record at `_trustmesh-challenge.<namespace>` (see DnsTxtRecord). */
+  DNS_TXT = 1,
+  /** HTTPS_FILE - A file at `https://<namespace>/.well-known/trustmesh-registry-auth` (see WellKnownFile). */
+  HTTPS_FILE = 2,
+  /** DID_WEB - A detached JWS by a key of `did:web:<namespace>` over the challenge (see DidWebChallenge). */
+  DID_WEB = 3,
+  UNRECOGNIZED = -1,
+}
+
 /** One finding about a document or a request. */
 export interface Issue {
   /** JSON Pointer (RFC 6901) into the document; "" for the document as a whole. */
@@ -216,7 +231,11 @@ export interface Card {
   /** True when a signature VERIFIED (see signatures). */
   verified: boolean;
   signatures: SignatureVerification[];
-  publishedAt?: Timestamp | null;
+  publishedAt?:
+    | Timestamp
+    | null;
+  /** The namespace (domain) the identifier belongs to: see GetNamespace for its holder and proof. */
+  namespace: string;
 }
 
 /** A revision as listed: a card without its document. */
@@ -540,6 +559,134 @@ export interface TransferNamespaceResponse {
   fromPublisherId: string;
 }
 
+/** Exactly the DNS record to create. */
+export interface DnsTxtRecord {
+  /** The fully qualified record name. */
+  name: string;
+  /** The TXT record's value, exactly. */
+  value: string;
+}
+
+/** Exactly the file to serve, over HTTPS, without redirects. */
+export interface WellKnownFile {
+  url: string;
+  /** The file's content: the token on a line of its own. */
+  body: string;
+}
+
+/** What to sign for did:web: the payload's UTF-8 bytes as a detached compact JWS, sent as `proof` to the check. */
+export interface DidWebChallenge {
+  did: string;
+  payload: string;
+  /** The JWS `typ` header to use. */
+  typ: string;
+}
+
+export interface NamespaceProof {
+  dnsTxt?: DnsTxtRecord | null;
+  wellKnownFile?: WellKnownFile | null;
+  didWeb?:
+    | DidWebChallenge
+    | null;
+  /** A note for people (what the proof covers, how to serve it). */
+  note: string;
+}
+
+export interface StartNamespaceClaimRequest {
+  /** A canonical domain (lower-case A-labels), e.g. acme.example. */
+  namespace: string;
+  method: OwnershipMethod;
+}
+
+export interface StartNamespaceClaimResponse {
+  namespace: string;
+  method: OwnershipMethod;
+  /** The challenge token (not a secret: it is published). */
+  token: string;
+  expiresAt?: Timestamp | null;
+  proof?: NamespaceProof | null;
+}
+
+export interface CheckNamespaceClaimRequest {
+  namespace: string;
+  /** did:web only: the detached compact JWS over the challenge payload; else empty. */
+  proof: string;
+}
+
+export interface LookalikeFlag {
+  /** The verified namespace this one imitates. */
+  namespace: string;
+  reason: string;
+}
+
+export interface CheckNamespaceClaimResponse {
+  namespace: string;
+  publisherId: string;
+  method: OwnershipMethod;
+  verifiedAt?: Timestamp | null;
+  expiresAt?: Timestamp | null;
+  lookalikeOf: LookalikeFlag[];
+}
+
+export interface GetNamespaceRequest {
+  namespace: string;
+}
+
+export interface NamespaceVerification {
+  method: OwnershipMethod;
+  verifiedAt?: Timestamp | null;
+  expiresAt?:
+    | Timestamp
+    | null;
+  /** "valid", "due" (re-check due), "expired" or "lapsed". */
+  status: string;
+  /** Set when lapsed: when, and the OWNERSHIP_* code of the failed re-check. */
+  lapsedAt?: Timestamp | null;
+  lapseCode: string;
+}
+
+export interface GetNamespaceResponse {
+  namespace: string;
+  /** Empty when nobody holds it (a proof that lapsed, for instance). */
+  publisherId: string;
+  /** The ownership proof stands for the current holder. */
+  verified: boolean;
+  /** Unset when it was never proved (an operator's grant). */
+  verification?:
+    | NamespaceVerification
+    | null;
+  /** "off", "verify-if-present" or "require". */
+  signaturePolicy: string;
+  lookalikeOf: LookalikeFlag[];
+}
+
+export interface ListNamespaceClaimsRequest {
+}
+
+/** A namespace the caller holds or has claimed. */
+export interface NamespaceClaim {
+  namespace: string;
+  /**
+   * "verified" (held with a standing proof, or granted), "pending" (a claim not yet checked, or whose proof has
+   * not succeeded yet), "failed" (the last check failed), "expired" (the claim's token expired unchecked).
+   */
+  state: string;
+  /** UNSPECIFIED for a namespace an operator granted without a proof. */
+  method: OwnershipMethod;
+  /** The claim's proof (what to create); unset for a namespace held without a claim of the caller's. */
+  proof?: NamespaceProof | null;
+  claimedAt?: Timestamp | null;
+  expiresAt?:
+    | Timestamp
+    | null;
+  /** The OWNERSHIP_* code of the last failed check ("failed" only). */
+  failureCode: string;
+}
+
+export interface ListNamespaceClaimsResponse {
+  claims: NamespaceClaim[];
+}
+
 export const TRUSTMESH_REGISTRY_V1_PACKAGE_NAME = "trustmesh.registry.v1";
 
 export interface CardRegistryClient {
@@ -610,6 +757,48 @@ export interface CardRegistryClient {
    */
 
   syncChanges(request: SyncChangesRequest, metadata?: Metadata): Observable<SyncChangesResponse>;
+
+  /**
+   * Namespace ownership by proof (§5 "Ownership verification"), the same service as REST
+   * `POST /v1/namespaces/{ns}/claims`: a challenge and exactly the DNS record or HTTPS file to create (or, for
+   * did:web, what to sign). A publisher credential only (PERMISSION_DENIED PUBLISHER_CREDENTIAL_REQUIRED);
+   * FAILED_PRECONDITION NAMESPACE_HELD when another publisher holds the namespace. A new claim supersedes the
+   * caller's previous one for the namespace.
+   */
+
+  startNamespaceClaim(
+    request: StartNamespaceClaimRequest,
+    metadata?: Metadata,
+  ): Observable<StartNamespaceClaimResponse>;
+
+  /**
+   * Runs the proof of the caller's latest claim (REST `POST /v1/namespaces/{ns}/claims/check`): on success the
+   * namespace is granted to (or renewed for) the caller's publisher. INVALID_ARGUMENT PROOF_FAILED with the
+   * OWNERSHIP_* code as the issue when the record or file is not (yet) there; NOT_FOUND CLAIM_NOT_FOUND without
+   * a claim; FAILED_PRECONDITION CLAIM_EXPIRED, NAMESPACE_HELD.
+   */
+
+  checkNamespaceClaim(
+    request: CheckNamespaceClaimRequest,
+    metadata?: Metadata,
+  ): Observable<CheckNamespaceClaimResponse>;
+
+  /**
+   * A namespace as anyone may read it (REST `GET /v1/namespaces/{ns}`): holder, proof, signature policy,
+   * look-alike flags. NOT_FOUND NAMESPACE_NOT_FOUND when nobody holds or has proved it.
+   */
+
+  getNamespace(request: GetNamespaceRequest, metadata?: Metadata): Observable<GetNamespaceResponse>;
+
+  /**
+   * The caller's namespaces (held, with their proof) and its claims not yet verified, newest first (REST
+   * `GET /v1/namespace-claims`). A publisher credential only.
+   */
+
+  listNamespaceClaims(
+    request: ListNamespaceClaimsRequest,
+    metadata?: Metadata,
+  ): Observable<ListNamespaceClaimsResponse>;
 }
 
 export interface CardRegistryController {
@@ -704,6 +893,51 @@ export interface CardRegistryController {
     request: SyncChangesRequest,
     metadata?: Metadata,
   ): Promise<SyncChangesResponse> | Observable<SyncChangesResponse> | SyncChangesResponse;
+
+  /**
+   * Namespace ownership by proof (§5 "Ownership verification"), the same service as REST
+   * `POST /v1/namespaces/{ns}/claims`: a challenge and exactly the DNS record or HTTPS file to create (or, for
+   * did:web, what to sign). A publisher credential only (PERMISSION_DENIED PUBLISHER_CREDENTIAL_REQUIRED);
+   * FAILED_PRECONDITION NAMESPACE_HELD when another publisher holds the namespace. A new claim supersedes the
+   * caller's previous one for the namespace.
+   */
+
+  startNamespaceClaim(
+    request: StartNamespaceClaimRequest,
+    metadata?: Metadata,
+  ): Promise<StartNamespaceClaimResponse> | Observable<StartNamespaceClaimResponse> | StartNamespaceClaimResponse;
+
+  /**
+   * Runs the proof of the caller's latest claim (REST `POST /v1/namespaces/{ns}/claims/check`): on success the
+   * namespace is granted to (or renewed for) the caller's publisher. INVALID_ARGUMENT PROOF_FAILED with the
+   * OWNERSHIP_* code as the issue when the record or file is not (yet) there; NOT_FOUND CLAIM_NOT_FOUND without
+   * a claim; FAILED_PRECONDITION CLAIM_EXPIRED, NAMESPACE_HELD.
+   */
+
+  checkNamespaceClaim(
+    request: CheckNamespaceClaimRequest,
+    metadata?: Metadata,
+  ): Promise<CheckNamespaceClaimResponse> | Observable<CheckNamespaceClaimResponse> | CheckNamespaceClaimResponse;
+
+  /**
+   * A namespace as anyone may read it (REST `GET /v1/namespaces/{ns}`): holder, proof, signature policy,
+   * look-alike flags. NOT_FOUND NAMESPACE_NOT_FOUND when nobody holds or has proved it.
+   */
+
+  getNamespace(
+    request: GetNamespaceRequest,
+    metadata?: Metadata,
+  ): Promise<GetNamespaceResponse> | Observable<GetNamespaceResponse> | GetNamespaceResponse;
+
+  /**
+   * The caller's namespaces (held, with their proof) and its claims not yet verified, newest first (REST
+   * `GET /v1/namespace-claims`). A publisher credential only.
+   */
+
+  listNamespaceClaims(
+    request: ListNamespaceClaimsRequest,
+    metadata?: Metadata,
+  ): Promise<ListNamespaceClaimsResponse> | Observable<ListNamespaceClaimsResponse> | ListNamespaceClaimsResponse;
 }
 
 export function CardRegistryControllerMethods() {
@@ -717,6 +951,10 @@ export function CardRegistryControllerMethods() {
       "renameCard",
       "searchCards",
       "syncChanges",
+      "startNamespaceClaim",
+      "checkNamespaceClaim",
+      "getNamespace",
+      "listNamespaceClaims",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

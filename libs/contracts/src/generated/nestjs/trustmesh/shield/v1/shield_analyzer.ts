@@ -25,7 +25,10 @@ export const protobufFileName = "trustmesh/shield/v1/shield_analyzer.proto";
  * one JSON value is refused with INVALID_ARGUMENT and the issue code SHIELD_BODY_NOT_JSON.
  *
  * Authentication: metadata `authorization: Bearer <operator credential or agent token>`; agent tokens
- * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST.
+ * (`tmsa_...`) are issued, listed and revoked with the *AgentToken methods below, as on REST. A delegated
+ * service credential (SHIELD_SERVICE_CREDENTIALS) also sends `trustmesh-on-behalf-of: <service>:<id>`, the
+ * operator account it acts as: UNAUTHENTICATED SHIELD_ON_BEHALF_OF_MISSING / _INVALID, PERMISSION_DENIED
+ * SHIELD_ON_BEHALF_OF_FOREIGN.
  * Refusals: INVALID_ARGUMENT (validation, closed case), UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND,
  * ABORTED (concurrent change); trailing metadata `shield-issues-bin` holds the JSON
  * `{ "error", "issues": [{ "code", "path", "message" }] }` of the REST answer.
@@ -85,10 +88,36 @@ export interface GetCaseResponse {
 }
 
 export interface ListCasesRequest {
+  /** "open" (every status but closed), "closed", or empty for both. */
+  status: string;
+  /** Cases per page: 1-500; 0 is 500. */
+  limit: number;
+  /**
+   * next_cursor of the previous page; empty for the first. Opaque, bound to nothing else: a case changed between
+   * pages moves to the front and is not seen again on later pages.
+   */
+  cursor: string;
 }
 
 export interface ListCasesResponse {
   casesJson: string[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface GetCounterpartyRequest {
+  /** A case's `counterparty.reference` (1-200 characters), compared exactly. */
+  reference: string;
+  /** How many outcomes at most: 1-100; 0 is the default, 25. */
+  limit: number;
+}
+
+export interface GetCounterpartyResponse {
+  /**
+   * `{ "reference", "outcomes": [{ "caseId", "result", "acceptedAdvice", "latestDisposition"?, "riskTier",
+   * "closedAt" }] }`, newest first.
+   */
+  counterpartyJson: string;
 }
 
 export interface IssueAgentTokenRequest {
@@ -147,9 +176,16 @@ export interface ShieldAnalyzerClient {
 
   getCase(request: GetCaseRequest, metadata?: Metadata): Observable<GetCaseResponse>;
 
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
 
   listCases(request: ListCasesRequest, metadata?: Metadata): Observable<ListCasesResponse>;
+
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+
+  getCounterparty(request: GetCounterpartyRequest, metadata?: Metadata): Observable<GetCounterpartyResponse>;
 
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
 
@@ -203,12 +239,22 @@ export interface ShieldAnalyzerController {
     metadata?: Metadata,
   ): Promise<GetCaseResponse> | Observable<GetCaseResponse> | GetCaseResponse;
 
-  /** The caller's cases, updatedAt newest first (an agent token: its agent's only). */
+  /** The caller's cases, updatedAt newest first (an agent token: its agent's only), a page at a time. */
 
   listCases(
     request: ListCasesRequest,
     metadata?: Metadata,
   ): Promise<ListCasesResponse> | Observable<ListCasesResponse> | ListCasesResponse;
+
+  /**
+   * The caller's closed-case outcomes with one counterparty reference, closedAt newest first ("outcome
+   * intelligence": what every consult on that counterparty already weighs); operator credentials only.
+   */
+
+  getCounterparty(
+    request: GetCounterpartyRequest,
+    metadata?: Metadata,
+  ): Promise<GetCounterpartyResponse> | Observable<GetCounterpartyResponse> | GetCounterpartyResponse;
 
   /** Issues an agent token (§13); operator credentials only. The token text is in the answer once. */
 
@@ -244,6 +290,7 @@ export function ShieldAnalyzerControllerMethods() {
       "closeCase",
       "getCase",
       "listCases",
+      "getCounterparty",
       "issueAgentToken",
       "listAgentTokens",
       "revokeAgentToken",
