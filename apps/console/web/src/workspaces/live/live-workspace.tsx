@@ -1,0 +1,423 @@
+/**
+ * The live workspace panel: connection and workspace state, threads, the selected thread's timeline
+ * (history from its snapshot, then this session's turns streaming in with reasoning, tool calls and
+ * interactions), stream notices, and a composer. Stable `data-testid`s name what the browser tests and the
+ * render benchmark look for; `window.__trustmeshConsole.framesRendered` counts sequenced frames the page has
+ * applied and painted.
+ */
+import { Alert, Badge, Button, Grid, Group, Loader, NavLink, Paper, ScrollArea, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { memo, useEffect, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
+
+import type { Workspace } from '../../api/console-types';
+import { InteractionCard } from './interaction-card';
+import { LiveWorkspace, unsnapshotted, type InteractionView, type LiveView, type TurnView } from './live-workspace.store';
+
+declare global {
+  interface Window {
+    __trustmeshConsole?: { framesRendered: number };
+  }
+}
+
+const MAX_PROMPT = 4_000;
+
+export function LiveWorkspacePanel({ workspace }: { workspace: Workspace }) {
+  const [live, setLive] = useState<LiveWorkspace | null>(null);
+  useEffect(() => {
+    const created = new LiveWorkspace(workspace.workspaceId);
+    setLive(created);
+    created.start();
+    return () => created.stop();
+  }, [workspace.workspaceId]);
+
+  if (workspace.endToEndEncrypted) {
+    return (
+      <Alert color="yellow" title="End-to-end encrypted workspace" data-testid="live-unavailable">
+        This workspace encrypts everything between its Companion and its browsers, and the console does not hold the workspace key. Open it from a client that
+        holds the key.
+      </Alert>
+    );
+  }
+  if (!live) return <Loader aria-label="Starting the live view" />;
+  return <LiveWorkspaceView live={live} />;
+}
+
+/** Adds the frames a committed view has applied to the page counter once the browser has painted them. */
+function useFramesPainted(appliedFrames: number): void {
+  const counted = useRef(0);
+  useEffect(() => {
+    const pending = appliedFrames - counted.current;
+    if (pending <= 0) return;
+    counted.current = appliedFrames;
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        const page = (window.__trustmeshConsole ??= { framesRendered: 0 });
+        page.framesRendered += pending;
+      }, 0),
+    );
+  }, [appliedFrames]);
+}
+
+function LiveWorkspaceView({ live }: { live: LiveWorkspace }) {
+  const view = useSyncExternalStore(live.subscribe, live.getView);
+  useFramesPainted(view.appliedFrames);
+  return (
+    <Stack gap="md" data-testid="live-workspace">
+      <ConnectionBar view={view} />
+      <Grid>
+        <Grid.Col span={{ base: 12, md: 4 }}>
+          <ThreadList view={view} live={live} />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 8 }}>
+          <ThreadTimeline view={view} live={live} />
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}
+
+const CONNECTION: Record<string, { label: string; color: string }> = {
+  idle: { label: 'not connected', color: 'gray' },
+  connecting: { label: 'connecting', color: 'blue' },
+  ready: { label: 'connected', color: 'teal' },
+  waiting: { label: 'reconnecting', color: 'orange' },
+  closed: { label: 'closed', color: 'red' },
+};
+
+function ConnectionBar({ view }: { view: LiveView }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (view.connection !== 'waiting') return undefined;
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, [view.connection]);
+  const connection = CONNECTION[view.connection] ?? { label: view.connection, color: 'gray' };
+  const retryIn = view.retryAt ? Math.max(0, Math.ceil((view.retryAt - now) / 1000)) : 0;
+  return (
+    <Paper withBorder p="sm" radius="md">
+      <Group justify="space-between" wrap="wrap">
+        <Group gap="sm" role="status" aria-live="polite">
+          <Badge color={connection.color} variant="dot" size="lg" data-testid="connection-state" data-state={view.connection}>
+            Relay: {connection.label}
+          </Badge>
+          <Badge
+            color={view.workspaceStatus === 'online' ? 'teal' : 'gray'}
+            variant="light"
+            size="lg"
+            data-testid="workspace-status"
+            data-status={view.workspaceStatus}
+          >
+            Companion {view.workspaceStatus === 'unknown' ? 'status unknown' : view.workspaceStatus}
+          </Badge>
+          {view.connection === 'waiting' && (
+            <Text size="sm" c="dimmed" data-testid="retry-countdown">
+              attempt {view.attempt}; next try in {retryIn} s
+            </Text>
+          )}
+          {view.wireVersion && view.connection === 'ready' && (
+            <Text size="xs" c="dimmed">
+              Wire {view.wireVersion}
+            </Text>
+          )}
+        </Group>
+      </Group>
+      {view.workspaceStatus === 'offline' && view.connection === 'ready' && (
+        <Text size="sm" mt="xs">
+          The Companion is offline: start it (or the companion simulator) and pair it if needed. Threads and answers wait until it is back.
+        </Text>
+      )}
+      {view.descriptorError && view.connection !== 'ready' && (
+        <Alert color="red" variant="light" mt="xs" role="alert" data-testid="error-alert" data-code={view.descriptorError.code}>
+          {view.descriptorError.message}
+        </Alert>
+      )}
+      {view.lastError && view.connection !== 'ready' && !view.descriptorError && (
+        <Text size="sm" c="red" mt="xs" data-testid="connection-error" data-code={view.lastError.code}>
+          {view.lastError.text}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+function ThreadList({ view, live }: { view: LiveView; live: LiveWorkspace }) {
+  const [title, setTitle] = useState('');
+  const [creating, setCreating] = useState(false);
+  const online = view.connection === 'ready' && view.workspaceStatus === 'online';
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    setCreating(true);
+    const id = await live.createThread(title);
+    setCreating(false);
+    if (id) setTitle('');
+  };
+  return (
+    <Paper withBorder p="sm" radius="md" component="section" aria-labelledby="threads-title">
+      <Title order={2} size="h4" id="threads-title" mb="xs">
+        Threads
+      </Title>
+      <form onSubmit={(event) => void create(event)}>
+        <Group gap="xs" align="flex-end" mb="sm" wrap="nowrap">
+          <TextInput label="New thread title" size="xs" maxLength={200} value={title} onChange={(event) => setTitle(event.currentTarget.value)} style={{ flex: 1 }} />
+          <Button size="xs" type="submit" loading={creating} disabled={!online}>
+            Create
+          </Button>
+        </Group>
+      </form>
+      {view.threadsError && (
+        <Alert color="red" variant="light" mb="xs" role="alert">
+          {view.threadsError}
+        </Alert>
+      )}
+      {view.threads.length === 0 && !view.threadsLoading && (
+        <Text size="sm" c="dimmed">
+          {online ? 'No threads yet: create one to start.' : 'Threads appear once the Companion is online.'}
+        </Text>
+      )}
+      <Stack gap={2} data-testid="thread-list">
+        {view.threads.map((thread) => (
+          <NavLink
+            key={thread.id}
+            component="button"
+            type="button"
+            label={thread.title ?? 'Untitled thread'}
+            description={`${thread.messageCount} messages · ${new Date(thread.updatedAt).toLocaleString()}`}
+            active={thread.id === view.selectedThreadId}
+            aria-current={thread.id === view.selectedThreadId ? 'true' : undefined}
+            onClick={() => void live.selectThread(thread.id)}
+            data-testid="thread-item"
+            data-thread-id={thread.id}
+          />
+        ))}
+      </Stack>
+      {view.threadsLoading && <Loader size="sm" mt="xs" aria-label="Loading threads" />}
+      {view.threadsNextCursor && !view.threadsLoading && (
+        <Button size="xs" variant="subtle" mt="xs" onClick={() => void live.loadThreads(true)}>
+          Load more threads
+        </Button>
+      )}
+    </Paper>
+  );
+}
+
+function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace }) {
+  const selected = view.selectedThreadId;
+  const snapshot = view.snapshot;
+  const turns = selected ? (view.turns.get(selected) ?? []) : [];
+  const used = new Set<number>();
+  const cards = turns.map((turn) => ({ turn, ...unsnapshotted(turn, snapshot, used) }));
+  const pendingApprovals = snapshot?.pendingApprovals ?? [];
+  return (
+    <Paper withBorder p="sm" radius="md" component="section" aria-labelledby="timeline-title">
+      <Group justify="space-between" mb="xs">
+        <Title order={2} size="h4" id="timeline-title">
+          {snapshot?.thread.title ?? (selected ? 'Thread' : 'Timeline')}
+        </Title>
+        {snapshot?.activeTurn && (
+          <Badge color="blue" variant="light" data-testid="active-turn">
+            turn {snapshot.activeTurn.status}
+          </Badge>
+        )}
+      </Group>
+      {!selected && (
+        <Text size="sm" c="dimmed">
+          Choose a thread on the left, or create one.
+        </Text>
+      )}
+      {selected && view.snapshotLoading && !snapshot && <Loader size="sm" aria-label="Loading the thread" />}
+      {view.snapshotError && (
+        <Alert color="red" variant="light" role="alert" mb="xs">
+          {view.snapshotError}
+        </Alert>
+      )}
+      {selected && (
+        <ScrollArea.Autosize mah="60vh" type="auto">
+          <Stack gap="xs" data-testid="timeline" aria-live="polite">
+            {snapshot?.messages.nextBeforeSequence !== null && snapshot?.messages.nextBeforeSequence !== undefined && (
+              <Text size="xs" c="dimmed">
+                Older messages are not shown.
+              </Text>
+            )}
+            {snapshot?.messages.items.map((message) => (
+              <MessageBubble key={`s${message.sequence}`} role={message.role} text={message.parts.map((part) => part.text).join('')} sequence={message.sequence} />
+            ))}
+            {snapshot?.operations.items.length ? (
+              <Text size="xs" c="dimmed">
+                {snapshot.operations.items.length} tool call{snapshot.operations.items.length === 1 ? '' : 's'} in this thread’s history.
+              </Text>
+            ) : null}
+            {cards.map(({ turn, prompt, messages }) => (
+              <TurnCard key={turn.key} turn={turn} prompt={prompt} messages={messages} interactions={view.interactions} live={live} />
+            ))}
+            {pendingApprovals.length > 0 && (
+              <Text size="xs" c="dimmed">
+                {pendingApprovals.length} approval{pendingApprovals.length === 1 ? '' : 's'} pending in the runtime; the answerable request appears in its turn.
+              </Text>
+            )}
+            <Notices view={view} />
+          </Stack>
+        </ScrollArea.Autosize>
+      )}
+      {selected && <Composer view={view} live={live} />}
+    </Paper>
+  );
+}
+
+const MessageBubble = memo(function MessageBubble({ role, text, streaming = false, sequence }: { role: 'user' | 'assistant'; text: string; streaming?: boolean; sequence?: number }) {
+  return (
+    <Paper
+      p="xs"
+      radius="md"
+      bg={role === 'user' ? 'var(--mantine-color-default-hover)' : undefined}
+      withBorder={role === 'assistant'}
+      data-testid="message"
+      data-role={role}
+      data-streaming={streaming ? 'true' : 'false'}
+      data-sequence={sequence}
+    >
+      <Text size="xs" c="dimmed" fw={500}>
+        {role === 'user' ? 'You' : 'Agent'}
+        {streaming ? ' · writing…' : ''}
+      </Text>
+      <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+        {text}
+      </Text>
+    </Paper>
+  );
+});
+
+const TURN_STATE: Record<string, { label: string; color: string }> = {
+  started: { label: 'running', color: 'blue' },
+  completed: { label: 'completed', color: 'teal' },
+  cancelled: { label: 'cancelled', color: 'gray' },
+  failed: { label: 'failed', color: 'red' },
+};
+
+const TurnCard = memo(function TurnCard({
+  turn,
+  prompt,
+  messages,
+  interactions,
+  live,
+}: {
+  turn: TurnView;
+  prompt: string | undefined;
+  messages: TurnView['messages'];
+  interactions: ReadonlyMap<string, InteractionView>;
+  live: LiveWorkspace;
+}) {
+  const state = TURN_STATE[turn.state] ?? { label: turn.state, color: 'gray' };
+  const [cancelError, setCancelError] = useState<string | undefined>();
+  return (
+    <Paper withBorder p="xs" radius="md" data-testid="turn" data-turn-id={turn.turnId} data-state={turn.state} aria-label="Turn">
+      <Group justify="space-between" mb={4}>
+        <Badge color={state.color} variant="light" size="sm" data-testid="turn-state">
+          turn {state.label}
+          {turn.stage ? ` (${turn.stage})` : ''}
+        </Badge>
+        {turn.state === 'started' && turn.turnId && (
+          <Button size="compact-xs" variant="subtle" color="gray" onClick={() => void live.cancelTurn(turn.threadId, turn.turnId as string).then(setCancelError)}>
+            Cancel turn
+          </Button>
+        )}
+      </Group>
+      {cancelError && (
+        <Text size="xs" c="red">
+          {cancelError}
+        </Text>
+      )}
+      <Stack gap={6}>
+        {prompt !== undefined && <MessageBubble role="user" text={prompt} />}
+        {turn.reasoning.map((item) => (
+          <Text key={item.reasoningId} size="xs" c="dimmed" fs="italic" data-testid="reasoning" style={{ whiteSpace: 'pre-wrap' }}>
+            Thinking: {item.text}
+          </Text>
+        ))}
+        {turn.tools.map((tool) => (
+          <Group key={tool.toolCallId} gap="xs" data-testid="tool-call" data-status={tool.status} data-outcome={tool.outcome}>
+            <Badge size="sm" variant="outline" color={tool.status === 'started' ? 'blue' : tool.outcome === 'success' ? 'teal' : 'orange'}>
+              {tool.status === 'started' ? 'running' : (tool.outcome ?? 'done').replaceAll('_', ' ')}
+            </Badge>
+            <Text size="sm">
+              {tool.agentName} · <code>{tool.toolName}</code>
+            </Text>
+          </Group>
+        ))}
+        {turn.interactionIds.map((id) => {
+          const view = interactions.get(id);
+          return view ? <InteractionCard key={id} view={view} live={live} /> : null;
+        })}
+        {messages.map((message) => (
+          <MessageBubble key={message.streamId} role="assistant" text={message.text} streaming={!message.completed} />
+        ))}
+      </Stack>
+    </Paper>
+  );
+});
+
+function Notices({ view }: { view: LiveView }) {
+  if (view.notices.length === 0) return null;
+  return (
+    <Stack gap={4} data-testid="stream-notices">
+      {view.notices.slice(-8).map((notice) => (
+        <Alert
+          key={notice.id}
+          color={notice.kind === 'recovery' && notice.text.startsWith('Recovered') ? 'teal' : notice.kind === 'gap' || notice.kind === 'reset' ? 'yellow' : 'blue'}
+          variant="light"
+          p="xs"
+          data-testid="stream-notice"
+          data-kind={notice.kind}
+        >
+          <Text size="xs">
+            {new Date(notice.at).toLocaleTimeString()} · {notice.text}
+          </Text>
+        </Alert>
+      ))}
+    </Stack>
+  );
+}
+
+function Composer({ view, live }: { view: LiveView; live: LiveWorkspace }) {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const online = view.connection === 'ready' && view.workspaceStatus === 'online';
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!text.trim()) return;
+    setBusy(true);
+    setError(undefined);
+    const failure = await live.startTurn(text.trim());
+    setBusy(false);
+    if (failure) setError(failure);
+    else setText('');
+  };
+  return (
+    <form onSubmit={(event) => void submit(event)} data-testid="composer">
+      <Stack gap="xs" mt="sm">
+        <Textarea
+          label="Message to the agent"
+          autosize
+          minRows={2}
+          maxRows={8}
+          maxLength={MAX_PROMPT}
+          value={text}
+          onChange={(event) => setText(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) void submit(event);
+          }}
+          description={online ? 'Ctrl+Enter sends.' : 'Sending waits for the Companion to be online.'}
+        />
+        {error && (
+          <Alert color="red" variant="light" role="alert">
+            {error}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button type="submit" loading={busy} disabled={!online || !text.trim()}>
+            Send
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
