@@ -15,12 +15,31 @@ export function CopyValue({ label, value, testId, block = false }: { label: stri
           {({ copied, copy }) => (
             <Tooltip label={copied ? 'Copied' : 'Copy'} withArrow>
               <ActionIcon variant="light" onClick={copy} aria-label={`Copy ${label}`} color={copied ? 'teal' : 'blue'}>
-                <span aria-hidden="true">{copied ? '✓' : '⧉'}</span>
+                {copied ? <CheckIcon /> : <CopyIcon />}
               </ActionIcon>
             </Tooltip>
           )}
         </CopyButton>
       </Group>
     </div>
+  );
+}
+
+const iconProps = { width: 16, height: 16, viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', strokeWidth: 2, strokeLinecap: 'round', strokeLinejoin: 'round', 'aria-hidden': true } as const;
+
+function CopyIcon() {
+  return (
+    <svg {...iconProps}>
+      <rect x="8" y="8" width="12" height="12" rx="2" />
+      <path d="M16 8V6a2 2 0 0 0-2-2H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h2" />
+    </svg>
+  );
+}
+
+function CheckIcon() {
+  return (
+    <svg {...iconProps}>
+      <path d="M5 12l5 5L20 7" />
+    </svg>
   );
 }
