@@ -99,6 +99,7 @@ export default function PlatformPage() {
                         {chart.unit}
                       </Text>
                     </Group>
+                    <div role="img" aria-label={`${chart.title} over the last 5 minutes`}>
                     <LineChart
                       h={180}
                       data={points}
@@ -110,8 +111,8 @@ export default function PlatformPage() {
                       tickLine="none"
                       gridAxis="y"
                       valueFormatter={formatRate}
-                      aria-label={`${chart.title} over the last 5 minutes`}
                     />
+                    </div>
                   </Paper>
                 );
               })}
