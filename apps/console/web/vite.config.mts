@@ -4,14 +4,37 @@
  * 127.0.0.1:8400 so the page and its API share one origin, as in production where the backend serves the page.
  */
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const BACKEND = process.env['CONSOLE_BACKEND_URL'] ?? 'http://127.0.0.1:8400';
+
+/**
+ * The relay protocol's validators are Ajv standalone output, generated as CommonJS
+ * (libs/relay/protocol/src/generated/validators.compiled.js). The production build bundles CommonJS itself;
+ * the dev server serves workspace files as ES modules untouched, so there this plugin turns that one kind of
+ * file into a module: `require(x)` becomes an import, each `exports.name` a named export.
+ */
+function generatedCommonJs(): Plugin {
+  return {
+    name: 'trustmesh:generated-commonjs',
+    apply: 'serve',
+    transform(code, id) {
+      if (!/[\\/]src[\\/]generated[\\/][^\\/]+\.compiled\.js$/.test(id)) return null;
+      const imports: string[] = [];
+      const body = code.replace(/require\(("[^"]+")\)/g, (_match, specifier: string) => {
+        imports.push(`import * as __required${imports.length} from ${specifier};`);
+        return `__required${imports.length - 1}`;
+      });
+      const names = [...new Set([...code.matchAll(/exports\.([A-Za-z_$][\w$]*)\s*=/g)].map((match) => match[1]))];
+      return { code: `${imports.join('\n')}\nconst exports = {};\n${body}\nexport const { ${names.join(', ')} } = exports;\n`, map: null };
+    },
+  };
+}
 
 export default defineConfig({
   root: import.meta.dirname,
   cacheDir: '../../../node_modules/.vite/apps/console/web',
-  plugins: [react()],
+  plugins: [react(), generatedCommonJs()],
   resolve: { tsconfigPaths: true },
   server: {
     host: '127.0.0.1',
