@@ -10,7 +10,8 @@ import { Link } from 'react-router';
 import { api, type ApiError, type ApiIssue } from '../api/api-client';
 import type { CardView } from '../api/console-types';
 import { ErrorAlert } from '../ui/error-alert';
-import { FieldIssues, UnmappedIssues } from '../ui/field-issues';
+import { FieldIssues } from '../ui/field-issues';
+import { UnmappedIssues } from '../ui/unmapped-issues';
 import { PageHeader } from '../ui/page-header';
 import { asApiError } from '../ui/use-load';
 

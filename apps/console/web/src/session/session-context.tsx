@@ -10,6 +10,8 @@ import { ApiError, apiCall, onSignedOut, setCsrfToken } from '../api/api-client'
 import type { Account, SessionAnswer } from '../api/console-types';
 import { asApiError } from '../ui/use-load';
 
+export { safeReturnPath } from './return-path';
+
 export type SessionState = { phase: 'checking' } | { phase: 'signed-in'; account: Account } | { phase: 'signed-out' } | { phase: 'unavailable'; error: ApiError };
 
 interface SessionContextValue {
@@ -25,12 +27,6 @@ export function useSession(): SessionContextValue {
   const value = use(SessionContext);
   if (!value) throw new Error('useSession outside SessionProvider');
   return value;
-}
-
-/** Where to come back to after sign-in: only a path of this page, never another origin. */
-export function safeReturnPath(next: string | null): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.startsWith('/sign-in')) return '/workspaces';
-  return next;
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {

@@ -10,7 +10,8 @@ import { memo, useEffect, useRef, useState, useSyncExternalStore, type FormEvent
 
 import type { Workspace } from '../../api/console-types';
 import { InteractionCard } from './interaction-card';
-import { LiveWorkspace, unsnapshotted, type InteractionView, type LiveView, type TurnView } from './live-workspace.store';
+import { LiveWorkspace, type InteractionView, type LiveView, type TurnView } from './live-workspace.store';
+import { unsnapshotted } from './turn-history';
 
 declare global {
   interface Window {

@@ -3,8 +3,6 @@
  * a field owns its pointer and everything under it. Issues no field owns are listed above the form, so none
  * is ever dropped.
  */
-import { Alert, List, Text } from '@mantine/core';
-
 import type { ApiError, ApiIssue } from '../api/api-client';
 
 export class FieldIssues {
@@ -42,25 +40,4 @@ export class FieldIssues {
     for (const issue of found) this.claimed.add(issue);
     return found;
   }
-}
-
-export function UnmappedIssues({ issues }: { issues: readonly ApiIssue[] }) {
-  if (issues.length === 0) return null;
-  return (
-    <Alert color="red" variant="light" title="Also fix these" data-testid="unmapped-issues">
-      <List size="sm" spacing={2}>
-        {issues.map((issue, index) => (
-          <List.Item key={`${issue.path}-${issue.code}-${index}`} data-testid="unmapped-issue" data-path={issue.path}>
-            <Text span size="sm" ff="monospace">
-              {issue.path || '(document)'}
-            </Text>{' '}
-            {issue.message}{' '}
-            <Text span size="xs" c="dimmed">
-              ({issue.code})
-            </Text>
-          </List.Item>
-        ))}
-      </List>
-    </Alert>
-  );
 }
