@@ -63,10 +63,26 @@ function LiveWorkspaceView({ live }: { live: LiveWorkspace }) {
   useFramesPainted(view.appliedFrames);
   return (
     <Stack gap="md" data-testid="live-workspace">
-      <ConnectionBar view={view} />
+      <ConnectionBar
+        connection={view.connection}
+        workspaceStatus={view.workspaceStatus}
+        attempt={view.attempt}
+        retryAt={view.retryAt}
+        wireVersion={view.wireVersion}
+        lastError={view.lastError}
+        descriptorError={view.descriptorError}
+      />
       <Grid>
         <Grid.Col span={{ base: 12, md: 4 }}>
-          <ThreadList view={view} live={live} />
+          <ThreadList
+            threads={view.threads}
+            selectedThreadId={view.selectedThreadId}
+            nextCursor={view.threadsNextCursor}
+            loading={view.threadsLoading}
+            error={view.threadsError}
+            online={view.connection === 'ready' && view.workspaceStatus === 'online'}
+            live={live}
+          />
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 8 }}>
           <ThreadTimeline view={view} live={live} />
@@ -84,7 +100,10 @@ const CONNECTION: Record<string, { label: string; color: string }> = {
   closed: { label: 'closed', color: 'red' },
 };
 
-function ConnectionBar({ view }: { view: LiveView }) {
+type ConnectionProps = Pick<LiveView, 'connection' | 'workspaceStatus' | 'attempt' | 'retryAt' | 'wireVersion' | 'lastError' | 'descriptorError'>;
+
+/** Re-rendered only when the connection changes, not on every streamed frame. */
+const ConnectionBar = memo(function ConnectionBar(view: ConnectionProps) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (view.connection !== 'waiting') return undefined;
@@ -138,12 +157,22 @@ function ConnectionBar({ view }: { view: LiveView }) {
       )}
     </Paper>
   );
+});
+
+interface ThreadListProps {
+  threads: LiveView['threads'];
+  selectedThreadId: string | undefined;
+  nextCursor: string | null;
+  loading: boolean;
+  error: string | undefined;
+  online: boolean;
+  live: LiveWorkspace;
 }
 
-function ThreadList({ view, live }: { view: LiveView; live: LiveWorkspace }) {
+/** Re-rendered only when the threads or the selection change (a workspace may list hundreds). */
+const ThreadList = memo(function ThreadList({ threads, selectedThreadId, nextCursor, loading, error, online, live }: ThreadListProps) {
   const [title, setTitle] = useState('');
   const [creating, setCreating] = useState(false);
-  const online = view.connection === 'ready' && view.workspaceStatus === 'online';
   const create = async (event: FormEvent) => {
     event.preventDefault();
     setCreating(true);
@@ -164,41 +193,41 @@ function ThreadList({ view, live }: { view: LiveView; live: LiveWorkspace }) {
           </Button>
         </Group>
       </form>
-      {view.threadsError && (
+      {error && (
         <Alert color="red" variant="light" mb="xs" role="alert">
-          {view.threadsError}
+          {error}
         </Alert>
       )}
-      {view.threads.length === 0 && !view.threadsLoading && (
+      {threads.length === 0 && !loading && (
         <Text size="sm" c="dimmed">
           {online ? 'No threads yet: create one to start.' : 'Threads appear once the Companion is online.'}
         </Text>
       )}
       <Stack gap={2} data-testid="thread-list">
-        {view.threads.map((thread) => (
+        {threads.map((thread) => (
           <NavLink
             key={thread.id}
             component="button"
             type="button"
             label={thread.title ?? 'Untitled thread'}
             description={`${thread.messageCount} messages · ${new Date(thread.updatedAt).toLocaleString()}`}
-            active={thread.id === view.selectedThreadId}
-            aria-current={thread.id === view.selectedThreadId ? 'true' : undefined}
+            active={thread.id === selectedThreadId}
+            aria-current={thread.id === selectedThreadId ? 'true' : undefined}
             onClick={() => void live.selectThread(thread.id)}
             data-testid="thread-item"
             data-thread-id={thread.id}
           />
         ))}
       </Stack>
-      {view.threadsLoading && <Loader size="sm" mt="xs" aria-label="Loading threads" />}
-      {view.threadsNextCursor && !view.threadsLoading && (
+      {loading && <Loader size="sm" mt="xs" aria-label="Loading threads" />}
+      {nextCursor && !loading && (
         <Button size="xs" variant="subtle" mt="xs" onClick={() => void live.loadThreads(true)}>
           Load more threads
         </Button>
       )}
     </Paper>
   );
-}
+});
 
 function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace }) {
   const selected = view.selectedThreadId;
@@ -258,7 +287,7 @@ function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace })
           </Stack>
         </ScrollArea.Autosize>
       )}
-      {selected && <Composer view={view} live={live} />}
+      {selected && <Composer online={view.connection === 'ready' && view.workspaceStatus === 'online'} live={live} />}
     </Paper>
   );
 }
@@ -377,11 +406,11 @@ function Notices({ view }: { view: LiveView }) {
   );
 }
 
-function Composer({ view, live }: { view: LiveView; live: LiveWorkspace }) {
+/** Typing re-renders only the composer; streamed frames do not re-render it. */
+const Composer = memo(function Composer({ online, live }: { online: boolean; live: LiveWorkspace }) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const online = view.connection === 'ready' && view.workspaceStatus === 'online';
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!text.trim()) return;
@@ -421,4 +450,4 @@ function Composer({ view, live }: { view: LiveView; live: LiveWorkspace }) {
       </Stack>
     </form>
   );
-}
+});
