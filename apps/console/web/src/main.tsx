@@ -4,7 +4,7 @@
  */
 import '@mantine/core/styles.css';
 
-import { createTheme, MantineProvider, Modal, Tooltip, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
@@ -17,9 +17,13 @@ const theme = createTheme({
   // Filled buttons and links one shade darker than Mantine's default: white on indigo.8 passes WCAG AA.
   primaryShade: { light: 8, dark: 7 },
   focusRing: 'always',
+  // Plain objects rather than `Modal.extend(...)`: importing the components here would pull them (and
+  // floating-ui) into the first load.
   components: {
-    Modal: Modal.extend({ defaultProps: { transitionProps: { duration: 0 } } }),
-    Tooltip: Tooltip.extend({ defaultProps: { transitionProps: { duration: 0 } } }),
+    Modal: { defaultProps: { transitionProps: { duration: 0 } } },
+    Tooltip: { defaultProps: { transitionProps: { duration: 0 } } },
+    Popover: { defaultProps: { transitionProps: { duration: 0 } } },
+    Combobox: { defaultProps: { transitionProps: { duration: 0 } } },
   },
 });
 
