@@ -6,7 +6,7 @@
  * applied and painted.
  */
 import { Alert, Badge, Button, Grid, Group, Loader, NavLink, Paper, ScrollArea, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { memo, useEffect, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
 
 import type { Workspace } from '../../api/console-types';
 import { InteractionCard } from './interaction-card';
@@ -58,9 +58,19 @@ function useFramesPainted(appliedFrames: number): void {
   }, [appliedFrames]);
 }
 
+/** Interactions waiting for the person, per thread (a thread not on screen still shows it has some). */
+function waitingByThread(interactions: ReadonlyMap<string, InteractionView>): Readonly<Record<string, number>> {
+  const waiting: Record<string, number> = {};
+  for (const { interaction, change } of interactions.values()) {
+    if (change === 'pending' || change === 'offered-again' || change === 'responding') waiting[interaction.threadId] = (waiting[interaction.threadId] ?? 0) + 1;
+  }
+  return waiting;
+}
+
 function LiveWorkspaceView({ live }: { live: LiveWorkspace }) {
   const view = useSyncExternalStore(live.subscribe, live.getView);
   useFramesPainted(view.appliedFrames);
+  const waiting = useMemo(() => waitingByThread(view.interactions), [view.interactions]);
   return (
     <Stack gap="md" data-testid="live-workspace">
       <ConnectionBar
@@ -81,6 +91,7 @@ function LiveWorkspaceView({ live }: { live: LiveWorkspace }) {
             loading={view.threadsLoading}
             error={view.threadsError}
             online={view.connection === 'ready' && view.workspaceStatus === 'online'}
+            waiting={waiting}
             live={live}
           />
         </Grid.Col>
@@ -166,11 +177,12 @@ interface ThreadListProps {
   loading: boolean;
   error: string | undefined;
   online: boolean;
+  waiting: Readonly<Record<string, number>>;
   live: LiveWorkspace;
 }
 
 /** Re-rendered only when the threads or the selection change (a workspace may list hundreds). */
-const ThreadList = memo(function ThreadList({ threads, selectedThreadId, nextCursor, loading, error, online, live }: ThreadListProps) {
+const ThreadList = memo(function ThreadList({ threads, selectedThreadId, nextCursor, loading, error, online, waiting, live }: ThreadListProps) {
   const [title, setTitle] = useState('');
   const [creating, setCreating] = useState(false);
   const create = async (event: FormEvent) => {
@@ -214,6 +226,13 @@ const ThreadList = memo(function ThreadList({ threads, selectedThreadId, nextCur
             active={thread.id === selectedThreadId}
             aria-current={thread.id === selectedThreadId ? 'true' : undefined}
             onClick={() => void live.selectThread(thread.id)}
+            rightSection={
+              waiting[thread.id] ? (
+                <Badge color="yellow" size="sm" circle aria-label={`${waiting[thread.id]} waiting for your answer`} data-testid="thread-waiting">
+                  {waiting[thread.id]}
+                </Badge>
+              ) : undefined
+            }
             data-testid="thread-item"
             data-thread-id={thread.id}
           />
