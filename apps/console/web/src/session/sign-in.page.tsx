@@ -94,6 +94,7 @@ export default function SignInPage() {
               value={username}
               onChange={(event) => setUsername(event.currentTarget.value)}
               data-autofocus
+              data-testid="sign-in-username"
             />
             <PasswordInput
               label="Password"
@@ -103,6 +104,7 @@ export default function SignInPage() {
               maxLength={MAX_PASSWORD}
               value={password}
               onChange={(event) => setPassword(event.currentTarget.value)}
+              data-testid="sign-in-password"
             />
             <Button type="submit" loading={busy} disabled={secondsLeft > 0 || username.trim() === '' || password === ''}>
               Sign in
