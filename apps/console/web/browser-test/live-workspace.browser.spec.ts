@@ -190,8 +190,8 @@ it('streams a turn, settles an approval and a form, recovers a gap and reconnect
   emit({ type: 'reasoning.summary.delta', reasoningId: uuid(), delta: 'Reading the commits' });
   emit({ type: 'message.started', streamId: stream });
   for (const word of ['Here ', 'are ', 'the ', 'notes']) emit({ type: 'message.delta', streamId: stream, delta: word });
-  await expect(page.locator('[data-testid=turn] [data-testid=message][data-streaming=true]').innerText()).resolves.toContain('Here are the notes');
-  await expect(page.locator('[data-testid=reasoning]').innerText()).resolves.toContain('Reading the commits');
+  await page.locator('[data-testid=turn] [data-testid=message][data-streaming=true]', { hasText: 'Here are the notes' }).waitFor();
+  await page.locator('[data-testid=reasoning]', { hasText: 'Reading the commits' }).waitFor();
 
   const approval: Wire12.InteractionRequestFrame = {
     type: 'interaction.request',
@@ -273,6 +273,16 @@ it('streams a turn, settles an approval and a form, recovers a gap and reconnect
   again.send(sessionReady());
   await page.waitForSelector('[data-testid=connection-state][data-state=ready]');
   expect(pageErrors).toEqual([]);
+});
+
+it('has no serious accessibility violations with a turn, an approval and notices on screen', async () => {
+  await page.addScriptTag({ content: readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8') });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
+    const result = await axe.run(document);
+    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id} (${violation.nodes.length}) ${JSON.stringify(violation.nodes.map((node) => (node as { html: string }).html.slice(0, 160)))}`);
+  });
+  expect(violations).toEqual([]);
 });
 
 declare global {

@@ -31,6 +31,7 @@ export function InteractionCard({ view, live }: { view: InteractionView; live: L
   const approval = interaction.request.method === 'approval.request';
   return (
     <Paper
+      component="article"
       withBorder
       p="sm"
       radius="md"

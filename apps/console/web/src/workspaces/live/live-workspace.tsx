@@ -38,7 +38,7 @@ export function LiveWorkspacePanel({ workspace }: { workspace: Workspace }) {
       </Alert>
     );
   }
-  if (!live) return <Loader aria-label="Starting the live view" />;
+  if (!live) return <Loader role="status" aria-label="Starting the live view" />;
   return <LiveWorkspaceView live={live} />;
 }
 
@@ -238,7 +238,7 @@ const ThreadList = memo(function ThreadList({ threads, selectedThreadId, nextCur
           />
         ))}
       </Stack>
-      {loading && <Loader size="sm" mt="xs" aria-label="Loading threads" />}
+      {loading && <Loader role="status" size="sm" mt="xs" aria-label="Loading threads" />}
       {nextCursor && !loading && (
         <Button size="xs" variant="subtle" mt="xs" onClick={() => void live.loadThreads(true)}>
           Load more threads
@@ -272,14 +272,14 @@ function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace })
           Choose a thread on the left, or create one.
         </Text>
       )}
-      {selected && view.snapshotLoading && !snapshot && <Loader size="sm" aria-label="Loading the thread" />}
+      {selected && view.snapshotLoading && !snapshot && <Loader role="status" size="sm" aria-label="Loading the thread" />}
       {view.snapshotError && (
         <Alert color="red" variant="light" role="alert" mb="xs">
           {view.snapshotError}
         </Alert>
       )}
       {selected && (
-        <ScrollArea.Autosize mah="60vh" type="auto">
+        <ScrollArea.Autosize mah="60vh" type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Thread timeline' }}>
           <Stack gap="xs" data-testid="timeline" aria-live="polite">
             {snapshot?.messages.nextBeforeSequence !== null && snapshot?.messages.nextBeforeSequence !== undefined && (
               <Text size="xs" c="dimmed">
@@ -357,7 +357,7 @@ const TurnCard = memo(function TurnCard({
   const state = TURN_STATE[turn.state] ?? { label: turn.state, color: 'gray' };
   const [cancelError, setCancelError] = useState<string | undefined>();
   return (
-    <Paper withBorder p="xs" radius="md" data-testid="turn" data-turn-id={turn.turnId} data-state={turn.state} aria-label="Turn">
+    <Paper component="article" withBorder p="xs" radius="md" data-testid="turn" data-turn-id={turn.turnId} data-state={turn.state} aria-label={`Turn, ${state.label}`}>
       <Group justify="space-between" mb={4}>
         <Badge color={state.color} variant="light" size="sm" data-testid="turn-state">
           turn {state.label}
