@@ -13,6 +13,7 @@ import { StatusBadge } from '../ui/badges';
 import { CopyValue } from '../ui/copy-value';
 import { CursorPager, useCursorPages } from '../ui/cursor-pages';
 import { ErrorAlert } from '../ui/error-alert';
+import { FieldIssues } from '../ui/field-issues';
 import { formatTime } from '../ui/format';
 import { LoadingBlock } from '../ui/loading-block';
 import { PageHeader } from '../ui/page-header';
@@ -247,7 +248,14 @@ function RevokeModal({ workspaceId, device, onClose, onRevoked }: { workspaceId:
             <Text size="sm">
               Device <code>{device?.deviceId}</code> will be disconnected and can no longer connect. To use it again, pair it anew.
             </Text>
-            <TextInput label="Reason (optional, kept in the audit trail)" maxLength={500} value={reason} onChange={(event) => setReason(event.currentTarget.value)} data-autofocus />
+            <TextInput
+              label="Reason (optional, kept in the audit trail)"
+              maxLength={500}
+              value={reason}
+              onChange={(event) => setReason(event.currentTarget.value)}
+              error={FieldIssues.of(error).at('/reason')}
+              data-autofocus
+            />
             {error && <ErrorAlert error={error} />}
             <Group justify="flex-end">
               <Button variant="default" onClick={onClose}>
