@@ -209,6 +209,7 @@ export interface SearchAnswer extends Page<CardSummary> {
 
 export interface RevisionView {
   revision: string;
+  latest?: boolean;
   kind?: string;
   digest?: string;
   status: string;
@@ -219,21 +220,30 @@ export interface RevisionView {
 }
 
 export interface CardView {
-  card: Record<string, unknown>;
+  /** The document as published; null for a tombstone (a deleted card) or bytes that are not JSON. */
+  card: Record<string, unknown> | null;
+  identifier?: string;
+  kind?: string;
   status: string;
   revision: string;
   revisions: RevisionView[];
-  signature: { state: string; keyId?: string };
+  /** `verified`, `invalid`, `unverifiable` or `unsigned`. */
+  signature: { state: string; keyId?: string; signer?: string };
+  /** `verified` (a standing proof), `granted` (an operator's grant) or `unclaimed`. */
   ownership: { namespace: string; state: string; publisherId?: string };
 }
 
-export type ClaimProof = { kind: 'dns-txt'; name: string; value: string } | { kind: 'file'; url: string; body: string };
+export type ClaimProof = { kind: 'dns-txt'; name: string; value: string } | { kind: 'file'; url: string; body: string } | { kind: 'did-web'; did: string; payload: string };
 
 export interface NamespaceClaim {
   namespace: string;
   state: 'pending' | 'verified' | 'failed';
-  method: 'dns' | 'well-known';
-  proof: ClaimProof;
+  /** `dns` and `well-known` are claimed here; `did-web` and `granted` (an operator's grant) come from elsewhere. */
+  method: 'dns' | 'well-known' | 'did-web' | 'granted';
+  /** Null when there is nothing to create (a grant). */
+  proof: ClaimProof | null;
+  /** Why a claim failed or expired, and what to do. */
+  detail?: string;
 }
 
 export interface ClaimCheck {

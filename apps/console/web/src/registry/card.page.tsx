@@ -49,7 +49,7 @@ export default function CardPage() {
   const card = record(data?.card);
   const name = text(card['name']) ?? text(card['displayName']) ?? identifier;
   const services = servicesOf(card);
-  const kinds = [...new Set((data?.revisions ?? []).map((revision) => revision.kind).filter((kind): kind is string => Boolean(kind)))];
+  const kinds = [...new Set([data?.kind, ...(data?.revisions ?? []).map((revision) => revision.kind)].filter((kind): kind is string => Boolean(kind) && kind !== 'unknown'))];
   const tags = Array.isArray(card['tags']) ? (card['tags'] as unknown[]).filter((tag): tag is string => typeof tag === 'string') : [];
   return (
     <>
@@ -84,6 +84,11 @@ export default function CardPage() {
                 {data.signature.keyId && (
                   <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
                     key {data.signature.keyId}
+                  </Text>
+                )}
+                {data.signature.signer && (
+                  <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                    signed by {data.signature.signer}
                   </Text>
                 )}
               </div>
@@ -163,6 +168,11 @@ export default function CardPage() {
                     <Table.Tr key={revision.revision} data-testid="revision-row">
                       <Table.Td>
                         <Code>{revision.revision}</Code>
+                        {revision.latest && (
+                          <Badge ml="xs" size="xs" variant="dot">
+                            latest
+                          </Badge>
+                        )}
                       </Table.Td>
                       <Table.Td>
                         <StatusBadge status={revision.status} />
@@ -184,6 +194,11 @@ export default function CardPage() {
               </Table>
             </Table.ScrollContainer>
           </Paper>
+          {data.card === null && (
+            <Text c="dimmed" data-testid="card-tombstone">
+              The card’s document is not available: it was deleted, or its bytes are not JSON.
+            </Text>
+          )}
           <Accordion variant="separated" transitionDuration={0}>
             <Accordion.Item value="document">
               <Accordion.Control>The card document</Accordion.Control>

@@ -135,21 +135,42 @@ function ClaimCard({ claim, onChecked }: { claim: NamespaceClaim; onChecked: () 
           Check now
         </Button>
       </Group>
-      {state !== 'verified' && (
+      {state !== 'verified' && proof && (
         <Text size="sm" mb="xs">
-          {proof.kind === 'dns-txt' ? 'Create this TXT record in the domain’s DNS, then check:' : 'Serve this file over HTTPS at exactly this address (no redirects), then check:'}
+          {proof.kind === 'dns-txt'
+            ? 'Create this TXT record in the domain’s DNS, then check:'
+            : proof.kind === 'file'
+              ? 'Serve this file over HTTPS at exactly this address (no redirects), then check:'
+              : 'Sign this payload with the did:web key, then check:'}
         </Text>
       )}
-      {proof.kind === 'dns-txt' ? (
+      {!proof && (
+        <Text size="sm" c="dimmed">
+          {claim.method === 'granted' ? 'Granted by an operator: there is nothing to create.' : 'There is no proof to create for this namespace.'}
+        </Text>
+      )}
+      {proof?.kind === 'dns-txt' && (
         <Stack gap="xs">
           <CopyValue label="Record name" value={proof.name} testId="proof-name" />
           <CopyValue label="TXT value" value={proof.value} testId="proof-value" />
         </Stack>
-      ) : (
+      )}
+      {proof?.kind === 'file' && (
         <Stack gap="xs">
           <CopyValue label="File URL" value={proof.url} testId="proof-url" />
           <CopyValue label="File body" value={proof.body} testId="proof-body" block />
         </Stack>
+      )}
+      {proof?.kind === 'did-web' && (
+        <Stack gap="xs">
+          <CopyValue label="DID" value={proof.did} testId="proof-did" />
+          <CopyValue label="Payload to sign" value={proof.payload} testId="proof-payload" block />
+        </Stack>
+      )}
+      {claim.detail && !check && (
+        <Text size="sm" mt="xs" c={state === 'failed' ? 'red' : undefined} data-testid="claim-detail">
+          {claim.detail}
+        </Text>
       )}
       {check && (
         <Text size="sm" mt="xs" c={check.state === 'verified' ? 'teal' : check.state === 'failed' ? 'red' : undefined} data-testid="claim-check" aria-live="polite">

@@ -172,7 +172,7 @@ export default function PublishPage() {
         {published && (
           <Alert color="teal" title="Published" data-testid="publish-success">
             Revision <code>{published.revision}</code> of the card is {published.status}.{' '}
-            <Link to={`/registry/cards/${encodeURIComponent(String(published.card['id'] ?? published.card['identifier'] ?? ''))}`}>Open its page</Link>.
+            <Link to={`/registry/cards/${encodeURIComponent(published.identifier ?? String(published.card?.['id'] ?? ''))}`}>Open its page</Link>.
           </Alert>
         )}
         {error && error.issues.length === 0 && <ErrorAlert error={error} title="The card was not published" />}
