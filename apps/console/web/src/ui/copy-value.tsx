@@ -1,14 +1,14 @@
 /** A value a person must copy exactly (a pairing code, a DNS record), shown as code with a labelled copy button. */
 import { ActionIcon, Code, CopyButton, Group, Text, Tooltip } from '@mantine/core';
 
-export function CopyValue({ label, value, testId, block = false }: { label: string; value: string; testId?: string; block?: boolean }) {
+export function CopyValue({ label, value, testId, block = false, large = false }: { label: string; value: string; testId?: string; block?: boolean; large?: boolean }) {
   return (
     <div>
       <Text size="sm" fw={500}>
         {label}
       </Text>
       <Group gap="xs" wrap="nowrap" align="flex-start">
-        <Code block={block} data-testid={testId} style={{ wordBreak: 'break-all', flex: 1 }}>
+        <Code block={block} data-testid={testId} fz={large ? 'xl' : undefined} fw={large ? 700 : undefined} p={large ? 'xs' : undefined} style={{ wordBreak: 'break-all', flex: 1, letterSpacing: large ? '0.08em' : undefined }}>
           {value}
         </Code>
         <CopyButton value={value}>

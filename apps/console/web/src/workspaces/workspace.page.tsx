@@ -3,8 +3,8 @@
  * pairing a Companion (a code shown once with its expiry), its devices with revocation, and the relay's
  * operator audit trail.
  */
-import { Anchor, Button, Group, Modal, Paper, Stack, Table, Tabs, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Anchor, Button, Group, Modal, Paper, Stack, Stepper, Table, Tabs, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { api, segment, type ApiError } from '../api/api-client';
@@ -30,6 +30,8 @@ export default function WorkspacePage() {
     [workspaceId, valid],
   );
   const [tab, setTab] = useState<string | null>('live');
+  const [devicesRefresh, setDevicesRefresh] = useState(0);
+  const onPaired = useCallback(() => setDevicesRefresh((value) => value + 1), []);
 
   if (!valid) {
     return (
@@ -62,8 +64,8 @@ export default function WorkspacePage() {
           </Tabs.Panel>
           <Tabs.Panel value="devices">
             <Stack>
-              <Pairing workspaceId={workspaceId} />
-              <Devices workspaceId={workspaceId} />
+              <Pairing workspaceId={workspaceId} onPaired={onPaired} />
+              <Devices workspaceId={workspaceId} refresh={devicesRefresh} />
             </Stack>
           </Tabs.Panel>
           <Tabs.Panel value="audit">
@@ -75,23 +77,57 @@ export default function WorkspacePage() {
   );
 }
 
-function Pairing({ workspaceId }: { workspaceId: string }) {
+const PAIRING_POLL_MS = 3_000;
+
+/**
+ * Pairing, as three steps: create a code, enter it in the Companion, paired. While a code is live the devices
+ * are polled, so the person sees the pairing complete here (a device that was not there when the code was made).
+ */
+function Pairing({ workspaceId, onPaired }: { workspaceId: string; onPaired: () => void }) {
   const [code, setCode] = useState<PairingCode | null>(null);
+  const [known, setKnown] = useState<ReadonlySet<string>>(new Set());
+  const [paired, setPaired] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const [now, setNow] = useState(() => Date.now());
+  const left = code ? Math.max(0, Math.floor((Date.parse(code.expiresAt) - now) / 1000)) : 0;
+  const expired = code !== null && left === 0;
+  const waiting = code !== null && !expired && paired === null;
+
   useEffect(() => {
     if (!code) return undefined;
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, [code]);
-  const left = code ? Math.max(0, Math.floor((Date.parse(code.expiresAt) - now) / 1000)) : 0;
-  const expired = code !== null && left === 0;
+
+  useEffect(() => {
+    if (!waiting) return undefined;
+    const controller = new AbortController();
+    const timer = setInterval(() => {
+      api.get<Page<Device>>(`/workspaces/${segment(workspaceId)}/devices`, { limit: 100 }, controller.signal).then(
+        (page) => {
+          const added = page.items.find((device) => !known.has(device.deviceId));
+          if (added) {
+            setPaired(added.deviceId);
+            onPaired();
+          }
+        },
+        () => undefined, // a missed poll is retried at the next tick; the devices table shows its own errors
+      );
+    }, PAIRING_POLL_MS);
+    return () => {
+      controller.abort();
+      clearInterval(timer);
+    };
+  }, [waiting, workspaceId, known, onPaired]);
 
   const create = async () => {
     setBusy(true);
     setError(null);
     try {
+      const before = await api.get<Page<Device>>(`/workspaces/${segment(workspaceId)}/devices`, { limit: 100 });
+      setKnown(new Set(before.items.map((device) => device.deviceId)));
+      setPaired(null);
       setCode(await api.post<PairingCode>(`/workspaces/${segment(workspaceId)}/pairing-codes`));
       setNow(Date.now());
     } catch (failure) {
@@ -100,36 +136,44 @@ function Pairing({ workspaceId }: { workspaceId: string }) {
       setBusy(false);
     }
   };
+  const step = paired ? 3 : waiting ? 1 : 0;
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="pairing-title">
       <Title order={2} size="h4" id="pairing-title" mb="xs">
         Pair a Companion
       </Title>
-      <Text size="sm" mb="sm">
-        Create a pairing code and enter it in the Companion (or pass it to the companion simulator). The code is shown only here and only once.
-      </Text>
+      <Stepper active={step} size="sm" mb="md" allowNextStepsSelect={false} data-testid="pairing-steps" data-step={step}>
+        <Stepper.Step label="Create a code" description="Shown here once" allowStepSelect={false} />
+        <Stepper.Step label="Enter it in the Companion" description="Or the companion simulator" allowStepSelect={false} loading={waiting} />
+        <Stepper.Step label="Paired" description="The device appears below" allowStepSelect={false} />
+      </Stepper>
       {error && <ErrorAlert error={error} />}
-      {code && !expired && (
+      {waiting && (
         <Stack gap="xs" mb="sm" data-testid="pairing-code-panel">
-          <CopyValue label="Pairing code" value={code.pairingCode} testId="pairing-code" />
-          <Text size="sm" data-testid="pairing-expiry" aria-live="polite">
-            Expires in {Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}
+          <CopyValue label="Pairing code" value={code.pairingCode} testId="pairing-code" large />
+          <Text size="sm" data-testid="pairing-expiry">
+            Expires in {Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}. Waiting for the Companion…
           </Text>
         </Stack>
       )}
-      {expired && (
-        <Text size="sm" c="orange" mb="sm" data-testid="pairing-expired">
+      {paired && (
+        <Text size="sm" c="teal" mb="sm" role="status" data-testid="pairing-done">
+          Paired: device <code>{paired.slice(0, 8)}…</code> enrolled. Open the Live tab to use it.
+        </Text>
+      )}
+      {expired && !paired && (
+        <Text size="sm" c="orange" mb="sm" role="status" data-testid="pairing-expired">
           The code expired unused. Create a new one.
         </Text>
       )}
-      <Button onClick={() => void create()} loading={busy} variant={code && !expired ? 'default' : 'filled'}>
+      <Button onClick={() => void create()} loading={busy} variant={waiting ? 'default' : 'filled'}>
         {code ? 'Create a new pairing code' : 'Create a pairing code'}
       </Button>
     </Paper>
   );
 }
 
-function Devices({ workspaceId }: { workspaceId: string }) {
+function Devices({ workspaceId, refresh }: { workspaceId: string; refresh: number }) {
   const pages = useCursorPages();
   const { data, error, loading, reload } = useLoad(
     async (signal) => {
@@ -137,7 +181,7 @@ function Devices({ workspaceId }: { workspaceId: string }) {
       pages.learn(page.nextCursor);
       return page;
     },
-    [workspaceId, pages.cursor],
+    [workspaceId, pages.cursor, refresh],
   );
   const [revoking, setRevoking] = useState<Device | null>(null);
   return (
