@@ -92,7 +92,11 @@ export function describeClientError(error: RelayClientError): string {
   return ERROR_TEXT[error.code] ?? (error.kind === 'session' ? `The relay ended the session (${error.code}).` : `${error.message} (${error.code})`);
 }
 
+let instances = 0;
+
 export class LiveWorkspace {
+  /** Distinguishes stores of one page life (a view keyed by it starts its painted-frame count afresh). */
+  readonly instance = (instances += 1);
   private view: LiveView = {
     connection: 'idle',
     attempt: 0,

@@ -39,7 +39,7 @@ export function LiveWorkspacePanel({ workspace }: { workspace: Workspace }) {
     );
   }
   if (!live) return <Loader role="status" aria-label="Starting the live view" />;
-  return <LiveWorkspaceView live={live} />;
+  return <LiveWorkspaceView key={live.instance} live={live} />;
 }
 
 /** Adds the frames a committed view has applied to the page counter once the browser has painted them. */
