@@ -255,6 +255,13 @@ function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace })
   const used = new Set<number>();
   const cards = turns.map((turn) => ({ turn, ...unsnapshotted(turn, snapshot, used) }));
   const pendingApprovals = snapshot?.pendingApprovals ?? [];
+  // Follow the stream while the person is at the bottom; leave them where they are once they scroll up.
+  const viewport = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  useEffect(() => {
+    const element = viewport.current;
+    if (element && following.current) element.scrollTop = element.scrollHeight;
+  });
   return (
     <Paper withBorder p="sm" radius="md" component="section" aria-labelledby="timeline-title">
       <Group justify="space-between" mb="xs">
@@ -279,7 +286,16 @@ function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace })
         </Alert>
       )}
       {selected && (
-        <ScrollArea.Autosize mah="60vh" type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Thread timeline' }}>
+        <ScrollArea.Autosize
+          mah="60vh"
+          type="auto"
+          viewportRef={viewport}
+          onScrollPositionChange={() => {
+            const element = viewport.current;
+            if (element) following.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+          }}
+          viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Thread timeline' }}
+        >
           <Stack gap="xs" data-testid="timeline" aria-live="polite">
             {snapshot?.messages.nextBeforeSequence !== null && snapshot?.messages.nextBeforeSequence !== undefined && (
               <Text size="xs" c="dimmed">
