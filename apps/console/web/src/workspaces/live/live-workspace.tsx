@@ -6,7 +6,7 @@
  * applied and painted.
  */
 import { Alert, Badge, Button, Grid, Group, Loader, NavLink, Paper, ScrollArea, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { memo, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
 
 import type { Workspace } from '../../api/console-types';
 import { InteractionCard } from './interaction-card';
@@ -23,12 +23,15 @@ const MAX_PROMPT = 4_000;
 
 export function LiveWorkspacePanel({ workspace }: { workspace: Workspace }) {
   const [live, setLive] = useState<LiveWorkspace | null>(null);
+  // A client that ended for good (a refused session, a fatal relay error) is replaced on request.
+  const [generation, setGeneration] = useState(0);
+  const reconnect = useCallback(() => setGeneration((value) => value + 1), []);
   useEffect(() => {
     const created = new LiveWorkspace(workspace.workspaceId);
     setLive(created);
     created.start();
     return () => created.stop();
-  }, [workspace.workspaceId]);
+  }, [workspace.workspaceId, generation]);
 
   if (workspace.endToEndEncrypted) {
     return (
@@ -39,7 +42,7 @@ export function LiveWorkspacePanel({ workspace }: { workspace: Workspace }) {
     );
   }
   if (!live) return <Loader role="status" aria-label="Starting the live view" />;
-  return <LiveWorkspaceView key={live.instance} live={live} />;
+  return <LiveWorkspaceView key={live.instance} live={live} reconnect={reconnect} />;
 }
 
 /** Adds the frames a committed view has applied to the page counter once the browser has painted them. */
@@ -67,7 +70,7 @@ function waitingByThread(interactions: ReadonlyMap<string, InteractionView>): Re
   return waiting;
 }
 
-function LiveWorkspaceView({ live }: { live: LiveWorkspace }) {
+function LiveWorkspaceView({ live, reconnect }: { live: LiveWorkspace; reconnect: () => void }) {
   const view = useSyncExternalStore(live.subscribe, live.getView);
   useFramesPainted(view.appliedFrames);
   const waiting = useMemo(() => waitingByThread(view.interactions), [view.interactions]);
@@ -81,6 +84,7 @@ function LiveWorkspaceView({ live }: { live: LiveWorkspace }) {
         wireVersion={view.wireVersion}
         lastError={view.lastError}
         descriptorError={view.descriptorError}
+        reconnect={reconnect}
       />
       <Grid>
         <Grid.Col span={{ base: 12, md: 4 }}>
@@ -111,7 +115,7 @@ const CONNECTION: Record<string, { label: string; color: string }> = {
   closed: { label: 'closed', color: 'red' },
 };
 
-type ConnectionProps = Pick<LiveView, 'connection' | 'workspaceStatus' | 'attempt' | 'retryAt' | 'wireVersion' | 'lastError' | 'descriptorError'>;
+type ConnectionProps = Pick<LiveView, 'connection' | 'workspaceStatus' | 'attempt' | 'retryAt' | 'wireVersion' | 'lastError' | 'descriptorError'> & { reconnect: () => void };
 
 /** Re-rendered only when the connection changes, not on every streamed frame. */
 const ConnectionBar = memo(function ConnectionBar(view: ConnectionProps) {
@@ -143,6 +147,11 @@ const ConnectionBar = memo(function ConnectionBar(view: ConnectionProps) {
             <Text size="sm" c="dimmed" data-testid="retry-countdown">
               attempt {view.attempt}; next try in {retryIn} s
             </Text>
+          )}
+          {view.connection === 'closed' && (
+            <Button size="xs" variant="light" onClick={view.reconnect}>
+              Connect again
+            </Button>
           )}
           {view.wireVersion && view.connection === 'ready' && (
             <Text size="xs" c="dimmed">
