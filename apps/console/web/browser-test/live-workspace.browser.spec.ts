@@ -192,6 +192,11 @@ it('streams a turn, settles an approval and a form, recovers a gap and reconnect
   for (const word of ['Here ', 'are ', 'the ', 'notes']) emit({ type: 'message.delta', streamId: stream, delta: word });
   await page.locator('[data-testid=turn] [data-testid=message][data-streaming=true]', { hasText: 'Here are the notes' }).waitFor();
   await page.locator('[data-testid=reasoning]', { hasText: 'Reading the commits' }).waitFor();
+  const toolCallId = uuid();
+  emit({ type: 'tool.started', toolCallId, agentName: 'builder', toolName: 'git_log' });
+  await page.locator(`[data-testid=tool-call][data-tool-call-id="${toolCallId}"][data-status=started]`).waitFor();
+  emit({ type: 'tool.completed', toolCallId, agentName: 'builder', toolName: 'git_log', outcome: { kind: 'success' } });
+  await page.locator(`[data-testid=tool-call][data-tool-call-id="${toolCallId}"][data-status=completed]`).waitFor();
 
   const approval: Wire12.InteractionRequestFrame = {
     type: 'interaction.request',
@@ -257,9 +262,12 @@ it('streams a turn, settles an approval and a form, recovers a gap and reconnect
 
   emit({ type: 'turn.completed' });
   const refreshed = await relayed.request('thread.snapshot');
-  relayed.respond(refreshed.requestId, snapshot(threadId, [[1, 'user', 'Earlier question'], [2, 'user', 'Prepare the notes'], [3, 'assistant', 'Here are the notes.']]));
+  const final = snapshot(threadId, [[1, 'user', 'Earlier question'], [2, 'user', 'Prepare the notes'], [4, 'assistant', 'Here are the notes.']]);
+  final.operations.items.push({ id: uuid(), sequence: 3, toolCallId, agentName: 'builder', toolName: 'git_log', createdAt: '2026-01-01T00:00:01Z', outcome: { kind: 'success' }, display: null });
+  relayed.respond(refreshed.requestId, final);
   await page.waitForSelector('[data-testid=turn][data-state=completed]');
-  await page.waitForSelector('[data-testid=message][data-sequence="3"]');
+  await page.waitForSelector('[data-testid=message][data-sequence="4"]');
+  await expect(page.locator(`[data-testid=tool-call][data-tool-call-id="${toolCallId}"]`).count()).resolves.toBe(1);
   const messages = await page.locator('[data-testid=message]').allInnerTexts();
   expect(messages.filter((text) => text.includes('Here are the notes.'))).toHaveLength(1);
   expect(messages.filter((text) => text.includes('Prepare the notes'))).toHaveLength(1);

@@ -6,6 +6,7 @@
  * applied and painted.
  */
 import { Alert, Badge, Button, Grid, Group, Loader, NavLink, Paper, ScrollArea, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import type { ThreadSnapshot } from '@trustmesh/relay-client';
 import { memo, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
 
 import type { Workspace } from '../../api/console-types';
@@ -311,16 +312,15 @@ function ThreadTimeline({ view, live }: { view: LiveView; live: LiveWorkspace })
                 Older messages are not shown.
               </Text>
             )}
-            {snapshot?.messages.items.map((message) => (
-              <MessageBubble key={`s${message.sequence}`} role={message.role} text={message.parts.map((part) => part.text).join('')} sequence={message.sequence} />
-            ))}
-            {snapshot?.operations.items.length ? (
-              <Text size="xs" c="dimmed">
-                {snapshot.operations.items.length} tool call{snapshot.operations.items.length === 1 ? '' : 's'} in this thread’s history.
-              </Text>
-            ) : null}
-            {cards.map(({ turn, prompt, messages }) => (
-              <TurnCard key={turn.key} turn={turn} prompt={prompt} messages={messages} interactions={view.interactions} live={live} />
+            {history(snapshot).map((item) =>
+              item.kind === 'message' ? (
+                <MessageBubble key={`s${item.message.sequence}`} role={item.message.role} text={item.message.parts.map((part) => part.text).join('')} sequence={item.message.sequence} />
+              ) : (
+                <ToolRow key={`o${item.operation.id}`} toolCallId={item.operation.toolCallId} agentName={item.operation.agentName} toolName={item.operation.toolName} status="completed" outcome={item.operation.outcome.kind} />
+              ),
+            )}
+            {cards.map(({ turn, prompt, messages, tools }) => (
+              <TurnCard key={turn.key} turn={turn} prompt={prompt} messages={messages} tools={tools} interactions={view.interactions} live={live} />
             ))}
             {pendingApprovals.length > 0 && (
               <Text size="xs" c="dimmed">
@@ -359,6 +359,44 @@ const MessageBubble = memo(function MessageBubble({ role, text, streaming = fals
   );
 });
 
+type HistoryItem = { kind: 'message'; message: ThreadSnapshot['messages']['items'][number] } | { kind: 'operation'; operation: ThreadSnapshot['operations']['items'][number] };
+
+/** The snapshot's messages and tool calls in the thread's own order. */
+function history(snapshot: ThreadSnapshot | undefined): HistoryItem[] {
+  if (!snapshot) return [];
+  const items: HistoryItem[] = [
+    ...snapshot.messages.items.map((message) => ({ kind: 'message' as const, message })),
+    ...snapshot.operations.items.map((operation) => ({ kind: 'operation' as const, operation })),
+  ];
+  const sequence = (item: HistoryItem) => (item.kind === 'message' ? item.message.sequence : item.operation.sequence);
+  return items.sort((a, b) => sequence(a) - sequence(b));
+}
+
+const ToolRow = memo(function ToolRow({
+  toolCallId,
+  agentName,
+  toolName,
+  status,
+  outcome,
+}: {
+  toolCallId: string;
+  agentName: string;
+  toolName: string;
+  status: 'started' | 'completed';
+  outcome?: string | undefined;
+}) {
+  return (
+    <Group gap="xs" data-testid="tool-call" data-tool-call-id={toolCallId} data-status={status} data-outcome={outcome}>
+      <Badge size="sm" variant="outline" color={status === 'started' ? 'blue' : outcome === 'success' ? 'teal' : 'orange'}>
+        {status === 'started' ? 'running' : (outcome ?? 'done').replaceAll('_', ' ')}
+      </Badge>
+      <Text size="sm">
+        {agentName} · <code>{toolName}</code>
+      </Text>
+    </Group>
+  );
+});
+
 const TURN_STATE: Record<string, { label: string; color: string }> = {
   started: { label: 'running', color: 'blue' },
   completed: { label: 'completed', color: 'teal' },
@@ -370,12 +408,14 @@ const TurnCard = memo(function TurnCard({
   turn,
   prompt,
   messages,
+  tools,
   interactions,
   live,
 }: {
   turn: TurnView;
   prompt: string | undefined;
   messages: TurnView['messages'];
+  tools: TurnView['tools'];
   interactions: ReadonlyMap<string, InteractionView>;
   live: LiveWorkspace;
 }) {
@@ -406,15 +446,8 @@ const TurnCard = memo(function TurnCard({
             Thinking: {item.text}
           </Text>
         ))}
-        {turn.tools.map((tool) => (
-          <Group key={tool.toolCallId} gap="xs" data-testid="tool-call" data-status={tool.status} data-outcome={tool.outcome}>
-            <Badge size="sm" variant="outline" color={tool.status === 'started' ? 'blue' : tool.outcome === 'success' ? 'teal' : 'orange'}>
-              {tool.status === 'started' ? 'running' : (tool.outcome ?? 'done').replaceAll('_', ' ')}
-            </Badge>
-            <Text size="sm">
-              {tool.agentName} · <code>{tool.toolName}</code>
-            </Text>
-          </Group>
+        {tools.map((tool) => (
+          <ToolRow key={tool.toolCallId} {...tool} />
         ))}
         {turn.interactionIds.map((id) => {
           const view = interactions.get(id);

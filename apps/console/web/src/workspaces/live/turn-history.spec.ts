@@ -57,6 +57,20 @@ describe('unsnapshotted: one source per message', () => {
     expect(unsnapshotted(card, snapshot([[4, 'assistant', 'Here']]), new Set()).messages).toHaveLength(1);
   });
 
+  it('leaves out a completed tool call once the snapshot lists its operation, never a running one', () => {
+    const card = turn({
+      tools: [
+        { toolCallId: 'done', agentName: 'builder', toolName: 'git_log', status: 'completed', outcome: 'success' },
+        { toolCallId: 'running', agentName: 'builder', toolName: 'test', status: 'started' },
+      ],
+    });
+    const held = snapshot([]);
+    const operation = (toolCallId: string) => ({ id: toolCallId, sequence: 3, toolCallId, agentName: 'builder', toolName: 'x', createdAt: '2026-01-01T00:00:00Z', outcome: { kind: 'success' as const }, display: null });
+    held.operations.items.push(operation('done'), operation('running'));
+    expect(unsnapshotted(card, held, new Set()).tools.map((tool) => tool.toolCallId)).toEqual(['running']);
+    expect(unsnapshotted(card, snapshot([]), new Set()).tools).toHaveLength(2);
+  });
+
   it('knows the newest snapshot sequence', () => {
     expect(lastSequence(undefined)).toBe(-1);
     expect(lastSequence(snapshot([[3, 'user', 'a'], [9, 'assistant', 'b'], [4, 'user', 'c']]))).toBe(9);

@@ -44,9 +44,10 @@ export function lastSequence(snapshot: ThreadSnapshot | undefined): number {
 /**
  * The part of each turn card the snapshot does not hold yet: a completed message or the person's prompt is
  * left out once a snapshot message newer than the card's start has the same role and text (each snapshot
- * message stands in for one card item only).
+ * message stands in for one card item only); a completed tool call once the snapshot lists its operation
+ * (same `toolCallId`).
  */
-export function unsnapshotted(turn: TurnView, snapshot: ThreadSnapshot | undefined, used: Set<number>): { prompt?: string; messages: LiveMessage[] } {
+export function unsnapshotted(turn: TurnView, snapshot: ThreadSnapshot | undefined, used: Set<number>): { prompt?: string; messages: LiveMessage[]; tools: LiveTool[] } {
   const items = snapshot?.messages.items ?? [];
   const take = (role: 'user' | 'assistant', text: string): boolean => {
     const match = items.find((item) => item.sequence > turn.baseSequence && !used.has(item.sequence) && item.role === role && item.parts.map((part) => part.text).join('') === text);
@@ -56,5 +57,7 @@ export function unsnapshotted(turn: TurnView, snapshot: ThreadSnapshot | undefin
   };
   const prompt = turn.prompt !== undefined && !take('user', turn.prompt) ? turn.prompt : undefined;
   const messages = turn.messages.filter((message) => !(message.completed && take('assistant', message.text)));
-  return { ...(prompt === undefined ? {} : { prompt }), messages };
+  const operations = new Set((snapshot?.operations.items ?? []).map((operation) => operation.toolCallId));
+  const tools = turn.tools.filter((tool) => !(tool.status === 'completed' && operations.has(tool.toolCallId)));
+  return { ...(prompt === undefined ? {} : { prompt }), messages, tools };
 }
