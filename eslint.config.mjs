@@ -70,13 +70,13 @@ export default [
     ignores: ['**/dist', '**/node_modules', '**/src/generated/**', 'tmp/**', 'coverage/**', '.nx/**'],
   },
   {
-    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {
-    files: ['**/*.ts', '**/*.js'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.js'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
