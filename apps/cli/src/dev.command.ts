@@ -1,38 +1,43 @@
 /**
- * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the relay gateway, a paired companion simulator,
- * the shield analyzer and the card registry (dev-card-registry.ts) on embedded defaults, in the foreground, with what a person needs to connect
- * printed once.
+ * `trustmesh dev [--origin ORIGIN]` (what `npm start` runs): the console, the relay gateway, a paired companion
+ * simulator, the shield analyzer and the card registry (dev-card-registry.ts, dev-console.ts) on embedded
+ * defaults, in the foreground, with what a person needs to connect printed once, the console's URL first.
  *
- * The apps run as child processes (an app never imports another): the gateway's and the shield's own entry
- * points (`nx serve`'s commands) and the simulator's `run` command. The launcher
+ * The apps run as child processes (an app never imports another): their own entry points (`nx serve`'s
+ * commands) and the simulator's `run` command. The launcher
  *
- * 1. mints a development service credential (or takes `RELAY_CONTROL_CREDENTIAL`) and a development shield
- *    operator credential (or takes `SHIELD_CREDENTIAL`), and hands the apps only their SHA-256
- *    (`RELAY_SERVICE_CREDENTIAL_SHA256`, `SHIELD_OPERATOR_CREDENTIALS=development:<sha256>`): the plaintexts
- *    are printed once, never written;
+ * 1. mints a development service credential (or takes `RELAY_CONTROL_CREDENTIAL`), a development shield
+ *    operator credential (or takes `SHIELD_CREDENTIAL`) and the console's delegated credentials at the shield
+ *    and the registry, and hands the apps only their SHA-256 (`RELAY_SERVICE_CREDENTIAL_SHA256`,
+ *    `SHIELD_OPERATOR_CREDENTIALS=development:<sha256>`, `*_SERVICE_CREDENTIALS=console:<sha256>`): the
+ *    plaintexts are printed once or given to the console's environment only, never written; meanwhile it
+ *    builds the console's page when the build is missing or older than its sources;
  * 2. starts the card registry, then, once the registry listens, the shield (its own PGlite under
  *    `<data dir>/shield-analyzer`, or `DATABASE_URL`) following the registry's `registry.cards.v1` over the
- *    registry's gRPC EventFeed (dev-card-registry.ts: a feed credential per start, its digest to the registry, the
- *    plaintext to the shield's environment only); waits for the registry to be ready and onboards the gateway on it as a publisher of a
- *    development namespace (dev-card-registry.ts: the publisher credential goes to the gateway in a 0600
- *    file, never to the terminal); then starts the gateway (PGlite and the local bus under
+ *    registry's gRPC EventFeed (dev-card-registry.ts: a feed credential per start, its digest to the registry,
+ *    the plaintext to the shield's environment only); waits for the registry to be ready and onboards the
+ *    gateway on it as a publisher of a development namespace (the publisher credential goes to the gateway in
+ *    a 0600 file, never to the terminal); then starts the gateway (PGlite and the local bus under
  *    `TRUSTMESH_DATA_DIR`, self-signed development certificate) with the registry's address, reads its
  *    "listening" log line and certificate line, and waits for its `GET /readyz`;
- * 3. waits for the shield to be ready and provisions through RelayControl over gRPC: on the first run a
- *    workspace and a pairing code, which the simulator redeems (its device credential is stored 0600 under
- *    the data dir by the simulator itself); on later runs the stored device is reused if the gateway still
- *    knows it (ListDevices), else it is forgotten (`unenroll`) and a new workspace is paired. The simulator
- *    consults the shield on counterparty requests (its gRPC address and the development operator
- *    credential, in the simulator's environment) and serves SimulatorControl with a minted credential (or
+ * 3. waits for the shield to be ready; creates the console's development account `developer` (or sets its
+ *    password) with a password minted for this start, starts the console (its own PGlite under
+ *    `<data dir>/console`) with the three apps' addresses, waits for its `/readyz` and signs in through its API;
+ * 4. provisions through the console: on the first run a workspace of `developer` and a pairing code, which the
+ *    simulator redeems (its device credential is stored 0600 under the data dir by the simulator itself); on
+ *    later runs the stored device is reused if the console still has its workspace and the gateway still knows
+ *    it (ListDevices), else it is forgotten (`unenroll`) and a new workspace is paired. The simulator consults
+ *    the shield on counterparty requests (its gRPC address and the development operator credential, in the
+ *    simulator's environment) and serves SimulatorControl with a minted credential (or
  *    `SIMULATOR_CONTROL_CREDENTIAL`), so a person can start a scenario;
- * 4. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
- *    the origin, prints the connection details (first of all the `trustmesh relay watch` line, which cannot
- *    be spent or expire as the single-use descriptor does; then the shield's and the registry's exports,
- *    addresses and first commands, and how the apps are wired with a line to try each flow), and stays in
- *    the foreground;
- * 5. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
- *    shell), stops the simulator, then the gateway, the shield and the registry (SIGTERM, each shuts down in order), and
- *    exits 0; if any child dies on its own, stops the others and exits 1.
+ * 5. waits for the workspace to be online (GetWorkspaceStatus), mints a browser session descriptor bound to
+ *    the origin, prints the connection details (first the console's URL, account and password; then the
+ *    `trustmesh relay watch` line, which cannot be spent or expire as the single-use descriptor does; then the
+ *    shield's and the registry's exports, addresses and first commands, and how the apps are wired with a line
+ *    to try each flow), and stays in the foreground;
+ * 6. on SIGINT/SIGTERM/SIGHUP, or when its parent process is gone (npm does not pass SIGTERM through its
+ *    shell), stops the apps in reverse start order (SIGTERM, each shuts down in order), and exits 0; if any
+ *    child dies on its own, stops the others and exits 1.
  *
  * Children's stdout (JSON logs, no secrets) goes to `<data dir>/logs/<app>.log`; their stderr also reaches
  * the terminal, prefixed.
@@ -47,6 +52,20 @@ import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
 import { ChildApp, describeExit, ROOT } from './child-app';
 import { onboardDevGateway, reachable, registryEnv, registryFeedWiring, registryLines, registryStartedOf, RegistryOnboardingError } from './dev-card-registry';
+import {
+  buildConsolePage,
+  CONSOLE_MAIN,
+  ConsoleApiSession,
+  consoleEnv,
+  consoleLines,
+  consolePageStale,
+  consoleStartedOf,
+  ConsoleStartError,
+  consoleWiring,
+  CONSOLE_DEV_USERNAME,
+  ensureDevAccount,
+  withEntry,
+} from './dev-console';
 
 import { EXIT, UsageError, type CommandIo } from './command-io';
 import { RelayControl, RelayControlError } from './relay-control.client';
@@ -108,6 +127,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
   // The card registry's development operator credential, as the CLI's `cards` commands read it.
   const givenRegistryCredential = env['TRUSTMESH_REGISTRY_TOKEN']?.trim();
   const registryCredential = givenRegistryCredential || mintSecret('tmro_');
+  // The console's delegated credentials at the shield and the registry, and its development account's password.
+  const consoleCredentials = consoleWiring();
   // SimulatorControl's credential: the simulator gets it in its environment, a person from the one print.
   const givenSimulatorControlCredential = env['SIMULATOR_CONTROL_CREDENTIAL']?.trim();
   const simulatorControlCredential = givenSimulatorControlCredential || mintSecret('tmsim_');
@@ -166,14 +187,23 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     });
 
   try {
+    // 0. The console's page, built (Vite) while the apps start when it is missing or older than its sources.
+    const pageBuild = consolePageStale() ? (io.stdout('trustmesh dev: building the console\'s page (Vite)\n'), buildConsolePage()) : Promise.resolve(null);
     // 1. The card registry, then the shield analyzer once the registry's gRPC address is known (the shield follows
     //    its registry.cards.v1 there); the gateway once it is onboarded on the registry.
     const feed = registryFeedWiring(env);
-    const registry = launch('card-registry', [REGISTRY_MAIN], registryEnv(baseEnv, dataDir, registryCredential, feed));
+    const registry = launch('card-registry', [REGISTRY_MAIN], {
+      ...registryEnv(baseEnv, dataDir, registryCredential, feed),
+      ...withEntry(baseEnv, 'REGISTRY_SERVICE_CREDENTIALS', consoleCredentials.registryEntry),
+    });
     children.push(registry);
     io.stdout(`trustmesh dev: starting card-registry (pid ${registry.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);
     const registryStarted = await waitFor('the card registry to listen', START_TIMEOUT_MS, () => registryStartedOf(registry.logRecord('card registry listening')));
-    const shield = launch('shield-analyzer', [SHIELD_MAIN], { ...shieldEnv(baseEnv, dataDir, shieldCredential), ...feed?.shieldEnv(registryStarted.grpcAddress) });
+    const shield = launch('shield-analyzer', [SHIELD_MAIN], {
+      ...shieldEnv(baseEnv, dataDir, shieldCredential),
+      ...feed?.shieldEnv(registryStarted.grpcAddress),
+      ...withEntry(baseEnv, 'SHIELD_SERVICE_CREDENTIALS', consoleCredentials.shieldEntry),
+    });
     children.push(shield);
     io.stdout(`trustmesh dev: starting shield-analyzer (pid ${shield.process.pid})\n`);
     if (registryStarted.operatorUrl) {
@@ -198,6 +228,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
         publicBaseUrl: String(listening['publicBaseUrl'] ?? http),
         // The gateway decides (server mode serves gRPC over TLS unless a proxy terminates it).
         grpcTls: typeof listening['grpcTls'] === 'boolean' ? listening['grpcTls'] : (env['RELAY_GRPC_TLS'] ?? '').toLowerCase() === 'true',
+        operatorUrl: typeof listening['operator'] === 'string' ? listening['operator'] : null,
         certFile: http.startsWith('https:') ? certFile : null,
         fingerprint: certLine?.[2] ?? null,
       };
@@ -215,7 +246,35 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       await waitFor('the shield analyzer to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
     }
 
-    // 3. Provisioning through RelayControl, and the simulator.
+    // 3. The console: its page, its development account (before it runs: embedded, its database is then its
+    //    own), then the console itself, signed in to through its API as the page would.
+    const built = await pageBuild;
+    if (built && built.code !== 0) throw new ConsoleStartError(`the console's page did not build (npx nx build console-web): ${built.output.trim().split('\n').slice(-3).join(' ').slice(0, 500)}`);
+    checkRunning();
+    const consoleEnvironment = consoleEnv(
+      baseEnv,
+      dataDir,
+      {
+        relay: { grpcAddress: reachable(started.grpcAddress), grpcTls: started.grpcTls, certFile: started.certFile, publicBaseUrl: started.publicBaseUrl, operatorUrl: started.operatorUrl },
+        shield: { grpcAddress: reachable(shieldStarted.grpcAddress), operatorUrl: shieldStarted.operatorUrl },
+        registry: { grpcAddress: reachable(registryStarted.grpcAddress), operatorUrl: registryStarted.operatorUrl },
+      },
+      serviceCredential,
+      consoleCredentials,
+    );
+    await ensureDevAccount(consoleEnvironment, consoleCredentials.password);
+    const consoleApp = launch('console', [CONSOLE_MAIN], consoleEnvironment);
+    children.push(consoleApp);
+    io.stdout(`trustmesh dev: starting console (pid ${consoleApp.process.pid})\n`);
+    const consoleStarted = await waitFor('the console to listen', START_TIMEOUT_MS, () => consoleStartedOf(consoleApp.logRecord('console listening')));
+    if (consoleStarted.operatorUrl) {
+      const readyz = `${consoleStarted.operatorUrl}/readyz`;
+      await waitFor('the console to be ready (GET /readyz)', START_TIMEOUT_MS, async () => ((await httpStatus(readyz, null)) === 200 ? true : null));
+    }
+    const consoleApi = await ConsoleApiSession.signIn(consoleStarted.httpUrl, consoleStarted.origin, CONSOLE_DEV_USERNAME, consoleCredentials.password);
+
+    // 4. Provisioning, and the simulator: the development workspace is the console account's, made through the
+    //    console's API (which calls RelayControl); RelayControl directly for what a person's tools use.
     const grpcTls = started.grpcTls;
     // The embedded gateway on loopback, with the credential and certificate this command just made.
     control = new RelayControl({ address: started.grpcAddress, credential: new SecretText(serviceCredential), tls: grpcTls ? { ca } : null });
@@ -239,9 +298,11 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
 
     let stored = readStoredDevice(credentialFile);
     if (stored) {
-      const known = await relayControl.hasDevice(stored.workspaceId, stored.deviceId);
+      const owned = (await consoleApi.workspace(stored.workspaceId)) !== null;
+      const known = owned ? await relayControl.hasDevice(stored.workspaceId, stored.deviceId) : false;
       if (known !== true) {
-        io.stdout(`trustmesh dev: the stored simulator device ${stored.deviceId} is not enrolled at this gateway (${known === null ? 'workspace unknown' : 'device revoked'}); pairing a new one\n`);
+        const why = !owned ? `its workspace is not the console account "${CONSOLE_DEV_USERNAME}"'s` : known === null ? 'workspace unknown' : 'device revoked';
+        io.stdout(`trustmesh dev: the stored simulator device ${stored.deviceId} is not usable (${why}); pairing a new one\n`);
         const unenroll = launch('companion-simulator', [SIMULATOR_MAIN, 'unenroll'], simulatorEnv);
         const result = await unenroll.exited;
         await unenroll.stop();
@@ -258,8 +319,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       reused = true;
       runSimulator({});
     } else {
-      workspaceId = await relayControl.createWorkspace('Development workspace', DEV_USER);
-      const pairingCode = await relayControl.createPairingCode(workspaceId, DEV_USER);
+      workspaceId = await consoleApi.createWorkspace('Development workspace');
+      const pairingCode = await consoleApi.pairingCode(workspaceId);
       deviceId = null;
       reused = false;
       runSimulator({ SIMULATOR_PAIRING_CODE: pairingCode });
@@ -269,11 +330,14 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
       return device && (deviceId === null || device.deviceId === deviceId) ? device : null;
     });
 
+    // The launcher's own sign-in is not the person's: it ends here.
+    await consoleApi.signOut();
+
     const simulatorControlAddress = await waitFor('the simulator to serve SimulatorControl', START_TIMEOUT_MS, () =>
       simulator?.lines.map((line) => /^companion-simulator: SimulatorControl on (\S+)$/.exec(line)?.[1]).find(Boolean) ?? null,
     );
 
-    // 4. A first browser session, and what a person needs.
+    // 5. A first browser session, and what a person needs: the console first.
     const descriptor = await relayControl.createBrowserSession(workspaceId, options.origin, DEFAULT_WIRE_VERSIONS, DEV_USER);
     const defaultAddress = started.grpcAddress === '127.0.0.1:50051';
     const controlFlags = [
@@ -288,6 +352,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     const exportLine = `    export RELAY_CONTROL_CREDENTIAL=${serviceCredential}`;
     io.stdout(
       [
+        '',
+        ...consoleLines(consoleStarted, consoleCredentials.password, { httpUrl: started.publicBaseUrl, certFile: started.certFile }),
         '',
         'Trustmesh relay is running (Ctrl-C stops it).',
         '',
@@ -322,13 +388,14 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
           mintedControlCredential: givenSimulatorControlCredential ? null : simulatorControlCredential,
           shieldConsulted: env['SIMULATOR_SHIELD_ADDRESS'] ? null : reachable(shieldStarted.grpcAddress),
           cardNamespace: cardsEnv['RELAY_CARD_NAMESPACE'] ?? null,
+          workspaceOwner: consoleApi.accountId,
           registryFollowed: feed ? reachable(registryStarted.grpcAddress) : null,
         }),
         '',
       ].join('\n') + '\n',
     );
 
-    // 5. Foreground until a signal or a child's death.
+    // 6. Foreground until a signal or a child's death.
     while (!stopSignal && children.every((child) => child.running)) await sleep(200);
     const dead = children.find((child) => !child.running);
     const code = stopSignal ? EXIT.ok : EXIT.failed;
@@ -336,7 +403,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     return (await stopAll(children, io)) ? code : EXIT.failed;
   } catch (error) {
     const aborted = error instanceof Aborted;
-    if (!aborted) io.stderr(`trustmesh dev: ${error instanceof RelayControlError || error instanceof RegistryOnboardingError || error instanceof Error ? error.message : 'failed to start'}\n`);
+    if (!aborted) io.stderr(`trustmesh dev: ${error instanceof RelayControlError || error instanceof RegistryOnboardingError || error instanceof ConsoleStartError || error instanceof Error ? error.message : 'failed to start'}\n`);
     await stopAll(children, io);
     return aborted ? EXIT.ok : EXIT.failed;
   } finally {
@@ -390,17 +457,20 @@ function wiringLines(wiring: {
   mintedControlCredential: string | null;
   shieldConsulted: string | null;
   cardNamespace: string | null;
+  /** The workspace's owner at the relay: the console account's id. */
+  workspaceOwner: string;
   registryFollowed: string | null;
 }): string[] {
   return [
     'The apps are wired together:',
     `  Simulator → shield:         ${wiring.shieldConsulted ? `${wiring.shieldConsulted} (gRPC, the development operator credential): counterparty requests are checked before their approval` : 'the Shield in SIMULATOR_SHIELD_ADDRESS'}`,
+    `  Console → relay, shield, registry: gRPC with the console's own credentials (in its environment only), acting for the signed-in account`,
     `  Gateway → registry:         ${wiring.cardNamespace ? `workspace cards published under ${wiring.cardNamespace} (publisher credential in a 0600 file under the data directory)` : 'the registry in RELAY_REGISTRY_GRPC_ADDRESS'}`,
     `  Registry → shield:          ${wiring.registryFollowed ? `registry.cards.v1 followed over the registry's gRPC EventFeed at ${wiring.registryFollowed} (a feed credential in the shield's environment only): consults say what the registry knows` : 'registry.cards.v1 on the shared bus (DATABASE_URL or Kafka), or the feed in SHIELD_REGISTRY_FEED_ADDRESS'}`,
     `  SimulatorControl:           ${wiring.simulatorControlAddress} (plaintext) trustmesh.relay.v1.SimulatorControl, metadata  authorization: Bearer $SIMULATOR_CONTROL_CREDENTIAL`,
     wiring.mintedControlCredential ? `    export SIMULATOR_CONTROL_CREDENTIAL=${wiring.mintedControlCredential}   (this run only, shown once, never stored)` : '    (SIMULATOR_CONTROL_CREDENTIAL: the one you set)',
     '  Publish the workspace\'s card, then find it in the registry (after the exports above):',
-    `    npx trustmesh relay publish-card ${wiring.controlFlags.filter((flag) => !flag.startsWith('--origin')).join(' ')} --owner ${DEV_USER} --name Development-companion --description Development-workspace-agent`,
+    `    npx trustmesh relay publish-card ${wiring.controlFlags.filter((flag) => !flag.startsWith('--origin')).join(' ')} --owner ${wiring.workspaceOwner} --name Development-companion --description Development-workspace-agent`,
     '    npx trustmesh cards search Development-companion',
   ];
 }

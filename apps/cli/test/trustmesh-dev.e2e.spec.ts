@@ -62,7 +62,7 @@ function startCommand(): string[] {
 
 /** `npm start` itself, or its command run directly with this Node (no npm and shell in between). */
 function launch(via: 'npm' | 'node'): Launcher {
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0', REGISTRY_HTTP_PORT: '0', REGISTRY_GRPC_PORT: '0', SIMULATOR_CONTROL_ADDRESS: '127.0.0.1:0' };
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TRUSTMESH_DATA_DIR: dataDir, RELAY_HTTP_PORT: '0', RELAY_GRPC_PORT: '0', SHIELD_HTTP_PORT: '0', SHIELD_GRPC_PORT: '0', REGISTRY_HTTP_PORT: '0', REGISTRY_GRPC_PORT: '0', CONSOLE_HTTP_PORT: '0', SIMULATOR_CONTROL_ADDRESS: '127.0.0.1:0' };
   const child =
     via === 'npm'
       ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -89,7 +89,7 @@ function field(text: string, pattern: RegExp): string {
 }
 
 function childPids(text: string): number[] {
-  return [...text.matchAll(/starting (?:relay-gateway|shield-analyzer|card-registry|companion-simulator) \(pid (\d+)\)/g)].map((match) => Number(match[1]));
+  return [...text.matchAll(/starting (?:relay-gateway|shield-analyzer|card-registry|console|companion-simulator) \(pid (\d+)\)/g)].map((match) => Number(match[1]));
 }
 
 function alive(pid: number): boolean {
@@ -149,12 +149,25 @@ async function stop(launcher: Launcher, via: 'npm' | 'node'): Promise<void> {
   expect(launcher.output.stdout).toMatch(/shield-analyzer \(pid \d+\) exited \(code 0\)/);
   expect(launcher.output.stdout).toMatch(/card-registry \(pid \d+\) exited \(code 0\)/);
   expect(launcher.output.stdout).toMatch(/relay-gateway \(pid \d+\) exited \(code 0\)/);
+  expect(launcher.output.stdout).toMatch(/console \(pid \d+\) exited \(code 0\)/);
+}
+
+/** Signs in to the console with the printed account: the session cookie and CSRF token, or the refusal's status. */
+async function consoleSignIn(consoleUrl: string, password: string): Promise<{ status: number; cookie: string | null }> {
+  const answer = await fetch(`${consoleUrl}/api/v1/session`, {
+    method: 'POST',
+    headers: { origin: consoleUrl, 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'developer', password }),
+  });
+  await answer.text();
+  return { status: answer.status, cookie: /^(tm_console_session=[^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1] ?? null };
 }
 
 describe('npm start (trustmesh dev)', () => {
   let workspaceId: string;
+  let consolePassword: string;
 
-  it('runs the four apps wired together, prints how to connect, serves a browser, and stops when npm is stopped', async () => {
+  it('runs the five apps wired together, prints how to connect, serves a browser, and stops when npm is stopped', async () => {
     const launcher = launch('npm');
     const out = await printed(launcher);
     const descriptor = JSON.parse(field(out, /^(\{"connectUrl".*\})$/m)) as { connectUrl: string; expiresAt: string };
@@ -171,7 +184,19 @@ describe('npm start (trustmesh dev)', () => {
     expect(out.indexOf('npx trustmesh relay watch')).toBeLessThan(out.indexOf('Relay base URL'));
     expect(field(out, /gRPC RelayControl: +(\S+)/)).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(descriptor.connectUrl.startsWith(`${baseUrl.replace(/^https:/, 'wss:')}/v1/browser?ticket=`)).toBe(true);
-    expect(childPids(out)).toHaveLength(4);
+    expect(childPids(out)).toHaveLength(5);
+
+    // The console comes first: its URL and the development account's password of this start. Signed in with
+    // them, a person finds the development workspace there, online with the paired simulator.
+    const consoleUrl = field(out, /^Trustmesh console: (http:\/\/localhost:\d+)$/m);
+    consolePassword = field(out, /Sign in as "developer" with password (tmpw_[A-Za-z0-9_-]+) /);
+    expect(out.indexOf('Trustmesh console:')).toBeLessThan(out.indexOf('Trustmesh relay is running'));
+    const signedIn = await consoleSignIn(consoleUrl, consolePassword);
+    expect(signedIn.status).toBe(200);
+    const workspaces = (await (await fetch(`${consoleUrl}/api/v1/workspaces`, { headers: { cookie: signedIn.cookie ?? '' } })).json()) as { items: Array<{ workspaceId: string; status: { connectivity: string } }> };
+    expect(workspaces.items).toEqual([expect.objectContaining({ workspaceId, status: expect.objectContaining({ connectivity: 'online' }) })]);
+    const page = await fetch(`${consoleUrl}/`);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
 
     // The shield analyzer: its printed URL and credential answer, as the printed one-liner and over gRPC.
     const shieldUrl = field(out, /^ +export SHIELD_URL=(\S+)$/m);
@@ -359,6 +384,10 @@ describe('npm start (trustmesh dev)', () => {
       expect(readFileSync(file).includes(registryCredential)).toBe(false);
       // The registry feed's credential lives in the shield's environment only (its digest in the registry's).
       expect(readFileSync(file).includes('tmfd_')).toBe(false);
+      // The console's password of this start and its delegated service credentials: never written.
+      expect(readFileSync(file).includes(consolePassword)).toBe(false);
+      expect(readFileSync(file).includes('tmcs_')).toBe(false);
+      expect(readFileSync(file).includes('tmcr_')).toBe(false);
     }
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'shield-analyzer.log'));
     expect(files(dataDir)).toContain(join(dataDir, 'logs', 'card-registry.log'));
@@ -369,6 +398,7 @@ describe('npm start (trustmesh dev)', () => {
     expect(publisherCredential).toMatch(/^tmrp_/);
     expect(out).not.toContain(publisherCredential);
     expect(out).not.toContain('tmfd_');
+    expect(out).not.toMatch(/tmc[sr]_/);
     for (const log of readdirSync(join(dataDir, 'logs'))) expect(readFileSync(join(dataDir, 'logs', log), 'utf8')).not.toContain(publisherCredential);
   }, 420_000);
 
@@ -377,6 +407,12 @@ describe('npm start (trustmesh dev)', () => {
     const out = await printed(launcher);
     expect(field(out, /Workspace: +([0-9a-f-]{36})/)).toBe(workspaceId);
     expect(out).toContain('stored device reused');
+    // Each start sets a new development password: the previous one no longer signs in.
+    const consoleUrl = field(out, /^Trustmesh console: (http:\/\/localhost:\d+)$/m);
+    const password = field(out, /Sign in as "developer" with password (tmpw_[A-Za-z0-9_-]+) /);
+    expect(password).not.toBe(consolePassword);
+    expect((await consoleSignIn(consoleUrl, consolePassword)).status).toBe(401);
+    expect((await consoleSignIn(consoleUrl, password)).status).toBe(200);
     await stop(launcher, 'node');
   }, 300_000);
 });
