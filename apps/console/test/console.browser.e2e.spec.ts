@@ -31,7 +31,7 @@ import { waitUntil } from '@trustmesh/platform-testing';
 import { simulatorControlV1GrpcJs } from '@trustmesh/contracts';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-import { printedBy, ROOT, runPrinted, SimulatorControl, spkiPin, startPlatform, startSimulator, stopPlatform, stopProcess, type Printed, type Process } from './support/dev-platform';
+import { printedBy, ROOT, runPrinted, SeverableHop, SimulatorControl, spkiPin, startPlatform, startSimulator, stopPlatform, stopProcess, type Printed, type Process } from './support/dev-platform';
 
 const SCREENSHOTS = join(ROOT, 'apps', 'console', 'docs', 'screenshots');
 const RETENTION_FRAMES = 64;
@@ -90,6 +90,7 @@ let printed: Printed;
 let simulator: Process | undefined;
 let control: SimulatorControl | undefined;
 let context: BrowserContext | undefined;
+let hop: SeverableHop | undefined;
 let page: Page;
 const pageErrors: string[] = [];
 const startedAt = Date.now();
@@ -98,6 +99,7 @@ const startedAt = Date.now();
 afterAll(async () => {
   await context?.close().catch(() => undefined);
   control?.close();
+  await hop?.close();
   await stopProcess(simulator);
   await stopPlatform(platform);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -109,6 +111,10 @@ beforeAll(async () => {
   platform = startPlatform(join(dataDir, 'platform'), { RELAY_FRAMES_RETENTION_FRAMES: String(RETENTION_FRAMES) });
   printed = await printedBy(platform);
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // The browser reaches the relay through a hop the suite can cut (scenario 5); the page still names the relay's
+  // own host and port, so the certificate and the CSP's connect-src are checked as they are.
+  const relay = new URL(printed.relayPublicUrl);
+  hop = await SeverableHop.start({ host: '127.0.0.1', port: Number(relay.port) });
   context = await chromium.launchPersistentContext(join(dataDir, 'chromium'), {
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -119,6 +125,7 @@ beforeAll(async () => {
       '--disable-background-networking',
       '--disable-component-update',
       '--no-first-run',
+      `--host-resolver-rules=MAP ${relay.hostname}:${relay.port} 127.0.0.1:${hop.port}`,
       // The relay's self-signed development certificate, and only it.
       `--ignore-certificate-errors-spki-list=${spkiPin(printed.certFile)}`,
     ],
@@ -239,7 +246,8 @@ describe('the console in Chromium against npm start', () => {
     await lastTurn().locator('[data-testid=message][data-streaming=true]').waitFor({ timeout: 30_000 });
     await lastTurn().locator('[data-testid=reasoning]', { hasText: 'Reading the question first.' }).waitFor();
     await page.locator('[data-testid=turn][data-state=completed]').last().waitFor({ timeout: 30_000 });
-    await lastTurn().locator('[data-testid=message][data-streaming=false]', { hasText: STREAMED }).waitFor();
+    // Once the turn ends its answer is part of the thread's history: shown once, whole.
+    await page.locator('[data-testid=timeline] [data-testid=message][data-streaming=false]', { hasText: STREAMED }).waitFor();
     expect((await timelineMessages()).filter((text) => text === STREAMED)).toHaveLength(1);
   }, 120_000);
 
@@ -251,12 +259,16 @@ describe('the console in Chromium against npm start', () => {
     await approval.getByRole('button', { name: 'Approve' }).click();
     await page.locator('[data-testid=approval][data-state=resolved]').waitFor({ timeout: 30_000 });
     await lastTurn().locator('[data-testid=tool-call][data-status=completed][data-outcome=success]').waitFor({ timeout: 30_000 });
-    await page.locator('[data-testid=turn][data-state=completed]').last().locator('[data-testid=message]', { hasText: DEPLOYED }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=turn][data-state=completed]').last().waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=timeline] [data-testid=message]', { hasText: DEPLOYED }).waitFor({ timeout: 30_000 });
     await checkAndShoot('workspace');
 
     await page.getByRole('tab', { name: 'Audit trail' }).click();
     await page.locator('[data-testid=audit-row]', { hasText: 'approval.request resolved' }).waitFor({ timeout: 30_000 });
+    // The live view is mounted again with its tab: a new connection, the thread chosen again.
     await page.getByRole('tab', { name: 'Live' }).click();
+    await page.locator(`[data-testid=thread-item][data-thread-id="${THREAD_ID}"]`).click({ timeout: 60_000 });
+    await page.locator('[data-testid=timeline] [data-testid=message]', { hasText: DEPLOYED }).waitFor({ timeout: 30_000 });
   }, 120_000);
 
   it('loses the connection mid-turn on both sides and recovers without losing or repeating anything', async () => {
@@ -266,7 +278,7 @@ describe('the console in Chromium against npm start', () => {
     await send('long answer, please');
     await lastTurn().locator('[data-testid=message][data-streaming=true]').waitFor({ timeout: 30_000 });
     // The browser loses its network mid-turn...
-    await context?.setOffline(true);
+    hop?.sever();
     await page.locator('[data-testid=connection-state]:not([data-state=ready])').waitFor({ timeout: 30_000 });
     // ...and the Companion's link to the relay drops too, while the turn goes on streaming.
     expect(Number((await control?.disconnect(500))?.droppedGeneration ?? 0)).toBeGreaterThan(0);
@@ -278,11 +290,13 @@ describe('the console in Chromium against npm start', () => {
       { timeoutMs: 60_000, intervalMs: 100, what: 'the long turn to end and the Companion to be back' },
     );
     // More than the relay retains went by while the browser was away.
-    await context?.setOffline(false);
+    hop?.restore();
 
     await page.locator('[data-testid=connection-state][data-state=ready]').waitFor({ timeout: 90_000 });
     await waitUntil(async () => (await notices('gap')) > gapsBefore, { timeoutMs: 60_000, intervalMs: 100, what: 'the page to show the gap' });
     await page.locator('[data-testid=stream-notice][data-kind=recovery]', { hasText: 'Recovered' }).last().waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: '/tmp/console-e2e-after-recovery.png', fullPage: true });
+    process.stdout.write(`turns: ${JSON.stringify(await page.locator('[data-testid=turn]').evaluateAll((nodes) => nodes.map((node) => `${node.getAttribute('data-state')} ${(node.textContent ?? '').slice(0, 120)}`)))}\nnotices: ${JSON.stringify(await page.locator('[data-testid=stream-notice]').allInnerTexts())}\nmessages: ${JSON.stringify((await timelineMessages()).map((text) => text.slice(0, 60)))}\n`);
     await page.locator('[data-testid=turn]').last().locator('[data-testid=turn-state]', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
 
     // Every message of the thread, once each, whole.

@@ -8,6 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
@@ -37,6 +38,8 @@ export interface Printed {
   certFile: string;
   /** The URL the gateway listens on (the simulator's RELAY_GATEWAY_URL). */
   relayUrl: string;
+  /** The relay's public base URL, the one the console's descriptors name. */
+  relayPublicUrl: string;
   relayControlCredential: string;
   shieldGrpc: string;
   shieldCredential: string;
@@ -80,6 +83,7 @@ export async function printedBy(platform: Process): Promise<Printed> {
     consoleUrl: field(out, /^Trustmesh console: (http:\/\/localhost:\d+)$/m),
     password: field(out, /Sign in as "developer" with password (tmpw_[A-Za-z0-9_-]+) /),
     certFile: field(out, /Development certificate: +(\S+)/),
+    relayPublicUrl: field(out, /Relay base URL \(HTTPS\/WSS\): (\S+)/),
     relayUrl: field(out, /Relay base URL \(HTTPS\/WSS\): \S+ +\(listening on (\S+)\)/),
     relayControlCredential: field(out, /export RELAY_CONTROL_CREDENTIAL=(tmsc_[A-Za-z0-9_-]+)/),
     shieldGrpc: field(out, /Shield gRPC: +(\S+)/),
@@ -187,5 +191,60 @@ export class SimulatorControl {
 
   close(): void {
     this.client.close();
+  }
+}
+
+/**
+ * A TCP hop between the browser and the relay (Chromium maps the relay's host and port to it), so the suite
+ * can cut the browser's network the way a real outage does: `sever()` destroys every open connection (the
+ * TLS session and its WebSocket die mid-stream) and refuses new ones until `restore()`. Chromium's offline
+ * emulation is no substitute: it leaves an open WebSocket running.
+ */
+export class SeverableHop {
+  private readonly sockets = new Set<Socket>();
+  private refusing = false;
+  private constructor(private readonly server: Server) {}
+
+  static async start(target: { host: string; port: number }): Promise<SeverableHop> {
+    let hop: SeverableHop | undefined;
+    const server = createServer((inbound) => {
+      if (!hop || hop.refusing) {
+        inbound.destroy();
+        return;
+      }
+      const outbound = connect(target.port, target.host);
+      for (const socket of [inbound, outbound]) {
+        hop.sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          hop?.sockets.delete(socket);
+          inbound.destroy();
+          outbound.destroy();
+        });
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    hop = new SeverableHop(server);
+    return hop;
+  }
+
+  get port(): number {
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  }
+
+  sever(): void {
+    this.refusing = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  restore(): void {
+    this.refusing = false;
+  }
+
+  async close(): Promise<void> {
+    this.sever();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

@@ -387,7 +387,8 @@ const ToolRow = memo(function ToolRow({
 }) {
   return (
     <Group gap="xs" data-testid="tool-call" data-tool-call-id={toolCallId} data-status={status} data-outcome={outcome}>
-      <Badge size="sm" variant="outline" color={status === 'started' ? 'blue' : outcome === 'success' ? 'teal' : 'orange'}>
+      {/* Outline text in the palette's default shade is under 4.5:1 on white (axe color-contrast): darker shades. */}
+      <Badge size="sm" variant="outline" color={status === 'started' ? 'blue.9' : outcome === 'success' ? 'teal.9' : 'orange.9'}>
         {status === 'started' ? 'running' : (outcome ?? 'done').replaceAll('_', ' ')}
       </Badge>
       <Text size="sm">
