@@ -362,7 +362,7 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       expect(badId.status).toBe(404);
       expect(errorOf(badId).code).toBe('CONSOLE_WORKSPACE_NOT_FOUND');
       expect(badId.text).not.toContain(marker);
-      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=%00', `cursor=${Buffer.from('{"c":"x","w":"y"}').toString('base64url')}`]) {
+      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=1&limit=2', 'cursor=%00', `cursor=${Buffer.from('{"c":"x","w":"y"}').toString('base64url')}`]) {
         const reply = await alice.send('GET', `/api/v1/workspaces?${query}`);
         expect(reply.status).toBe(422);
         expect(errorOf(reply).code).toBe('CONSOLE_INVALID_INPUT');
