@@ -16,7 +16,7 @@ import { CONSOLE_SESSION_DEPS, ConsoleSessionController, type ConsoleSessionDeps
 import { CONSOLE_WORKSPACES_SERVICE, ConsoleWorkspacesController } from './http/console-workspaces.controller';
 import { CONSOLE_PLATFORM_SERVICE, ConsolePlatformController } from './http/console-platform.controller';
 import { CONSOLE_REGISTRY_DEPS, ConsoleRegistryController, type ConsoleRegistryDeps } from './http/console-registry.controller';
-import { CONSOLE_SHIELD_SERVICE, ConsoleShieldController } from './http/console-shield.controller';
+import { CONSOLE_SHIELD_SERVICE, ConsoleShieldController, loggedShieldPath } from './http/console-shield.controller';
 import type { ConsolePlatformService } from './platform/console-platform.service';
 import type { ConsoleShieldService } from './shield/console-shield.service';
 import type { ConsoleWorkspacesService } from './workspaces/console-workspaces.service';
@@ -38,7 +38,7 @@ export class ConsoleModule {
   static forRoot(deps: ConsoleModuleDeps): DynamicModule {
     return {
       module: ConsoleModule,
-      imports: [httpLogModule(deps.logger)],
+      imports: [httpLogModule(deps.logger, { loggedPath: loggedShieldPath })],
       controllers: [
         ConsoleSessionController,
         ConsoleWorkspacesController,

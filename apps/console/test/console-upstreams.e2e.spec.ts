@@ -352,5 +352,8 @@ describe('console Shield, registry and platform routes (real Shield, real regist
     const log = consoleApp.logs.join('\n');
     expect(log).toContain('"route":"/api/v1/shield/cases/:caseId/consultations"');
     for (const secret of [SENTINEL, credential, ALICE.password, BOB.password, alice.csrfToken!]) expect(log).not.toContain(secret);
+    // A counterparty reference is the account's data: its route is logged as the template, even at debug.
+    expect(log).toContain('"path":"/api/v1/shield/counterparties/:reference"');
+    expect(log).not.toContain('northwind-');
   });
 });

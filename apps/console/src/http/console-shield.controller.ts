@@ -15,6 +15,13 @@ import { readListQuery, singleQueryValues } from './list-query';
 export const CONSOLE_SHIELD_SERVICE = Symbol.for('trustmesh.console.ShieldService');
 
 const BASE = '/api/v1/shield';
+const COUNTERPARTY_PATH = /^\/api\/v1\/shield\/counterparties\/[^/]*\/?$/;
+
+/**
+ * The path the framework's request line shows: a counterparty reference (a person's name, address or number)
+ * is the account's data, so that route is logged as its template like every line the edge writes.
+ */
+export const loggedShieldPath = (path: string): string => (COUNTERPARTY_PATH.test(path) ? `${BASE}/counterparties/:reference` : path);
 
 @Controller('api/v1/shield')
 export class ConsoleShieldController {
