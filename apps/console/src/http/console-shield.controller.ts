@@ -15,7 +15,8 @@ import { readListQuery, singleQueryValues } from './list-query';
 export const CONSOLE_SHIELD_SERVICE = Symbol.for('trustmesh.console.ShieldService');
 
 const BASE = '/api/v1/shield';
-const COUNTERPARTY_PATH = /^\/api\/v1\/shield\/counterparties\/[^/]*\/?$/;
+/** Anything under it, an unmatched path with a raw `/` in the reference included. */
+const COUNTERPARTY_PATH = /^\/api\/v1\/shield\/counterparties\//;
 
 /**
  * The path the framework's request line shows: a counterparty reference (a person's name, address or number)
