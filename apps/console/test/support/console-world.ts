@@ -223,8 +223,10 @@ export class ConsoleBrowser {
     if ((options.csrf ?? true) && this.csrfToken && method !== 'GET') headers['x-csrf-token'] = this.csrfToken;
     if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
     return new Promise((resolve, reject) => {
-      // `path` is sent as written (a traversal attempt stays one), not normalised by URL.
-      const request = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (response) => {
+      // `path` is sent as written (a traversal attempt stays one), not normalised by URL. A connection of its own
+      // (`agent: false`): Node's global agent keeps sockets alive, and one reused just as the console's idle timeout
+      // (5 s) closes it fails with "socket hang up", which suites that pause for the CLI between requests hit.
+      const request = httpRequest({ host: url.hostname, port: url.port, path, method, headers, agent: false }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
