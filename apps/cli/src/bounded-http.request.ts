@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHead
 import { request as httpsRequest } from 'node:https';
 
 export interface BoundedHttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: URL;
   headers: OutgoingHttpHeaders;
   body?: Uint8Array;
@@ -64,4 +64,14 @@ export function sendBoundedRequest(options: BoundedHttpRequest): Promise<Bounded
     });
     request.end(options.body);
   });
+}
+
+/** An answer's body as a JSON object, or an empty one when it is not one (an error page, a truncated answer). */
+export function jsonObjectOf(bytes: Buffer): Record<string, unknown> {
+  try {
+    const value = JSON.parse(bytes.toString('utf8')) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }

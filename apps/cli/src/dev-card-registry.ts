@@ -16,6 +16,8 @@ import { join } from 'node:path';
 
 import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
+import { jsonObjectOf, sendBoundedRequest } from './bounded-http.request';
+
 /** The registry's operator account for the development credential. */
 export const REGISTRY_DEV_ACCOUNT = 'development';
 /** The registry publisher the development gateway publishes workspace cards as, and its namespace. */
@@ -129,28 +131,21 @@ interface OperatorAnswer {
 }
 
 async function operatorCall(baseUrl: string, credential: string, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<OperatorAnswer> {
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${credential}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(ONBOARD_TIMEOUT_MS),
-    });
-  } catch {
-    throw new RegistryOnboardingError(`the card registry at ${baseUrl} did not answer ${method} ${path}`);
-  }
-  const text = (await response.text()).slice(0, MAX_ANSWER_BYTES);
-  let parsed: Record<string, unknown> = {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) parsed = value as Record<string, unknown>;
-  } catch {
-    parsed = {};
-  }
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const answer = await sendBoundedRequest({
+    method,
+    url: new URL(path, baseUrl),
+    headers: { authorization: `Bearer ${credential}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+    ...(payload ? { body: payload } : {}),
+    timeoutMs: ONBOARD_TIMEOUT_MS,
+    maxAnswerBytes: MAX_ANSWER_BYTES,
+    service: 'the card registry',
+    unreachable: (message) => new RegistryOnboardingError(`${message} (${method} ${path})`),
+  });
+  const parsed = jsonObjectOf(answer.bytes);
   // The registry's problem documents carry a stable `code` (registry-http.edge.ts).
   const code = typeof parsed['code'] === 'string' ? parsed['code'] : null;
-  return { status: response.status, code, body: parsed };
+  return { status: answer.status, code, body: parsed };
 }
 
 function refused(what: string, answer: OperatorAnswer): RegistryOnboardingError {

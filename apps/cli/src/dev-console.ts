@@ -18,10 +18,12 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 
 import { mintSecret, sha256Hex } from '@trustmesh/platform-credentials';
 
+import { jsonObjectOf, sendBoundedRequest } from './bounded-http.request';
 import { ROOT } from './child-app';
 
 /** The console account `npm start` creates and signs in as. */
@@ -195,7 +197,7 @@ export class ConsoleApiSession {
 
   static async signIn(baseUrl: string, origin: string, username: string, password: string): Promise<ConsoleApiSession> {
     const response = await call(baseUrl, 'POST', '/api/v1/session', { origin }, { username, password });
-    const cookie = /^(tm_console_session=[^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+    const cookie = (response.headers['set-cookie'] ?? []).map((line) => /^(tm_console_session=[^;]+)/.exec(line)?.[1]).find(Boolean);
     const token = response.answer.body['csrfToken'];
     const accountId = (response.answer.body['account'] as { accountId?: unknown } | undefined)?.accountId;
     if (response.answer.status !== 200 || !cookie || typeof token !== 'string' || typeof accountId !== 'string') throw refusal('sign in as the development account', response.answer);
@@ -235,27 +237,19 @@ export class ConsoleApiSession {
   }
 }
 
-async function call(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ answer: ApiAnswer; headers: Headers }> {
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(API_TIMEOUT_MS),
-    });
-  } catch {
-    throw new ConsoleStartError(`the console at ${baseUrl} did not answer ${method} ${path}`);
-  }
-  const text = (await response.text()).slice(0, MAX_ANSWER_BYTES);
-  let parsed: Record<string, unknown> = {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) parsed = value as Record<string, unknown>;
-  } catch {
-    parsed = {};
-  }
-  return { answer: { status: response.status, body: parsed }, headers: response.headers };
+async function call(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, headers: Record<string, string>, body?: unknown): Promise<{ answer: ApiAnswer; headers: IncomingHttpHeaders }> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const answer = await sendBoundedRequest({
+    method,
+    url: new URL(path, baseUrl),
+    headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
+    ...(payload ? { body: payload } : {}),
+    timeoutMs: API_TIMEOUT_MS,
+    maxAnswerBytes: MAX_ANSWER_BYTES,
+    service: 'the console',
+    unreachable: (message) => new ConsoleStartError(`${message} (${method} ${path})`),
+  });
+  return { answer: { status: answer.status, body: jsonObjectOf(answer.bytes) }, headers: answer.headers };
 }
 
 function refusal(what: string, answer: ApiAnswer): ConsoleStartError {

@@ -195,6 +195,9 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     const registry = launch('card-registry', [REGISTRY_MAIN], {
       ...registryEnv(baseEnv, dataDir, registryCredential, feed),
       ...withEntry(baseEnv, 'REGISTRY_SERVICE_CREDENTIALS', consoleCredentials.registryEntry),
+      // The console, on loopback, passes each person's address on (x-forwarded-for), so the registry's
+      // per-person limits apply to people rather than to the console as one client.
+      ...withEntry(baseEnv, 'REGISTRY_TRUSTED_PROXIES', '127.0.0.1'),
     });
     children.push(registry);
     io.stdout(`trustmesh dev: starting card-registry (pid ${registry.process.pid}); data in ${shown(dataDir)}, logs in ${shown(logDir)}\n`);

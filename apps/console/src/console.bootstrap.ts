@@ -3,12 +3,14 @@
  *
  * 1. configuration (validated whole; `ConfigError` names every bad variable);
  * 2. infrastructure (its database + migrations, event store, bus, outbox, the read models' projection);
- * 3. the services: accounts, sessions and sign-in, workspaces over gRPC RelayControl (when configured);
+ * 3. the services: accounts, sessions and sign-in, workspaces over gRPC RelayControl, the Shield and the card
+ *    registry over gRPC (each when configured: else its routes answer 503 *_NOT_CONFIGURED), the platform's
+ *    health and metrics from the apps' operator ports;
  * 4. Nest on CONSOLE_HTTP_HOST:CONSOLE_HTTP_PORT (the API, probes and the page), every answer with the
  *    security headers, no framework body parser (the edge reads each bounded body itself); then the operator
  *    port (/metrics, /healthz, /readyz); `console listening` is logged and the URL printed.
  *
- * `close()` reverses it. Expired sessions are swept every ten minutes.
+ * `close()` reverses it (the gRPC channels close after Nest stops answering). Expired sessions are swept every ten minutes.
  */
 import 'reflect-metadata';
 
@@ -31,8 +33,11 @@ import { ConsoleHttpEdge } from './http/console-http.edge';
 import { ConsolePage } from './http/console-page';
 import { securityHeaders } from './http/security-headers';
 import { openConsoleInfrastructure, type ConsoleInfrastructure } from './persistence/console-infrastructure';
+import { ConsolePlatformService } from './platform/console-platform.service';
+import { ConsoleRegistryService } from './registry/console-registry.service';
 import { ConsoleSessions } from './session/console-sessions';
 import { ConsoleSignIn, defaultSignInLimits, type SignInLimits } from './session/console-sign-in.service';
+import { ConsoleShieldService } from './shield/console-shield.service';
 import { ConsoleWorkspacesService } from './workspaces/console-workspaces.service';
 import { RelayControlGrpcAdapter } from './workspaces/relay-control.grpc-adapter';
 import { WorkspaceOwnership } from './workspaces/workspace-ownership';
@@ -74,6 +79,14 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
   const metrics = new ConsoleMetrics(registry);
   registerBackboneMetrics(registry, { bus: infrastructure.bus, store: infrastructure.store, projections: [infrastructure.projection] });
   const relay = config.relayControl ? new RelayControlGrpcAdapter(config.relayControl) : null;
+  // Each holds a gRPC channel only when configured (grpc-js connects on the first call); close() ends it.
+  const shield = new ConsoleShieldService({ target: config.shield });
+  const cardRegistry = new ConsoleRegistryService({ target: config.registry });
+  const closeChannels = () => {
+    relay?.close();
+    shield.close();
+    cardRegistry.close();
+  };
   const tracing = startTracing(tracingConfig, { instanceId: config.replicaId });
   let app: INestApplication | undefined;
   let operatorServer: OperatorServer | undefined;
@@ -96,6 +109,9 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
         edge,
         session: { signIn, sessions, trustedProxies: config.trustedProxies, secureCookie: () => publicOrigin.startsWith('https:'), metrics },
         workspaces,
+        shield,
+        registry: { service: cardRegistry, trustedProxies: config.trustedProxies },
+        platform: new ConsolePlatformService({ targets: config.platformTargets }),
         page: new ConsolePage(config.webDir),
         probes,
         logger,
@@ -133,10 +149,14 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
       origin: publicOrigin,
       operator: operatorUrl,
       relayControl: config.relayControl?.address ?? null,
+      shield: config.shield?.address ?? null,
+      registry: config.registry?.address ?? null,
       database: config.platform.database.mode,
       bus: config.platform.bus.adapter,
     });
     if (!relay) print('console: no relay configured (CONSOLE_RELAY_CONTROL_ADDRESS); workspace pages answer 503 until one is');
+    if (!config.shield) print('console: no Shield configured (CONSOLE_SHIELD_ADDRESS); Shield pages answer 503 until one is');
+    if (!config.registry) print('console: no card registry configured (CONSOLE_REGISTRY_ADDRESS); registry pages answer 503 until one is');
     print(`console: ${publicOrigin}${operatorUrl ? ` (operator ${operatorUrl})` : ''}`);
 
     const started = { app };
@@ -153,7 +173,7 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
           clearInterval(sweep);
           await started.app.close();
           await operatorServer?.close();
-          relay?.close();
+          closeChannels();
           await infrastructure.close();
           await tracing.shutdown();
         })()),
@@ -162,7 +182,7 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
     clearInterval(sweep);
     await app?.close().catch(() => undefined);
     await operatorServer?.close().catch(() => undefined);
-    relay?.close();
+    closeChannels();
     await infrastructure.close();
     await tracing.shutdown();
     throw error;

@@ -362,7 +362,7 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       expect(badId.status).toBe(404);
       expect(errorOf(badId).code).toBe('CONSOLE_WORKSPACE_NOT_FOUND');
       expect(badId.text).not.toContain(marker);
-      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=%00', `cursor=${Buffer.from('{"c":"x","w":"y"}').toString('base64url')}`]) {
+      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=1&limit=2', 'cursor=%00', `cursor=${Buffer.from('{"c":"x","w":"y"}').toString('base64url')}`]) {
         const reply = await alice.send('GET', `/api/v1/workspaces?${query}`);
         expect(reply.status).toBe(422);
         expect(errorOf(reply).code).toBe('CONSOLE_INVALID_INPUT');
@@ -421,6 +421,29 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       alice.cookie = cookie;
       expect((await alice.send('GET', '/api/v1/session')).status).toBe(401);
     });
+  });
+
+  it('answers the Shield and registry routes 503 *_NOT_CONFIGURED, saying what to set, and shows them unconfigured', async () => {
+    // Bob's session from the start is still live (the limits above refused new sign-ins, not his session).
+    const bobs = bob;
+    for (const [method, path, code, variable] of [
+      ['GET', '/api/v1/shield/cases', 'CONSOLE_SHIELD_NOT_CONFIGURED', 'CONSOLE_SHIELD_ADDRESS'],
+      ['POST', '/api/v1/shield/cases', 'CONSOLE_SHIELD_NOT_CONFIGURED', 'CONSOLE_SHIELD_ADDRESS'],
+      ['GET', '/api/v1/registry/search?q=x', 'CONSOLE_REGISTRY_NOT_CONFIGURED', 'CONSOLE_REGISTRY_ADDRESS'],
+      ['POST', '/api/v1/registry/cards', 'CONSOLE_REGISTRY_NOT_CONFIGURED', 'CONSOLE_REGISTRY_ADDRESS'],
+    ] as const) {
+      const reply = method === 'GET' ? await bobs.send('GET', path) : await bobs.json('POST', path, path.endsWith('cards') ? { card: {} } : { title: 'x' });
+      expect({ path, status: reply.status, code: errorOf(reply).code }).toEqual({ path, status: 503, code });
+      expect(errorOf(reply).message).toContain(variable);
+    }
+    const health = (await bobs.send('GET', '/api/v1/platform/health')).json as { apps: { app: string; ready: boolean; detail?: string }[] };
+    expect(health.apps.map(({ app, ready, detail }) => ({ app, ready, detail }))).toEqual([
+      { app: 'relay-gateway', ready: false, detail: 'not configured (CONSOLE_RELAY_OPERATOR_URL)' },
+      { app: 'shield-analyzer', ready: false, detail: 'not configured (CONSOLE_SHIELD_OPERATOR_URL)' },
+      { app: 'card-registry', ready: false, detail: 'not configured (CONSOLE_REGISTRY_OPERATOR_URL)' },
+      { app: 'console', ready: true, detail: undefined },
+    ]);
+    expect(((await bobs.send('GET', '/api/v1/platform/metrics')).json as { series: unknown }).series).toEqual({ connections: null, framesPerSecond: null, consultsPerSecond: null, publishesPerSecond: null });
   });
 
   it('serves /metrics and the probes on its operator port', async () => {

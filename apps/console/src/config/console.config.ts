@@ -7,8 +7,12 @@
  * Embedded, the console keeps its own PGlite under `$TRUSTMESH_DATA_DIR/console`: PGlite is one process's
  * database, and `npm start` runs the relay and the Shield beside it on the same data directory.
  *
- * The RelayControl credential is read through the platform's one rule for a gRPC client
- * (`readGrpcClientTarget`, CONSOLE_RELAY_CONTROL_*): held as `SecretText`, never printed or logged.
+ * Every upstream is optional, so a console can start before the apps it fronts: RelayControl
+ * (CONSOLE_RELAY_CONTROL_*), the Shield (CONSOLE_SHIELD_*) and the card registry (CONSOLE_REGISTRY_*) are each
+ * read through the platform's one rule for a gRPC client (`readGrpcClientTarget`), their credentials held as
+ * `SecretText`, never printed or logged; one left unset makes its routes answer 503 `*_NOT_CONFIGURED` saying
+ * what to set, and one set halfway is a config error. The apps' operator listeners (CONSOLE_*_OPERATOR_URL)
+ * feed the Platform page; unset, the app shows as not configured.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -26,6 +30,10 @@ import {
 } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { TrustedProxies } from '@trustmesh/platform-rate-limits';
+
+import { readConsolePlatformTargets, type PlatformTargets } from '../platform/console-platform.targets';
+import { readConsoleRegistryTarget } from '../registry/console-registry.target';
+import { readConsoleShieldTarget } from '../shield/console-shield.target';
 
 export const CONSOLE_SERVICE_NAME = 'console';
 export const CONSOLE_APP_VERSION = '0.1.0';
@@ -49,6 +57,12 @@ export interface ConsoleConfig {
   operator: { host: string; port: number } | null;
   /** RelayControl: null when not configured (workspace routes then answer 503 CONSOLE_RELAY_NOT_CONFIGURED). */
   relayControl: GrpcClientTarget | null;
+  /** ShieldAnalyzer: null when not configured (Shield routes then answer 503 CONSOLE_SHIELD_NOT_CONFIGURED). */
+  shield: GrpcClientTarget | null;
+  /** CardRegistry: null when not configured (registry routes then answer 503 CONSOLE_REGISTRY_NOT_CONFIGURED). */
+  registry: GrpcClientTarget | null;
+  /** Each app's operator listener, for `/platform/health` and `/platform/metrics` (null: not configured). */
+  platformTargets: PlatformTargets;
   /** Where the built page is (`npx nx build console-web`). */
   webDir: string;
   trustedProxies: TrustedProxies;
@@ -84,6 +98,10 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
 
   const relayControl = readGrpcClientTarget(reader, CONSOLE_RELAY_CONTROL_VARIABLES, { peer: "the relay gateway's RelayControl", required: false });
 
+  const shield = readConsoleShieldTarget(reader);
+  const registry = readConsoleRegistryTarget(reader);
+  const platformTargets = readConsolePlatformTargets(reader);
+
   const webDirRaw = value('CONSOLE_WEB_DIR') ?? join('dist', 'apps', 'console', 'web');
   const webDir = isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
 
@@ -103,6 +121,9 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
     relayWebSocketOrigin,
     operator,
     relayControl,
+    shield,
+    registry,
+    platformTargets,
     webDir,
     trustedProxies,
     replicaId: replicaIdOf('CONSOLE_REPLICA_ID', `console-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),

@@ -6,13 +6,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 
+import type { ConsoleResult } from '../console-result';
 import type { ConsoleWorkspacesService } from '../workspaces/console-workspaces.service';
 import { CONSOLE_HTTP_EDGE, type ConsoleHttpEdge } from './console-http.edge';
-import { readListQuery } from './list-query';
+import { readListQuery, singleQueryValues, type ListQuery } from './list-query';
 
 export const CONSOLE_WORKSPACES_SERVICE = Symbol.for('trustmesh.console.WorkspacesService');
 
-type ListParams = { limit?: string; cursor?: string };
+type ListParams = Record<string, unknown>;
 const BASE = '/api/v1/workspaces';
 
 @Controller('api/v1/workspaces')
@@ -25,7 +26,7 @@ export class ConsoleWorkspacesController {
   @Get()
   list(@Query() query: ListParams, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.signedIn(request, response, { template: BASE, body: 'none' }, async (account) => {
-      const list = readListQuery(single(query));
+      const list = listOf(query);
       return list.ok ? this.service.list(account, list.value) : list;
     });
   }
@@ -48,7 +49,7 @@ export class ConsoleWorkspacesController {
   @Get(':workspaceId/devices')
   devices(@Param('workspaceId') workspaceId: string, @Query() query: ListParams, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.signedIn(request, response, { template: `${BASE}/:workspaceId/devices`, body: 'none' }, async (account) => {
-      const list = readListQuery(single(query));
+      const list = listOf(query);
       return list.ok ? this.service.listDevices(account, workspaceId, list.value) : list;
     });
   }
@@ -68,16 +69,14 @@ export class ConsoleWorkspacesController {
   @Get(':workspaceId/audit')
   audit(@Param('workspaceId') workspaceId: string, @Query() query: ListParams, @Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.signedIn(request, response, { template: `${BASE}/:workspaceId/audit`, body: 'none' }, async (account) => {
-      const list = readListQuery(single(query));
+      const list = listOf(query);
       return list.ok ? this.service.audit(account, workspaceId, list.value) : list;
     });
   }
 }
 
-/** `?limit=1&limit=2` arrives as an array: only a single value is a value (else it reads as malformed). */
-function single(query: ListParams): { limit?: string; cursor?: string } {
-  const pick = (value: unknown) => (typeof value === 'string' ? value : value === undefined ? undefined : '\u0000');
-  const limit = pick(query.limit);
-  const cursor = pick(query.cursor);
-  return { ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) };
+/** `?limit=` and `?cursor=`, each given at most once. */
+function listOf(query: ListParams): ConsoleResult<ListQuery> {
+  const given = singleQueryValues(query, ['limit', 'cursor'] as const);
+  return given.ok ? readListQuery(given.value) : given;
 }

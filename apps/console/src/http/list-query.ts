@@ -30,6 +30,23 @@ export function readListQuery(query: { limit?: string | undefined; cursor?: stri
   return { ok: true, status: 200, value: { limit, cursor } };
 }
 
+/**
+ * The query parameters `names` as single strings: Express hands a repeated parameter (`?q=a&q=b`) over as an
+ * array, which no route takes; it is refused at its `?name` rather than guessed at. Others are ignored.
+ */
+export function singleQueryValues<K extends string>(query: Record<string, unknown>, names: readonly K[]): ConsoleResult<Partial<Record<K, string>>> {
+  const values: Partial<Record<K, string>> = {};
+  for (const name of names) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') {
+      return refused(422, 'CONSOLE_INVALID_INPUT', `${name} is given more than once; give it once`, { issues: [{ code: 'CONSOLE_PARAMETER_REPEATED', path: `?${name}`, message: `Give ${name} once` }] });
+    }
+    values[name] = value;
+  }
+  return { ok: true, status: 200, value: values };
+}
+
 export const badCursor = <T>(): ConsoleResult<T> =>
   refused(422, 'CONSOLE_INVALID_INPUT', 'cursor is not a nextCursor this list gave; start again without it', { issues: [{ code: 'CONSOLE_CURSOR_INVALID', path: '?cursor', message: 'Use the nextCursor of the previous page' }] });
 

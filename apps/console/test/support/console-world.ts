@@ -1,6 +1,7 @@
 /**
  * What the console's e2e suites run against: a real relay gateway (its own entry point, embedded PGlite,
- * gRPC on loopback with a service credential of the test's own), accounts made with the real CLI
+ * gRPC on loopback with a service credential of the test's own), a real Shield analyzer and card registry (their
+ * process scripts, accepting the console's delegated credential), accounts made with the real CLI
  * (`trustmesh console account create`, password on stdin), then the console as its own process on embedded
  * PGlite, pointed at the gateway's RelayControl, with a built page of the test's own. `ConsoleBrowser` is a
  * cookie-keeping HTTP client that sends what a browser's fetch sends (Origin, the CSRF header).
@@ -13,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createSeededDataDir } from '@trustmesh/platform-database/testing';
-import { startServiceChild, waitUntil, type ServiceChild } from '@trustmesh/platform-testing';
+import { freeLoopbackPort, startServiceChild, waitUntil, type ServiceChild } from '@trustmesh/platform-testing';
 
 export const ROOT = join(__dirname, '..', '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'trustmesh.js');
@@ -70,6 +71,66 @@ export async function startRelayGateway(credential: string): Promise<RelayGatewa
       await seeded.remove();
     },
   };
+}
+
+export interface UpstreamChild {
+  /** gRPC `host:port`. */
+  grpc: string;
+  /** `http://host:port` of its operator listener (`/readyz`, `/metrics`). */
+  operatorUrl: string;
+  stop(): Promise<void>;
+}
+
+/** SHIELD_SERVICE_CREDENTIALS / REGISTRY_SERVICE_CREDENTIALS: the console's credential as its digest. */
+const delegated = (credential: string) => `console:${createHash('sha256').update(credential).digest('hex')}`;
+
+/**
+ * An upstream app as its own process (the app's own process script, spawned by path: an app is not imported),
+ * on a seeded data directory of its own, with its operator listener on a free port.
+ */
+async function startUpstream(script: string, dataDirName: string, env: (dataDir: string) => Record<string, string>): Promise<UpstreamChild> {
+  const seeded = await createSeededDataDir(dataDirName);
+  const child = await startServiceChild<{ grpcAddress: string; operatorUrl: string | null }>(join(ROOT, script), { workspaceRoot: ROOT, env: env(seeded.dataDir) });
+  return {
+    grpc: child.ready.grpcAddress,
+    operatorUrl: child.ready.operatorUrl as string,
+    stop: async () => {
+      await child.stop();
+      await seeded.remove();
+    },
+  };
+}
+
+/** The Shield analyzer (rules only, no model) accepting the console's delegated credential. */
+export function startShieldAnalyzer(credential: string): Promise<UpstreamChild> {
+  return startUpstream('apps/shield-analyzer/test/support/shield.process.ts', 'console-shield', (dataDir) => ({
+    TRUSTMESH_DATA_DIR: dataDir,
+    SHIELD_HTTP_PORT: '0',
+    SHIELD_GRPC_PORT: '0',
+    SHIELD_OPERATOR_PORT: '0',
+    SHIELD_MODEL_PROVIDER: 'none',
+    SHIELD_SERVICE_CREDENTIALS: delegated(credential),
+  }));
+}
+
+/**
+ * The card registry accepting the console's delegated credential, trusting it as the proxy of each person's
+ * address, its DNS ownership proofs answered by `dnsServer` (a test DNS server on loopback).
+ */
+export async function startCardRegistry(credential: string, dnsServer: string): Promise<UpstreamChild> {
+  const httpsPort = String(await freeLoopbackPort());
+  return startUpstream('apps/card-registry/test/support/registry.process.ts', 'console-registry', (dataDir) => ({
+    TRUSTMESH_DATA_DIR: dataDir,
+    REGISTRY_HTTP_PORT: '0',
+    REGISTRY_GRPC_PORT: '0',
+    REGISTRY_OPERATOR_PORT: '0',
+    REGISTRY_TRUST_TASK_INTERVAL_MS: '0',
+    REGISTRY_SERVICE_CREDENTIALS: delegated(credential),
+    REGISTRY_TRUSTED_PROXIES: '127.0.0.1',
+    REGISTRY_TEST_ONLY_DNS_SERVERS: dnsServer,
+    REGISTRY_TEST_ONLY_ADMIT_LOOPBACK: 'true',
+    REGISTRY_TEST_ONLY_HTTPS_PORT: httpsPort,
+  }));
 }
 
 /** `trustmesh console account ...` as an operator runs it, the password piped on stdin. */
@@ -162,8 +223,10 @@ export class ConsoleBrowser {
     if ((options.csrf ?? true) && this.csrfToken && method !== 'GET') headers['x-csrf-token'] = this.csrfToken;
     if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
     return new Promise((resolve, reject) => {
-      // `path` is sent as written (a traversal attempt stays one), not normalised by URL.
-      const request = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (response) => {
+      // `path` is sent as written (a traversal attempt stays one), not normalised by URL. A connection of its own
+      // (`agent: false`): Node's global agent keeps sockets alive, and one reused just as the console's idle timeout
+      // (5 s) closes it fails with "socket hang up", which suites that pause for the CLI between requests hit.
+      const request = httpRequest({ host: url.hostname, port: url.port, path, method, headers, agent: false }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {

@@ -3,4 +3,4 @@
  * app's pino logger. A separate entry point so the libraries that only log (the bus, the event store) never
  * load Nest.
  */
-export { httpLogModule, nestLogger } from './nest-pino.logger';
+export { httpLogModule, nestLogger, type HttpLogOptions } from './nest-pino.logger';

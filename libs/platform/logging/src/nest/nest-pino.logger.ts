@@ -13,7 +13,8 @@
  *   (`request completed`/`request errored`) with the method, the path (never the query string, which can
  *   carry a ticket), the status and the time taken, and never a header (credentials travel in them).
  *   Successful requests log at debug (probes and scrapes would flood info), 4xx at info, 5xx at warn (the
- *   handler that failed logs its own error).
+ *   handler that failed logs its own error). An app whose paths carry what a log must not (a person's
+ *   counterparty reference, say) passes `loggedPath` to write its route template instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -103,20 +104,26 @@ export function nestLogger(logger: PinoPortLogger, bindings: pino.Bindings = {})
 /** A request line's level by its status: successes at debug (probes and scrapes would flood info). */
 const levelOfStatus = (status: number): pino.Level => (status >= 500 ? 'warn' : status >= 400 ? 'info' : 'debug');
 
-/** The request as logged: its method and path only. */
-function requestFields(request: IncomingMessage): { method: string | undefined; path: string } {
-  const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '';
-  return { method: request.method, path: url.split('?')[0] ?? '' };
+export interface HttpLogOptions {
+  /** The path as logged (default: as requested, without the query string). */
+  loggedPath?: (path: string) => string;
 }
 
-export function httpLogModule(logger: PinoPortLogger): DynamicModule {
+/** The request as logged: its method and path only. */
+function requestFields(request: IncomingMessage, loggedPath: (path: string) => string): { method: string | undefined; path: string } {
+  const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '';
+  return { method: request.method, path: loggedPath(url.split('?')[0] ?? '') };
+}
+
+export function httpLogModule(logger: PinoPortLogger, options: HttpLogOptions = {}): DynamicModule {
+  const loggedPath = options.loggedPath ?? ((path: string) => path);
   return LoggerModule.forRoot({
     pinoHttp: {
       logger: logger.pino,
       quietReqLogger: true,
       customLogLevel: (_request: IncomingMessage, response: ServerResponse, error?: Error) => (error ? 'warn' : levelOfStatus(response.statusCode)),
       serializers: {
-        req: requestFields,
+        req: (request: IncomingMessage) => requestFields(request, loggedPath),
         res: (response: ServerResponse) => ({ statusCode: response.statusCode }),
       },
     },
