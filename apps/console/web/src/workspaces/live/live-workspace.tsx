@@ -403,6 +403,7 @@ const TURN_STATE: Record<string, { label: string; color: string }> = {
   completed: { label: 'completed', color: 'teal' },
   cancelled: { label: 'cancelled', color: 'gray' },
   failed: { label: 'failed', color: 'red' },
+  ended: { label: 'ended while away', color: 'gray' },
 };
 
 const TurnCard = memo(function TurnCard({
