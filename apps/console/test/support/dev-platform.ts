@@ -203,30 +203,31 @@ export class SimulatorControl {
 export class SeverableHop {
   private readonly sockets = new Set<Socket>();
   private refusing = false;
-  private constructor(private readonly server: Server) {}
+  private readonly server: Server = createServer((inbound) => this.forward(inbound));
+  private constructor(private readonly target: { host: string; port: number }) {}
 
   static async start(target: { host: string; port: number }): Promise<SeverableHop> {
-    let hop: SeverableHop | undefined;
-    const server = createServer((inbound) => {
-      if (!hop || hop.refusing) {
-        inbound.destroy();
-        return;
-      }
-      const outbound = connect(target.port, target.host);
-      for (const socket of [inbound, outbound]) {
-        hop.sockets.add(socket);
-        socket.on('error', () => undefined);
-        socket.on('close', () => {
-          hop?.sockets.delete(socket);
-          inbound.destroy();
-          outbound.destroy();
-        });
-      }
-      inbound.pipe(outbound).pipe(inbound);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    hop = new SeverableHop(server);
+    const hop = new SeverableHop(target);
+    await new Promise<void>((resolve) => hop.server.listen(0, '127.0.0.1', () => resolve()));
     return hop;
+  }
+
+  private forward(inbound: Socket): void {
+    if (this.refusing) {
+      inbound.destroy();
+      return;
+    }
+    const outbound = connect(this.target.port, this.target.host);
+    for (const socket of [inbound, outbound]) {
+      this.sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        inbound.destroy();
+        outbound.destroy();
+      });
+    }
+    inbound.pipe(outbound).pipe(inbound);
   }
 
   get port(): number {
