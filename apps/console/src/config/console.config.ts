@@ -7,9 +7,14 @@
  * Embedded, the console keeps its own PGlite under `$TRUSTMESH_DATA_DIR/console`: PGlite is one process's
  * database, and `npm start` runs the relay and the Shield beside it on the same data directory.
  *
- * The RelayControl credential is read through the platform's one rule for a gRPC client
- * (`readGrpcClientTarget`, CONSOLE_RELAY_CONTROL_*): held as `SecretText`, never printed or logged.
+ * Every upstream is optional, so a console can start before the apps it fronts: RelayControl
+ * (CONSOLE_RELAY_CONTROL_*), the Shield (CONSOLE_SHIELD_*) and the card registry (CONSOLE_REGISTRY_*) are each
+ * read through the platform's one rule for a gRPC client (`readGrpcClientTarget`), their credentials held as
+ * `SecretText`, never printed or logged; one left unset makes its routes answer 503 `*_NOT_CONFIGURED` saying
+ * what to set, and one set halfway is a config error. The apps' operator listeners (CONSOLE_*_OPERATOR_URL)
+ * feed the Platform page; unset, the app shows as not configured.
  */
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
 import {
@@ -26,6 +31,10 @@ import {
 } from '@trustmesh/platform-config';
 import { LOG_LEVELS, type LogLevel } from '@trustmesh/platform-logging';
 import { TrustedProxies } from '@trustmesh/platform-rate-limits';
+
+import { readConsolePlatformTargets, type PlatformTargets } from '../platform/console-platform.targets';
+import { readConsoleRegistryTarget } from '../registry/console-registry.target';
+import { readConsoleShieldTarget } from '../shield/console-shield.target';
 
 export const CONSOLE_SERVICE_NAME = 'console';
 export const CONSOLE_APP_VERSION = '0.1.0';
@@ -49,6 +58,12 @@ export interface ConsoleConfig {
   operator: { host: string; port: number } | null;
   /** RelayControl: null when not configured (workspace routes then answer 503 CONSOLE_RELAY_NOT_CONFIGURED). */
   relayControl: GrpcClientTarget | null;
+  /** ShieldAnalyzer: null when not configured (Shield routes then answer 503 CONSOLE_SHIELD_NOT_CONFIGURED). */
+  shield: GrpcClientTarget | null;
+  /** CardRegistry: null when not configured (registry routes then answer 503 CONSOLE_REGISTRY_NOT_CONFIGURED). */
+  registry: GrpcClientTarget | null;
+  /** Each app's operator listener, for `/platform/health` and `/platform/metrics` (null: not configured). */
+  platformTargets: PlatformTargets;
   /** Where the built page is (`npx nx build console-web`). */
   webDir: string;
   trustedProxies: TrustedProxies;
@@ -84,8 +99,12 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
 
   const relayControl = readGrpcClientTarget(reader, CONSOLE_RELAY_CONTROL_VARIABLES, { peer: "the relay gateway's RelayControl", required: false });
 
+  const shield = readConsoleShieldTarget(reader);
+  const registry = readConsoleRegistryTarget(reader);
+  const platformTargets = readConsolePlatformTargets(reader);
+
   const webDirRaw = value('CONSOLE_WEB_DIR') ?? join('dist', 'apps', 'console', 'web');
-  const webDir = isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
+  const webDir = value('CONSOLE_WEB_DIR') === undefined ? defaultConsoleWebDir() : isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
 
   let trustedProxies = TrustedProxies.none;
   const proxiesRaw = value('CONSOLE_TRUSTED_PROXIES');
@@ -103,6 +122,9 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
     relayWebSocketOrigin,
     operator,
     relayControl,
+    shield,
+    registry,
+    platformTargets,
     webDir,
     trustedProxies,
     replicaId: replicaIdOf('CONSOLE_REPLICA_ID', `console-${process.pid}-${Math.random().toString(36).slice(2, 8)}`),
@@ -115,6 +137,18 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
 
 /** Every variable the console reads from `env`, as its reader looks them up. */
 export const consoleVariables = (env: Env): string[] => variablesRead(loadConsoleConfig, env);
+
+/**
+ * The built page when CONSOLE_WEB_DIR is unset: `web/` beside the running bundle's main.js, where
+ * `nx build console` puts `console-web`'s build (the image and `node main.js` anywhere then serve it with
+ * nothing set), else `dist/apps/console/web` from the working directory, where `nx build console-web` writes
+ * it for `nx serve console` at the repository root. In the bundle `__dirname` is the bundle's folder; from
+ * the sources it is this file's, which holds no page.
+ */
+export function defaultConsoleWebDir(): string {
+  const bundled = join(__dirname, 'web');
+  return existsSync(join(bundled, 'index.html')) ? bundled : resolve('dist', 'apps', 'console', 'web');
+}
 
 /** `scheme://host[:port]` of a URL with nothing after its origin, or undefined (and a problem) when it is not one. */
 function originOf(raw: string | undefined, variable: string, schemes: readonly string[], fail: (variable: string, message: string) => void): string | undefined {
