@@ -11,5 +11,5 @@ describeServerAppDeployment({
   app: 'card-registry',
   load: loadCardRegistryConfig,
   variables: cardRegistryVariables,
-  secrets: { DATABASE_URL: 'postgres://app:placeholder@db:5432/app', REGISTRY_OPERATOR_CREDENTIALS: `ops:${PLACEHOLDER_DIGEST}` },
+  secrets: { DATABASE_URL: 'postgres://app:placeholder@db:5432/app', REGISTRY_OPERATOR_CREDENTIALS: `ops:${PLACEHOLDER_DIGEST}`, REGISTRY_SERVICE_CREDENTIALS: `console:${PLACEHOLDER_DIGEST}` },
 });
