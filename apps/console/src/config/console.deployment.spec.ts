@@ -108,4 +108,5 @@ describe('console in the compose file', () => {
     expect(services['console']!.ports).toEqual([`127.0.0.1:${config.http.port}:${config.http.port}/tcp`, `127.0.0.1:${config.operator?.port}:${config.operator?.port}/tcp`]);
     for (const app of ['relay-gateway', 'shield-analyzer', 'card-registry']) expect(services['console']!.depends_on?.[app]).toEqual({ condition: 'service_healthy' });
   });
+
 });
