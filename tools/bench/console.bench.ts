@@ -14,9 +14,10 @@
  *   (`RELAY_CONTROL_ADDRESS`, `RELAY_CONTROL_CREDENTIAL_FILE`: a 0600 file in the temp dir). SimulatorControl
  *   `StartLoad` then runs other Companions streaming generated turns and `@trustmesh/relay-client` browsers on
  *   the same gateway, in the same simulator process as the development workspace's Companion.
- * - The stream: SimulatorControl `StartScenario` on the development workspace, a thread of its own and turns
- *   after one another at the machine, each several long messages streamed in small deltas (every delta is a
- *   sequenced frame), sized to outlast the rounds.
+ * - The stream: SimulatorControl `StartScenario` on the development workspace, a thread of its own with a long
+ *   history (the page shows the snapshot above the live turns and refreshes it after every turn) and turns after
+ *   one another at the machine, each several long messages streamed in small deltas (every delta is a sequenced
+ *   frame), sized to outlast the rounds.
  * - The page: headless Chromium (playwright-core, /usr/bin/chromium) trusting exactly the relay's development
  *   certificate (`--ignore-certificate-errors-spki-list` with its SPKI hash), signed in through the sign-in
  *   form, on `/workspaces/<id>` (Live, connected, workspace online) with the scenario's thread open, so every
@@ -27,18 +28,23 @@
  *   applied sequenced frame (`frame` events) and does nothing else.
  * - Rounds: after an unmeasured warm-up round, each round reads both counters at its start and end (the
  *   page's through one `page.evaluate`, the client's just before and after it, averaged) and prints frames/s
- *   for both and their ratio; `goal render-vs-client` is the median of the per-round ratios. Both count over
- *   the same windows, so a burst of load on the shared machine hits both.
+ *   for both and their ratio; `goal render-vs-client` is the median of the per-round ratios. The two count
+ *   over the same windows (nothing to alternate: a burst of load on the shared machine hits both at once), and
+ *   the rounds repeat so one burst moves one round, not the median. The page's main-thread time over the rounds
+ *   (CDP `Performance.getMetrics`: tasks, script, style and layout) says how much headroom it had.
  * - Bundle: node:zlib level 9 over `dist/apps/console/web/assets/*.js`: the first load (the scripts and module
  *   preloads index.html names), the workspace route's chunks (the further scripts Chromium fetched opening
- *   `/workspaces/<id>` afresh), their sum, and every chunk of the build.
+ *   `/workspaces/<id>` afresh, its cache off, until the thread's turn showed), their sum, and every chunk of
+ *   the build.
  *
- * A run where the page or the client stalls (no frame in a round), errors (a page error, a client error, a
- * reconnect, a gap or reset, a connection that is not ready), or where the scenario or the load fails, is
- * invalid: it says why, prints no goal line and exits 1.
+ * A run where the page or the client stalls (no frame in a round), errors (a page error or crash, a client
+ * error, a reconnect, a gap or reset, a stream notice on the page, a connection not ready or a workspace not
+ * online at a round's end), or where the scenario or the load fails, is invalid: it says why, prints no goal
+ * line and exits 1.
  *
  * Settings (environment): BENCH_ROUNDS (5), BENCH_ROUND_SECONDS (5), BENCH_LOAD_COMPANIONS (10),
- * BENCH_LOAD_BROWSERS (20), BENCH_TURNS (160, turns the scenario plays), BENCH_CHROMIUM (/usr/bin/chromium),
+ * BENCH_LOAD_BROWSERS (20), BENCH_TURNS (160, turns the scenario plays), BENCH_CHUNK_DELAY_MS (2, between a
+ * message's deltas), BENCH_HISTORY (200, earlier messages of the thread), BENCH_CHROMIUM (/usr/bin/chromium),
  * BENCH_PAGE_PROFILE=<file> (a CDP CPU profile of the page over the measured rounds, .cpuprofile).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -70,10 +76,12 @@ const ROUND_MS = setting('BENCH_ROUND_SECONDS', 5, 1) * 1000;
 const LOAD_COMPANIONS = setting('BENCH_LOAD_COMPANIONS', 10, 1);
 const LOAD_BROWSERS = setting('BENCH_LOAD_BROWSERS', 20, 0);
 const TURNS = setting('BENCH_TURNS', 160, 1);
+const CHUNK_DELAY_MS = setting('BENCH_CHUNK_DELAY_MS', 2, 0);
+const HISTORY = setting('BENCH_HISTORY', 200, 0);
 const CHROMIUM = process.env['BENCH_CHROMIUM'] || '/usr/bin/chromium';
 const PAGE_PROFILE = process.env['BENCH_PAGE_PROFILE'];
-/** Each turn: this many messages of this many characters, streamed in deltas of CHUNK_CHARS every CHUNK_DELAY_MS. */
-const TURN_SHAPE = { messages: 3, messageChars: 900, chunkChars: 8, chunkDelayMs: 5 };
+/** Each turn: this many messages of this many characters, streamed in deltas of `chunkChars` every `chunkDelayMs`. */
+const TURN_SHAPE = { messages: 3, messageChars: 900, chunkChars: 8, chunkDelayMs: CHUNK_DELAY_MS };
 const START_TIMEOUT_MS = 300_000;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -209,14 +217,25 @@ function simulatorControl(address: string, credential: string) {
   };
 }
 
-/** The stream: one thread, `TURNS` turns at the machine one after another, each of long messages in small deltas. */
+/**
+ * The stream: one thread with `HISTORY` earlier messages (the page shows the snapshot's latest ones above the
+ * live turns, and refreshes it after every turn), then `TURNS` turns at the machine one after another, each of
+ * long messages in small deltas.
+ */
 function scenarioDocument(threadId: string): string {
   const words = 'the relay streams every delta of this answer as its own sequenced frame while the page repaints the turn ';
   const text = (turn: number, message: number) => `Turn ${turn}, part ${message}: ${words.repeat(Math.ceil(TURN_SHAPE.messageChars / words.length))}`.slice(0, TURN_SHAPE.messageChars);
   const document = JSON.stringify({
     version: 1,
     name: 'console render benchmark',
-    threads: [{ key: 'bench', id: threadId, title: 'Render benchmark' }],
+    threads: [
+      {
+        key: 'bench',
+        id: threadId,
+        title: 'Render benchmark',
+        history: Array.from({ length: HISTORY }, (_, index) => ({ kind: index % 2 === 0 ? 'user' : 'assistant', text: `Earlier message ${index + 1}: ${words.repeat(3)}` })),
+      },
+    ],
     steps: Array.from({ length: TURNS }, (_, turn) => ({
       kind: 'turn',
       thread: 'bench',
@@ -245,7 +264,7 @@ async function signIn(consoleUrl: string, password: string): Promise<{ cookie: s
 
 /** The baseline: a bare RelayClient counting applied sequenced frames, its descriptors minted by the console. */
 function baselineClient(consoleUrl: string, workspaceId: string, session: { cookie: string; csrfToken: string }, ca: Buffer) {
-  const counts = { frames: 0, errors: [] as string[], gaps: 0, resets: 0 };
+  const counts = { frames: 0, errors: [] as string[], gaps: 0, resets: 0, readies: 0 };
   const client = new RelayClient({
     descriptor: async () => {
       const answer = await fetch(`${consoleUrl}/api/v1/workspaces/${workspaceId}/session-descriptors`, {
@@ -262,6 +281,8 @@ function baselineClient(consoleUrl: string, workspaceId: string, session: { cook
   client.on('error', (error) => counts.errors.push(`${error.kind} ${error.code}`));
   client.on('gap', () => (counts.gaps += 1));
   client.on('reset', () => (counts.resets += 1));
+  // More than one session.ready is a reconnect.
+  client.on('ready', () => (counts.readies += 1));
   return { client, counts };
 }
 
@@ -351,7 +372,7 @@ async function main(): Promise<void> {
     const threadId = randomUUID();
     const scenario = await control.startScenario(scenarioDocument(threadId));
     console.log(
-      `stream: SimulatorControl StartScenario "${scenario.name}" on the development workspace, thread ${threadId}: ${TURNS} turns of ${TURN_SHAPE.messages} messages × ${TURN_SHAPE.messageChars} chars in ${TURN_SHAPE.chunkChars}-char deltas every ${TURN_SHAPE.chunkDelayMs} ms`,
+      `stream: SimulatorControl StartScenario "${scenario.name}" on the development workspace, thread ${threadId} with ${HISTORY} earlier messages: ${TURNS} turns of ${TURN_SHAPE.messages} messages × ${TURN_SHAPE.messageChars} chars in ${TURN_SHAPE.chunkChars}-char deltas every ${TURN_SHAPE.chunkDelayMs} ms`,
     );
 
     // The baseline client.
@@ -372,6 +393,10 @@ async function main(): Promise<void> {
       const path = new URL(response.url()).pathname;
       if (path.startsWith('/assets/') && path.endsWith('.js')) scripts.add(basename(path));
     });
+    // With the cache off, every script the route needs is fetched (and seen), not only those sign-in did not load.
+    const network = await page.context().newCDPSession(page);
+    await network.send('Network.enable');
+    await network.send('Network.setCacheDisabled', { cacheDisabled: true });
     await page.goto(workspaceUrl);
     await page.waitForSelector('[data-testid=connection-state][data-state=ready]', { timeout: 60_000 });
     await page.waitForSelector('[data-testid=workspace-status][data-status=online]', { timeout: 60_000 });
@@ -381,8 +406,18 @@ async function main(): Promise<void> {
     console.log(`page: Chromium ${chromiumVersion} (headless), signed in as developer on /workspaces/${out.workspaceId}, Live, connected, the scenario's thread open`);
     console.log(`baseline: RelayClient in Node over ws (origin ${out.consoleUrl}, ca the dev certificate), descriptors from the console's API`);
 
+    await network.send('Network.setCacheDisabled', { cacheDisabled: false });
+    await network.detach();
     const bundle = bundleSizes(scripts);
 
+    // The page's main-thread time over the rounds (Chromium's own task accounting): how much headroom it had.
+    const metrics = await page.context().newCDPSession(page);
+    await metrics.send('Performance.enable');
+    const mainThread = async () => {
+      const { metrics: values } = await metrics.send('Performance.getMetrics');
+      const of = (name: string) => values.find((metric) => metric.name === name)?.value ?? 0;
+      return { at: performance.now(), task: of('TaskDuration'), script: of('ScriptDuration'), layout: of('LayoutDuration') + of('RecalcStyleDuration') };
+    };
     const profiler = PAGE_PROFILE ? await page.context().newCDPSession(page) : null;
     if (profiler) {
       await profiler.send('Profiler.enable');
@@ -402,6 +437,8 @@ async function main(): Promise<void> {
       const end = await sample();
       const seconds = (end.at - start.at) / 1000;
       if (end.state.connection !== 'ready' || end.state.status !== 'online') failures.push(`the page was ${end.state.connection}, workspace ${end.state.status} at the end of a round`);
+      const client = baseline?.client;
+      if (client?.state !== 'ready' || client.workspaceStatus !== 'online') failures.push(`the client was ${client?.state}, workspace ${client?.workspaceStatus} at the end of a round`);
       return { client: (end.client - start.client) / seconds, page: (end.page - start.page) / seconds };
     };
 
@@ -409,6 +446,7 @@ async function main(): Promise<void> {
     const warm = await measure();
     console.log(`  warm-up: client ${warm.client.toFixed(1)} frames/s, page ${warm.page.toFixed(1)} frames/s (not counted)  [load ${load()}]`);
     const rounds: Round[] = [];
+    const threadBefore = await mainThread();
     for (let round = 1; round <= ROUNDS; round += 1) {
       const result = await measure();
       rounds.push(result);
@@ -418,6 +456,8 @@ async function main(): Promise<void> {
       if (result.page <= 0) failures.push(`round ${round}: the page rendered no frame (stalled)`);
     }
 
+    const threadAfter = await mainThread();
+    const share = (key: 'task' | 'script' | 'layout') => `${((100 * (threadAfter[key] - threadBefore[key]) * 1000) / (threadAfter.at - threadBefore.at)).toFixed(0)}%`;
     if (profiler && PAGE_PROFILE) {
       const { profile: cpuProfile } = (await profiler.send('Profiler.stop')) as { profile: unknown };
       writeFileSync(PAGE_PROFILE, JSON.stringify(cpuProfile));
@@ -440,6 +480,9 @@ async function main(): Promise<void> {
     const { counts } = baseline;
     if (counts.errors.length > 0) failures.push(`the client reported errors: ${counts.errors.slice(0, 5).join(', ')}`);
     if (counts.gaps > 0 || counts.resets > 0) failures.push(`the client saw ${counts.gaps} gap(s) and ${counts.resets} reset(s)`);
+    if (counts.readies !== 1) failures.push(`the client reconnected (${counts.readies} sessions)`);
+    const notices = await page.locator('[data-testid=stream-notice]').count();
+    if (notices > 0) failures.push(`the page shows ${notices} stream notice(s) (gap, recovery, reset or snapshot failure)`);
     failures.push(...browser.errors.slice(0, 5));
 
     const clientRate = median(rounds.map((round) => round.client));
@@ -447,6 +490,7 @@ async function main(): Promise<void> {
     console.log(`median of ${ROUNDS} rounds:`);
     console.log(`  baseline RelayClient in Node: ${clientRate.toFixed(1).padStart(7)} frames/s received`);
     console.log(`  the page in Chromium:         ${pageRate.toFixed(1).padStart(7)} frames/s rendered`);
+    console.log(`  the page's main thread over the rounds: busy ${share('task')} of the time (script ${share('script')}, style and layout ${share('layout')})`);
     console.log(`page JavaScript, gzip -9 of dist/apps/console/web/assets/*.js:`);
     console.log(`  first load (index.html, ${bundle.first.length} file(s)):        ${kib(bundle.firstBytes).padStart(10)}`);
     console.log(`  workspace route chunks (${bundle.workspace.length} file(s)):     ${kib(bundle.workspaceBytes).padStart(10)}`);
