@@ -23,3 +23,7 @@ topic shield.cases.v1 12 -1
 topic shield.cases.v1.dlq 1 2592000000
 topic registry.cards.v1 12 -1
 topic registry.cards.v1.dlq 1 2592000000
+topic console.accounts.v1 3 -1
+topic console.accounts.v1.dlq 1 2592000000
+topic console.workspaces.v1 6 -1
+topic console.workspaces.v1.dlq 1 2592000000

@@ -2,3 +2,4 @@
 CREATE DATABASE relay_gateway;
 CREATE DATABASE shield_analyzer;
 CREATE DATABASE card_registry;
+CREATE DATABASE console;

@@ -8,15 +8,18 @@
  * the environments and ports against the app's own configuration reader.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { COMPOSE_TEST_VARIABLES, DOCKER_DIR, KUBERNETES_OVERLAYS, manifestObject, renderCompose, renderKustomization, type ManifestObject } from '@trustmesh/platform-testing';
 
-const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator'] as const;
+const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator', 'console'] as const;
+/** The apps that serve gRPC (the console only calls it). */
+const GRPC_APPS = APPS.filter((app) => app !== 'console');
 /** The apps that own tables, in the order their migrations run. */
-const MIGRATED_APPS = ['relay-gateway', 'shield-analyzer', 'card-registry'];
+const MIGRATED_APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'console'];
 /** Variables whose values are secrets: a manifest may only reference them. */
 const SECRET_VARIABLE = /^DATABASE_URL$|_CREDENTIALS?$|_CREDENTIAL_SHA256$|_API_KEY$|_PAIRING_CODE$|PASSWORD$/;
 
@@ -53,12 +56,11 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
     expect(new Set(objects.map((object) => object.metadata.namespace))).toEqual(new Set([overlay === 'prod' ? 'trustmesh' : 'trustmesh-dev']));
   });
 
-  it('has a Deployment, a ConfigMap and a headless gRPC Service for every app', () => {
+  it('has a Deployment, a ConfigMap and a headless gRPC Service for every app (the console serves no gRPC)', () => {
     expect(deployments.map((deployment) => deployment.metadata.name).sort()).toEqual([...APPS].sort());
-    for (const app of APPS) {
-      expect(manifestObject(objects, 'ConfigMap', app)).toBeDefined();
-      expect(manifestObject(objects, 'Service', `${app}-grpc`)['spec'].clusterIP).toBe('None');
-    }
+    for (const app of APPS) expect(manifestObject(objects, 'ConfigMap', app)).toBeDefined();
+    for (const app of GRPC_APPS) expect(manifestObject(objects, 'Service', `${app}-grpc`)['spec'].clusterIP).toBe('None');
+    expect(objects.filter((object) => object.kind === 'Service' && object.metadata.name === 'console-grpc')).toEqual([]);
   });
 
   it('runs every container as non-root on a read-only root filesystem, with requests and limits and a pinned image', () => {
@@ -78,8 +80,10 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
       const [container] = podSpecOf(deployment).containers as Container[];
       const probes = ['startupProbe', 'livenessProbe', 'readinessProbe'].map((name) => container![name]);
       expect([deployment.metadata.name, probes.every(Boolean)]).toEqual([deployment.metadata.name, true]);
-      const grpcPort = container!['ports'].find((port: { name: string }) => port.name === 'grpc').containerPort;
-      expect(probes.filter((probe) => probe.grpc).map((probe) => probe.grpc.port)).toContain(grpcPort);
+      const grpcPort = container!['ports'].find((port: { name: string }) => port.name === 'grpc')?.containerPort;
+      // An app without gRPC (the console) is alive when its operator port answers /healthz.
+      if (grpcPort === undefined) expect([deployment.metadata.name, container!['livenessProbe'].httpGet]).toEqual([deployment.metadata.name, { path: '/healthz', port: 'operator' }]);
+      else expect(probes.filter((probe) => probe.grpc).map((probe) => probe.grpc.port)).toContain(grpcPort);
       if (container!['ports'].some((port: { name: string }) => port.name === 'operator')) {
         expect(container!['readinessProbe'].httpGet).toEqual({ path: '/readyz', port: 'operator' });
         expect(container!['startupProbe'].httpGet).toEqual({ path: '/healthz', port: 'operator' });
@@ -142,18 +146,27 @@ describe.each(KUBERNETES_OVERLAYS)('the %s overlay', (overlay) => {
       const opened = (policyOf(app)['spec'].ingress ?? []).flatMap((rule: { ports: Array<{ port: number }> }) => rule.ports.map((port) => port.port));
       expect([app, opened.filter((port: number) => !listening.includes(port))]).toEqual([app, []]);
     }
-    // The platform's own flows (ARCHITECTURE.md): relay → registry gRPC, companion → shield gRPC.
+    // The platform's own flows (ARCHITECTURE.md): relay → registry gRPC, companion → shield gRPC, and the
+    // console → each app's gRPC and operator ports (its Platform page); nothing else reaches those ports.
     const egressTo = (from: string, to: string) =>
       policyOf(from)['spec'].egress.filter((rule: { to: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }) => rule.to.some((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name'] === to))
         .flatMap((rule: { ports: Array<{ port: number }> }) => rule.ports.map((port) => port.port));
     expect(egressTo('relay-gateway', 'card-registry')).toEqual([manifestObject(objects, 'Service', 'card-registry-grpc')['spec'].ports[0].port]);
     expect(egressTo('companion-simulator', 'shield-analyzer')).toEqual([manifestObject(objects, 'Service', 'shield-analyzer-grpc')['spec'].ports[0].port]);
+    const servicePort = (name: string, port: string) => manifestObject(objects, 'Service', name)['spec'].ports.find((candidate: { name: string }) => candidate.name === port).port;
+    for (const app of ['relay-gateway', 'shield-analyzer', 'card-registry']) {
+      expect([app, egressTo('console', app)]).toEqual([app, [servicePort(`${app}-grpc`, 'grpc'), servicePort(app, 'operator')]]);
+    }
+    expect(policyOf('console')['spec'].egress.filter((rule: { to: Array<{ podSelector?: unknown }> }) => rule.to.some((peer) => peer.podSelector)).length).toBe(3);
   });
 
-  it('configures both platform flows at the gRPC Service and port their NetworkPolicy allows, each credential from a Secret', () => {
+  it('configures every platform flow at the gRPC Service and port its NetworkPolicy allows, each credential from a Secret', () => {
     const flows = [
       { from: 'relay-gateway', to: 'card-registry', address: 'RELAY_REGISTRY_GRPC_ADDRESS', credential: 'RELAY_REGISTRY_PUBLISHER_CREDENTIAL' },
       { from: 'companion-simulator', to: 'shield-analyzer', address: 'SIMULATOR_SHIELD_ADDRESS', credential: 'SIMULATOR_SHIELD_CREDENTIAL' },
+      { from: 'console', to: 'relay-gateway', address: 'CONSOLE_RELAY_CONTROL_ADDRESS', credential: 'CONSOLE_RELAY_CONTROL_CREDENTIAL' },
+      { from: 'console', to: 'shield-analyzer', address: 'CONSOLE_SHIELD_ADDRESS', credential: 'CONSOLE_SHIELD_CREDENTIAL' },
+      { from: 'console', to: 'card-registry', address: 'CONSOLE_REGISTRY_ADDRESS', credential: 'CONSOLE_REGISTRY_CREDENTIAL' },
     ];
     const policy = (app: string) => ofKind(objects, 'NetworkPolicy').find((candidate) => candidate['spec'].podSelector.matchLabels?.['app.kubernetes.io/name'] === app)!;
     for (const flow of flows) {
@@ -234,7 +247,7 @@ describe('the compose file', () => {
     expect(() => renderCompose({ ...COMPOSE_TEST_VARIABLES, TRUSTMESH_POSTGRES_PASSWORD: '' })).toThrow(/TRUSTMESH_POSTGRES_PASSWORD/);
   });
 
-  it('runs Postgres, Kafka in KRaft mode, the topics, the migrations and the four apps, on pinned images', () => {
+  it('runs Postgres, Kafka in KRaft mode, the topics, the migrations and the five apps, on pinned images', () => {
     expect(Object.keys(services).sort()).toEqual(
       ['postgres', 'kafka', 'kafka-topics', ...MIGRATED_APPS.map((app) => `migrate-${app}`), ...APPS].sort(),
     );
@@ -252,13 +265,20 @@ describe('the compose file', () => {
     expect(needs('migrate-relay-gateway')).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(needs('migrate-shield-analyzer')).toEqual({ 'migrate-relay-gateway': { condition: 'service_completed_successfully' } });
     expect(needs('migrate-card-registry')).toEqual({ 'migrate-shield-analyzer': { condition: 'service_completed_successfully' } });
-    for (const app of ['relay-gateway', 'shield-analyzer', 'card-registry']) {
-      expect(needs(app)).toEqual({
-        postgres: { condition: 'service_healthy' },
-        'kafka-topics': { condition: 'service_completed_successfully' },
-        'migrate-card-registry': { condition: 'service_completed_successfully' },
-      });
-    }
+    expect(needs('migrate-console')).toEqual({ 'migrate-card-registry': { condition: 'service_completed_successfully' } });
+    const afterMigrations = {
+      postgres: { condition: 'service_healthy' },
+      'kafka-topics': { condition: 'service_completed_successfully' },
+      'migrate-console': { condition: 'service_completed_successfully' },
+    };
+    for (const app of ['relay-gateway', 'shield-analyzer', 'card-registry']) expect(needs(app)).toEqual(afterMigrations);
+    // The console's pages call the three apps from its first request.
+    expect(needs('console')).toEqual({
+      ...afterMigrations,
+      'relay-gateway': { condition: 'service_healthy' },
+      'shield-analyzer': { condition: 'service_healthy' },
+      'card-registry': { condition: 'service_healthy' },
+    });
     // The simulator consults the shield from its first counterparty request.
     expect(needs('companion-simulator')).toEqual({ 'relay-gateway': { condition: 'service_healthy' }, 'shield-analyzer': { condition: 'service_healthy' } });
     for (const name of ['postgres', 'kafka']) expect(services[name]!.healthcheck?.test.length).toBeGreaterThan(0);
@@ -333,13 +353,19 @@ describe('the README', () => {
           .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
       );
       expect(Object.keys(variables).sort()).toEqual(Object.keys(COMPOSE_TEST_VARIABLES).sort());
-      expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']).toMatch(/^[0-9a-f]{64}$/);
+      expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']).toMatch(/^[0-9a-f]{64},[0-9a-f]{64}$/);
       expect(variables['SHIELD_OPERATOR_CREDENTIALS']).toMatch(/^operator:[0-9a-f]{64},simulator:[0-9a-f]{64}$/);
       const printed = result.stdout.match(/[0-9a-f]{64}/g) ?? [];
       expect(printed).toHaveLength(3);
       expect(Object.values(variables).filter((value) => printed.some((credential) => value.includes(credential)) && value !== variables['SIMULATOR_CONTROL_CREDENTIAL'])).toEqual([]);
       // The simulator's shield credential is never printed, and the shield holds only its digest.
       expect(variables['SHIELD_OPERATOR_CREDENTIALS']).not.toContain(variables['SIMULATOR_SHIELD_CREDENTIAL']);
+      // The console's three credentials are never printed either; each app holds only the digest of the one it is sent.
+      const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+      expect(variables['RELAY_SERVICE_CREDENTIAL_SHA256']!.split(',')).toContain(sha256(variables['CONSOLE_RELAY_CONTROL_CREDENTIAL']!));
+      expect(variables['SHIELD_SERVICE_CREDENTIALS']).toBe(`console:${sha256(variables['CONSOLE_SHIELD_CREDENTIAL']!)}`);
+      expect(variables['REGISTRY_SERVICE_CREDENTIALS']).toBe(`console:${sha256(variables['CONSOLE_REGISTRY_CREDENTIAL']!)}`);
+      expect(new Set(['CONSOLE_RELAY_CONTROL_CREDENTIAL', 'CONSOLE_SHIELD_CREDENTIAL', 'CONSOLE_REGISTRY_CREDENTIAL'].map((name) => variables[name])).size).toBe(3);
       expect(Object.keys(renderCompose(variables).services)).toContain('relay-gateway');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -384,7 +384,7 @@ async function readModelCaughtUp(client: S.ShieldAnalyzerClient, operator: Opera
   const deadline = Date.now() + timeoutMs;
   let missing = consulted.size;
   while (Date.now() < deadline) {
-    const listed = await unary(client.listCases.bind(client), {}, operator.token);
+    const listed = await unary(client.listCases.bind(client), { status: '', limit: 0, cursor: '' }, operator.token);
     const latest = new Map(listed.casesJson.map((json) => JSON.parse(json) as ShieldCase).map((record) => [record.caseId, record.latestConsultationId]));
     missing = [...consulted].filter(([caseId, consultationId]) => latest.get(caseId) !== consultationId).length;
     if (missing === 0) return null;

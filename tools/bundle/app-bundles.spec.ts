@@ -8,15 +8,18 @@
  *
  * then `/readyz` answers 200 on the operator port, gRPC health reports SERVING (Watch and Check, per service
  * and overall) and reflection lists the app's services, and SIGTERM stops the app cleanly (watchers hear
- * NOT_SERVING first). The companion simulator, which has no database, enrolls with the bundled gateway.
+ * NOT_SERVING first). The companion simulator, which has no database, enrolls with the bundled gateway. The
+ * console, which serves no gRPC, serves its page from the bundle and creates a workspace through the bundled
+ * gateway for an account made by the bundle's `console.js`.
  *
- * The four apps are built once, by one `nx run-many`, without their `generate` dependencies: the suite runs
+ * The five apps (and the console's page, console-web) are built once, by one `nx run-many`, without their
+ * `generate` dependencies: the suite runs
  * beside other projects' tests, which read the generated clients those tasks would rewrite. This project's
  * `test` target depends on those `generate` tasks instead, so the run that starts it generated them first.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,7 +30,7 @@ import { createTestPostgresDatabase, type TestPostgresDatabase } from '@trustmes
 import { freeLoopbackPort, grpcHealthClient, MOCK_CLUSTER_SESSION, useKafkaCluster, waitUntil, type GrpcHealthClient, type HealthWatch } from '@trustmesh/platform-testing';
 
 const ROOT = join(__dirname, '..', '..');
-const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator'] as const;
+const APPS = ['relay-gateway', 'shield-analyzer', 'card-registry', 'companion-simulator', 'console'] as const;
 type App = (typeof APPS)[number];
 
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<string> {
@@ -113,7 +116,9 @@ describe('nx build <app>: self-contained bundles', () => {
   let scratch = '';
 
   beforeAll(async () => {
-    await run(process.execPath, [join(ROOT, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run-many', '-t', 'build', '-p', APPS.join(','), '--exclude-task-dependencies', '--output-style=static'], {
+    // console-web writes the page into the console's bundle (dist/apps/console/web), a task dependency the
+    // flag leaves out: it is named here.
+    await run(process.execPath, [join(ROOT, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run-many', '-t', 'build', '-p', [...APPS, 'console-web'].join(','), '--exclude-task-dependencies', '--output-style=static'], {
       cwd: ROOT,
       env: { ...process.env, NX_DAEMON: 'false' },
       timeoutMs: 300_000,
@@ -202,9 +207,9 @@ describe('nx build <app>: self-contained bundles', () => {
     await expectCleanStop(app, watch);
   });
 
-  it('relay-gateway and companion-simulator: the gateway starts ready, and the simulator bundle enrolls with it and serves SimulatorControl', async () => {
-    const serviceCredential = 'bundle-test-service-credential';
-    const [http, grpcPort, operator, control] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+  /** The gateway bundle on a fresh database, ready, with `serviceCredential` accepted on RelayControl. */
+  async function startGateway(serviceCredential: string): Promise<{ gateway: Started; http: number; grpcPort: number }> {
+    const [http, grpcPort, operator] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
     const gateway = startBundle(folders.get('relay-gateway') as string, [], {
       DATABASE_URL: await migratedDatabase('relay-gateway'),
       ...busEnv(),
@@ -219,6 +224,74 @@ describe('nx build <app>: self-contained bundles', () => {
     });
     running.add(gateway);
     await waitReady(gateway, operator, 'relay-gateway');
+    return { gateway, http, grpcPort };
+  }
+
+  it('console: its migrations and account command, then its page from the bundle and a workspace through the bundled gateway, clean stop', async () => {
+    const folder = folders.get('console') as string;
+    const databaseUrl = await migratedDatabase('console');
+    // The operator's account command of the image (`node console.js account …`), the password on stdin.
+    const created = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['console.js', 'account', 'create', '--username', 'alice'], { cwd: folder, env: deploymentEnv({ DATABASE_URL: databaseUrl, ...busEnv() }), stdio: ['pipe', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.once('exit', (code) => resolve({ code, output }));
+      child.stdin.end('a bundle test passphrase\n');
+    });
+    expect(created).toEqual({ code: 0, output: expect.stringMatching(/^created account alice \(/) });
+
+    const serviceCredential = 'bundle-test-console-relay-credential';
+    const { gateway, grpcPort } = await startGateway(serviceCredential);
+    const [http, operator] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const origin = `http://localhost:${http}`;
+    // No CONSOLE_WEB_DIR: the bundle serves the page built into it.
+    const consoleApp = startBundle(folder, [], {
+      DATABASE_URL: databaseUrl,
+      ...busEnv(),
+      CONSOLE_HTTP_HOST: '127.0.0.1',
+      CONSOLE_HTTP_PORT: String(http),
+      CONSOLE_OPERATOR_PORT: String(operator),
+      CONSOLE_PUBLIC_ORIGIN: origin,
+      CONSOLE_RELAY_CONTROL_ADDRESS: `127.0.0.1:${grpcPort}`,
+      CONSOLE_RELAY_CONTROL_CREDENTIAL: serviceCredential,
+    });
+    running.add(consoleApp);
+    await waitReady(consoleApp, operator, 'console');
+
+    const base = `http://127.0.0.1:${http}`;
+    const indexHtml = await readFile(join(folder, 'web', 'index.html'), 'utf8');
+    for (const path of ['/', '/workspaces']) {
+      const page = await fetch(`${base}${path}`);
+      expect([path, page.status, page.headers.get('content-type'), await page.text()]).toEqual([path, 200, expect.stringContaining('text/html'), indexHtml]);
+    }
+    const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(indexHtml)?.[1] ?? '';
+    expect(script).not.toBe('');
+    const asset = await fetch(`${base}${script}`);
+    expect([asset.status, asset.headers.get('cache-control')]).toEqual([200, expect.stringContaining('immutable')]);
+    expect(await asset.text()).toBe(await readFile(join(folder, 'web', script.slice(1)), 'utf8'));
+
+    // Sign in as the account console.js made, then create a workspace: RelayControl on the gateway bundle.
+    const json = { 'content-type': 'application/json', origin };
+    const signIn = await fetch(`${base}/api/v1/session`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'alice', password: 'a bundle test passphrase' }) });
+    expect(signIn.status).toBe(200);
+    const { csrfToken } = (await signIn.json()) as { csrfToken: string };
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const workspace = await fetch(`${base}/api/v1/workspaces`, { method: 'POST', headers: { ...json, cookie, 'x-csrf-token': csrfToken }, body: JSON.stringify({ displayName: 'Bundle test' }) });
+    expect([workspace.status, await workspace.json()]).toEqual([201, expect.objectContaining({ workspaceId: expect.stringMatching(/^[0-9a-f-]{36}$/), displayName: 'Bundle test' })]);
+
+    for (const app of [consoleApp, gateway]) {
+      app.child.kill('SIGTERM');
+      const exit = await app.exited;
+      running.delete(app);
+      expect({ exit, output: exit.code === 0 ? '' : app.output() }).toEqual({ exit: { code: 0, signal: null }, output: '' });
+    }
+  });
+
+  it('relay-gateway and companion-simulator: the gateway starts ready, and the simulator bundle enrolls with it and serves SimulatorControl', async () => {
+    const serviceCredential = 'bundle-test-service-credential';
+    const { gateway, http, grpcPort } = await startGateway(serviceCredential);
+    const control = await freeLoopbackPort();
     const gatewayWatch = await expectGrpcIntrospection(`127.0.0.1:${grpcPort}`, ['trustmesh.platform.v1.ServiceInfo', 'trustmesh.relay.v1.RelayControl']);
 
     const relay = new relayControlV1GrpcJs.RelayControlClient(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());

@@ -3,8 +3,10 @@
  * signed in to over HTTP. Framework-free: the event store holds the truth (console.streams.ts), decisions are
  * `decide`/`evolve` (console-account.decider.ts), lists read the `console_accounts` projection.
  *
- * Sign-in reads the username's stream rather than the projection, so a password changed a moment ago is the
- * one that counts. A password change or a deletion ends every session of the account (API.md).
+ * Sign-in reads the username's stream and the account's verifier stream rather than the projection, so a
+ * password changed a moment ago is the one that counts, on every replica. The hash goes only to the verifier
+ * stream, which is never published (console.streams.ts); the published account events carry no secret. A
+ * password change or a deletion ends every session of the account (API.md).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -14,8 +16,18 @@ import type { SqlExecutor } from '@trustmesh/platform-database';
 
 import { answered, refused, type ConsoleAccount, type ConsoleResult } from '../console-result';
 import type { PrismaClient } from '../persistence/generated/prisma/client';
-import { accountStreamId, CONSOLE_ACCOUNTS_TOPIC } from '../persistence/console.streams';
-import { decide, fold, normalizeUsername, type ConsoleAccountCommand, type ConsoleAccountEvent, type ConsoleAccountState } from './console-account.decider';
+import { accountStreamId, CONSOLE_ACCOUNTS_TOPIC, passwordStreamId } from '../persistence/console.streams';
+import {
+  currentPasswordHash,
+  decide,
+  fold,
+  normalizeUsername,
+  PASSWORD_SET,
+  type ConsoleAccountCommand,
+  type ConsoleAccountEvent,
+  type ConsoleAccountState,
+  type ConsolePasswordSetData,
+} from './console-account.decider';
 import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword } from './password.hashing';
 
 export interface ConsoleAccountListing {
@@ -35,6 +47,8 @@ export interface ConsoleAccountsDeps {
 
 const USERNAME_MESSAGE = 'A username is 3-64 characters of a-z, 0-9, ".", "_" and "-"';
 const PROJECTION_WAIT_MS = 10_000;
+/** The verifier stream a sign-in for an unknown name reads (no account gets the nil UUID): same reads, same time. */
+const NO_ACCOUNT_ID = '00000000-0000-0000-0000-000000000000';
 
 export class ConsoleAccountsService {
   private readonly now: () => Date;
@@ -50,7 +64,8 @@ export class ConsoleAccountsService {
     if (problem) return refused(422, 'CONSOLE_PASSWORD_INVALID', problem);
     const passwordHash = await hashPassword(password as string);
     const accountId = randomUUID();
-    const result = await this.change(username, { kind: 'create', accountId, username, passwordHash, at: this.now().toISOString() });
+    const at = this.now().toISOString();
+    const result = await this.change(username, { kind: 'create', accountId, username, at }, (id) => this.setVerifier(id, passwordHash, at));
     if (!result.ok) return result;
     return answered({ accountId, username }, 201);
   }
@@ -61,7 +76,8 @@ export class ConsoleAccountsService {
     const problem = passwordProblem(password);
     if (problem) return refused(422, 'CONSOLE_PASSWORD_INVALID', problem);
     const passwordHash = await hashPassword(password as string);
-    const result = await this.change(username, { kind: 'set-password', passwordHash, at: this.now().toISOString() });
+    const at = this.now().toISOString();
+    const result = await this.change(username, { kind: 'set-password', at }, (id) => this.setVerifier(id, passwordHash, at));
     if (!result.ok) return result;
     await this.deps.prisma.consoleSession.deleteMany({ where: { accountId: result.value.accountId } });
     return answered({ accountId: result.value.accountId, username });
@@ -84,15 +100,29 @@ export class ConsoleAccountsService {
 
   /**
    * The account when `password` is its password, else null. Always runs exactly one scrypt, against the
-   * stored hash or, for a name that is malformed or unknown, against a dummy one.
+   * account's verifier or, for a name that is malformed or unknown (or an account without a verifier), against
+   * a dummy one; a well-formed unknown name reads a verifier stream too, so it costs the reads a known one does.
    */
   async authenticate(usernameRaw: unknown, password: unknown): Promise<ConsoleAccount | null> {
     const username = normalizeUsername(usernameRaw);
     const state = username ? (await this.load(username)).state : null;
+    const stored = username ? await this.passwordHashOf(state?.accountId ?? NO_ACCOUNT_ID) : null;
     const candidate = typeof password === 'string' && password.length <= 4 * 1024 ? password : '';
-    const matches = await verifyPassword(candidate, state?.passwordHash ?? DUMMY_HASH);
-    if (!state || !matches || passwordProblem(password) !== null) return null;
+    const matches = await verifyPassword(candidate, stored ?? DUMMY_HASH);
+    if (!state || stored === null || !matches || passwordProblem(password) !== null) return null;
     return { accountId: state.accountId, username: state.username };
+  }
+
+  private async passwordHashOf(accountId: string): Promise<string | null> {
+    const recorded = await this.deps.store.readStream(passwordStreamId(accountId));
+    return currentPasswordHash(accountId, recorded.map((event) => event.envelope));
+  }
+
+  /** Appends the account's new verifier, stored and never published (`topic: null`). */
+  private async setVerifier(accountId: string, passwordHash: string, at: string): Promise<void> {
+    const data: ConsolePasswordSetData = { accountId, passwordHash, setAt: at };
+    // 'any': two changes at once each end with one of them set, the later commit's, as the operator expects.
+    await this.deps.store.append(passwordStreamId(accountId), 'any', [{ eventType: PASSWORD_SET, data }], { topic: null });
   }
 
   private async load(username: string): Promise<{ state: ConsoleAccountState; version: number }> {
@@ -101,8 +131,14 @@ export class ConsoleAccountsService {
     return { state: fold(events), version: recorded.at(-1)?.envelope.streamVersion ?? 0 };
   }
 
-  /** Decides the command on the stream's current state and appends; one retry when another writer got there first. */
-  private async change(username: string, command: ConsoleAccountCommand): Promise<ConsoleResult<{ accountId: string }>> {
+  /**
+   * Decides the command on the stream's current state and appends; one retry when another writer got there
+   * first. `beforeAppend` (the verifier, for a creation or a password change) runs once per account the decision
+   * is about, before the published event that makes it count: a crash in between leaves a verifier that no live
+   * account points to (a creation) or a password already in force (a change), never an account without one.
+   */
+  private async change(username: string, command: ConsoleAccountCommand, beforeAppend?: (accountId: string) => Promise<void>): Promise<ConsoleResult<{ accountId: string }>> {
+    let preparedFor: string | null = null;
     for (let attempt = 0; ; attempt += 1) {
       const { state, version } = await this.load(username);
       const decision = decide(command, state);
@@ -111,6 +147,12 @@ export class ConsoleAccountsService {
           ? refused(409, 'CONSOLE_ACCOUNT_EXISTS', 'An account with this username exists; choose another username')
           : refused(404, 'CONSOLE_ACCOUNT_NOT_FOUND', 'No account has this username; `trustmesh console account list` shows them');
       }
+      const accountId = decision.events[0]?.data.accountId as string;
+      // Again only when a retry finds another account on the name (it was deleted and made anew meanwhile).
+      if (beforeAppend && preparedFor !== accountId) {
+        await beforeAppend(accountId);
+        preparedFor = accountId;
+      }
       try {
         await this.deps.store.append(accountStreamId(username), version, decision.events, { topic: CONSOLE_ACCOUNTS_TOPIC });
       } catch (error) {
@@ -118,7 +160,7 @@ export class ConsoleAccountsService {
         throw error;
       }
       await this.deps.projection.catchUp(PROJECTION_WAIT_MS);
-      return answered({ accountId: decision.events[0]?.data.accountId as string });
+      return answered({ accountId });
     }
   }
 }

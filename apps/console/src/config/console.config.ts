@@ -14,6 +14,7 @@
  * what to set, and one set halfway is a config error. The apps' operator listeners (CONSOLE_*_OPERATOR_URL)
  * feed the Platform page; unset, the app shows as not configured.
  */
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
 import {
@@ -103,7 +104,7 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
   const platformTargets = readConsolePlatformTargets(reader);
 
   const webDirRaw = value('CONSOLE_WEB_DIR') ?? join('dist', 'apps', 'console', 'web');
-  const webDir = isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
+  const webDir = value('CONSOLE_WEB_DIR') === undefined ? defaultConsoleWebDir() : isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
 
   let trustedProxies = TrustedProxies.none;
   const proxiesRaw = value('CONSOLE_TRUSTED_PROXIES');
@@ -136,6 +137,18 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
 
 /** Every variable the console reads from `env`, as its reader looks them up. */
 export const consoleVariables = (env: Env): string[] => variablesRead(loadConsoleConfig, env);
+
+/**
+ * The built page when CONSOLE_WEB_DIR is unset: `web/` beside the running bundle's main.js, where
+ * `nx build console` puts `console-web`'s build (the image and `node main.js` anywhere then serve it with
+ * nothing set), else `dist/apps/console/web` from the working directory, where `nx build console-web` writes
+ * it for `nx serve console` at the repository root. In the bundle `__dirname` is the bundle's folder; from
+ * the sources it is this file's, which holds no page.
+ */
+export function defaultConsoleWebDir(): string {
+  const bundled = join(__dirname, 'web');
+  return existsSync(join(bundled, 'index.html')) ? bundled : resolve('dist', 'apps', 'console', 'web');
+}
 
 /** `scheme://host[:port]` of a URL with nothing after its origin, or undefined (and a problem) when it is not one. */
 function originOf(raw: string | undefined, variable: string, schemes: readonly string[], fail: (variable: string, message: string) => void): string | undefined {

@@ -22,12 +22,12 @@ function stream(streamId: string, events: { eventType: string; data: unknown }[]
 
 const LOG: EventEnvelope[] = [
   ...stream(accountStreamId('alice'), [
-    { eventType: ACCOUNT_CREATED, data: { accountId: FIRST, username: 'alice', passwordHash: 'h1', createdAt: '2026-12-01T10:00:00.000Z' } },
-    { eventType: ACCOUNT_PASSWORD_CHANGED, data: { accountId: FIRST, passwordHash: 'h2', changedAt: '2026-12-02T10:00:00.000Z' } },
+    { eventType: ACCOUNT_CREATED, data: { accountId: FIRST, username: 'alice', createdAt: '2026-12-01T10:00:00.000Z' } },
+    { eventType: ACCOUNT_PASSWORD_CHANGED, data: { accountId: FIRST, changedAt: '2026-12-02T10:00:00.000Z' } },
     { eventType: ACCOUNT_DELETED, data: { accountId: FIRST, deletedAt: '2026-12-03T10:00:00.000Z' } },
-    { eventType: ACCOUNT_CREATED, data: { accountId: SECOND, username: 'alice', passwordHash: 'h3', createdAt: '2026-12-04T10:00:00.000Z' } },
+    { eventType: ACCOUNT_CREATED, data: { accountId: SECOND, username: 'alice', createdAt: '2026-12-04T10:00:00.000Z' } },
   ]),
-  ...stream(accountStreamId('bob'), [{ eventType: ACCOUNT_CREATED, data: { accountId: OTHER, username: 'bob', passwordHash: 'h4', createdAt: '2026-12-01T11:00:00.000Z' } }]),
+  ...stream(accountStreamId('bob'), [{ eventType: ACCOUNT_CREATED, data: { accountId: OTHER, username: 'bob', createdAt: '2026-12-01T11:00:00.000Z' } }]),
   ...stream(workspaceStreamId(WORKSPACE), [
     { eventType: WORKSPACE_CLAIMED, data: { workspaceId: WORKSPACE, accountId: SECOND, displayName: 'Laptop', endToEndEncrypted: false, createdAt: '2026-12-04T10:05:00.000Z' } },
   ]),

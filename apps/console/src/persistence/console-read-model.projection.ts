@@ -1,7 +1,8 @@
 /**
  * The console's read models, projected from `console.accounts.v1` and `console.workspaces.v1` by the
- * platform's projection runner: `console_accounts` (each live account, for lists; sign-in reads the stream)
- * and `console_workspaces` (which account owns which relay workspace, for the workspace list). Each event
+ * platform's projection runner: `console_accounts` (each live account, for lists; sign-in reads the streams)
+ * and `console_workspaces` (which account owns which relay workspace, for the workspace list). No password
+ * hash reaches it: verifiers are never published (console.streams.ts). Each event
  * is applied once in the runner's transaction with statements that leave the same rows when replayed, so
  * rebuilding from the log gives the same tables.
  */

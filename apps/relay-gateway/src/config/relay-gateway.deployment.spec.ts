@@ -20,7 +20,7 @@ import {
 
 import { loadRelayGatewayConfig, relayGatewayVariables } from './relay-gateway.config';
 
-const SECRETS = { DATABASE_URL: 'postgres://relay:placeholder@db:5432/relay', RELAY_SERVICE_CREDENTIAL_SHA256: PLACEHOLDER_DIGEST, RELAY_REGISTRY_PUBLISHER_CREDENTIAL: 'tmrp_placeholder.publisher-credential' };
+const SECRETS = { DATABASE_URL: 'postgres://relay:placeholder@db:5432/relay', RELAY_SERVICE_CREDENTIAL_SHA256: `${PLACEHOLDER_DIGEST},${'cd'.repeat(32)}`, RELAY_REGISTRY_PUBLISHER_CREDENTIAL: 'tmrp_placeholder.publisher-credential' };
 
 describeServerAppDeployment({ app: 'relay-gateway', load: loadRelayGatewayConfig, variables: relayGatewayVariables, secrets: SECRETS });
 

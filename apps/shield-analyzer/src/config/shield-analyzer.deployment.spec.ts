@@ -11,5 +11,5 @@ describeServerAppDeployment({
   app: 'shield-analyzer',
   load: loadShieldAnalyzerConfig,
   variables: shieldAnalyzerVariables,
-  secrets: { SHIELD_MODEL_API_KEY: 'placeholder-model-key', DATABASE_URL: 'postgres://app:placeholder@db:5432/app', SHIELD_OPERATOR_CREDENTIALS: `ops:${PLACEHOLDER_DIGEST}` },
+  secrets: { SHIELD_MODEL_API_KEY: 'placeholder-model-key', DATABASE_URL: 'postgres://app:placeholder@db:5432/app', SHIELD_OPERATOR_CREDENTIALS: `ops:${PLACEHOLDER_DIGEST}`, SHIELD_SERVICE_CREDENTIALS: `console:${PLACEHOLDER_DIGEST}` },
 });
