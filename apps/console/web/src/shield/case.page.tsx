@@ -290,7 +290,8 @@ export function ConsultationView({ consultation, latest }: { consultation: Shiel
                   <Text fw={500} size="sm">
                     Suggested response
                   </Text>
-                  <Code block data-testid="suggested-response">
+                  {/* A long response scrolls sideways: focusable, so a keyboard can scroll it too. */}
+                  <Code block tabIndex={0} aria-label="Suggested response" data-testid="suggested-response">
                     {analysis.suggestedResponse}
                   </Code>
                 </div>

@@ -287,7 +287,8 @@ export class LiveWorkspace {
         );
       }),
       client.on('interaction-problem', ({ code, interactionId }) => this.notice('interaction-problem', `Interaction ${interactionId.slice(0, 8)}…: ${code.toLowerCase().replaceAll('_', ' ')}.`)),
-      client.on('snapshot', ({ threadId, snapshot }) => {
+      client.on('snapshot', ({ threadId, snapshot, reason }) => {
+        if (reason === 'recovery' || reason === 'reset') this.settleMissedTurns(threadId, snapshot);
         if (threadId !== this.view.selectedThreadId) return;
         const threads = this.view.threads.map((thread) => (thread.id === threadId ? snapshot.thread : thread));
         this.update({ snapshot, snapshotLoading: false, snapshotError: undefined, threads });
@@ -331,6 +332,26 @@ export class LiveWorkspace {
   }
 
   // ---- view updates -------------------------------------------------------------------------------------
+
+  /**
+   * A snapshot that stands in for frames the page never got (a gap, a reset): a turn still running here that
+   * the snapshot no longer has running ended in those frames. Its end will not arrive, so it is shown as ended,
+   * and its half-streamed messages are dropped: the snapshot's history holds what was said, once.
+   */
+  private settleMissedTurns(threadId: string, snapshot: ThreadSnapshot): void {
+    const list = this.view.turns.get(threadId);
+    const active = snapshot.activeTurn?.id;
+    if (!list?.some((turn) => turn.state === 'started' && turn.turnId !== undefined && turn.turnId !== active)) return;
+    const turns = new Map(this.view.turns);
+    turns.set(
+      threadId,
+      list.map((turn) =>
+        turn.state === 'started' && turn.turnId !== undefined && turn.turnId !== active ? { ...turn, state: 'ended', messages: turn.messages.filter((message) => message.completed) } : turn,
+      ),
+    );
+    this.view = { ...this.view, turns };
+    this.schedule();
+  }
 
   private patchTurn(threadId: string, turnId: string | undefined, change: (turn: TurnView) => TurnView): void {
     const key = turnId ?? NO_TURN;

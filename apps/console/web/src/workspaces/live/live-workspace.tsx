@@ -387,7 +387,8 @@ const ToolRow = memo(function ToolRow({
 }) {
   return (
     <Group gap="xs" data-testid="tool-call" data-tool-call-id={toolCallId} data-status={status} data-outcome={outcome}>
-      <Badge size="sm" variant="outline" color={status === 'started' ? 'blue' : outcome === 'success' ? 'teal' : 'orange'}>
+      {/* Outline text in the palette's default shade is under 4.5:1 on white (axe color-contrast): darker shades. */}
+      <Badge size="sm" variant="outline" color={status === 'started' ? 'blue.9' : outcome === 'success' ? 'teal.9' : 'orange.9'}>
         {status === 'started' ? 'running' : (outcome ?? 'done').replaceAll('_', ' ')}
       </Badge>
       <Text size="sm">
@@ -402,6 +403,7 @@ const TURN_STATE: Record<string, { label: string; color: string }> = {
   completed: { label: 'completed', color: 'teal' },
   cancelled: { label: 'cancelled', color: 'gray' },
   failed: { label: 'failed', color: 'red' },
+  ended: { label: 'ended while away', color: 'gray' },
 };
 
 const TurnCard = memo(function TurnCard({

@@ -22,7 +22,8 @@ export interface TurnView {
   key: string;
   threadId: string;
   turnId?: string;
-  state: 'started' | 'completed' | 'cancelled' | 'failed';
+  /** `ended`: it ended in frames the page missed (a gap or a reset); the thread's history shows how. */
+  state: 'started' | 'completed' | 'cancelled' | 'failed' | 'ended';
   stage?: string;
   /** The prompt, when this page started the turn. */
   prompt?: string;
