@@ -32,7 +32,7 @@
  *   over the same windows (nothing to alternate: a burst of load on the shared machine hits both at once), and
  *   the rounds repeat so one burst moves one round, not the median. The page's main-thread time over the rounds
  *   (CDP `Performance.getMetrics`: tasks, script, style and layout) says how much headroom it had.
- * - Bundle: node:zlib level 9 over `dist/apps/console/web/assets/*.js`: the first load (the scripts and module
+ * - Bundle: node:zlib level 9 over `dist/apps/console/web-dev/assets/*.js` (the page npm start built and served): the first load (the scripts and module
  *   preloads index.html names), the workspace route's chunks (the further scripts Chromium fetched opening
  *   `/workspaces/<id>` afresh, its cache off, until the thread's turn showed), their sum, and every chunk of
  *   the build.
@@ -63,7 +63,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 
 const ROOT = join(__dirname, '..', '..');
-const ASSETS = join(ROOT, 'dist', 'apps', 'console', 'web');
+const ASSETS = join(ROOT, 'dist', 'apps', 'console', 'web-dev');
 
 const setting = (name: string, fallback: number, minimum: number) => {
   const raw = process.env[name];
@@ -491,7 +491,7 @@ async function main(): Promise<void> {
     console.log(`  baseline RelayClient in Node: ${clientRate.toFixed(1).padStart(7)} frames/s received`);
     console.log(`  the page in Chromium:         ${pageRate.toFixed(1).padStart(7)} frames/s rendered`);
     console.log(`  the page's main thread over the rounds: busy ${share('task')} of the time (script ${share('script')}, style and layout ${share('layout')})`);
-    console.log(`page JavaScript, gzip -9 of dist/apps/console/web/assets/*.js:`);
+    console.log(`page JavaScript, gzip -9 of dist/apps/console/web-dev/assets/*.js:`);
     console.log(`  first load (index.html, ${bundle.first.length} file(s)):        ${kib(bundle.firstBytes).padStart(10)}`);
     console.log(`  workspace route chunks (${bundle.workspace.length} file(s)):     ${kib(bundle.workspaceBytes).padStart(10)}`);
     console.log(`  total, first load + workspace route: ${kib(bundle.firstBytes + bundle.workspaceBytes).padStart(10)}`);

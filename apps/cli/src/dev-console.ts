@@ -14,10 +14,13 @@
  * - **The workspace.** The development workspace is created and paired through the console's own API, signed
  *   in as `developer`, so the person finds it in the console with the simulator paired. A stored device whose
  *   workspace the console does not know (its data directory was wiped) is paired afresh.
- * - **The page.** Built with Vite into `dist/apps/console/web` when it is missing or older than its sources.
+ * - **The page.** Built with Vite into `dist/apps/console/web-dev` when it is missing or older than its
+ *   sources: a folder of its own, which `nx build console-web` (the bundle's page, `dist/apps/console/web`) never
+ *   empties under a running console. Two launchers never build it at once (a lock beside it), and a build is
+ *   moved into place whole, so a console never serves half a page.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 
@@ -33,7 +36,11 @@ export const CONSOLE_SERVICE = 'console';
 export const CONSOLE_MAIN = join(ROOT, 'apps', 'console', 'src', 'main.ts');
 const ACCOUNTS_MAIN = join(ROOT, 'apps', 'console', 'src', 'accounts', 'console-accounts.main.ts');
 const WEB_ROOT = join(ROOT, 'apps', 'console', 'web');
-const WEB_DIST = join(ROOT, 'dist', 'apps', 'console', 'web');
+/** The page `npm start`'s console serves (CONSOLE_WEB_DIR). */
+export const DEV_WEB_DIR = join(ROOT, 'dist', 'apps', 'console', 'web-dev');
+const BUILD_LOCK = `${DEV_WEB_DIR}.lock`;
+/** A lock older than this is a launcher that died mid-build. */
+const STALE_LOCK_MS = 10 * 60_000;
 /** What the page is built from besides its own folder: the libraries it bundles. */
 const WEB_SOURCES = [WEB_ROOT, join(ROOT, 'libs', 'relay', 'client', 'src'), join(ROOT, 'libs', 'relay', 'protocol', 'src')];
 const API_TIMEOUT_MS = 30_000;
@@ -84,6 +91,7 @@ export function consoleEnv(baseEnv: Record<string, string | undefined>, dataDir:
     ...baseEnv,
     // Embedded, the console keeps its PGlite in `<TRUSTMESH_DATA_DIR>/console` itself.
     TRUSTMESH_DATA_DIR: dataDir,
+    CONSOLE_WEB_DIR: baseEnv['CONSOLE_WEB_DIR'] ?? DEV_WEB_DIR,
     CONSOLE_RELAY_PUBLIC_URL: relay.publicBaseUrl,
     CONSOLE_RELAY_CONTROL_ADDRESS: relay.grpcAddress,
     CONSOLE_RELAY_CONTROL_CREDENTIAL: relayCredential,
@@ -135,7 +143,7 @@ function firstLine(text: string): string {
 
 /** Whether the built page is missing or older than a file it is built from. */
 export function consolePageStale(): boolean {
-  const built = join(WEB_DIST, 'index.html');
+  const built = join(DEV_WEB_DIR, 'index.html');
   if (!existsSync(built)) return true;
   const builtAt = statSync(built).mtimeMs;
   return WEB_SOURCES.some((dir) => newerThan(dir, builtAt));
@@ -156,10 +164,56 @@ function newerThan(path: string, time: number): boolean {
   return false;
 }
 
-/** Builds the page with Vite (the `console-web` project's configuration); resolves with its exit and output. */
-export function buildConsolePage(): Promise<{ code: number | null; output: string }> {
+/**
+ * Builds the page with Vite (the `console-web` project's configuration) into DEV_WEB_DIR, unless another
+ * launcher is building it: then waits for that build and uses it. Resolves with the build's exit and output
+ * (code 0 and no output when another launcher built it).
+ */
+export async function buildConsolePage(): Promise<{ code: number | null; output: string }> {
+  mkdirSync(join(DEV_WEB_DIR, '..'), { recursive: true });
+  while (!takeLock()) {
+    await new Promise((done) => setTimeout(done, 500));
+    if (!existsSync(BUILD_LOCK) && !consolePageStale()) return { code: 0, output: '' };
+  }
+  try {
+    if (!consolePageStale()) return { code: 0, output: '' };
+    const building = `${DEV_WEB_DIR}.building-${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    const built = await runVite(building);
+    if (built.code !== 0) {
+      rmSync(building, { recursive: true, force: true });
+      return built;
+    }
+    // Moved into place whole: the old page aside, the new one in, the old one removed.
+    const old = `${DEV_WEB_DIR}.old-${process.pid}`;
+    if (existsSync(DEV_WEB_DIR)) renameSync(DEV_WEB_DIR, old);
+    renameSync(building, DEV_WEB_DIR);
+    rmSync(old, { recursive: true, force: true });
+    return built;
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
+}
+
+/** Takes the build lock (a directory: `mkdir` is atomic), breaking one left by a launcher that died. */
+function takeLock(): boolean {
+  try {
+    mkdirSync(BUILD_LOCK);
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(BUILD_LOCK).mtimeMs > STALE_LOCK_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+    } catch {
+      // Released meanwhile: the next try takes it.
+    }
+    return false;
+  }
+}
+
+function runVite(outDir: string): Promise<{ code: number | null; output: string }> {
   const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const child = spawn(process.execPath, [vite, 'build', '--config', join(WEB_ROOT, 'vite.config.mts'), '--logLevel', 'warn'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [vite, 'build', '--config', join(WEB_ROOT, 'vite.config.mts'), '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-8 * 1024));
   child.stdout?.on('data', keep);

@@ -15,7 +15,7 @@
  *    from the page, each issue at its field.
  *
  * Every page passes axe-core with no serious or critical violation and is saved as a screenshot for the
- * README (`apps/console/docs/screenshots/<page>.png`). Waits are on page state (locators) and on
+ * README (`apps/console/docs/screenshots/<page>.png` with `CONSOLE_SCREENSHOTS=update`; else under `dist/`). Waits are on page state (locators) and on
  * SimulatorControl GetStats, never on time.
  *
  * One setting departs from the embedded defaults: the relay keeps 64 frames per workspace for catch-up
@@ -33,7 +33,11 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 
 import { printedBy, ROOT, runPrinted, SeverableHop, SimulatorControl, spkiPin, startPlatform, startSimulator, stopPlatform, stopProcess, type Printed, type Process } from './support/dev-platform';
 
-const SCREENSHOTS = join(ROOT, 'apps', 'console', 'docs', 'screenshots');
+/**
+ * Where the screenshots go: the README's folder when asked (`CONSOLE_SCREENSHOTS=update`, after a change to the
+ * page), else beside the other build output, so that a test run leaves the checkout as it found it.
+ */
+const SCREENSHOTS = process.env['CONSOLE_SCREENSHOTS'] === 'update' ? join(ROOT, 'apps', 'console', 'docs', 'screenshots') : join(ROOT, 'dist', 'console-screenshots');
 const RETENTION_FRAMES = 64;
 
 /** The thread the scenario seeds in the paired simulator, and what its turns say. */
