@@ -20,7 +20,7 @@
  *   moved into place whole, so a console never serves half a page.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 
@@ -39,8 +39,8 @@ const WEB_ROOT = join(ROOT, 'apps', 'console', 'web');
 /** The page `npm start`'s console serves (CONSOLE_WEB_DIR). */
 export const DEV_WEB_DIR = join(ROOT, 'dist', 'apps', 'console', 'web-dev');
 const BUILD_LOCK = `${DEV_WEB_DIR}.lock`;
-/** A lock older than this is a launcher that died mid-build. */
-const STALE_LOCK_MS = 10 * 60_000;
+/** A lock whose holder is not known yet after this long (it writes its pid at once) was left by a crash. */
+const UNCLAIMED_LOCK_MS = 30_000;
 /** What the page is built from besides its own folder: the libraries it bundles. */
 const WEB_SOURCES = [WEB_ROOT, join(ROOT, 'libs', 'relay', 'client', 'src'), join(ROOT, 'libs', 'relay', 'protocol', 'src')];
 const API_TIMEOUT_MS = 30_000;
@@ -195,18 +195,37 @@ export async function buildConsolePage(): Promise<{ code: number | null; output:
   }
 }
 
-/** Takes the build lock (a directory: `mkdir` is atomic), breaking one left by a launcher that died. */
+/**
+ * Takes the build lock: a directory (`mkdir` is atomic) holding the launcher's pid. A lock whose launcher is
+ * gone (killed mid-build) is broken, so a later start never waits for a build nobody runs.
+ */
 function takeLock(): boolean {
   try {
     mkdirSync(BUILD_LOCK);
+    writeFileSync(join(BUILD_LOCK, 'pid'), `${process.pid}\n`);
     return true;
   } catch {
-    try {
-      if (Date.now() - statSync(BUILD_LOCK).mtimeMs > STALE_LOCK_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
-    } catch {
-      // Released meanwhile: the next try takes it.
-    }
+    if (lockAbandoned()) rmSync(BUILD_LOCK, { recursive: true, force: true });
     return false;
+  }
+}
+
+function lockAbandoned(): boolean {
+  try {
+    const holder = Number(readFileSync(join(BUILD_LOCK, 'pid'), 'utf8').trim());
+    if (!Number.isSafeInteger(holder) || holder <= 0) return true;
+    process.kill(holder, 0);
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return true;
+    if (code === 'EPERM') return false; // alive, another user's
+    // No pid yet: the holder is between mkdir and writing it, unless that was long ago.
+    try {
+      return Date.now() - statSync(BUILD_LOCK).mtimeMs > UNCLAIMED_LOCK_MS;
+    } catch {
+      return false;
+    }
   }
 }
 

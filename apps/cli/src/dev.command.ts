@@ -157,6 +157,8 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
 
   const children: ChildApp[] = [];
   let control: RelayControl | null = null;
+  // Awaited however the start ends: a build left running would hold its lock after this process is gone.
+  let pageBuild: Promise<{ code: number | null; output: string } | null> = Promise.resolve(null);
   const checkRunning = () => {
     if (stopSignal) throw new Aborted();
     for (const child of children) {
@@ -188,7 +190,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
 
   try {
     // 0. The console's page, built (Vite) while the apps start when it is missing or older than its sources.
-    const pageBuild = consolePageStale() ? (io.stdout('trustmesh dev: building the console\'s page (Vite)\n'), buildConsolePage()) : Promise.resolve(null);
+    pageBuild = consolePageStale() ? (io.stdout('trustmesh dev: building the console\'s page (Vite)\n'), buildConsolePage()) : Promise.resolve(null);
     // 1. The card registry, then the shield analyzer once the registry's gRPC address is known (the shield follows
     //    its registry.cards.v1 there); the gateway once it is onboarded on the registry.
     const feed = registryFeedWiring(env);
@@ -410,6 +412,7 @@ export async function runDev(args: readonly string[], io: CommandIo, env: Env = 
     await stopAll(children, io);
     return aborted ? EXIT.ok : EXIT.failed;
   } finally {
+    await pageBuild;
     control?.close();
     clearInterval(orphanWatch);
     process.off('SIGINT', onSignal);
