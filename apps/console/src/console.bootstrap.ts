@@ -37,6 +37,7 @@ import { ConsolePlatformService } from './platform/console-platform.service';
 import { ConsoleRegistryService } from './registry/console-registry.service';
 import { ConsoleSessions } from './session/console-sessions';
 import { ConsoleSignIn, defaultSignInLimits, type SignInLimits } from './session/console-sign-in.service';
+import { ConsoleTrustedDevices } from './session/console-trusted-devices';
 import { ConsoleShieldService } from './shield/console-shield.service';
 import { ConsoleWorkspacesService } from './workspaces/console-workspaces.service';
 import { RelayControlGrpcAdapter } from './workspaces/relay-control.grpc-adapter';
@@ -98,7 +99,8 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
     const origin = () => publicOrigin;
     const accounts = new ConsoleAccountsService({ store: infrastructure.store, prisma: infrastructure.prisma, projection: infrastructure.projection });
     const sessions = new ConsoleSessions(infrastructure.prisma);
-    const signIn = new ConsoleSignIn(accounts, sessions, options.signInLimits ?? defaultSignInLimits());
+    const devices = new ConsoleTrustedDevices(infrastructure.prisma);
+    const signIn = new ConsoleSignIn(accounts, sessions, devices, options.signInLimits ?? defaultSignInLimits());
     const workspaces = new ConsoleWorkspacesService(relay, new WorkspaceOwnership(infrastructure.store, infrastructure.prisma, infrastructure.projection), origin);
     const readiness = cachedReadiness(() => backboneReadiness(infrastructure));
     const probes = new PublicProbes({ readiness, trustedProxies: config.trustedProxies });
@@ -140,7 +142,7 @@ export async function startConsole(env: Readonly<Record<string, string | undefin
       operatorUrl = await operatorServer.listen(config.operator.host, config.operator.port);
     }
     sweep = setInterval(() => {
-      sessions.sweep().catch((error: unknown) => logger.log('warn', 'session sweep failed', { errorName: error instanceof Error ? error.name : 'unknown' }));
+      Promise.all([sessions.sweep(), devices.sweep()]).catch((error: unknown) => logger.log('warn', 'session sweep failed', { errorName: error instanceof Error ? error.name : 'unknown' }));
     }, SESSION_SWEEP_MS);
     sweep.unref();
 

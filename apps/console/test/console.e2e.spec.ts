@@ -129,12 +129,15 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       const body = reply.json as { account: { accountId: string; username: string }; csrfToken: string };
       expect(body.account.username).toBe('alice');
       expect(body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      const cookie = String(reply.headers['set-cookie']);
+      const [cookie, device, ...others] = reply.headers['set-cookie'] ?? [];
       expect(cookie).toMatch(/^tm_console_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/);
+      // The browser is trusted for alice from now on, on the session route only (console-trusted-devices.ts).
+      expect(device).toMatch(/^tm_console_device=[A-Za-z0-9_-]{43}; Path=\/api\/v1\/session; HttpOnly; SameSite=Strict; Max-Age=7776000$/);
+      expect(others).toEqual([]);
       const session = await alice.send('GET', '/api/v1/session');
       expect(session.json).toEqual({ account: body.account, csrfToken: body.csrfToken });
       expect((await bob.signIn(BOB.username, BOB.password)).status).toBe(200);
-      secrets.push(alice.cookie!.split('=')[1]!, alice.csrfToken!);
+      secrets.push(alice.cookie!.split('=')[1]!, alice.deviceCookie!.split('=')[1]!, alice.csrfToken!);
     });
   });
 
@@ -411,6 +414,11 @@ describe('console (real relay gateway, embedded PGlite, real CLI)', () => {
       expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
       // The right password is refused too while the name is limited: guessing gains nothing.
       expect((await attacker.signIn(BOB.username, BOB.password)).status).toBe(429);
+      // Bob's own browser signed in before: its device cookie keeps it out of the lockout.
+      expect(bob.deviceCookie).toMatch(/^tm_console_device=[A-Za-z0-9_-]{43}$/);
+      const own = await bob.signIn(BOB.username, BOB.password);
+      expect(own.status).toBe(200);
+      expect(String(own.headers['set-cookie'])).not.toContain('tm_console_device=');
     });
 
     it('signs out: the session ends and the cookie is cleared', async () => {

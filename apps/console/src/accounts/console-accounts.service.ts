@@ -79,7 +79,7 @@ export class ConsoleAccountsService {
     const at = this.now().toISOString();
     const result = await this.change(username, { kind: 'set-password', at }, (id) => this.setVerifier(id, passwordHash, at));
     if (!result.ok) return result;
-    await this.deps.prisma.consoleSession.deleteMany({ where: { accountId: result.value.accountId } });
+    await this.forgetSignIns(result.value.accountId);
     return answered({ accountId: result.value.accountId, username });
   }
 
@@ -88,8 +88,14 @@ export class ConsoleAccountsService {
     if (!username) return refused(422, 'CONSOLE_USERNAME_INVALID', USERNAME_MESSAGE);
     const result = await this.change(username, { kind: 'delete', at: this.now().toISOString() });
     if (!result.ok) return result;
-    await this.deps.prisma.consoleSession.deleteMany({ where: { accountId: result.value.accountId } });
+    await this.forgetSignIns(result.value.accountId);
     return answered({ accountId: result.value.accountId, username });
+  }
+
+  /** Ends the account's sessions and forgets its trusted devices (console-trusted-devices.ts): after a password change or deletion. */
+  private async forgetSignIns(accountId: string): Promise<void> {
+    await this.deps.prisma.consoleSession.deleteMany({ where: { accountId } });
+    await this.deps.prisma.consoleTrustedDevice.deleteMany({ where: { accountId } });
   }
 
   /** Every live account, by username. */

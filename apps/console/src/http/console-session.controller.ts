@@ -8,8 +8,9 @@ import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common'
 import { sourceAddress, type TrustedProxies } from '@trustmesh/platform-rate-limits';
 
 import type { ConsoleMetrics } from '../health/console-metrics';
-import { clearedSessionCookie, sessionCookie, sessionIdFromCookie, type ConsoleSessions } from '../session/console-sessions';
+import { clearedSessionCookie, cookieValue, sessionCookie, sessionIdFromCookie, type ConsoleSessions } from '../session/console-sessions';
 import type { ConsoleSignIn } from '../session/console-sign-in.service';
+import { DEVICE_COOKIE, deviceCookie } from '../session/console-trusted-devices';
 import { CONSOLE_HTTP_EDGE, fail, send, type ConsoleHttpEdge } from './console-http.edge';
 
 export const CONSOLE_SESSION_DEPS = Symbol.for('trustmesh.console.SessionDeps');
@@ -44,7 +45,7 @@ export class ConsoleSessionController {
   @Post()
   signIn(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
     return this.edge.open(request, response, { template: ROUTE, body: 'required' }, async ({ body }) => {
-      const result = await this.deps.signIn.signIn(body, sourceAddress(request, this.deps.trustedProxies));
+      const result = await this.deps.signIn.signIn(body, sourceAddress(request, this.deps.trustedProxies), cookieValue(request.headers.cookie, DEVICE_COOKIE));
       if (!result.ok) {
         if (result.status === 429) {
           this.deps.metrics.signIn('rate_limited');
@@ -53,8 +54,9 @@ export class ConsoleSessionController {
         return fail(response, result.status, result.error);
       }
       this.deps.metrics.signIn('signed_in');
-      const { account, session } = result.value;
-      response.setHeader('Set-Cookie', sessionCookie(session.sessionId, this.deps.secureCookie()));
+      const { account, session, device } = result.value;
+      const secure = this.deps.secureCookie();
+      response.setHeader('Set-Cookie', [sessionCookie(session.sessionId, secure), ...(device ? [deviceCookie(device.token, secure)] : [])]);
       send(response, 200, { account, csrfToken: session.csrfToken });
     });
   }

@@ -9,6 +9,7 @@ import { createPinoLogger } from '@trustmesh/platform-logging';
 import { openConsoleInfrastructure, type ConsoleInfrastructure } from '../persistence/console-infrastructure';
 import { clearedSessionCookie, constantTimeEqual, ConsoleSessions, csrfTokenOf, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, sessionCookie, sessionIdFromCookie } from './console-sessions';
 import { ConsoleSignIn, defaultSignInLimits } from './console-sign-in.service';
+import { ConsoleTrustedDevices, DEVICE_TRUST_MS, deviceCookie, MAX_DEVICES_PER_ACCOUNT } from './console-trusted-devices';
 
 describe('console sessions, CSRF and sign-in (embedded PGlite)', () => {
   let data: { dataDir: string; remove(): Promise<void> };
@@ -30,6 +31,7 @@ describe('console sessions, CSRF and sign-in (embedded PGlite)', () => {
   });
 
   const sessions = () => new ConsoleSessions(infrastructure.prisma, now);
+  const devices = () => new ConsoleTrustedDevices(infrastructure.prisma, now);
   const carol = async () => (await accounts.authenticate('carol', 'carol passphrase 123'))!;
 
   it('stores only the SHA-256 of a 256-bit session id and resolves the cookie to its account and CSRF token', async () => {
@@ -134,7 +136,7 @@ describe('console sessions, CSRF and sign-in (embedded PGlite)', () => {
   describe('sign-in', () => {
     it('limits attempts per username and per client address, counting refused ones, then lets them through again', async () => {
       let limitsClock = Date.parse('2026-12-04T09:00:00.000Z');
-      const signIn = new ConsoleSignIn(accounts, sessions(), defaultSignInLimits(() => limitsClock));
+      const signIn = new ConsoleSignIn(accounts, sessions(), devices(), defaultSignInLimits(() => limitsClock));
       for (let attempt = 0; attempt < 10; attempt += 1) expect((await signIn.signIn({ username: 'erin', password: `wrong passphrase ${attempt}` }, '192.0.2.1')).status).toBe(401);
       const limited = await signIn.signIn({ username: 'ERIN', password: 'erin passphrase 123' }, '192.0.2.2');
       expect(limited.status).toBe(429);
@@ -151,8 +153,70 @@ describe('console sessions, CSRF and sign-in (embedded PGlite)', () => {
       expect((await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '198.51.100.9')).status).toBe(429);
     });
 
+    it('counts only failures against a username: signing in often is never limited', async () => {
+      const signIn = new ConsoleSignIn(accounts, sessions(), devices(), defaultSignInLimits(() => Date.parse('2026-12-04T10:00:00.000Z')));
+      // Each from its own address and without the device cookie: only the username's allowance is in play.
+      for (let attempt = 0; attempt < 25; attempt += 1) expect((await signIn.signIn({ username: 'erin', password: 'erin passphrase 123' }, `192.0.2.${100 + attempt}`)).status).toBe(200);
+      for (let attempt = 0; attempt < 10; attempt += 1) expect((await signIn.signIn({ username: 'erin', password: 'a wrong guess' }, '192.0.2.99')).status).toBe(401);
+      expect((await signIn.signIn({ username: 'erin', password: 'erin passphrase 123' }, '192.0.2.98')).status).toBe(429);
+    });
+
+    it("does not lock a name's owner out of a browser they signed in from, while guesses at the name are refused", async () => {
+      let limitsClock = Date.parse('2026-12-04T11:00:00.000Z');
+      const signIn = new ConsoleSignIn(accounts, sessions(), devices(), defaultSignInLimits(() => limitsClock));
+      const first = await signIn.signIn({ username: 'Carol', password: 'carol passphrase 123' }, '192.0.2.10');
+      expect(first.ok).toBe(true);
+      const token = first.ok ? first.value.device?.token : undefined;
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      // Stored as its SHA-256 only.
+      const stored = await infrastructure.prisma.consoleTrustedDevice.findMany({ where: { username: 'carol' } });
+      expect(stored.length).toBeGreaterThan(0);
+      expect(JSON.stringify(stored)).not.toContain(token!);
+
+      // An attacker uses up carol's allowance from many addresses: untrusted browsers are refused, the right password too.
+      for (let attempt = 0; attempt < 12; attempt += 1) await signIn.signIn({ username: 'carol', password: `guess ${attempt}` }, `198.51.100.${attempt}`);
+      expect((await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '198.51.100.50')).status).toBe(429);
+      // A forged, malformed or another name's device cookie is no device.
+      expect((await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '198.51.100.51', 'A'.repeat(43))).status).toBe(429);
+      expect((await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '198.51.100.52', `${token!};x`)).status).toBe(429);
+      expect((await signIn.signIn({ username: 'erin', password: 'wrong' }, '198.51.100.53', token)).status).toBe(401);
+
+      // Carol's own browser signs in, and is not handed a new device.
+      const again = await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '192.0.2.11', token);
+      expect(again.status).toBe(200);
+      expect(again.ok && again.value.device).toBeUndefined();
+      // Guessing from a stolen device cookie has its own allowance of failures, then stops.
+      for (let attempt = 0; attempt < 10; attempt += 1) expect((await signIn.signIn({ username: 'carol', password: `device guess ${attempt}` }, `203.0.113.${attempt}`, token)).status).toBe(401);
+      expect((await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '203.0.113.99', token)).status).toBe(429);
+      limitsClock += 15 * 60 * 1000;
+      expect((await signIn.signIn({ username: 'carol', password: 'carol passphrase 123' }, '192.0.2.12', token)).status).toBe(200);
+
+      // A device expires, and a password change forgets every device of the account.
+      const later = new ConsoleTrustedDevices(infrastructure.prisma, () => new Date(clock + DEVICE_TRUST_MS));
+      expect(await later.trustedFor(token, 'carol')).toBeNull();
+      expect(await devices().trustedFor(token, 'carol')).not.toBeNull();
+      expect((await accounts.setPassword('carol', 'carol passphrase 123')).ok).toBe(true);
+      expect(await devices().trustedFor(token, 'carol')).toBeNull();
+      expect(await infrastructure.prisma.consoleTrustedDevice.count({ where: { username: 'carol' } })).toBe(0);
+    });
+
+    it(`keeps an account's ${MAX_DEVICES_PER_ACCOUNT} newest devices and sweeps expired ones`, async () => {
+      const store = devices();
+      const dave = (await accounts.authenticate('dave', 'dave third passphrase'))!;
+      const tokens: string[] = [];
+      for (let index = 0; index < MAX_DEVICES_PER_ACCOUNT + 3; index += 1) {
+        clock += 1000;
+        tokens.push((await store.trust(dave)).token);
+      }
+      expect(await infrastructure.prisma.consoleTrustedDevice.count({ where: { accountId: dave.accountId } })).toBe(MAX_DEVICES_PER_ACCOUNT);
+      expect(await store.trustedFor(tokens[0], 'dave')).toBeNull();
+      expect(await store.trustedFor(tokens.at(-1), 'dave')).not.toBeNull();
+      expect(await new ConsoleTrustedDevices(infrastructure.prisma, () => new Date(clock + DEVICE_TRUST_MS)).sweep()).toBeGreaterThanOrEqual(MAX_DEVICES_PER_ACCOUNT);
+      expect(await infrastructure.prisma.consoleTrustedDevice.count({ where: { accountId: dave.accountId } })).toBe(0);
+    });
+
     it('answers a malformed body with a stable code and no session', async () => {
-      const signIn = new ConsoleSignIn(accounts, sessions());
+      const signIn = new ConsoleSignIn(accounts, sessions(), devices());
       for (const body of [null, [], 'x', { username: 'carol' }, { username: 'carol', password: 7 }, { username: 'carol', password: 'carol passphrase 123', extra: 1 }]) {
         const result = await signIn.signIn(body, '203.0.113.1');
         expect(result.status).toBe(422);
@@ -168,5 +232,7 @@ describe('console sessions, CSRF and sign-in (embedded PGlite)', () => {
     expect(sessionIdFromCookie('theme=dark; tm_console_session=xyz; other=1')).toBe('xyz');
     expect(sessionIdFromCookie('theme=dark')).toBeUndefined();
     expect(sessionIdFromCookie(undefined)).toBeUndefined();
+    expect(deviceCookie('abc', false)).toBe(`tm_console_device=abc; Path=/api/v1/session; HttpOnly; SameSite=Strict; Max-Age=${DEVICE_TRUST_MS / 1000}`);
+    expect(deviceCookie('abc', true)).toContain('; Secure');
   });
 });

@@ -96,12 +96,17 @@ export function clearedSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
 }
 
-/** The session cookie's value from a `Cookie` header (the first one; at most 8 KiB of header is looked at). */
+/** The session cookie's value from a `Cookie` header. */
 export function sessionIdFromCookie(header: string | undefined): string | undefined {
+  return cookieValue(header, SESSION_COOKIE);
+}
+
+/** The value of the cookie `name` from a `Cookie` header (the first one; at most 8 KiB of header is looked at). */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.slice(0, 8192).split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === SESSION_COOKIE) return part.slice(index + 1).trim();
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
   }
   return undefined;
 }

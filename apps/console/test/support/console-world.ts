@@ -194,9 +194,11 @@ export interface SendOptions {
   origin?: string | null;
 }
 
-/** A browser's view of the console: its cookie, its CSRF token, its Origin. */
+/** A browser's view of the console: its session cookie, its device cookie, its CSRF token, its Origin. */
 export class ConsoleBrowser {
   cookie: string | null = null;
+  /** `tm_console_device=…`, sent back on the session route only (its cookie's Path), as a browser does. */
+  deviceCookie: string | null = null;
   csrfToken: string | null = null;
 
   constructor(
@@ -217,7 +219,8 @@ export class ConsoleBrowser {
   send(method: string, path: string, options: SendOptions = {}): Promise<Reply> {
     const url = new URL(path, this.baseUrl);
     const headers: Record<string, string> = { ...options.headers };
-    if (this.cookie) headers['cookie'] = this.cookie;
+    const cookies = [this.cookie, path.split('?')[0] === '/api/v1/session' ? this.deviceCookie : null].filter((cookie) => cookie !== null);
+    if (cookies.length > 0) headers['cookie'] = cookies.join('; ');
     const origin = options.origin === undefined ? this.origin : options.origin;
     if (origin !== null && method !== 'GET') headers['origin'] = origin;
     if ((options.csrf ?? true) && this.csrfToken && method !== 'GET') headers['x-csrf-token'] = this.csrfToken;
@@ -234,7 +237,8 @@ export class ConsoleBrowser {
           const setCookie = response.headers['set-cookie'];
           for (const value of setCookie ?? []) {
             const pair = value.split(';')[0] ?? '';
-            this.cookie = pair.endsWith('=') ? null : pair;
+            if (pair.startsWith('tm_console_device=')) this.deviceCookie = pair;
+            else this.cookie = pair.endsWith('=') ? null : pair;
           }
           let json: unknown = undefined;
           try {

@@ -16,6 +16,16 @@ describe('token bucket rate limiter', () => {
     expect(limiter.take('other').allowed).toBe(true);
   });
 
+  it('puts a refunded token back, up to capacity', () => {
+    const limiter = new TokenBucketRateLimiter({ capacity: 1, refillPerSecond: 1 / 60, now: () => 0 });
+    limiter.refund('ip');
+    expect(limiter.take('ip').allowed).toBe(true);
+    limiter.refund('ip');
+    limiter.refund('ip');
+    expect(limiter.take('ip').allowed).toBe(true);
+    expect(limiter.take('ip').allowed).toBe(false);
+  });
+
   it('finds the token after exactly the wait it was told, at 60 per minute', () => {
     let now = 0;
     const limiter = new TokenBucketRateLimiter({ capacity: 1, refillPerSecond: 1 / 60, now: () => now });

@@ -61,6 +61,14 @@ export class TokenBucketRateLimiter implements RateLimiter {
     return { allowed: true, retryAfterSeconds: this.secondsUntil(this.capacity - bucket.tokens), remaining: Math.floor(bucket.tokens + EPSILON), limit: this.capacity };
   }
 
+  refund(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return;
+    const now = this.now();
+    bucket.tokens = Math.min(this.capacity, this.level(bucket, now) + 1);
+    bucket.at = now;
+  }
+
   /** Keys currently tracked (for metrics and tests of the bound). */
   get trackedKeys(): number {
     return this.buckets.size;

@@ -24,6 +24,27 @@ describe('window rate limiter', () => {
     expect(limiter.take('a').allowed).toBe(true);
   });
 
+  it('gives back a refunded attempt within its window, never more than was taken, and nothing once the window passed', () => {
+    let now = 0;
+    const limiter = new WindowRateLimiter({ limit: 2, windowSeconds: 60, now: () => now });
+    limiter.refund('a');
+    limiter.take('a');
+    limiter.take('a');
+    limiter.refund('a');
+    expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.take('a').allowed).toBe(false);
+    // Saturated by refused attempts: a refund gives back one allowed attempt, not the refused ones.
+    limiter.take('a');
+    limiter.refund('a');
+    expect(limiter.take('a').allowed).toBe(true);
+    expect(limiter.take('a').allowed).toBe(false);
+    now = 60_000;
+    limiter.refund('a');
+    limiter.take('a');
+    expect(limiter.take('a').allowed).toBe(true);
+    expect(limiter.take('a').allowed).toBe(false);
+  });
+
   it('tracks at most maxKeys keys: expired windows go first, else the oldest key', () => {
     let now = 0;
     const limiter = new WindowRateLimiter({ limit: 1, windowSeconds: 10, maxKeys: 2, now: () => now });
@@ -63,6 +84,16 @@ describe('combined rate limiter', () => {
     limiter.take('ip');
     // The minute is over again but the hour's five attempts are spent: wait for the hour.
     expect(limiter.take('ip')).toEqual({ allowed: false, retryAfterSeconds: 3540, remaining: 0, limit: 5 });
+  });
+
+  it('refunds an attempt to every limit it counted in', () => {
+    const perMinute = new WindowRateLimiter({ limit: 1, windowSeconds: 60, now: () => 0 });
+    const perHour = new WindowRateLimiter({ limit: 1, windowSeconds: 3600, now: () => 0 });
+    const limiter = new CombinedRateLimiter([perMinute, perHour]);
+    expect(limiter.take('ip').allowed).toBe(true);
+    limiter.refund('ip');
+    expect(limiter.take('ip').allowed).toBe(true);
+    expect(limiter.take('ip').allowed).toBe(false);
   });
 
   it('names a wait long enough when one limit refuses an attempt that spent another', () => {

@@ -24,6 +24,13 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Counts one attempt under `key` and says whether it is within the limit. */
   take(key: string): RateDecision;
+  /**
+   * Gives back one allowed attempt taken under `key` that turned out not to count (a sign-in that
+   * succeeded, when only failures should use up the allowance). Counting every attempt first and refunding
+   * afterwards, rather than counting only after the outcome, means attempts in flight together cannot all
+   * pass the check before any is counted. A key with nothing taken, or whose window has passed, is left alone.
+   */
+  refund(key: string): void;
 }
 
 export interface WindowRateLimiterOptions {
@@ -77,6 +84,13 @@ export class WindowRateLimiter implements RateLimiter {
     return { allowed, retryAfterSeconds, remaining: allowed ? this.limit - entry.count : 0, limit: this.limit };
   }
 
+  refund(key: string): void {
+    const entry = this.windows.get(key);
+    if (!entry || this.now() - entry.startedAt >= this.windowMs || entry.count === 0) return;
+    // A saturated count (limit + 1) holds refused attempts too: the one refunded was an allowed one.
+    entry.count = Math.min(entry.count, this.limit) - 1;
+  }
+
   /** Keys currently tracked (for metrics and tests of the bound). */
   get trackedKeys(): number {
     return this.windows.size;
@@ -106,5 +120,9 @@ export class CombinedRateLimiter implements RateLimiter {
     const blocking = decisions.filter((decision) => !decision.allowed || decision.remaining === 0);
     const longest = blocking.reduce((max, decision) => (decision.retryAfterSeconds > max.retryAfterSeconds ? decision : max));
     return { allowed: false, retryAfterSeconds: longest.retryAfterSeconds, remaining: 0, limit: longest.limit };
+  }
+
+  refund(key: string): void {
+    for (const limiter of this.limiters) limiter.refund(key);
   }
 }

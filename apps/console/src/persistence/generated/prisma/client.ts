@@ -54,3 +54,10 @@ export type ConsoleWorkspaceView = Prisma.ConsoleWorkspaceViewModel
  * A signed-in browser: the SHA-256 of its session id, its account, and its idle and absolute expiry.
  */
 export type ConsoleSession = Prisma.ConsoleSessionModel
+/**
+ * Model ConsoleTrustedDevice
+ * Browsers that signed in to an account before (the `tm_console_device` cookie, stored as its SHA-256 only):
+ * their sign-in attempts are limited per device instead of per username, so an attacker guessing at a name
+ * cannot lock its owner out (console-trusted-devices.ts).
+ */
+export type ConsoleTrustedDevice = Prisma.ConsoleTrustedDeviceModel

@@ -11,4 +11,5 @@
 export type * from './models/ConsoleAccountView'
 export type * from './models/ConsoleWorkspaceView'
 export type * from './models/ConsoleSession'
+export type * from './models/ConsoleTrustedDevice'
 export type * from './commonInputTypes'

@@ -392,7 +392,8 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   ConsoleAccountView: 'ConsoleAccountView',
   ConsoleWorkspaceView: 'ConsoleWorkspaceView',
-  ConsoleSession: 'ConsoleSession'
+  ConsoleSession: 'ConsoleSession',
+  ConsoleTrustedDevice: 'ConsoleTrustedDevice'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -408,7 +409,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "consoleAccountView" | "consoleWorkspaceView" | "consoleSession"
+    modelProps: "consoleAccountView" | "consoleWorkspaceView" | "consoleSession" | "consoleTrustedDevice"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -634,6 +635,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ConsoleTrustedDevice: {
+      payload: Prisma.$ConsoleTrustedDevicePayload<ExtArgs>
+      fields: Prisma.ConsoleTrustedDeviceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ConsoleTrustedDeviceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ConsoleTrustedDeviceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>
+        }
+        findFirst: {
+          args: Prisma.ConsoleTrustedDeviceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ConsoleTrustedDeviceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>
+        }
+        findMany: {
+          args: Prisma.ConsoleTrustedDeviceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>[]
+        }
+        create: {
+          args: Prisma.ConsoleTrustedDeviceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>
+        }
+        createMany: {
+          args: Prisma.ConsoleTrustedDeviceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ConsoleTrustedDeviceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>[]
+        }
+        delete: {
+          args: Prisma.ConsoleTrustedDeviceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>
+        }
+        update: {
+          args: Prisma.ConsoleTrustedDeviceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>
+        }
+        deleteMany: {
+          args: Prisma.ConsoleTrustedDeviceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ConsoleTrustedDeviceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ConsoleTrustedDeviceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>[]
+        }
+        upsert: {
+          args: Prisma.ConsoleTrustedDeviceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleTrustedDevicePayload>
+        }
+        aggregate: {
+          args: Prisma.ConsoleTrustedDeviceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateConsoleTrustedDevice>
+        }
+        groupBy: {
+          args: Prisma.ConsoleTrustedDeviceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConsoleTrustedDeviceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ConsoleTrustedDeviceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConsoleTrustedDeviceCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -704,6 +779,17 @@ export const ConsoleSessionScalarFieldEnum = {
 } as const
 
 export type ConsoleSessionScalarFieldEnum = (typeof ConsoleSessionScalarFieldEnum)[keyof typeof ConsoleSessionScalarFieldEnum]
+
+
+export const ConsoleTrustedDeviceScalarFieldEnum = {
+  deviceHash: 'deviceHash',
+  accountId: 'accountId',
+  username: 'username',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type ConsoleTrustedDeviceScalarFieldEnum = (typeof ConsoleTrustedDeviceScalarFieldEnum)[keyof typeof ConsoleTrustedDeviceScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -866,6 +952,7 @@ export type GlobalOmitConfig = {
   consoleAccountView?: Prisma.ConsoleAccountViewOmit
   consoleWorkspaceView?: Prisma.ConsoleWorkspaceViewOmit
   consoleSession?: Prisma.ConsoleSessionOmit
+  consoleTrustedDevice?: Prisma.ConsoleTrustedDeviceOmit
 }
 
 /* Types for Logging */

@@ -51,7 +51,8 @@ export const AnyNull = runtime.objectEnumValues.instances.AnyNull
 export const ModelName = {
   ConsoleAccountView: 'ConsoleAccountView',
   ConsoleWorkspaceView: 'ConsoleWorkspaceView',
-  ConsoleSession: 'ConsoleSession'
+  ConsoleSession: 'ConsoleSession',
+  ConsoleTrustedDevice: 'ConsoleTrustedDevice'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -101,6 +102,17 @@ export const ConsoleSessionScalarFieldEnum = {
 } as const
 
 export type ConsoleSessionScalarFieldEnum = (typeof ConsoleSessionScalarFieldEnum)[keyof typeof ConsoleSessionScalarFieldEnum]
+
+
+export const ConsoleTrustedDeviceScalarFieldEnum = {
+  deviceHash: 'deviceHash',
+  accountId: 'accountId',
+  username: 'username',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type ConsoleTrustedDeviceScalarFieldEnum = (typeof ConsoleTrustedDeviceScalarFieldEnum)[keyof typeof ConsoleTrustedDeviceScalarFieldEnum]
 
 
 export const SortOrder = {
