@@ -7,11 +7,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import { httpLogModule } from '@trustmesh/platform-logging/nest';
 import type { PublicProbes } from '@trustmesh/platform-operator-http';
+import { PUBLIC_PROBES, PublicProbesController } from '@trustmesh/platform-operator-http/nest';
 
-import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE, REGISTRY_PROBES } from './card-registry.tokens';
+import { CARD_SERVICE, CATALOG_PUBLISH_SERVICE, NAMESPACE_TRUST_SERVICE, PUBLISHER_ADMIN_SERVICE } from './card-registry.tokens';
 import { FEDERATION_SERVICE, FederationController, RemoteCardsController } from './federation/federation.controller';
 import type { FederationService } from './federation/federation.service';
-import { RegistryHealthController } from './health/registry-health.controller';
 import type { CatalogPublishService } from './catalogs/catalog-publish.service';
 import { CardsController } from './http/cards.controller';
 import { CatalogPublishController } from './http/catalog-publish.controller';
@@ -42,12 +42,12 @@ export class CardRegistryModule {
     return {
       module: CardRegistryModule,
       imports: [httpLogModule(deps.logger)],
-      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, RegistryHealthController, NamespaceTrustController, SearchController, CatalogPublishController],
+      controllers: [CardsController, OperatorController, FederationController, RemoteCardsController, PublicProbesController, NamespaceTrustController, SearchController, CatalogPublishController],
       providers: [
         { provide: CARD_SERVICE, useValue: deps.cards },
         { provide: PUBLISHER_ADMIN_SERVICE, useValue: deps.admin },
         { provide: REGISTRY_HTTP_EDGE, useValue: deps.edge },
-        { provide: REGISTRY_PROBES, useValue: deps.probes },
+        { provide: PUBLIC_PROBES, useValue: deps.probes },
         { provide: FEDERATION_SERVICE, useValue: deps.federation },
         { provide: NAMESPACE_TRUST_SERVICE, useValue: deps.trust },
         { provide: SEARCH_ROUTES, useValue: deps.search },

@@ -7,8 +7,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import { httpLogModule } from '@trustmesh/platform-logging/nest';
 import type { PublicProbes } from '@trustmesh/platform-operator-http';
+import { PUBLIC_PROBES, PublicProbesController } from '@trustmesh/platform-operator-http/nest';
 
-import { CONSOLE_PROBES, ConsoleHealthController } from './health/console-health.controller';
 import { CONSOLE_HTTP_EDGE, type ConsoleHttpEdge } from './http/console-http.edge';
 import type { ConsolePage } from './http/console-page';
 import { CONSOLE_PAGE, ConsolePageController } from './http/console-page.controller';
@@ -45,7 +45,7 @@ export class ConsoleModule {
         ConsoleShieldController,
         ConsoleRegistryController,
         ConsolePlatformController,
-        ConsoleHealthController,
+        PublicProbesController,
         ConsolePageController,
       ],
       providers: [
@@ -56,7 +56,7 @@ export class ConsoleModule {
         { provide: CONSOLE_REGISTRY_DEPS, useValue: deps.registry },
         { provide: CONSOLE_PLATFORM_SERVICE, useValue: deps.platform },
         { provide: CONSOLE_PAGE, useValue: deps.page },
-        { provide: CONSOLE_PROBES, useValue: deps.probes },
+        { provide: PUBLIC_PROBES, useValue: deps.probes },
       ],
     };
   }

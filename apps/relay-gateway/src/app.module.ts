@@ -10,7 +10,7 @@ import { httpLogModule } from '@trustmesh/platform-logging/nest';
 import { ControlModule } from './control/control.module';
 import { DataPlaneModule } from './data-plane/data-plane.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
-import { HealthModule } from './health/health.controller';
+import { HealthModule } from './health/health.module';
 import { PersistenceModule, type RelayGatewayRuntime } from './persistence/persistence.module';
 
 @Module({})

@@ -31,6 +31,7 @@ import { sha256 } from '@trustmesh/platform-credentials';
 import { registerBackboneMetrics } from '@trustmesh/platform-backbone';
 import { createMetricsRegistry, Registry } from '@trustmesh/platform-metrics';
 import { OperatorServer, type PublicProbes } from '@trustmesh/platform-operator-http';
+import { PUBLIC_PROBES } from '@trustmesh/platform-operator-http/nest';
 import { collectTracingConfig, startTracing, tracedHttpRequests } from '@trustmesh/platform-tracing';
 import type { ISocketFactory } from 'kafkajs';
 
@@ -45,7 +46,6 @@ import { DataPlane } from './data-plane/data-plane';
 import { loadDataPlaneConfig } from './data-plane/data-plane.config';
 import { DATA_PLANE } from './data-plane/data-plane.module';
 import { securityHeaders } from './http/security-headers';
-import { RELAY_PROBES } from './health/health.controller';
 import { StartupProbeServer } from './health/startup-probe.server';
 import { JsonLogger } from './logging/json-logger';
 import { openRelayInfrastructure, type RelayInfrastructure } from './persistence/relay-infrastructure';
@@ -182,7 +182,7 @@ export async function startRelayGateway(env: Readonly<Record<string, string | un
     probe.waitingFor('grpc');
     const server = app.get(RelayControlGrpcServer);
     grpcServer = server;
-    const readiness = app.get<PublicProbes>(RELAY_PROBES).readiness;
+    const readiness = app.get<PublicProbes>(PUBLIC_PROBES).readiness;
     const grpcPort = await server.start(async () => (await readiness()).status === 200);
     const grpcHost = config.grpc.host === '0.0.0.0' ? '127.0.0.1' : config.grpc.host;
     const grpcAddress = `${grpcHost.includes(':') ? `[${grpcHost}]` : grpcHost}:${grpcPort}`;

@@ -7,8 +7,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { PinoPortLogger } from '@trustmesh/platform-logging';
 import { httpLogModule } from '@trustmesh/platform-logging/nest';
 import type { PublicProbes } from '@trustmesh/platform-operator-http';
+import { PUBLIC_PROBES, PublicProbesController } from '@trustmesh/platform-operator-http/nest';
 
-import { SHIELD_PROBES, ShieldHealthController } from './health/shield-health.controller';
 import { ShieldCasesController } from './http/shield-cases.controller';
 import { SHIELD_HTTP_EDGE, type ShieldHttpEdge } from './http/shield-http.edge';
 import { ShieldMcpController } from './mcp/shield-mcp.controller';
@@ -28,11 +28,11 @@ export class ShieldAnalyzerModule {
     return {
       module: ShieldAnalyzerModule,
       imports: [httpLogModule(deps.logger)],
-      controllers: [ShieldCasesController, ShieldMcpController, ShieldHealthController],
+      controllers: [ShieldCasesController, ShieldMcpController, PublicProbesController],
       providers: [
         { provide: SHIELD_CASE_SERVICE, useValue: deps.service },
         { provide: SHIELD_HTTP_EDGE, useValue: deps.edge },
-        { provide: SHIELD_PROBES, useValue: deps.probes },
+        { provide: PUBLIC_PROBES, useValue: deps.probes },
       ],
     };
   }

@@ -8,42 +8,24 @@
  * Both follow the platform's probe rules (`PublicProbes`): constant cost (one readiness check a second at
  * most, shared with the operator port), and a generous limit per source address on this public port only.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-import { Controller, Get, Inject, Module, Req, Res } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { backboneReadiness, cachedReadiness, PublicProbes } from '@trustmesh/platform-operator-http';
+import { PUBLIC_PROBES, PublicProbesController } from '@trustmesh/platform-operator-http/nest';
 
 import { RELAY_CONFIG, type RelayGatewayConfig } from '../config/relay-gateway.config';
 import { RELAY_INFRASTRUCTURE, type RelayInfrastructure } from '../persistence/relay-infrastructure';
 
-/** DI token of the public port's probes (the bootstrap gives their readiness to the operator port). */
-export const RELAY_PROBES = Symbol.for('trustmesh.relay-gateway.PublicProbes');
-
-@Controller()
-export class HealthController {
-  constructor(@Inject(RELAY_PROBES) private readonly probes: PublicProbes) {}
-
-  @Get('healthz')
-  healthz(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.probes.answer('healthz', request, response);
-  }
-
-  @Get('readyz')
-  readyz(@Req() request: IncomingMessage, @Res() response: ServerResponse): Promise<void> {
-    return this.probes.answer('readyz', request, response);
-  }
-}
-
+/** The probes' controller, and their `PublicProbes` (the bootstrap gives their readiness to the operator port). */
 @Module({
-  controllers: [HealthController],
+  controllers: [PublicProbesController],
   providers: [
     {
-      provide: RELAY_PROBES,
+      provide: PUBLIC_PROBES,
       inject: [RELAY_INFRASTRUCTURE, RELAY_CONFIG],
       useFactory: (infra: RelayInfrastructure, config: RelayGatewayConfig) =>
         new PublicProbes({ readiness: cachedReadiness(() => backboneReadiness(infra)), trustedProxies: config.trustedProxies }),
     },
   ],
-  exports: [RELAY_PROBES],
+  exports: [PUBLIC_PROBES],
 })
 export class HealthModule {}
