@@ -12,6 +12,8 @@ export interface BoundedHttpRequest {
   url: URL;
   headers: OutgoingHttpHeaders;
   body?: Uint8Array;
+  /** A value sent as the JSON body (UTF-8, `Content-Type: application/json`) instead of `body`. */
+  json?: unknown;
   timeoutMs: number;
   maxAnswerBytes: number;
   /** How messages name the service: `the registry`, `the shield`. */
@@ -28,6 +30,8 @@ export interface BoundedHttpAnswer {
 
 export function sendBoundedRequest(options: BoundedHttpRequest): Promise<BoundedHttpAnswer> {
   const { url, service, unreachable, maxAnswerBytes } = options;
+  const body = options.json === undefined ? options.body : Buffer.from(JSON.stringify(options.json), 'utf8');
+  const headers = { ...options.headers, ...(options.json === undefined ? {} : { 'content-type': 'application/json' }), ...(body ? { 'content-length': body.length } : {}) };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     let timedOut = false;
@@ -36,7 +40,7 @@ export function sendBoundedRequest(options: BoundedHttpRequest): Promise<Bounded
       {
         method: options.method,
         timeout: options.timeoutMs,
-        headers: { ...options.headers, ...(options.body ? { 'content-length': options.body.length } : {}) },
+        headers,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -62,7 +66,7 @@ export function sendBoundedRequest(options: BoundedHttpRequest): Promise<Bounded
       if (timedOut) reject(unreachable(`${service} at ${url.origin} did not answer within ${options.timeoutMs / 1000} s`));
       else reject(unreachable(`cannot reach ${service} at ${url.origin}${error.code ? ` (${error.code})` : ''}`));
     });
-    request.end(options.body);
+    request.end(body);
   });
 }
 

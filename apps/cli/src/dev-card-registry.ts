@@ -131,12 +131,11 @@ interface OperatorAnswer {
 }
 
 async function operatorCall(baseUrl: string, credential: string, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<OperatorAnswer> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const answer = await sendBoundedRequest({
     method,
     url: new URL(path, baseUrl),
-    headers: { authorization: `Bearer ${credential}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-    ...(payload ? { body: payload } : {}),
+    headers: { authorization: `Bearer ${credential}` },
+    json: body,
     timeoutMs: ONBOARD_TIMEOUT_MS,
     maxAnswerBytes: MAX_ANSWER_BYTES,
     service: 'the card registry',

@@ -311,12 +311,11 @@ export class ConsoleApiSession {
 }
 
 async function call(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, headers: Record<string, string>, body?: unknown): Promise<{ answer: ApiAnswer; headers: IncomingHttpHeaders }> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const answer = await sendBoundedRequest({
     method,
     url: new URL(path, baseUrl),
-    headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
-    ...(payload ? { body: payload } : {}),
+    headers,
+    json: body,
     timeoutMs: API_TIMEOUT_MS,
     maxAnswerBytes: MAX_ANSWER_BYTES,
     service: 'the console',

@@ -65,12 +65,11 @@ export class ShieldRestClient {
 
   /** `path` is relative to the base (no leading slash), so a base path prefix is kept. */
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ShieldAnswer> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
     const { status, bytes } = await sendBoundedRequest({
       method,
       url: new URL(path, this.base),
-      headers: { authorization: `Bearer ${this.credential}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
-      ...(payload ? { body: payload } : {}),
+      headers: { authorization: `Bearer ${this.credential}`, accept: 'application/json' },
+      json: body,
       timeoutMs: REQUEST_TIMEOUT_MS,
       maxAnswerBytes: MAX_ANSWER_BYTES,
       service: 'the shield',
