@@ -103,8 +103,8 @@ export function loadConsoleConfig(env: Env): ConsoleConfig {
   const registry = readConsoleRegistryTarget(reader);
   const platformTargets = readConsolePlatformTargets(reader);
 
-  const webDirRaw = value('CONSOLE_WEB_DIR') ?? join('dist', 'apps', 'console', 'web');
-  const webDir = value('CONSOLE_WEB_DIR') === undefined ? defaultConsoleWebDir() : isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
+  const webDirRaw = value('CONSOLE_WEB_DIR');
+  const webDir = webDirRaw === undefined ? defaultConsoleWebDir() : isAbsolute(webDirRaw) ? webDirRaw : resolve(webDirRaw);
 
   let trustedProxies = TrustedProxies.none;
   const proxiesRaw = value('CONSOLE_TRUSTED_PROXIES');
