@@ -51,7 +51,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
@@ -62,15 +62,11 @@ import { RelayClient } from '@trustmesh/relay-client';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 
+import { load, median, setting, sleep } from './bench-support';
+
 const ROOT = join(__dirname, '..', '..');
 const ASSETS = join(ROOT, 'dist', 'apps', 'console', 'web-dev');
 
-const setting = (name: string, fallback: number, minimum: number) => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be an integer of at least ${minimum}`);
-  return value;
-};
 const ROUNDS = setting('BENCH_ROUNDS', 5, 1);
 const ROUND_MS = setting('BENCH_ROUND_SECONDS', 5, 1) * 1000;
 const LOAD_COMPANIONS = setting('BENCH_LOAD_COMPANIONS', 10, 1);
@@ -84,9 +80,6 @@ const PAGE_PROFILE = process.env['BENCH_PAGE_PROFILE'];
 const TURN_SHAPE = { messages: 3, messageChars: 900, chunkChars: 8, chunkDelayMs: CHUNK_DELAY_MS };
 const START_TIMEOUT_MS = 300_000;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Why the run is invalid; collected as it goes, so one run reports every problem it saw. */

@@ -40,7 +40,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -51,15 +51,10 @@ import type { AnalysisRequest, CaseInput, ShieldCase } from '@trustmesh/shield-r
 
 import { loadScenarios } from '../shield-scenarios/scenario.loader';
 import type { LoadedScenario } from '../shield-scenarios/scenario.types';
+import { load, median, setting, sleep } from './bench-support';
 
 const ROOT = join(__dirname, '..', '..');
 
-const setting = (name: string, fallback: number, minimum: number) => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be an integer of at least ${minimum}`);
-  return value;
-};
 const ROUNDS = setting('BENCH_ROUNDS', 5, 1);
 const ROUND_MS = setting('BENCH_ROUND_SECONDS', 2, 1) * 1000;
 const CONSULT_PASSES = setting('BENCH_CONSULT_PASSES', 2, 1);
@@ -71,12 +66,9 @@ const CALL_DEADLINE_MS = 60_000;
 /** Milliseconds per clock tick, the unit of /proc's CPU times. */
 const TICK_MS = 1000 / (Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => (value < 1 ? `${(value * 1000).toFixed(0)} µs` : `${value.toFixed(2)} ms`);
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 /** One measurement: operations over wall time, and every operation's own duration. */
 interface Sample {
